@@ -1,0 +1,47 @@
+# Two commands on a fresh machine: `make run` and `make test`. Everything else is optional.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+BASE_STAMP := $(VENV)/.base-$(shell cat requirements/base.txt | sha1sum | cut -c1-10)
+DEV_STAMP  := $(VENV)/.dev-$(shell cat requirements/base.txt requirements/dev.txt | sha1sum | cut -c1-10)
+
+.PHONY: run test lint schema unit sandbox bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(BASE_STAMP): $(BIN)/python requirements/base.txt
+	$(BIN)/pip install -q -r requirements/base.txt
+	touch $@
+
+$(DEV_STAMP): $(BASE_STAMP) requirements/dev.txt
+	$(BIN)/pip install -q -r requirements/dev.txt
+	touch $@
+
+## run: install, migrate, and start the service (gunicorn) on $PORT (default 8000)
+run: $(BASE_STAMP)
+	PYTHON=$(BIN)/python bin/serve
+
+## test: lint, OpenAPI validation and the whole test suite
+test: $(DEV_STAMP) lint schema unit
+
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check .
+
+schema: $(DEV_STAMP)
+	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file /dev/null
+
+unit: $(DEV_STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+## sandbox: the Yahoo simulator as an HTTP server on :9000
+sandbox: $(BASE_STAMP)
+	$(BIN)/python manage.py sandbox_upstream --port 9000
+
+## bench: see bench/README.md
+bench: $(DEV_STAMP)
+	$(BIN)/python bench/http_bench.py
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .ruff_cache

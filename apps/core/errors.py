@@ -1,0 +1,40 @@
+"""The error bodies of the spec, built in one place.
+
+v1 has three 422 shapes, chosen per view by ``error_style``:
+- ``detail_errors`` (default): ``{detail: 'Invalid request', errors: {param: [msg]}}``
+- ``detail_list`` (analysis): ``{detail: [{type, loc, msg, input}]}``
+- ``errors`` (holders, financials): ``{errors: {param: [msg]}}``
+Upstream failures: ``{detail, provider, code}``; other domain errors: ``{detail}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marketdata.errors import InvalidParameters, MarketDataError, UpstreamError
+
+DETAIL_ERRORS, DETAIL_LIST, ERRORS = "detail_errors", "detail_list", "errors"
+
+
+def invalid_parameters_body(exc: InvalidParameters, style: str) -> dict[str, Any]:
+    if style == DETAIL_LIST:
+        return {"detail": [{"type": e.kind, "loc": [e.location, *e.param.split(".")],
+                            "msg": e.message, "input": e.value} for e in exc.errors]}
+    if style == ERRORS:
+        return {"errors": exc.by_param()}
+    return {"detail": "Invalid request", "errors": exc.by_param()}
+
+
+def error_body(exc: MarketDataError, style: str = DETAIL_ERRORS) -> dict[str, Any]:
+    if isinstance(exc, InvalidParameters):
+        return invalid_parameters_body(exc, style)
+    if isinstance(exc, UpstreamError):
+        return {"detail": exc.detail, "provider": exc.provider, "code": exc.code}
+    return {"detail": exc.detail}
+
+
+def error_headers(exc: MarketDataError) -> dict[str, str]:
+    """Retry hints for statuses where retrying later is the right move."""
+    if isinstance(exc, UpstreamError) and exc.status_code in (429, 503):
+        return {"Retry-After": "30"}
+    return {}

@@ -1,0 +1,33 @@
+"""DRF exception handler: domain errors and DRF's own errors -> the spec's JSON bodies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import exceptions as drf_exceptions
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_default_handler
+
+from apps.core.errors import DETAIL_ERRORS, error_body, error_headers
+from marketdata.errors import MarketDataError
+from marketdata.logs import get_logger
+
+log = get_logger("apps.core.exceptions")
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    view = context.get("view")
+    style = getattr(view, "error_style", DETAIL_ERRORS)
+    if isinstance(exc, MarketDataError):
+        if exc.status_code >= 500:
+            log.warning("upstream failure", error=exc.detail, status_code=exc.status_code,
+                        provider=getattr(exc, "provider", None))
+        return Response(error_body(exc, style), status=exc.status_code,
+                        headers=error_headers(exc))
+    if isinstance(exc, drf_exceptions.APIException):
+        response = drf_default_handler(exc, context)
+        if response is not None and not isinstance(response.data, dict):
+            response.data = {"detail": response.data}
+        return response
+    log.exception("unhandled error", error_type=type(exc).__name__)
+    return Response({"detail": "Internal server error"}, status=500)

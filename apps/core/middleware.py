@@ -1,0 +1,153 @@
+"""Request-path middleware: correlation id, access log, response cache.
+
+Written as plain callables (not ``MiddlewareMixin``): under WSGI that is a function call per
+layer, and the response cache can answer before DRF, sessions or auth run at all.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from collections.abc import Callable
+from urllib.parse import urlencode
+
+import structlog
+from django.conf import settings
+from django.core.cache import cache as django_cache
+from django.http import HttpRequest, HttpResponse
+
+import marketdata
+from marketdata import cache as md_cache
+from marketdata.logs import get_logger
+
+log = get_logger("apps.core.access")
+
+_INBOUND_ID = re.compile(r"^[A-Za-z0-9._\-]{6,64}$")
+
+
+def new_correlation_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+class RequestContextMiddleware:
+    """Correlation id on every log line and response; ``X-Data-Source`` on every response.
+
+    A sane inbound ``X-Correlation-ID`` (6-64 of ``[A-Za-z0-9._-]``) is kept so a caller can
+    trace one request across services; anything else is replaced by a fresh id.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+        self.data_source = settings.MARKETDATA_UPSTREAM
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        inbound = request.META.get("HTTP_X_CORRELATION_ID", "")
+        correlation_id = inbound if _INBOUND_ID.match(inbound) else new_correlation_id()
+        request.correlation_id = correlation_id
+        structlog.contextvars.clear_contextvars()
+        structlog.contextvars.bind_contextvars(correlation_id=correlation_id)
+        try:
+            response = self.get_response(request)
+        finally:
+            structlog.contextvars.clear_contextvars()
+        response["X-Correlation-ID"] = correlation_id
+        response["X-Data-Source"] = self.data_source
+        return response
+
+
+class AccessLogMiddleware:
+    """One line per request with status and duration; slow requests at WARNING."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+        self.threshold_ms = float(settings.PERFORMANCE_THRESHOLD_MS)
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        started = time.perf_counter()
+        response = self.get_response(request)
+        duration_ms = round((time.perf_counter() - started) * 1000, 3)
+        status = response.status_code
+        operation = f"{request.method} {request.path}"
+        fields = {"method": request.method, "path": request.path, "status_code": status,
+                  "duration_ms": duration_ms}
+        match = getattr(request, "resolver_match", None)
+        if match is not None and match.url_name:
+            fields["route"] = match.url_name
+        if request.GET:
+            fields["params"] = request.GET.dict()
+        if duration_ms > self.threshold_ms:
+            log.warning(f"Slow operation detected - {operation} ({duration_ms}ms)",
+                        operation=operation, duration_ms=duration_ms,
+                        threshold_ms=self.threshold_ms, performance=True)
+        else:
+            log.debug(f"Operation completed - {operation} ({duration_ms}ms)",
+                      operation=operation, duration_ms=duration_ms, performance=True)
+        message = f"API response sent - {operation} ({status}) [{duration_ms}ms]"
+        if status >= 500:
+            log.error(message, api_response=True, **fields)
+        elif status >= 400:
+            log.warning(message, api_response=True, **fields)
+        else:
+            log.info(message, api_response=True, **fields)
+        return response
+
+
+# Paths whose answers depend only on the URL and are built from cached provider data.
+_UNCACHEABLE = ("/v1/health", "/v1/ping", "/v1/stream/")
+
+
+class ResponseCacheMiddleware:
+    """Serve repeated GETs from pre-rendered bytes, before DRF runs.
+
+    A response is stored only when every provider answer it was built from came from the
+    data cache fresh (HIT or MISS), and only for as long as the shortest of those entries
+    stays fresh, so the bytes are never older than the data cache would allow. Stale-served
+    and error responses are never stored.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+        self.enabled = bool(getattr(settings, "RESPONSE_CACHE_ENABLED", True))
+        self.prefix = f"md:{md_cache.KEY_VERSION}:resp:{marketdata.__version__}:"
+
+    def _key(self, request: HttpRequest) -> str | None:
+        path = request.path
+        if request.method != "GET" or not path.startswith("/v1/") or \
+                path.startswith(_UNCACHEABLE):
+            return None
+        query = urlencode(sorted(request.GET.lists()), doseq=True)
+        key = f"{self.prefix}{path}?{query}"
+        return key if len(key) <= 1024 else None
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        key = self._key(request) if self.enabled else None
+        if key is not None:
+            try:
+                stored = django_cache.get(key)
+            except Exception:  # noqa: BLE001 - a cache outage must not fail the request
+                stored = None
+            if stored is not None:
+                body, content_type = stored
+                response = HttpResponse(body, content_type=content_type)
+                response["X-Cache"] = md_cache.HIT
+                return response
+
+        report, token = md_cache.start_report()
+        try:
+            response = self.get_response(request)
+        finally:
+            md_cache.end_report(token)
+        header = report.header
+        if header is not None:
+            response["X-Cache"] = header
+        if (key is not None and response.status_code == 200 and header in (md_cache.HIT,
+                                                                           md_cache.MISS)
+                and not response.streaming and report.min_ttl is not None
+                and report.min_ttl >= 1):
+            try:
+                django_cache.set(key, (response.content, response["Content-Type"]),
+                                 timeout=int(report.min_ttl))
+            except Exception:  # noqa: BLE001
+                log.warning("response cache write failed", exc_info=True)
+        return response

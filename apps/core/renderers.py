@@ -1,0 +1,29 @@
+"""orjson rendering: several times faster than the stdlib encoder for large price maps."""
+
+from typing import Any
+
+import orjson
+from rest_framework.renderers import BaseRenderer
+
+
+class ORJSONRenderer(BaseRenderer):
+    media_type = "application/json"
+    format = "json"
+    charset = None  # JSON is UTF-8 by definition; no '; charset=' parameter needed
+
+    def render(self, data: Any, accepted_media_type: str | None = None,
+               renderer_context: dict | None = None) -> bytes:
+        if data is None:
+            return b""
+        return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS)
+
+
+class EventStreamRenderer(BaseRenderer):
+    """Lets DRF accept ``Accept: text/event-stream`` (browsers' EventSource) on stream views."""
+
+    media_type = "text/event-stream"
+    format = "event-stream"
+
+    def render(self, data: Any, accepted_media_type: str | None = None,
+               renderer_context: dict | None = None) -> bytes:
+        return orjson.dumps(data)

@@ -1,0 +1,68 @@
+"""OpenAPI pieces shared by every endpoint: the spec's error bodies as named schemas."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import serializers
+
+from apps.core.errors import DETAIL_ERRORS, DETAIL_LIST, ERRORS
+
+
+class ErrorDetail(serializers.Serializer):
+    detail = serializers.CharField()
+
+
+
+class ValidationErrorDetail(serializers.Serializer):
+    detail = serializers.CharField(default="Invalid request")
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()),
+                                   help_text="Parameter name -> messages")
+
+
+class ValidationErrorItem(serializers.Serializer):
+    type = serializers.CharField()
+    loc = serializers.ListField(child=serializers.CharField())
+    msg = serializers.CharField()
+    input = serializers.JSONField(allow_null=True)
+
+
+class ValidationErrorList(serializers.Serializer):
+    detail = ValidationErrorItem(many=True)
+
+
+class ValidationErrors(serializers.Serializer):
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()),
+                                   help_text="Parameter name -> messages")
+
+
+class UpstreamErrorBody(serializers.Serializer):
+    detail = serializers.CharField()
+    provider = serializers.CharField(help_text="Which upstream provider failed, e.g. yahoo")
+    code = serializers.CharField(help_text="upstream_bad_response | upstream_unavailable | "
+                                 "upstream_timeout | upstream_rate_limited")
+
+
+_VALIDATION = {DETAIL_ERRORS: ValidationErrorDetail, DETAIL_LIST: ValidationErrorList,
+               ERRORS: ValidationErrors}
+_DESCRIPTIONS = {
+    400: "Incompatible parameters (e.g. interval and range)",
+    404: "Unknown symbol or no data",
+    422: "Missing or invalid parameter",
+}
+
+
+def error_responses(*statuses: int, upstream: bool = False,
+                    style: str = DETAIL_ERRORS) -> dict[int, OpenApiResponse]:
+    """Responses for the listed statuses, plus 429/502/503/504 when the endpoint calls an
+    upstream provider."""
+    out: dict[int, OpenApiResponse] = {}
+    for status in statuses:
+        schema = _VALIDATION[style] if status == 422 else ErrorDetail
+        out[status] = OpenApiResponse(schema, description=_DESCRIPTIONS.get(status, ""))
+    if upstream:
+        out[429] = OpenApiResponse(UpstreamErrorBody, description="Upstream rate limited us")
+        out[502] = OpenApiResponse(UpstreamErrorBody, description="Bad upstream answer")
+        out[503] = OpenApiResponse(UpstreamErrorBody,
+                                   description="Upstream unreachable or circuit open")
+        out[504] = OpenApiResponse(UpstreamErrorBody, description="Upstream timed out")
+    return out

@@ -1,0 +1,29 @@
+from rest_framework import serializers
+
+from apps.core.params import QuerySerializer, choice
+from marketdata.providers.yahoo.chart import INTERVALS, RANGES
+
+
+class HistoricalQuery(QuerySerializer):
+    symbol = serializers.CharField(help_text="Ticker symbol, e.g. AAPL, BRK-B, ^GSPC, EURUSD=X")
+    range = choice(RANGES, help_text="Time range")
+    interval = choice(INTERVALS, help_text="Bar interval (see the compatibility table)")
+    epoch = serializers.BooleanField(required=False, default=False,
+                                     help_text="Key bars by epoch seconds instead of dates")
+
+
+_NUMBER = {"type": "number", "format": "double"}
+# The response is a map keyed by date, which serializers cannot declare; spelled out here.
+HISTORICAL_RESPONSE = {
+    "type": "object",
+    "description": "Bars keyed by date, wall time or epoch seconds; newest first",
+    "additionalProperties": {
+        "type": "object",
+        "properties": {"open": _NUMBER, "high": _NUMBER, "low": _NUMBER, "close": _NUMBER,
+                       "adjClose": {**_NUMBER, "description": "Daily and longer intervals"},
+                       "volume": {"type": "integer", "format": "int64"}},
+        "required": ["open", "high", "low", "close", "volume"],
+    },
+    "example": {"2025-02-21": {"open": 245.95, "high": 248.69, "low": 245.22, "close": 245.55,
+                               "adjClose": 245.55, "volume": 53197431}},
+}

@@ -1,0 +1,40 @@
+from rest_framework import serializers
+
+from apps.core.params import QuerySerializer
+
+
+class SymbolsQuery(QuerySerializer):
+    symbols = serializers.CharField(
+        allow_blank=True, trim_whitespace=False,
+        help_text="Comma-separated symbols (at most 50); order is kept, duplicates removed")
+
+
+class SimpleQuote(serializers.Serializer):
+    symbol = serializers.CharField()
+    name = serializers.CharField()
+    price = serializers.CharField()
+    preMarketPrice = serializers.CharField(required=False)  # noqa: N815
+    afterHoursPrice = serializers.CharField(required=False)  # noqa: N815
+    change = serializers.CharField()
+    percentChange = serializers.CharField()  # noqa: N815
+    logo = serializers.URLField(required=False)
+
+
+_OPTIONAL_STRINGS = (
+    "preMarketPrice afterHoursPrice open high low yearHigh yearLow marketCap beta pe eps "
+    "dividend yield exDividend netAssets nav expenseRatio category lastCapitalGain fundRating "
+    "fundRiskRating holdingsTurnover earningsDate lastDividend inceptionDate sector industry "
+    "about employees fiveDaysReturn oneMonthReturn threeMonthReturn sixMonthReturn ytdReturn "
+    "yearReturn threeYearReturn fiveYearReturn tenYearReturn maxReturn logo"
+).split()
+
+Quote = type("Quote", (serializers.Serializer,), {
+    "symbol": serializers.CharField(),
+    "name": serializers.CharField(),
+    "price": serializers.CharField(),
+    "change": serializers.CharField(),
+    "percentChange": serializers.CharField(),
+    "volume": serializers.IntegerField(required=False),
+    "avgVolume": serializers.IntegerField(required=False),
+    **{name: serializers.CharField(required=False) for name in _OPTIONAL_STRINGS},
+})

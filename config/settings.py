@@ -1,0 +1,205 @@
+"""Settings, all from the environment (12-factor), with embedded quick-start defaults.
+
+Without any variable set the service runs on SQLite and the local-memory cache with a
+generated secret key kept in ``var/``. ``config.production`` is the strict variant used by
+the Docker image. Every variable is listed in the README's configuration table.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+
+from marketdata.logs import build_logging_config, configure_structlog
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(os.environ.get("MARKETDATA_VAR_DIR", BASE_DIR / "var"))
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None or value.strip() == "":
+        return default
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    return int(value) if value else default
+
+
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name, "").strip()
+    return float(value) if value else default
+
+
+def _quick_start_secret_key() -> str:
+    """A random key persisted under var/, so every worker and restart shares it."""
+    path = VAR_DIR / "secret_key"
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_urlsafe(50)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(key)
+        return key
+    except OSError:
+        return secrets.token_urlsafe(50)
+
+
+SECRET_KEY = os.environ.get("SECRET_KEY") or _quick_start_secret_key()
+DEBUG = env_bool("DJANGO_DEBUG")
+ALLOWED_HOSTS = [h.strip() for h in os.environ.get("ALLOWED_HOSTS", "*").split(",") if h.strip()]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "marketdata.sandbox",
+    "apps.core",
+    "apps.historical",
+    "apps.quotes",
+    "apps.health",
+]
+
+MIDDLEWARE = [
+    "apps.core.middleware.RequestContextMiddleware",
+    "apps.core.middleware.AccessLogMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "apps.core.middleware.ResponseCacheMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+APPEND_SLASH = False
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# -- database: SQLite unless DATABASE_URL ---------------------------------------------------
+DATABASE_URL = os.environ.get("DATABASE_URL", "").strip()
+if DATABASE_URL:
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60,
+                                                  conn_health_checks=True)}
+else:
+    DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3",
+                             "NAME": VAR_DIR / "db.sqlite3"}}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# -- cache: local memory unless REDIS_URL ---------------------------------------------------
+REDIS_URL = os.environ.get("REDIS_URL", "").strip()
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "marketdata"),
+            "TIMEOUT": 300,
+            "OPTIONS": {
+                "CLIENT_CLASS": "django_redis.client.DefaultClient",
+                "SOCKET_CONNECT_TIMEOUT": 2,
+                "SOCKET_TIMEOUT": 2,
+                "CONNECTION_POOL_KWARGS": {"max_connections": 100},
+            },
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "marketdata",
+            "TIMEOUT": 300,
+            "OPTIONS": {"MAX_ENTRIES": env_int("LOCMEM_MAX_ENTRIES", 20000)},
+        }
+    }
+
+# -- market data ----------------------------------------------------------------------------
+MARKETDATA_UPSTREAM = os.environ.get("MARKETDATA_UPSTREAM", "live").strip().lower()
+if MARKETDATA_UPSTREAM not in ("live", "sandbox"):
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("MARKETDATA_UPSTREAM must be 'live' or 'sandbox' "
+                               "(make run resolves 'auto' before the server starts)")
+UPSTREAM_HOST_MAP = os.environ.get("UPSTREAM_HOST_MAP", "")
+CACHE_MAX_STALE_SECONDS = env_int("CACHE_MAX_STALE_SECONDS", 86400)
+CACHE_TTL_CAP_SECONDS = env_int("CACHE_TTL_CAP_SECONDS", 0) or None
+CACHE_FLIGHT_TIMEOUT_SECONDS = env_float("CACHE_FLIGHT_TIMEOUT_SECONDS", 30.0)
+RESPONSE_CACHE_ENABLED = env_bool("RESPONSE_CACHE", True)
+PERFORMANCE_THRESHOLD_MS = env_float("PERFORMANCE_THRESHOLD_MS", 2000.0)
+QUOTES_MAX_SYMBOLS = 50
+
+# -- API ------------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_RENDERER_CLASSES": ["apps.core.renderers.ORJSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": [],
+    "DEFAULT_AUTHENTICATION_CLASSES": [],
+    "DEFAULT_PERMISSION_CLASSES": [],
+    "UNAUTHENTICATED_USER": None,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "apps.core.exceptions.exception_handler",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Market data service",
+    "DESCRIPTION": "Read-only market data API: quotes, charts, indicators, fundamentals "
+                   "and more, from upstream providers behind a cache.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": False,
+    "ENUM_NAME_OVERRIDES": {},
+}
+
+# -- static files (docs assets are served offline by WhiteNoise) ----------------------------
+STATIC_URL = "/static/"
+STATIC_ROOT = VAR_DIR / "staticfiles"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on a missing root
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+
+# -- logging --------------------------------------------------------------------------------
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "json").strip().lower()
+LOGGING = build_logging_config(LOG_LEVEL, LOG_FORMAT)
+configure_structlog()

@@ -1,0 +1,471 @@
+"""Cache-through for provider calls, on Django's cache (local memory or Redis).
+
+- Keys: ``md:<version>:<provider>:<call>:<sorted params>``; callers pass normalised values
+  (upper-cased symbols), so ``aapl`` and ``AAPL`` share one entry.
+- TTLs: a policy table keyed by call kind, market-hours aware (:mod:`marketdata.markets`):
+  short while US markets trade, longer in pre/post hours, long when closed; a TTL never
+  runs past the next phase change by more than the open-market TTL.
+- Single-flight: concurrent misses for one key make one upstream call. Threads of a process
+  queue on a striped lock; processes sharing Redis elect one leader with ``cache.add`` (SET
+  NX) and the others poll for the result, so a stampede costs one call per key.
+- Stale-on-error: entries outlive their freshness by ``CACHE_MAX_STALE_SECONDS``; when the
+  upstream fails and a stale copy exists it is served and the request is marked STALE.
+  Failures are remembered for a moment (``:err``) so waiters don't all retry a dead upstream,
+  and "not found" answers are cached like data (negative caching).
+- Every outcome is counted per provider and endpoint group, and noted on the request's
+  :class:`CacheReport`, from which the response gets ``X-Cache: HIT|MISS|STALE``.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import threading
+import time
+import uuid
+import zlib
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from django.conf import settings
+from django.core.cache import cache as django_cache
+
+from marketdata import markets
+from marketdata.errors import MarketDataError, NotFound, UpstreamError, error_from_dict
+from marketdata.logs import get_logger
+
+log = get_logger("marketdata.cache")
+T = TypeVar("T")
+
+KEY_VERSION = "1"
+HIT, MISS, STALE = "HIT", "MISS", "STALE"
+_ERROR_HOLD_SECONDS = 2
+_NEGATIVE_TTL_MAX = 300
+_LOCK_STRIPES = 1024
+
+
+@dataclass(frozen=True)
+class TTLPolicy:
+    """Freshness of one kind of upstream answer, by US market phase (seconds)."""
+
+    name: str
+    open: int
+    extended: int
+    closed: int
+    market_aware: bool = True
+
+    def ttl(self, now_phase: markets.MarketPhase | None = None) -> int:
+        if not self.market_aware:
+            seconds = self.open
+        else:
+            status = markets.market_status()
+            phase = now_phase or status.phase
+            seconds = {markets.MarketPhase.OPEN: self.open, markets.MarketPhase.PRE: self.extended,
+                       markets.MarketPhase.POST: self.extended}.get(phase, self.closed)
+            if seconds > self.open:
+                # Don't carry closed-market data deep into the next session.
+                seconds = int(min(seconds, max(markets.seconds_until_phase_change(),
+                                               self.open)))
+        cap = getattr(settings, "CACHE_TTL_CAP_SECONDS", None)
+        return max(1, min(seconds, cap) if cap else seconds)
+
+
+# The policy table. Names are what providers pass as ``policy``.
+POLICIES: dict[str, TTLPolicy] = {p.name: p for p in (
+    TTLPolicy("quote", open=10, extended=30, closed=600),
+    TTLPolicy("quote_summary", open=15, extended=60, closed=900),
+    TTLPolicy("chart_intraday", open=30, extended=120, closed=1800),
+    TTLPolicy("chart_daily", open=60, extended=300, closed=3600),
+    TTLPolicy("chart_weekly", open=300, extended=900, closed=7200),
+    TTLPolicy("fundamentals", open=86400, extended=86400, closed=86400, market_aware=False),
+    TTLPolicy("transcript", open=604800, extended=604800, closed=604800, market_aware=False),
+)}
+
+
+# -- per-request report ---------------------------------------------------------------------
+@dataclass
+class CacheReport:
+    """What the cache did for one request: worst status and the shortest remaining TTL."""
+
+    statuses: list[str] = field(default_factory=list)
+    min_ttl: float | None = None
+
+    def note(self, status: str, remaining: float | None) -> None:
+        self.statuses.append(status)
+        if remaining is not None and (self.min_ttl is None or remaining < self.min_ttl):
+            self.min_ttl = remaining
+
+    @property
+    def header(self) -> str | None:
+        if not self.statuses:
+            return None
+        for status in (STALE, MISS):
+            if status in self.statuses:
+                return status
+        return HIT
+
+
+_report: contextvars.ContextVar[CacheReport | None] = contextvars.ContextVar(
+    "cache_report", default=None)
+
+
+def start_report() -> tuple[CacheReport, contextvars.Token]:
+    report = CacheReport()
+    return report, _report.set(report)
+
+
+def end_report(token: contextvars.Token) -> None:
+    _report.reset(token)
+
+
+def _note(status: str, remaining: float | None) -> None:
+    report = _report.get()
+    if report is not None:
+        report.note(status, remaining)
+
+
+# -- statistics -----------------------------------------------------------------------------
+class CacheStats:
+    """Hit/miss/stale/error counters per provider and group.
+
+    Counted in process memory and added to shared counters in the cache backend every few
+    seconds, so a cache hit costs no extra round trip; ``snapshot`` flushes first.
+    """
+
+    FLUSH_SECONDS = 5.0
+    PREFIX = f"md:{KEY_VERSION}:stats:"
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: Counter[str] = Counter()
+        self._last_flush = time.monotonic()
+
+    def record(self, provider: str, group: str, outcome: str) -> None:
+        with self._lock:
+            self._pending[f"{provider}|{group}|{outcome}"] += 1
+            due = time.monotonic() - self._last_flush >= self.FLUSH_SECONDS
+        if due:
+            self.flush()
+
+    def flush(self) -> None:
+        with self._lock:
+            pending, self._pending = self._pending, Counter()
+            self._last_flush = time.monotonic()
+        for name, count in pending.items():
+            key = self.PREFIX + name
+            try:
+                django_cache.add(key, 0, timeout=None)
+                django_cache.incr(key, count)
+            except Exception:  # noqa: BLE001 - stats must never fail a request
+                log.warning("cache stats flush failed", exc_info=True)
+                return
+        if pending:
+            known = set(_safe_get(self.PREFIX + "_index") or ())
+            if not set(pending) <= known:
+                _safe_set(self.PREFIX + "_index", sorted(known | set(pending)), None)
+
+    def snapshot(self) -> dict[str, dict[str, dict[str, int]]]:
+        """{provider: {group: {outcome: count}}} across all processes sharing the cache."""
+        self.flush()
+        names = _safe_get(self.PREFIX + "_index") or []
+        values = _safe_get_many([self.PREFIX + n for n in names])
+        out: dict[str, dict[str, dict[str, int]]] = {}
+        for name in names:
+            provider, group, outcome = name.split("|")
+            out.setdefault(provider, {}).setdefault(group, {})[outcome] = int(
+                values.get(self.PREFIX + name) or 0)
+        return out
+
+
+stats = CacheStats()
+
+
+# -- backend access that never fails a request ----------------------------------------------
+def _safe_get(key: str) -> Any:
+    try:
+        return django_cache.get(key)
+    except Exception:  # noqa: BLE001 - a cache outage degrades to misses
+        log.warning("cache get failed", cache_key=key[-40:], exc_info=True)
+        return None
+
+
+def _safe_get_many(keys: list[str]) -> dict[str, Any]:
+    try:
+        return django_cache.get_many(keys)
+    except Exception:  # noqa: BLE001
+        log.warning("cache get_many failed", exc_info=True)
+        return {}
+
+
+def _safe_set(key: str, value: Any, timeout: float | None) -> None:
+    try:
+        django_cache.set(key, value, timeout=timeout)
+    except Exception:  # noqa: BLE001
+        log.warning("cache set failed", cache_key=key[-40:], exc_info=True)
+
+
+def _safe_add(key: str, value: Any, timeout: float) -> bool:
+    try:
+        return bool(django_cache.add(key, value, timeout=timeout))
+    except Exception:  # noqa: BLE001 - without a shared lock we lead locally
+        log.warning("cache add failed", cache_key=key[-40:], exc_info=True)
+        return True
+
+
+def _safe_delete(key: str) -> None:
+    try:
+        django_cache.delete(key)
+    except Exception:  # noqa: BLE001
+        log.warning("cache delete failed", cache_key=key[-40:], exc_info=True)
+
+
+# -- keys and entries -----------------------------------------------------------------------
+def cache_key(provider: str, call: str, params: Mapping[str, Any] | None = None) -> str:
+    """Deterministic key; long parameter strings are hashed to keep keys short."""
+    parts = "&".join(f"{k}={params[k]}" for k in sorted(params or {}))
+    if len(parts) > 160:
+        parts = hashlib.sha256(parts.encode()).hexdigest()
+    return f"md:{KEY_VERSION}:{provider}:{call}:{parts}"
+
+
+@dataclass
+class _Entry:
+    """What is stored: the value (or a remembered not-found error) and its freshness."""
+
+    value: Any
+    error: dict[str, Any] | None
+    fresh_until: float
+    stored_at: float
+
+    @property
+    def remaining(self) -> float:
+        return self.fresh_until - time.time()
+
+    @property
+    def fresh(self) -> bool:
+        return self.remaining > 0
+
+    def result(self) -> Any:
+        if self.error is not None:
+            raise error_from_dict(self.error)
+        return self.value
+
+
+def _max_stale() -> int:
+    return int(getattr(settings, "CACHE_MAX_STALE_SECONDS", 86400))
+
+
+def _store(key: str, value: Any, ttl: int, error: MarketDataError | None = None) -> _Entry:
+    now = time.time()
+    entry = _Entry(value, error.to_dict() if error else None, now + ttl, now)
+    # Remembered errors are not kept past freshness: there is nothing stale to serve.
+    _safe_set(key, entry, ttl if error else ttl + _max_stale())
+    log.debug("cache write", cache_key=key[-40:], ttl=ttl)
+    return entry
+
+
+_stripes = [threading.Lock() for _ in range(_LOCK_STRIPES)]
+
+
+def _stripe(key: str) -> threading.Lock:
+    return _stripes[zlib.crc32(key.encode()) % _LOCK_STRIPES]
+
+
+def _lock_timeout() -> float:
+    return float(getattr(settings, "CACHE_FLIGHT_TIMEOUT_SECONDS", 30))
+
+
+def _single_flight(flight_key: str, check: Callable[[], T | None],
+                   produce: Callable[[], T]) -> tuple[T, bool]:
+    """Run ``produce`` once for all concurrent callers of ``flight_key``.
+
+    Returns (result, produced_here). ``check`` returns the result when another caller has
+    already produced it (or raises a remembered error), else None.
+    """
+    with _stripe(flight_key):
+        result = check()
+        if result is not None:
+            return result, False
+        lock_key = f"{flight_key}:flight"
+        token = uuid.uuid4().hex
+        deadline = time.monotonic() + _lock_timeout()
+        delay = 0.005
+        while True:
+            if _safe_add(lock_key, token, _lock_timeout()):
+                try:
+                    return produce(), True
+                finally:
+                    if _safe_get(lock_key) == token:
+                        _safe_delete(lock_key)
+            # Another process leads: wait for its result instead of calling upstream too.
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+            result = check()
+            if result is not None:
+                return result, False
+            if time.monotonic() > deadline:
+                log.warning("single-flight wait timed out", cache_key=flight_key[-40:])
+                return produce(), True
+
+
+def _remembered_error(key: str) -> dict[str, Any] | None:
+    return _safe_get(f"{key}:err")
+
+
+def _remember_error(key: str, error: MarketDataError) -> None:
+    _safe_set(f"{key}:err", error.to_dict(), _ERROR_HOLD_SECONDS)
+
+
+def _policy(policy: str | TTLPolicy) -> TTLPolicy:
+    return policy if isinstance(policy, TTLPolicy) else POLICIES[policy]
+
+
+def _negative_ttl(ttl: int) -> int:
+    return max(1, min(ttl, _NEGATIVE_TTL_MAX))
+
+
+# -- public API -----------------------------------------------------------------------------
+def fetch_through(provider: str, call: str, params: Mapping[str, Any],
+                  fetch: Callable[[], T], policy: str | TTLPolicy,
+                  group: str | None = None) -> T:
+    """Return the cached answer for (provider, call, params), fetching it at most once.
+
+    ``fetch`` may raise :class:`NotFound` (remembered like data) or an UpstreamError (the
+    stale copy is served if there is one, else the error propagates).
+    """
+    ttl_policy = _policy(policy)
+    group = group or call
+    key = cache_key(provider, call, params)
+    entry: _Entry | None = _safe_get(key)
+    if entry is not None and entry.fresh:
+        stats.record(provider, group, "hit")
+        _note(HIT, entry.remaining)
+        log.debug("cache hit", cache_key=key[-40:], cache_hit=True)
+        return entry.result()
+
+    def check() -> _Entry | None:
+        current: _Entry | None = _safe_get(key)
+        if current is not None and current.fresh:
+            return current
+        remembered = _remembered_error(key)
+        if remembered is not None:
+            if current is not None and current.error is None:
+                return _Entry(current.value, None, 0.0, current.stored_at)  # serve stale
+            raise error_from_dict(remembered)
+        return None
+
+    def produce() -> _Entry:
+        ttl = ttl_policy.ttl()
+        try:
+            value = fetch()
+        except NotFound as exc:
+            return _store(key, None, _negative_ttl(ttl), error=exc)
+        except UpstreamError as exc:
+            _remember_error(key, exc)
+            stale: _Entry | None = _safe_get(key)
+            if stale is not None and stale.error is None:
+                log.warning("serving stale after upstream error", provider=provider,
+                            cache_key=key[-40:], error=exc.detail)
+                return _Entry(stale.value, None, 0.0, stale.stored_at)
+            stats.record(provider, group, "error")
+            raise
+        return _store(key, value, ttl)
+
+    log.debug("cache miss", cache_key=key[-40:], cache_hit=False)
+    result, produced = _single_flight(key, check, produce)
+    if not result.fresh and result.error is None:
+        stats.record(provider, group, "stale")
+        _note(STALE, None)
+        return result.value
+    if produced:
+        stats.record(provider, group, "miss")
+        _note(MISS, result.remaining)
+    else:
+        stats.record(provider, group, "hit")
+        _note(HIT, result.remaining)
+    return result.result()
+
+
+def fetch_many_through(provider: str, call: str, items: Iterable[str],
+                       fetch_batch: Callable[[list[str]], Mapping[str, T]],
+                       policy: str | TTLPolicy, group: str | None = None,
+                       params: Mapping[str, Any] | None = None) -> dict[str, T]:
+    """Per-item cache for batch upstream calls (e.g. one quote call for many symbols).
+
+    Items missing from the cache are fetched in ONE ``fetch_batch`` call; items the batch
+    does not return are remembered as not found. Returns {item: value} for found items, in
+    the order given.
+    """
+    ttl_policy = _policy(policy)
+    group = group or call
+    items = list(dict.fromkeys(items))
+    keys = {item: cache_key(provider, call, {**(params or {}), "item": item}) for item in items}
+    found: dict[str, _Entry] = {}
+
+    def read(wanted: list[str]) -> dict[str, _Entry]:
+        got = _safe_get_many([keys[i] for i in wanted])
+        return {i: got[keys[i]] for i in wanted if keys[i] in got}
+
+    entries = read(items)
+    missing = [i for i in items if not (i in entries and entries[i].fresh)]
+    for item in items:
+        if item not in missing:
+            found[item] = entries[item]
+            stats.record(provider, group, "hit")
+            _note(HIT, entries[item].remaining)
+
+    if missing:
+        flight_key = cache_key(provider, call + ":batch", {**(params or {}),
+                                                           "items": ",".join(sorted(missing))})
+
+        def check() -> dict[str, _Entry] | None:
+            current = read(missing)
+            if all(i in current and current[i].fresh for i in missing):
+                return current
+            remembered = _remembered_error(flight_key)
+            if remembered is not None:
+                stale = {i: e for i, e in current.items() if e.error is None}
+                if stale:
+                    return {i: _Entry(e.value, None, 0.0, e.stored_at) for i, e in stale.items()}
+                raise error_from_dict(remembered)
+            return None
+
+        def produce() -> dict[str, _Entry]:
+            ttl = ttl_policy.ttl()
+            try:
+                fetched = fetch_batch(missing)
+            except UpstreamError as exc:
+                _remember_error(flight_key, exc)
+                stale = {i: e for i, e in read(missing).items() if e.error is None}
+                if stale:
+                    log.warning("serving stale after upstream error", provider=provider,
+                                error=exc.detail)
+                    return {i: _Entry(e.value, None, 0.0, e.stored_at)
+                            for i, e in stale.items()}
+                stats.record(provider, group, "error")
+                raise
+            out: dict[str, _Entry] = {}
+            for item in missing:
+                if item in fetched:
+                    out[item] = _store(keys[item], fetched[item], ttl)
+                else:
+                    out[item] = _store(keys[item], None, _negative_ttl(ttl),
+                                       error=NotFound(f"{item} not found"))
+            return out
+
+        result, produced = _single_flight(flight_key, check, produce)
+        for item in missing:
+            entry = result.get(item)
+            if entry is None:
+                continue
+            if not entry.fresh and entry.error is None:
+                stats.record(provider, group, "stale")
+                _note(STALE, None)
+            else:
+                stats.record(provider, group, "miss" if produced else "hit")
+                _note(MISS if produced else HIT, entry.remaining)
+            found[item] = entry
+
+    return {i: found[i].value for i in items if i in found and found[i].error is None}

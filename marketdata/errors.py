@@ -1,0 +1,130 @@
+"""Domain errors raised by providers and services, mapped to HTTP statuses in one place.
+
+The core raises these; ``apps.core.exceptions`` renders them in the spec's bodies. Nothing
+here knows about DRF, so providers stay framework-free.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+class MarketDataError(Exception):
+    """Base class: every error the service means to show a client."""
+
+    status_code: int = 500
+    code: str = "error"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+    def to_dict(self) -> dict[str, Any]:
+        """Serialisable form, so a cached error can be replayed to other waiters."""
+        return {"cls": type(self).__name__, "detail": self.detail}
+
+
+class NotFound(MarketDataError):
+    """A symbol or resource is unknown, or has no data."""
+
+    status_code = 404
+    code = "not_found"
+
+
+class BadRequest(MarketDataError):
+    """A well-formed request that cannot be served as asked (e.g. interval/range combination)."""
+
+    status_code = 400
+    code = "bad_request"
+
+
+@dataclass
+class FieldError:
+    """One invalid parameter; ``kind`` follows pydantic's error type names (missing, enum, ...)."""
+
+    param: str
+    message: str
+    kind: str = "value_error"
+    value: Any = None
+    location: str = "query"
+
+
+class InvalidParameters(MarketDataError):
+    """One or more request parameters are missing or invalid (HTTP 422)."""
+
+    status_code = 422
+    code = "invalid_parameters"
+
+    def __init__(self, errors: list[FieldError]) -> None:
+        super().__init__("Invalid request")
+        self.errors = errors
+
+    @classmethod
+    def single(cls, param: str, message: str, kind: str = "value_error", value: Any = None,
+               location: str = "query") -> InvalidParameters:
+        return cls([FieldError(param, message, kind, value, location)])
+
+    def by_param(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for err in self.errors:
+            out.setdefault(err.param, []).append(err.message)
+        return out
+
+
+class UpstreamError(MarketDataError):
+    """An upstream provider failed; never shown as a bare 500."""
+
+    status_code = 502
+    code = "upstream_error"
+
+    def __init__(self, provider: str, detail: str, upstream_status: int | None = None) -> None:
+        super().__init__(detail)
+        self.provider = provider
+        self.upstream_status = upstream_status
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "provider": self.provider,
+                "upstream_status": self.upstream_status}
+
+
+class UpstreamBadResponse(UpstreamError):
+    """The provider answered, but with a 5xx or a body we cannot use (502)."""
+
+    status_code = 502
+    code = "upstream_bad_response"
+
+
+class UpstreamUnavailable(UpstreamError):
+    """The provider could not be reached, or its circuit is open (503)."""
+
+    status_code = 503
+    code = "upstream_unavailable"
+
+
+class UpstreamTimeout(UpstreamError):
+    """The provider did not answer in time (504)."""
+
+    status_code = 504
+    code = "upstream_timeout"
+
+
+class UpstreamRateLimited(UpstreamError):
+    """The provider rate-limited us (429)."""
+
+    status_code = 429
+    code = "upstream_rate_limited"
+
+
+_REPLAYABLE = {cls.__name__: cls for cls in (
+    NotFound, BadRequest, UpstreamError, UpstreamBadResponse, UpstreamUnavailable,
+    UpstreamTimeout, UpstreamRateLimited,
+)}
+
+
+def error_from_dict(data: dict[str, Any]) -> MarketDataError:
+    """Rebuild an error stored by :meth:`MarketDataError.to_dict` (used by the cache)."""
+    cls = _REPLAYABLE.get(data.get("cls", ""), UpstreamError)
+    if issubclass(cls, UpstreamError):
+        return cls(data.get("provider", "unknown"), data["detail"], data.get("upstream_status"))
+    return cls(data["detail"])

@@ -1,0 +1,112 @@
+"""The v1 interface's formatted strings: '+0.69%', '6,506.48', '2.5T', 'Feb 05, 2024'.
+
+Rules follow the reference notes (section 2.2): Yahoo-style prices carry thousands
+separators, simple quotes use plain fixed decimals, changes and percents carry an explicit
+sign ('+' for zero too), large numbers are abbreviated. Values may arrive as bare numbers
+or Yahoo ``{raw, fmt}`` objects; :func:`raw` reads both.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, date, datetime
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+_SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
+
+
+def raw(value: Any) -> Any:
+    """The number inside a Yahoo value: ``{raw, fmt}`` -> raw; bare numbers pass through.
+
+    Empty objects (Yahoo sends ``{}`` for missing values) and NaN give None.
+    """
+    if isinstance(value, dict):
+        value = value.get("raw")
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def _decimal(value: float, decimals: int) -> Decimal:
+    # Round the shortest repr of the float, half up, so 2.675 -> "2.68" as a person reads it,
+    # not the binary expansion's '2.67'.
+    quant = Decimal(1).scaleb(-decimals)
+    rounded = Decimal(repr(float(value))).quantize(quant, rounding=ROUND_HALF_UP)
+    return rounded.copy_abs() if rounded.is_zero() else rounded  # never print '-0.00'
+
+
+
+def round_half_up(value: float, decimals: int = 2) -> float:
+    """A number rounded the way :func:`fixed` prints it (JSON numbers in responses)."""
+    return float(_decimal(value, decimals))
+
+
+def fixed(value: float | None, decimals: int = 2, commas: bool = False) -> str | None:
+    """'1234.50' or, with commas, '1,234.50'."""
+    if value is None:
+        return None
+    d = _decimal(value, decimals)
+    return f"{d:,.{decimals}f}" if commas else f"{d:.{decimals}f}"
+
+
+def signed(text: str | None) -> str | None:
+    """Prefix '+' unless the string already carries a sign ('-0.00' stays as is)."""
+    if text is None:
+        return None
+    return text if text[:1] in "+-" else f"+{text}"
+
+
+def signed_fixed(value: float | None, decimals: int = 2, commas: bool = False) -> str | None:
+    return signed(fixed(value, decimals, commas))
+
+
+def percent(value: float | None, *, fraction: bool = False, sign: bool = True,
+            decimals: int = 2) -> str | None:
+    """'+0.69%': ``fraction=True`` when the input is 0.0069 rather than 0.69."""
+    if value is None:
+        return None
+    text = fixed(value * 100 if fraction else value, decimals) + "%"
+    return signed(text) if sign else text
+
+
+def compact(value: float | None, decimals: int = 2) -> str | None:
+    """Abbreviate large magnitudes: 3688676720640 -> '3.69T', 2.5e12 -> '2.5T', 950 -> '950'."""
+    if value is None:
+        return None
+    magnitude = abs(value)
+    for threshold, suffix in _SUFFIXES:
+        if magnitude >= threshold:
+            text = format(_decimal(value / threshold, decimals), "f")
+            return _trim(text) + suffix
+    return _trim(format(_decimal(value, decimals), "f"))
+
+
+def _trim(text: str) -> str:
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def price(value: float | None, price_hint: int | None = 2, commas: bool = True) -> str | None:
+    """A price with the instrument's own precision (Yahoo's priceHint: 2 for stocks, 4 FX)."""
+    decimals = price_hint if isinstance(price_hint, int) and 0 <= price_hint <= 8 else 2
+    return fixed(value, max(decimals, 2), commas)
+
+
+def long_date(value: Any) -> str | None:
+    """'Feb 05, 2024' from an epoch (seconds), an ISO date string or a date."""
+    if value is None:
+        return None
+    if isinstance(value, int | float):
+        day = datetime.fromtimestamp(value, UTC).date()
+    elif isinstance(value, str):
+        try:
+            day = date.fromisoformat(value[:10])
+        except ValueError:
+            return None
+    elif isinstance(value, datetime):
+        day = value.date()
+    elif isinstance(value, date):
+        day = value
+    else:
+        return None
+    return day.strftime("%b %d, %Y")

@@ -1,0 +1,124 @@
+"""Structured logging: one configuration for our loggers and for Django's and gunicorn's.
+
+JSON records carry the v1 spec's keys (asctime, level, logger, module, correlation_id,
+message) with every extra key flattened to the top level; the text format is the
+reference's ``time - logger - LEVEL - [correlation_id] - message``. The correlation id
+lives in structlog's context variables, so every line logged while serving a request
+carries it, including lines from worker threads that copied the context.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.config
+import time
+from typing import Any
+
+import orjson
+import structlog
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+SYSTEM_CORRELATION_ID = "system"
+
+# Keys that must never reach a log line, whatever a caller passes.
+_SECRET_KEYS = frozenset({"crumb", "x-api-key", "api_key", "apikey", "token", "password",
+                          "secret", "authorization", "cookie", "cookies"})
+
+
+def _add_standard_keys(_logger: Any, method_name: str, event: dict[str, Any]) -> dict[str, Any]:
+    record: logging.LogRecord | None = event.pop("_record", None)
+    event.pop("_from_structlog", None)
+    event.setdefault("correlation_id", SYSTEM_CORRELATION_ID)
+    if record is not None:
+        created = record.created
+        event["level"] = record.levelname
+        event["logger"] = record.name
+        event["module"] = record.module
+    else:
+        created = time.time()
+        event["level"] = method_name.upper()
+    event["asctime"] = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(created))
+    event["message"] = event.pop("event", "")
+    for key in list(event):
+        if key.lower() in _SECRET_KEYS:
+            event[key] = "[redacted]"
+    return event
+
+
+_HEAD = ("asctime", "level", "logger", "module", "correlation_id", "message")
+
+
+def _render_json(_logger: Any, _name: str, event: dict[str, Any]) -> str:
+    ordered = {k: event.pop(k) for k in _HEAD if k in event}
+    ordered.update(event)
+    return orjson.dumps(ordered, default=str).decode()
+
+
+def _render_text(_logger: Any, _name: str, event: dict[str, Any]) -> str:
+    head = (f"{event.pop('asctime')} - {event.pop('logger', '-')} - {event.pop('level')} - "
+            f"[{event.pop('correlation_id')}] - {event.pop('message')}")
+    event.pop("module", None)
+    exc = event.pop("exception", None)
+    extras = " ".join(f"{k}={v}" for k, v in event.items())
+    line = f"{head} {extras}" if extras else head
+    return f"{line}\n{exc}" if exc else line
+
+
+def build_logging_config(level: str, fmt: str) -> dict[str, Any]:
+    """A ``LOGGING`` dict for Django settings; invalid values fall back to INFO / json."""
+    level = level.upper() if level and level.upper() in LOG_LEVELS else "INFO"
+    renderer = _render_text if fmt == "text" else _render_json
+    pre_chain = [
+        structlog.contextvars.merge_contextvars,
+        structlog.stdlib.ExtraAdder(),
+    ]
+    quiet = "DEBUG" if level == "DEBUG" else "WARNING"
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {
+            "structured": {
+                "()": structlog.stdlib.ProcessorFormatter,
+                "processors": [
+                    _add_standard_keys,
+                    structlog.processors.format_exc_info,
+                    renderer,
+                ],
+                "foreign_pre_chain": pre_chain,
+            }
+        },
+        "handlers": {
+            "stdout": {"class": "logging.StreamHandler", "formatter": "structured",
+                       "stream": "ext://sys.stdout"},
+        },
+        "root": {"handlers": ["stdout"], "level": level},
+        "loggers": {
+            # Our access log replaces these; they would log every request twice.
+            "django.server": {"level": "WARNING"},
+            "django.request": {"level": "ERROR"},
+            "gunicorn.access": {"level": "WARNING"},
+            "urllib3": {"level": quiet},
+            "redis": {"level": quiet},
+            "asyncio": {"level": "WARNING"},
+        },
+    }
+
+
+def configure_structlog() -> None:
+    """Route structlog through stdlib logging so one formatter renders everything."""
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.stdlib.filter_by_level,
+            structlog.stdlib.PositionalArgumentsFormatter(),
+            structlog.processors.StackInfoRenderer(),
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
+        ],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=True,
+    )
+
+
+def get_logger(name: str) -> structlog.stdlib.BoundLogger:
+    return structlog.stdlib.get_logger(name)

@@ -1,0 +1,1 @@
+"""Upstream providers: one package each (request builders + parsers into our own types)."""

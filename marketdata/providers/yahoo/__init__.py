@@ -1,0 +1,12 @@
+"""Yahoo Finance: cookie+crumb auth, chart (v8), quote (v7), quoteSummary (v10)."""
+
+from marketdata.http import ProviderConfig
+
+PROVIDER = ProviderConfig(name="yahoo", display_name="Yahoo Finance")
+
+QUERY1 = "https://query1.finance.yahoo.com"
+QUERY2 = "https://query2.finance.yahoo.com"
+COOKIE_URL = "https://fc.yahoo.com"
+CONSENT_URL = "https://guce.yahoo.com/consent"
+COLLECT_CONSENT_URL = "https://consent.yahoo.com/v2/collectConsent"
+COPY_CONSENT_URL = "https://guce.yahoo.com/copyConsent"

@@ -1,0 +1,46 @@
+"""v10 quoteSummary: per-symbol modules (full quotes, profiles, analysis, holders)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import quote
+
+from marketdata.cache import fetch_through
+from marketdata.errors import NotFound, UpstreamBadResponse
+from marketdata.providers import yahoo
+from marketdata.providers.yahoo.client import get_json, yahoo_error_description
+
+# The modules a full quote is built from.
+QUOTE_MODULES = ("assetProfile", "price", "summaryDetail", "defaultKeyStatistics",
+                 "calendarEvents", "quoteUnadjustedPerformanceOverview")
+
+
+def parse_quote_summary(payload: Any) -> dict[str, Any]:
+    """quoteSummary body -> {module: body}. Module values keep Yahoo's shape: bare
+    numbers or {raw, fmt} objects; read them with :func:`marketdata.formatting.raw`."""
+    try:
+        body = payload["quoteSummary"]
+    except (KeyError, TypeError) as exc:
+        raise UpstreamBadResponse("yahoo", "Yahoo Finance quoteSummary answer has no "
+                                  "'quoteSummary' object") from exc
+    results = body.get("result")
+    if not results:
+        raise NotFound(yahoo_error_description(payload) or "No data for symbol")
+    return results[0] or {}
+
+
+def fetch_quote_summary(symbol: str, modules: Sequence[str], policy: str = "quote_summary",
+                        group: str = "quotes") -> dict[str, Any]:
+    """Modules for a validated symbol, through the cache."""
+    module_list = ",".join(modules)
+
+    def fetch() -> dict[str, Any]:
+        payload = get_json("quoteSummary",
+                           f"{yahoo.QUERY2}/v10/finance/quoteSummary/{quote(symbol, safe='')}",
+                           {"modules": module_list, "formatted": "false"},
+                           not_found=f"Symbol {symbol} not found")
+        return parse_quote_summary(payload)
+
+    return fetch_through("yahoo", "quoteSummary", {"symbol": symbol, "modules": module_list},
+                         fetch, policy, group=group)

@@ -1,0 +1,44 @@
+"""Ticker symbol validation: nothing reaches an upstream URL unless it passes here.
+
+Yahoo symbols use letters, digits and ``. - = ^ &`` (``BRK-B``, ``^GSPC``, ``EURUSD=X``,
+``0700.HK``, ``M&M.NS``). The pattern below admits those and nothing that could change the
+shape of an upstream URL (``/``, ``%``, ``?``, ``#``, whitespace, ``..``); providers still
+URL-encode the symbol when they build a path.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_SYMBOL_LENGTH = 24
+_SYMBOL = re.compile(r"^\^?[A-Z0-9][A-Z0-9.\-=&]*$")
+
+
+def normalize_symbol(text: str) -> str | None:
+    """The canonical (upper-case, trimmed) symbol, or None when it is not a valid symbol."""
+    symbol = text.strip().upper()
+    if not symbol or len(symbol) > MAX_SYMBOL_LENGTH or ".." in symbol:
+        return None
+    if not symbol.isascii() or not _SYMBOL.match(symbol):
+        return None
+    return symbol
+
+
+def split_symbols(text: str) -> list[str]:
+    """Comma list -> stripped, non-empty items in request order, duplicates removed.
+
+    Items are upper-cased before de-duplication so ``aapl,AAPL`` is one symbol. Invalid
+    items are kept (as typed, upper-cased) so the caller can report or drop them.
+    """
+    seen: dict[str, None] = {}
+    for item in text.split(","):
+        item = item.strip().upper()
+        if item and item not in seen:
+            seen[item] = None
+    return list(seen)
+
+
+def display_symbol(text: str, limit: int = 40) -> str:
+    """A user-supplied symbol made safe to echo in an error message."""
+    clean = "".join(ch if ch.isprintable() else "?" for ch in text)
+    return clean if len(clean) <= limit else clean[: limit - 1] + "…"
