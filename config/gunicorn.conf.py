@@ -22,7 +22,7 @@ loglevel = os.environ.get("LOG_LEVEL", "info").lower()
 proc_name = "marketdata"
 
 
-def when_ready(server):  # noqa: ANN001, ANN201 - gunicorn hook signature
+def when_ready(server):
     mode = os.environ.get("MARKETDATA_UPSTREAM", "live").upper()
     why = os.environ.get("MARKETDATA_UPSTREAM_REASON", "")
     line = "=" * 72
@@ -32,7 +32,7 @@ def when_ready(server):  # noqa: ANN001, ANN201 - gunicorn hook signature
                     f"{line}")
 
 
-def post_worker_init(worker):  # noqa: ANN001, ANN201
+def post_worker_init(worker):
     # Build the market calendar before the first request instead of during it.
     from marketdata.markets import market_status
 

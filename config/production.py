@@ -7,7 +7,7 @@ from django.core.exceptions import ImproperlyConfigured
 if not os.environ.get("SECRET_KEY"):
     raise ImproperlyConfigured("SECRET_KEY must be set in production")
 
-from config.settings import *  # noqa: E402,F403
+from config.settings import *  # noqa: F403
 
 if DEBUG:  # noqa: F405
     raise ImproperlyConfigured("DJANGO_DEBUG must be off in production")

@@ -158,7 +158,7 @@ class CacheStats:
             try:
                 django_cache.add(key, 0, timeout=None)
                 django_cache.incr(key, count)
-            except Exception:  # noqa: BLE001 - stats must never fail a request
+            except Exception:
                 log.warning("cache stats flush failed", exc_info=True)
                 return
         if pending:
@@ -186,7 +186,7 @@ stats = CacheStats()
 def _safe_get(key: str) -> Any:
     try:
         return django_cache.get(key)
-    except Exception:  # noqa: BLE001 - a cache outage degrades to misses
+    except Exception:
         log.warning("cache get failed", cache_key=key[-40:], exc_info=True)
         return None
 
@@ -194,7 +194,7 @@ def _safe_get(key: str) -> Any:
 def _safe_get_many(keys: list[str]) -> dict[str, Any]:
     try:
         return django_cache.get_many(keys)
-    except Exception:  # noqa: BLE001
+    except Exception:
         log.warning("cache get_many failed", exc_info=True)
         return {}
 
@@ -202,14 +202,14 @@ def _safe_get_many(keys: list[str]) -> dict[str, Any]:
 def _safe_set(key: str, value: Any, timeout: float | None) -> None:
     try:
         django_cache.set(key, value, timeout=timeout)
-    except Exception:  # noqa: BLE001
+    except Exception:
         log.warning("cache set failed", cache_key=key[-40:], exc_info=True)
 
 
 def _safe_add(key: str, value: Any, timeout: float) -> bool:
     try:
         return bool(django_cache.add(key, value, timeout=timeout))
-    except Exception:  # noqa: BLE001 - without a shared lock we lead locally
+    except Exception:
         log.warning("cache add failed", cache_key=key[-40:], exc_info=True)
         return True
 
@@ -217,7 +217,7 @@ def _safe_add(key: str, value: Any, timeout: float) -> bool:
 def _safe_delete(key: str) -> None:
     try:
         django_cache.delete(key)
-    except Exception:  # noqa: BLE001
+    except Exception:
         log.warning("cache delete failed", cache_key=key[-40:], exc_info=True)
 
 

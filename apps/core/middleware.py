@@ -148,6 +148,6 @@ class ResponseCacheMiddleware:
             try:
                 django_cache.set(key, (response.content, response["Content-Type"]),
                                  timeout=int(report.min_ttl))
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.warning("response cache write failed", exc_info=True)
         return response
