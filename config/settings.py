@@ -57,6 +57,7 @@ DEBUG = env_bool("DJANGO_DEBUG")
 ALLOWED_HOSTS = [h.strip() for h in os.environ.get("ALLOWED_HOSTS", "*").split(",") if h.strip()]
 
 INSTALLED_APPS = [
+    "apps.core",  # first: its templates override drf_spectacular's (offline Redoc)
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -67,7 +68,6 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "marketdata.sandbox",
-    "apps.core",
     "apps.historical",
     "apps.quotes",
     "apps.health",
@@ -78,13 +78,15 @@ MIDDLEWARE = [
     "apps.core.middleware.AccessLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Answers repeated GETs here, inside the header-setting middleware above and before
+    # sessions, CSRF, auth and DRF below.
     "apps.core.middleware.ResponseCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"

@@ -6,6 +6,7 @@ layer, and the response cache can answer before DRF, sessions or auth run at all
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 import uuid
@@ -90,6 +91,9 @@ class AccessLogMiddleware:
             log.warning(message, api_response=True, **fields)
         else:
             log.info(message, api_response=True, **fields)
+        # This line is the request's log record; Django's own 4xx/5xx line would repeat it
+        # after the correlation id is unbound.
+        response._has_been_logged = True
         return response
 
 
@@ -117,8 +121,10 @@ class ResponseCacheMiddleware:
                 path.startswith(_UNCACHEABLE):
             return None
         query = urlencode(sorted(request.GET.lists()), doseq=True)
-        key = f"{self.prefix}{path}?{query}"
-        return key if len(key) <= 1024 else None
+        url = f"{path}?{query}"
+        if len(url) > 160:  # long symbol lists: keep keys short for every backend
+            url = hashlib.sha256(url.encode()).hexdigest()
+        return self.prefix + url
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         key = self._key(request) if self.enabled else None

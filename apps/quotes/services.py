@@ -11,7 +11,7 @@ from marketdata.errors import MarketDataError, NotFound
 from marketdata.formatting import raw
 from marketdata.providers.yahoo.quote import QuoteSnapshot, fetch_quotes
 from marketdata.providers.yahoo.quote_summary import QUOTE_MODULES, fetch_quote_summary
-from marketdata.symbols import normalize_symbol
+from marketdata.symbols import display_symbol, normalize_symbol
 
 _RISK_RATINGS = {1: "Below Average", 2: "Average", 3: "Above Average", 4: "High"}
 _RETURNS = (
@@ -28,7 +28,8 @@ def _valid(symbols: list[str]) -> list[str]:
 
 
 def _not_found(symbols: list[str]) -> NotFound:
-    shown = ", ".join(symbols[:10]) + (", ..." if len(symbols) > 10 else "")
+    shown = ", ".join(display_symbol(s) for s in symbols[:10])
+    shown += ", ..." if len(symbols) > 10 else ""
     return NotFound(f"No quotes found for symbols: {shown}")
 
 
@@ -63,6 +64,14 @@ def simple_quotes(symbols: list[str]) -> list[dict[str, Any]]:
 def _module(modules: dict[str, Any], name: str) -> dict[str, Any]:
     value = modules.get(name)
     return value if isinstance(value, dict) else {}
+
+
+def _first(module: dict[str, Any], *names: str) -> Any:
+    for name in names:
+        value = raw(module.get(name))
+        if value is not None:
+            return value
+    return None
 
 
 def full_quote(symbol: str, modules: dict[str, Any]) -> dict[str, Any]:
@@ -110,7 +119,9 @@ def full_quote(symbol: str, modules: dict[str, Any]) -> dict[str, Any]:
         "pe": fmt.fixed(raw(detail.get("trailingPE"))),
         "eps": fmt.fixed(raw(stats.get("trailingEps")) or raw(detail.get("trailingEps"))),
         "dividend": fmt.fixed(raw(detail.get("dividendRate"))),
-        "yield": fmt.percent(raw(detail.get("dividendYield")), fraction=True, sign=False),
+        # Funds report their distribution yield as `yield`, stocks as `dividendYield`.
+        "yield": fmt.percent(_first(detail, "dividendYield", "yield"), fraction=True,
+                             sign=False),
         "exDividend": fmt.long_date(raw(detail.get("exDividendDate"))
                                     or raw(calendar.get("exDividendDate"))),
         "netAssets": fmt.compact(raw(detail.get("totalAssets"))),

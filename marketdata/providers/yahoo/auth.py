@@ -17,7 +17,12 @@ import re
 import threading
 from dataclasses import dataclass
 
-from marketdata.errors import UpstreamError, UpstreamUnavailable
+from marketdata.errors import (
+    UpstreamError,
+    UpstreamRateLimited,
+    UpstreamTimeout,
+    UpstreamUnavailable,
+)
 from marketdata.http import UpstreamClient
 from marketdata.logs import get_logger
 from marketdata.providers import yahoo
@@ -78,6 +83,8 @@ class YahooAuth:
                 return answer.text.strip()
             log.info("yahoo crumb unusable, trying the consent flow", status=answer.status)
             crumb = self._consent_flow()
+        except (UpstreamRateLimited, UpstreamTimeout):
+            raise  # keep 429 and 504: they tell the client what to do
         except UpstreamError as exc:
             raise UpstreamUnavailable(
                 "yahoo", f"Yahoo Finance authentication failed: {exc.detail}",

@@ -1,0 +1,125 @@
+"""HTTP benchmark: the service's cached /v1/simple-quotes vs the floor, side by side.
+
+Starts (1) the service with its production command (bin/serve -> gunicorn) in sandbox mode
+and (2) the floor app (bench/floor_app.py, a bare Django view returning the same bytes)
+under the same gunicorn settings, then alternates wrk runs against both and prints
+requests/s and p50/p99. Usage:
+
+    .venv/bin/python bench/http_bench.py [--duration 15] [--connections 50] [--rounds 2]
+                                         [--workers 1] [--path '/v1/simple-quotes?symbols=AAPL']
+
+Needs wrk (apt-get install wrk). Loopback only; every run is bounded by --duration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.integration.servers import (  # noqa: E402
+    Process,
+    _spawn,
+    free_port,
+    http,
+    start_service,
+    wait_for,
+)
+
+
+def start_floor(tmp: Path, body: bytes, workers: int, threads: int) -> Process:
+    body_path = tmp / "floor-body.json"
+    body_path.write_bytes(body)
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "BENCH_FLOOR_BODY": str(body_path),
+           "PORT": str(port), "HOST": "127.0.0.1", "WEB_CONCURRENCY": str(workers),
+           "WEB_THREADS": str(threads)}
+    gunicorn = str(Path(sys.executable).parent / "gunicorn")
+    proc = _spawn([gunicorn, "-c", "config/gunicorn.conf.py", "bench.floor_app"], env,
+                  tmp / "floor.log")
+    floor = Process(f"http://127.0.0.1:{port}", proc, tmp / "floor.log")
+    wait_for(f"{floor.base_url}/v1/simple-quotes")
+    return floor
+
+
+def run_wrk(url: str, duration: int, connections: int) -> dict[str, float]:
+    out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--latency", url],
+                         capture_output=True, text=True, check=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    lat = dict(re.findall(r"^\s+(50|99)%\s+([\d.]+\w+)", out, re.M))
+    non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+    errors = re.search(r"Socket errors: (.*)", out)
+    return {"rps": rps, "p50_ms": _ms(lat["50"]), "p99_ms": _ms(lat["99"]),
+            "non_2xx": int(non2xx.group(1)) if non2xx else 0,
+            "socket_errors": errors.group(1) if errors else ""}
+
+
+def _ms(text: str) -> float:
+    value, unit = re.match(r"([\d.]+)(\w+)", text).groups()
+    return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--duration", type=int, default=15)
+    parser.add_argument("--connections", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=16)
+    parser.add_argument("--path", default="/v1/simple-quotes?symbols=AAPL")
+    args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        sys.exit("wrk not found: apt-get install wrk")
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench-"))
+    env = {"MARKETDATA_UPSTREAM": "sandbox", "WEB_CONCURRENCY": str(args.workers),
+           "WEB_THREADS": str(args.threads), "LOG_LEVEL": "WARNING"}
+    service = start_service(tmp, env)
+    floor = None
+    try:
+        status, headers, body = http("GET", service.base_url + args.path)
+        assert status == 200, body
+        status, headers, body = http("GET", service.base_url + args.path)
+        assert headers.get("X-Cache") == "HIT", headers
+        floor = start_floor(tmp, body, args.workers, args.threads)
+        floor_path = args.path.split("?")[0]
+        results: dict[str, list[dict[str, float]]] = {"floor": [], "service": []}
+        for _ in range(args.rounds):
+            for name, url in (("floor", floor.base_url + floor_path),
+                              ("service", service.base_url + args.path)):
+                run_wrk(url, 2, args.connections)  # warm-up
+                results[name].append(run_wrk(url, args.duration, args.connections))
+                time.sleep(1)
+        summary = {
+            "path": args.path, "bytes": len(body), "duration_s": args.duration,
+            "connections": args.connections, "workers": args.workers, "threads": args.threads,
+            "results": results,
+        }
+        print(json.dumps(summary, indent=2))
+        print()
+        print("| server | round | req/s | p50 ms | p99 ms | non-2xx |")
+        print("|---|---|---|---|---|---|")
+        for name, runs in results.items():
+            for i, r in enumerate(runs, 1):
+                print(f"| {name} | {i} | {r['rps']:.0f} | {r['p50_ms']:.2f} | "
+                      f"{r['p99_ms']:.2f} | {r['non_2xx']} |")
+        best = {n: max(r["rps"] for r in runs) for n, runs in results.items()}
+        print(f"\nservice / floor (best rounds): {best['service'] / best['floor']:.0%}")
+    finally:
+        service.stop()
+        if floor is not None:
+            floor.stop()
+
+
+if __name__ == "__main__":
+    main()

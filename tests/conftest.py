@@ -1,0 +1,119 @@
+"""Shared fixtures: recordings from ../shared/upstream, a mocked Yahoo, clean state per test.
+
+The recordings are read in place (never copied into this repo); tests that need one skip
+cleanly when the shared folder is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import responses
+
+UPSTREAM_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "upstream"
+REDIS_URL = os.environ.get("REDIS_URL", "")
+
+QUERY1 = "https://query1.finance.yahoo.com"
+QUERY2 = "https://query2.finance.yahoo.com"
+CRUMB = "haT3oykhHqZ"
+
+
+def recording_path(relative: str) -> Path:
+    path = UPSTREAM_DIR / relative
+    if not path.exists():
+        pytest.skip(f"recording {relative} not available (../shared/upstream absent)")
+    return path
+
+
+def load_recording(relative: str) -> Any:
+    """A recorded upstream body: parsed JSON for .json files, text otherwise."""
+    path = recording_path(relative)
+    text = path.read_text(encoding="utf-8")
+    return json.loads(text) if path.suffix == ".json" else text
+
+
+@pytest.fixture
+def recording():
+    return load_recording
+
+
+@pytest.fixture(autouse=True)
+def _clean_state(settings):
+    """Every test starts with live mode (mocked by `responses`), a fresh upstream client
+    (breakers closed, no cookies, no crumb) and an empty cache."""
+    from django.core.cache import cache
+
+    from marketdata import cache as md_cache
+    from marketdata.http import reset_client
+
+    settings.MARKETDATA_UPSTREAM = "live"
+    settings.UPSTREAM_HOST_MAP = ""
+    reset_client()
+    _clear_cache(cache)
+    md_cache.stats._pending.clear()
+    yield
+    reset_client()
+    _clear_cache(cache)
+
+
+def _clear_cache(cache) -> None:
+    if hasattr(cache, "delete_pattern"):
+        cache.delete_pattern("*")  # only this project's prefix, never FLUSHDB
+    else:
+        cache.clear()
+
+
+class MockYahoo:
+    """`responses` registrations for the Yahoo calls the service makes."""
+
+    def __init__(self, mock: responses.RequestsMock) -> None:
+        self.mock = mock
+
+    def auth(self, crumb: str = CRUMB) -> None:
+        self.mock.get("https://fc.yahoo.com/", status=404, body="<html></html>",
+                      headers={"Set-Cookie": "A3=d=AQABBK; Domain=.yahoo.com; Path=/"})
+        self.mock.get(f"{QUERY1}/v1/test/getcrumb", body=crumb,
+                      content_type="text/plain")
+
+    def chart(self, symbol: str, body: Any = None, status: int = 200, **kwargs: Any) -> Any:
+        return self._add(f"{QUERY2}/v8/finance/chart/{symbol}", body, status, **kwargs)
+
+    def quote(self, body: Any = None, status: int = 200, **kwargs: Any) -> Any:
+        return self._add(f"{QUERY1}/v7/finance/quote", body, status, **kwargs)
+
+    def summary(self, symbol: str, body: Any = None, status: int = 200, **kwargs: Any) -> Any:
+        return self._add(f"{QUERY2}/v10/finance/quoteSummary/{symbol}", body, status, **kwargs)
+
+    def _add(self, url: str, body: Any, status: int, **kwargs: Any) -> Any:
+        if body is not None and not isinstance(body, str | bytes):
+            body = json.dumps(body)
+        return self.mock.add(responses.GET, re.compile(re.escape(url) + r"(\?.*)?$"),
+                             body=body or "", status=status,
+                             content_type=kwargs.pop("content_type", "application/json"),
+                             **kwargs)
+
+
+@pytest.fixture
+def yahoo():
+    """Mocked Yahoo over `responses` with the cookie/crumb handshake already registered."""
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
+        mocked = MockYahoo(mock)
+        mocked.auth()
+        yield mocked
+
+
+@pytest.fixture
+def api():
+    from django.test import Client
+
+    return Client()
+
+
+def calls_to(mock: responses.RequestsMock, fragment: str) -> list[Any]:
+    """Recorded calls whose URL contains ``fragment``."""
+    return [c for c in mock.calls if fragment in c.request.url]

@@ -1,0 +1,122 @@
+"""Start the real processes over loopback: the sandbox upstream server and the service
+under its production command (gunicorn via bin/serve)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = sys.executable
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for(url: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    last: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status < 500:
+                    return
+        except urllib.error.HTTPError as exc:
+            if exc.code < 500:
+                return
+            last = exc
+        except OSError as exc:
+            last = exc
+        time.sleep(0.2)
+    raise TimeoutError(f"{url} did not come up in {timeout}s: {last}")
+
+
+@dataclass
+class Process:
+    base_url: str
+    proc: subprocess.Popen
+    log_path: Path
+    env: dict[str, str] = field(default_factory=dict)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=5)
+
+
+def _spawn(cmd: list[str], env: dict[str, str], log_path: Path) -> subprocess.Popen:
+    log_file = open(log_path, "wb")
+    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log_file, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+
+
+def start_sandbox(tmp: Path, latency_ms: int = 0, fail_rate: float = 0.0) -> Process:
+    port = free_port()
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings",
+           "MARKETDATA_UPSTREAM": "live"}
+    log_path = tmp / f"sandbox-{port}.log"
+    proc = _spawn([PYTHON, "manage.py", "sandbox_upstream", "--host", "127.0.0.1", "--port",
+                   str(port), "--latency-ms", str(latency_ms), "--fail-rate", str(fail_rate)],
+                  env, log_path)
+    server = Process(f"http://127.0.0.1:{port}", proc, log_path)
+    try:
+        wait_for(f"{server.base_url}/__sandbox__/requests", timeout=30)
+    except TimeoutError:
+        server.stop()
+        raise AssertionError(f"sandbox did not start:\n{server.log()}") from None
+    return server
+
+
+def start_service(tmp: Path, extra_env: dict[str, str] | None = None) -> Process:
+    """bin/serve (migrate, collectstatic, gunicorn) on a free port."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "MARKETDATA_UPSTREAM"}
+    env.update({
+        "PORT": str(port), "HOST": "127.0.0.1", "PYTHON": PYTHON,
+        "MARKETDATA_VAR_DIR": str(tmp / f"var-{port}"),
+        "CACHE_KEY_PREFIX": f"it-{uuid.uuid4().hex[:8]}",
+        "LOG_LEVEL": "INFO",
+    })
+    env.update(extra_env or {})
+    log_path = tmp / f"service-{port}.log"
+    proc = _spawn([str(ROOT / "bin" / "serve")], env, log_path)
+    server = Process(f"http://127.0.0.1:{port}", proc, log_path, env)
+    try:
+        wait_for(f"{server.base_url}/v1/ping", timeout=90)
+    except TimeoutError:
+        server.stop()
+        raise AssertionError(f"service did not start:\n{server.log()}") from None
+    return server
+
+
+def http(method: str, url: str, body: Any = None, timeout: float = 30.0,
+         headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method,
+                                     headers={"Content-Type": "application/json",
+                                              **(headers or {})})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), exc.read()
