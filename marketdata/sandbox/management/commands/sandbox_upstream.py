@@ -1,0 +1,28 @@
+"""``manage.py sandbox_upstream``: serve the Yahoo sandbox as a separate upstream process.
+
+Why a management command: same entry point style as the rest of the project; it imports
+nothing database-related, so it starts without a configured database.
+"""
+
+from __future__ import annotations
+
+from argparse import ArgumentParser
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+from marketdata.sandbox.cli import add_arguments, serve
+
+
+class Command(BaseCommand):
+    help = "Serve the deterministic Yahoo Finance simulator over HTTP (loopback tests)."
+    requires_system_checks: list[str] = []
+    requires_migrations_checks = False
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        add_arguments(parser)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        serve(options["host"], options["port"], options["latency_ms"], options["fail_rate"],
+              options["seed"], options["crumb_ttl"],
+              announce=lambda line: (self.stdout.write(line), self.stdout.flush()))

@@ -1,0 +1,1 @@
+"""Yahoo Finance upstream simulator: one module per endpoint family, wired in router.py."""
