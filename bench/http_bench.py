@@ -77,19 +77,22 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--threads", type=int, default=16)
     parser.add_argument("--path", default="/v1/simple-quotes?symbols=AAPL")
+    parser.add_argument("--log-level", default="INFO",
+                        help="the service's LOG_LEVEL (INFO writes one access line a request)")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         sys.exit("wrk not found: apt-get install wrk")
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-"))
     env = {"MARKETDATA_UPSTREAM": "sandbox", "WEB_CONCURRENCY": str(args.workers),
-           "WEB_THREADS": str(args.threads), "LOG_LEVEL": "WARNING"}
+           "WEB_THREADS": str(args.threads), "LOG_LEVEL": args.log_level}
     service = start_service(tmp, env)
     floor = None
     try:
-        status, headers, body = http("GET", service.base_url + args.path)
-        assert status == 200, body
-        status, headers, body = http("GET", service.base_url + args.path)
+        # Warm every worker process (with the local-memory cache each has its own).
+        for _ in range(20 * args.workers):
+            status, headers, body = http("GET", service.base_url + args.path)
+            assert status == 200, body
         assert headers.get("X-Cache") == "HIT", headers
         floor = start_floor(tmp, body, args.workers, args.threads)
         floor_path = args.path.split("?")[0]
@@ -103,6 +106,7 @@ def main() -> None:
         summary = {
             "path": args.path, "bytes": len(body), "duration_s": args.duration,
             "connections": args.connections, "workers": args.workers, "threads": args.threads,
+            "log_level": args.log_level,
             "results": results,
         }
         print(json.dumps(summary, indent=2))

@@ -295,6 +295,10 @@ def _single_flight(flight_key: str, check: Callable[[], T | None],
         while True:
             if _safe_add(lock_key, token, _lock_timeout()):
                 try:
+                    # A leader elsewhere may have stored and released just before our SET NX.
+                    result = check()
+                    if result is not None:
+                        return result, False
                     return produce(), True
                 finally:
                     if _safe_get(lock_key) == token:

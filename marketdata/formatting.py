@@ -16,6 +16,10 @@ from typing import Any
 _SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
 
 
+def _finite(value: Any) -> bool:
+    return value is not None and math.isfinite(value)
+
+
 def raw(value: Any) -> Any:
     """The number inside a Yahoo value: ``{raw, fmt}`` -> raw; bare numbers pass through.
 
@@ -23,7 +27,7 @@ def raw(value: Any) -> Any:
     """
     if isinstance(value, dict):
         value = value.get("raw")
-    if isinstance(value, float) and math.isnan(value):
+    if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
 
@@ -43,8 +47,8 @@ def round_half_up(value: float, decimals: int = 2) -> float:
 
 
 def fixed(value: float | None, decimals: int = 2, commas: bool = False) -> str | None:
-    """'1234.50' or, with commas, '1,234.50'."""
-    if value is None:
+    """'1234.50' or, with commas, '1,234.50'. None, NaN and infinities give None."""
+    if not _finite(value):
         return None
     d = _decimal(value, decimals)
     return f"{d:,.{decimals}f}" if commas else f"{d:.{decimals}f}"
@@ -64,21 +68,23 @@ def signed_fixed(value: float | None, decimals: int = 2, commas: bool = False) -
 def percent(value: float | None, *, fraction: bool = False, sign: bool = True,
             decimals: int = 2) -> str | None:
     """'+0.69%': ``fraction=True`` when the input is 0.0069 rather than 0.69."""
-    if value is None:
+    if not _finite(value):
         return None
     text = fixed(value * 100 if fraction else value, decimals) + "%"
     return signed(text) if sign else text
 
 
 def compact(value: float | None, decimals: int = 2) -> str | None:
-    """Abbreviate large magnitudes: 3688676720640 -> '3.69T', 2.5e12 -> '2.5T', 950 -> '950'."""
-    if value is None:
+    """Abbreviate large magnitudes: 3688676720640 -> '3.69T', 2.5e12 -> '2.5T', 950 -> '950'.
+
+    The unit is chosen after rounding, so 999,999.999 is '1M', not '1000k'.
+    """
+    if not _finite(value):
         return None
-    magnitude = abs(value)
     for threshold, suffix in _SUFFIXES:
-        if magnitude >= threshold:
-            text = format(_decimal(value / threshold, decimals), "f")
-            return _trim(text) + suffix
+        scaled = _decimal(value / threshold, decimals)
+        if abs(scaled) >= 1:
+            return _trim(format(scaled, "f")) + suffix
     return _trim(format(_decimal(value, decimals), "f"))
 
 

@@ -167,11 +167,12 @@ def parse_host_map(text: str) -> dict[str, str]:
         if not item.strip():
             continue
         host, sep, target = item.partition("=")
-        if not sep or not target.strip():
+        if not sep or not host.strip() or not target.strip():
             raise ValueError(f"UPSTREAM_HOST_MAP entry {item!r} is not host=URL")
         target = target.strip().rstrip("/")
-        if urlsplit(target).scheme not in ("http", "https"):
-            raise ValueError(f"UPSTREAM_HOST_MAP target {target!r} needs http:// or https://")
+        parts = urlsplit(target)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"UPSTREAM_HOST_MAP target {target!r} needs http(s)://host[:port]")
         mapping[host.strip().lower()] = target
     return mapping
 

@@ -16,10 +16,12 @@ _SYMBOL = re.compile(r"^\^?[A-Z0-9][A-Z0-9.\-=&]*$")
 
 def normalize_symbol(text: str) -> str | None:
     """The canonical (upper-case, trimmed) symbol, or None when it is not a valid symbol."""
+    if not text.isascii():  # before upper(): 'ß'.upper() == 'SS' would slip through
+        return None
     symbol = text.strip().upper()
     if not symbol or len(symbol) > MAX_SYMBOL_LENGTH or ".." in symbol:
         return None
-    if not symbol.isascii() or not _SYMBOL.match(symbol):
+    if not _SYMBOL.match(symbol):
         return None
     return symbol
 

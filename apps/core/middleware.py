@@ -11,7 +11,6 @@ import re
 import time
 import uuid
 from collections.abc import Callable
-from urllib.parse import urlencode
 
 import structlog
 from django.conf import settings
@@ -120,7 +119,11 @@ class ResponseCacheMiddleware:
         if request.method != "GET" or not path.startswith("/v1/") or \
                 path.startswith(_UNCACHEABLE):
             return None
-        query = urlencode(sorted(request.GET.lists()), doseq=True)
+        # The raw query, parameters sorted (no decode/re-encode: two spellings of one
+        # query at worst cost one extra miss).
+        query = request.META.get("QUERY_STRING", "")
+        if "&" in query:
+            query = "&".join(sorted(query.split("&")))
         url = f"{path}?{query}"
         if len(url) > 160:  # long symbol lists: keep keys short for every backend
             url = hashlib.sha256(url.encode()).hexdigest()

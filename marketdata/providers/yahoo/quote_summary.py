@@ -19,11 +19,10 @@ QUOTE_MODULES = ("assetProfile", "price", "summaryDetail", "defaultKeyStatistics
 def parse_quote_summary(payload: Any) -> dict[str, Any]:
     """quoteSummary body -> {module: body}. Module values keep Yahoo's shape: bare
     numbers or {raw, fmt} objects; read them with :func:`marketdata.formatting.raw`."""
-    try:
-        body = payload["quoteSummary"]
-    except (KeyError, TypeError) as exc:
+    body = payload.get("quoteSummary") if isinstance(payload, dict) else None
+    if not isinstance(body, dict):
         raise UpstreamBadResponse("yahoo", "Yahoo Finance quoteSummary answer has no "
-                                  "'quoteSummary' object") from exc
+                                  "'quoteSummary' object")
     results = body.get("result")
     if not results:
         raise NotFound(yahoo_error_description(payload) or "No data for symbol")
