@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, date, datetime
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
 _SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
@@ -32,11 +32,16 @@ def raw(value: Any) -> Any:
     return value
 
 
+# Enough digits for any float's integer part (the default 28 fails above 1e28).
+_CONTEXT = Context(prec=400)
+
+
 def _decimal(value: float, decimals: int) -> Decimal:
     # Round the shortest repr of the float, half up, so 2.675 -> "2.68" as a person reads it,
     # not the binary expansion's '2.67'.
     quant = Decimal(1).scaleb(-decimals)
-    rounded = Decimal(repr(float(value))).quantize(quant, rounding=ROUND_HALF_UP)
+    rounded = Decimal(repr(float(value))).quantize(quant, rounding=ROUND_HALF_UP,
+                                                   context=_CONTEXT)
     return rounded.copy_abs() if rounded.is_zero() else rounded  # never print '-0.00'
 
 

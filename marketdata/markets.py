@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 EASTERN = ZoneInfo("America/New_York")
 PRE_MARKET_START = time(4, 0)
 POST_MARKET_END = time(20, 0)
+EARLY_CLOSE_POST_MARKET_END = time(17, 0)  # late trading ends at 17:00 on early-close days
 _REGULAR_CLOSE = time(16, 0)
 
 
@@ -96,6 +97,11 @@ class _Calendar:
 _calendar = _Calendar()
 
 
+def post_market_end(day: SessionDay) -> datetime:
+    end = EARLY_CLOSE_POST_MARKET_END if day.early_close else POST_MARKET_END
+    return datetime.combine(day.day, end, EASTERN)
+
+
 @lru_cache(maxsize=64)
 def session_day(day: date) -> SessionDay:
     """Facts about one US trading day (memoised; cleared when the calendar is rebuilt)."""
@@ -112,7 +118,7 @@ def market_status(now: datetime | None = None) -> MarketStatus:
         return MarketStatus(MarketPhase.CLOSED, "Closed", reason, now, day)
     assert day.open is not None and day.close is not None
     pre_start = datetime.combine(local.date(), PRE_MARKET_START, EASTERN)
-    post_end = datetime.combine(local.date(), POST_MARKET_END, EASTERN)
+    post_end = post_market_end(day)
     if day.open <= now < day.close:
         if day.early_close:
             return MarketStatus(MarketPhase.OPEN, "Early Close", "Early close day", now, day)
@@ -131,7 +137,9 @@ def market_phase(now: datetime | None = None) -> MarketPhase:
 
 def seconds_until_phase_change(now: datetime | None = None) -> float:
     """Seconds until the next open/close/pre/post boundary, so a TTL never spans one."""
-    now = now or datetime.now(UTC)
+    # In UTC: aware datetimes in one zone subtract by wall clock, which is off by an hour
+    # across a DST change.
+    now = (now or datetime.now(UTC)).astimezone(UTC)
     local = now.astimezone(EASTERN)
     candidates: list[datetime] = []
     for offset in range(0, 8):
@@ -141,7 +149,7 @@ def seconds_until_phase_change(now: datetime | None = None) -> float:
         assert day.open is not None and day.close is not None
         candidates += [
             datetime.combine(day.day, PRE_MARKET_START, EASTERN), day.open, day.close,
-            datetime.combine(day.day, POST_MARKET_END, EASTERN),
+            post_market_end(day),
         ]
         if any(c > now for c in candidates):
             break

@@ -75,7 +75,8 @@ class YahooAuth:
 
     def _handshake(self) -> str:
         client = self._client
-        client.session(yahoo.PROVIDER.name).cookies.clear()
+        # The jar is shared with requests in flight, so it is not cleared: the new cookie
+        # replaces the old one when Yahoo sets it.
         try:
             client.request("yahoo", "auth.cookie", yahoo.COOKIE_URL)
             answer = client.request("yahoo", "auth.crumb", f"{yahoo.QUERY1}/v1/test/getcrumb")
