@@ -82,7 +82,10 @@ def logs():
     handler = logging.StreamHandler(stream)
     handler.setFormatter(formatters[0])
     root.addHandler(handler)
+    level = root.level
+    root.setLevel(logging.INFO)  # the access lines are INFO, whatever LOG_LEVEL the run uses
     try:
         yield LogCapture(stream)
     finally:
+        root.setLevel(level)
         root.removeHandler(handler)
