@@ -7,6 +7,7 @@ layer, and the response cache can answer before DRF, sessions or auth run at all
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import time
 import uuid
@@ -62,27 +63,37 @@ class AccessLogMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
         self.threshold_ms = float(settings.PERFORMANCE_THRESHOLD_MS)
+        self._stdlib_logger = logging.getLogger("apps.core.access")
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         started = time.perf_counter()
         response = self.get_response(request)
         duration_ms = round((time.perf_counter() - started) * 1000, 3)
+        # This line is the request's log record; Django's own 4xx/5xx line would repeat it
+        # after the correlation id is unbound.
+        response._has_been_logged = True
         status = response.status_code
+        slow = duration_ms > self.threshold_ms
+        level = (logging.ERROR if status >= 500 else logging.WARNING if status >= 400
+                 or slow else logging.INFO)
+        if not self._stdlib_logger.isEnabledFor(level):
+            return response  # nothing to log at this level: build nothing
         operation = f"{request.method} {request.path}"
+        if slow:
+            log.warning(f"Slow operation detected - {operation} ({duration_ms}ms)",
+                        operation=operation, duration_ms=duration_ms,
+                        threshold_ms=self.threshold_ms, performance=True)
+        elif self._stdlib_logger.isEnabledFor(logging.DEBUG):
+            log.debug(f"Operation completed - {operation} ({duration_ms}ms)",
+                      operation=operation, duration_ms=duration_ms, performance=True)
         fields = {"method": request.method, "path": request.path, "status_code": status,
                   "duration_ms": duration_ms}
         match = getattr(request, "resolver_match", None)
         if match is not None and match.url_name:
             fields["route"] = match.url_name
-        if request.GET:
-            fields["params"] = request.GET.dict()
-        if duration_ms > self.threshold_ms:
-            log.warning(f"Slow operation detected - {operation} ({duration_ms}ms)",
-                        operation=operation, duration_ms=duration_ms,
-                        threshold_ms=self.threshold_ms, performance=True)
-        else:
-            log.debug(f"Operation completed - {operation} ({duration_ms}ms)",
-                      operation=operation, duration_ms=duration_ms, performance=True)
+        query = request.META.get("QUERY_STRING")
+        if query:
+            fields["params"] = query  # raw: parsing it only to log it costs more than the hit
         message = f"API response sent - {operation} ({status}) [{duration_ms}ms]"
         if status >= 500:
             log.error(message, api_response=True, **fields)
@@ -90,9 +101,6 @@ class AccessLogMiddleware:
             log.warning(message, api_response=True, **fields)
         else:
             log.info(message, api_response=True, **fields)
-        # This line is the request's log record; Django's own 4xx/5xx line would repeat it
-        # after the correlation id is unbound.
-        response._has_been_logged = True
         return response
 
 
