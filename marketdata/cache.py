@@ -60,8 +60,7 @@ class TTLPolicy:
         if not self.market_aware:
             seconds = self.open
         else:
-            status = markets.market_status()
-            phase = now_phase or status.phase
+            phase = now_phase or markets.market_phase()
             seconds = {markets.MarketPhase.OPEN: self.open, markets.MarketPhase.PRE: self.extended,
                        markets.MarketPhase.POST: self.extended}.get(phase, self.closed)
             if seconds > self.open:

@@ -193,6 +193,9 @@ class UpstreamClient:
 
     # -- setup -------------------------------------------------------------------------
     def register(self, provider: ProviderConfig) -> ProviderConfig:
+        known = self._providers.get(provider.name)
+        if known is not None:  # the common case: no lock on the request path
+            return known
         with self._lock:
             if provider.name not in self._providers:
                 self._providers[provider.name] = provider

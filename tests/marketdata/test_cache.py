@@ -35,6 +35,7 @@ from marketdata.errors import (
     UpstreamUnavailable,
 )
 from tests.conftest import REDIS_URL
+from tests.marketdata.threads import run_threads
 
 FIXED = TTLPolicy("fixed", open=60, extended=60, closed=60, market_aware=False)
 LONG = TTLPolicy("long", open=3600, extended=3600, closed=3600, market_aware=False)
@@ -304,26 +305,6 @@ class TestStaleOnError:
 
 
 # -- single-flight ---------------------------------------------------------------------------------
-def run_threads(n: int, target) -> list:
-    barrier = threading.Barrier(n)
-    results: list = [None] * n
-
-    def worker(i: int) -> None:
-        barrier.wait(10)
-        try:
-            results[i] = ("ok", target())
-        except Exception as exc:  # noqa: BLE001 - collected for the assertions
-            results[i] = ("error", exc)
-
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(n)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    assert not any(thread.is_alive() for thread in threads)
-    return results
-
-
 class TestSingleFlight:
     def test_50_threads_one_cold_key_one_fetch(self):
         fetch = Fetch({"price": 42}, delay=0.3)

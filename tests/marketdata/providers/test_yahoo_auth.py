@@ -19,6 +19,7 @@ from marketdata.logs import build_logging_config
 from marketdata.providers.yahoo.auth import Credentials, YahooAuth, valid_crumb
 from marketdata.providers.yahoo.client import _client, get_auth, get_json
 from tests.conftest import CRUMB, QUERY1, QUERY2, calls_to
+from tests.marketdata.threads import run_threads
 
 QUOTE_URL = f"{QUERY1}/v7/finance/quote"
 GETCRUMB1 = f"{QUERY1}/v1/test/getcrumb"
@@ -33,25 +34,6 @@ QUOTE_BODY = {"quoteResponse": {"result": [{"symbol": "AAPL", "regularMarketPric
 
 def query_of(request) -> dict[str, list[str]]:
     return parse_qs(urlsplit(request.url).query)
-
-
-def run_threads(n: int, target) -> list:
-    barrier = threading.Barrier(n)
-    results: list = [None] * n
-
-    def worker(i: int) -> None:
-        barrier.wait(10)
-        try:
-            results[i] = ("ok", target())
-        except Exception as exc:  # noqa: BLE001 - collected for the assertions
-            results[i] = ("error", exc)
-
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(n)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    return results
 
 
 def url_re(url: str) -> re.Pattern:
