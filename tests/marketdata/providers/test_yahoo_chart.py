@@ -74,6 +74,7 @@ def test_every_chart_recording(recording, path):
 
 
 def test_only_the_1m_weekend_recording_has_no_rows(recording):
+    recording(EMPTY_1M)  # skips when ../shared/upstream is absent
     empty = [p for p in CHARTS if not expected_rows(recording(p))]
     assert empty == [EMPTY_1M]
 

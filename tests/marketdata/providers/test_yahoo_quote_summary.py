@@ -71,6 +71,7 @@ def test_every_summary_recording(recording, path):
 
 
 def test_the_404_bodies(recording):
+    recording(NOT_FOUND_BODIES[0])  # skips when ../shared/upstream is absent
     found = [p for p in EVERY_SUMMARY
              if recording(p).get("quoteSummary", {"result": 1})["result"] is None]
     assert found == NOT_FOUND_BODIES
