@@ -251,6 +251,27 @@ class _Entry:
             raise error_from_dict(self.error)
         return self.value
 
+    def stale_copy(self) -> _Entry | None:
+        """This entry marked stale (served when the upstream fails); None for an error."""
+        return None if self.error is not None else _Entry(self.value, None, 0.0, self.stored_at)
+
+
+def _stale_copies(entries: Mapping[str, _Entry]) -> dict[str, _Entry]:
+    return {k: copy for k, e in entries.items() if (copy := e.stale_copy()) is not None}
+
+
+def _account(provider: str, group: str, entry: _Entry, produced: bool) -> None:
+    """Count one served entry and note it on the request's cache report."""
+    if not entry.fresh and entry.error is None:
+        stats.record(provider, group, "stale")
+        _note(STALE, None)
+    elif produced:
+        stats.record(provider, group, "miss")
+        _note(MISS, entry.remaining)
+    else:
+        stats.record(provider, group, "hit")
+        _note(HIT, entry.remaining)
+
 
 def _max_stale() -> int:
     return int(getattr(settings, "CACHE_MAX_STALE_SECONDS", 86400))
@@ -343,8 +364,7 @@ def fetch_through(provider: str, call: str, params: Mapping[str, Any],
     key = cache_key(provider, call, params)
     entry: _Entry | None = _safe_get(key)
     if entry is not None and entry.fresh:
-        stats.record(provider, group, "hit")
-        _note(HIT, entry.remaining)
+        _account(provider, group, entry, produced=False)
         log.debug("cache hit", cache_key=key[-40:], cache_hit=True)
         return entry.result()
 
@@ -354,8 +374,9 @@ def fetch_through(provider: str, call: str, params: Mapping[str, Any],
             return current
         remembered = _remembered_error(key)
         if remembered is not None:
-            if current is not None and current.error is None:
-                return _Entry(current.value, None, 0.0, current.stored_at)  # serve stale
+            stale = current.stale_copy() if current is not None else None
+            if stale is not None:
+                return stale
             raise error_from_dict(remembered)
         return None
 
@@ -367,27 +388,19 @@ def fetch_through(provider: str, call: str, params: Mapping[str, Any],
             return _store(key, None, _negative_ttl(ttl), error=exc)
         except UpstreamError as exc:
             _remember_error(key, exc)
-            stale: _Entry | None = _safe_get(key)
-            if stale is not None and stale.error is None:
+            current: _Entry | None = _safe_get(key)
+            stale = current.stale_copy() if current is not None else None
+            if stale is not None:
                 log.warning("serving stale after upstream error", provider=provider,
                             cache_key=key[-40:], error=exc.detail)
-                return _Entry(stale.value, None, 0.0, stale.stored_at)
+                return stale
             stats.record(provider, group, "error")
             raise
         return _store(key, value, ttl)
 
     log.debug("cache miss", cache_key=key[-40:], cache_hit=False)
     result, produced = _single_flight(key, check, produce)
-    if not result.fresh and result.error is None:
-        stats.record(provider, group, "stale")
-        _note(STALE, None)
-        return result.value
-    if produced:
-        stats.record(provider, group, "miss")
-        _note(MISS, result.remaining)
-    else:
-        stats.record(provider, group, "hit")
-        _note(HIT, result.remaining)
+    _account(provider, group, result, produced)
     return result.result()
 
 
@@ -416,8 +429,7 @@ def fetch_many_through(provider: str, call: str, items: Iterable[str],
     for item in items:
         if item not in missing:
             found[item] = entries[item]
-            stats.record(provider, group, "hit")
-            _note(HIT, entries[item].remaining)
+            _account(provider, group, entries[item], produced=False)
 
     if missing:
         flight_key = cache_key(provider, call + ":batch", {**(params or {}),
@@ -429,9 +441,9 @@ def fetch_many_through(provider: str, call: str, items: Iterable[str],
                 return current
             remembered = _remembered_error(flight_key)
             if remembered is not None:
-                stale = {i: e for i, e in current.items() if e.error is None}
+                stale = _stale_copies(current)
                 if stale:
-                    return {i: _Entry(e.value, None, 0.0, e.stored_at) for i, e in stale.items()}
+                    return stale
                 raise error_from_dict(remembered)
             return None
 
@@ -441,12 +453,11 @@ def fetch_many_through(provider: str, call: str, items: Iterable[str],
                 fetched = fetch_batch(missing)
             except UpstreamError as exc:
                 _remember_error(flight_key, exc)
-                stale = {i: e for i, e in read(missing).items() if e.error is None}
+                stale = _stale_copies(read(missing))
                 if stale:
                     log.warning("serving stale after upstream error", provider=provider,
                                 error=exc.detail)
-                    return {i: _Entry(e.value, None, 0.0, e.stored_at)
-                            for i, e in stale.items()}
+                    return stale
                 stats.record(provider, group, "error")
                 raise
             out: dict[str, _Entry] = {}
@@ -461,14 +472,8 @@ def fetch_many_through(provider: str, call: str, items: Iterable[str],
         result, produced = _single_flight(flight_key, check, produce)
         for item in missing:
             entry = result.get(item)
-            if entry is None:
-                continue
-            if not entry.fresh and entry.error is None:
-                stats.record(provider, group, "stale")
-                _note(STALE, None)
-            else:
-                stats.record(provider, group, "miss" if produced else "hit")
-                _note(MISS if produced else HIT, entry.remaining)
-            found[item] = entry
+            if entry is not None:
+                _account(provider, group, entry, produced)
+                found[item] = entry
 
     return {i: found[i].value for i in items if i in found and found[i].error is None}
