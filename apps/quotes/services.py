@@ -66,8 +66,9 @@ def _module(modules: dict[str, Any], name: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _first(module: dict[str, Any], *names: str) -> Any:
-    for name in names:
+def _first(*sources: tuple[dict[str, Any], str]) -> Any:
+    """The first present value among (module, field) pairs; a real 0 counts as present."""
+    for module, name in sources:
         value = raw(module.get(name))
         if value is not None:
             return value
@@ -83,16 +84,17 @@ def full_quote(symbol: str, modules: dict[str, Any]) -> dict[str, Any]:
     calendar = _module(modules, "calendarEvents")
     performance = _module(_module(modules, "quoteUnadjustedPerformanceOverview"),
                           "performanceOverview")
-    hint = raw(price.get("priceHint")) or raw(detail.get("priceHint")) or 2
+    hint = _first((price, "priceHint"), (detail, "priceHint"))
+    hint = 2 if hint is None else int(hint)
 
     def p(value: Any) -> str | None:
-        return fmt.price(raw(value), int(hint))
+        return fmt.price(raw(value), hint)
 
     market_time = raw(price.get("regularMarketTime")) or 0
     pre_time = raw(price.get("preMarketTime")) or 0
     post_time = raw(price.get("postMarketTime")) or 0
-    volume = raw(detail.get("volume")) or raw(price.get("regularMarketVolume"))
-    avg_volume = raw(detail.get("averageVolume")) or raw(price.get("averageDailyVolume3Month"))
+    volume = _first((detail, "volume"), (price, "regularMarketVolume"))
+    avg_volume = _first((detail, "averageVolume"), (price, "averageDailyVolume3Month"))
     rating = raw(stats.get("morningStarOverallRating"))
     risk = raw(stats.get("morningStarRiskRating"))
     earnings = (calendar.get("earnings") or {}).get("earningsDate") or []
@@ -107,23 +109,23 @@ def full_quote(symbol: str, modules: dict[str, Any]) -> dict[str, Any]:
         "change": fmt.signed(p(price.get("regularMarketChange"))),
         "percentChange": fmt.percent(raw(price.get("regularMarketChangePercent")),
                                      fraction=True),
-        "open": p(detail.get("open") or price.get("regularMarketOpen")),
-        "high": p(detail.get("dayHigh") or price.get("regularMarketDayHigh")),
-        "low": p(detail.get("dayLow") or price.get("regularMarketDayLow")),
+        "open": p(_first((detail, "open"), (price, "regularMarketOpen"))),
+        "high": p(_first((detail, "dayHigh"), (price, "regularMarketDayHigh"))),
+        "low": p(_first((detail, "dayLow"), (price, "regularMarketDayLow"))),
         "yearHigh": p(detail.get("fiftyTwoWeekHigh")),
         "yearLow": p(detail.get("fiftyTwoWeekLow")),
         "volume": int(volume) if volume is not None else None,
         "avgVolume": int(avg_volume) if avg_volume is not None else None,
-        "marketCap": fmt.compact(raw(detail.get("marketCap")) or raw(price.get("marketCap"))),
-        "beta": fmt.fixed(raw(detail.get("beta")) or raw(stats.get("beta"))),
+        "marketCap": fmt.compact(_first((detail, "marketCap"), (price, "marketCap"))),
+        "beta": fmt.fixed(_first((detail, "beta"), (stats, "beta"))),
         "pe": fmt.fixed(raw(detail.get("trailingPE"))),
-        "eps": fmt.fixed(raw(stats.get("trailingEps")) or raw(detail.get("trailingEps"))),
+        "eps": fmt.fixed(_first((stats, "trailingEps"), (detail, "trailingEps"))),
         "dividend": fmt.fixed(raw(detail.get("dividendRate"))),
         # Funds report their distribution yield as `yield`, stocks as `dividendYield`.
-        "yield": fmt.percent(_first(detail, "dividendYield", "yield"), fraction=True,
-                             sign=False),
-        "exDividend": fmt.long_date(raw(detail.get("exDividendDate"))
-                                    or raw(calendar.get("exDividendDate"))),
+        "yield": fmt.percent(_first((detail, "dividendYield"), (detail, "yield")),
+                             fraction=True, sign=False),
+        "exDividend": fmt.long_date(_first((detail, "exDividendDate"),
+                                           (calendar, "exDividendDate"))),
         "netAssets": fmt.compact(raw(detail.get("totalAssets"))),
         "nav": p(detail.get("navPrice")),
         "expenseRatio": fmt.percent(raw(stats.get("annualReportExpenseRatio")), fraction=True,
