@@ -75,8 +75,8 @@ class AccessLogMiddleware:
         status = response.status_code
         slow = duration_ms > self.threshold_ms
         level = (logging.ERROR if status >= 500 else logging.WARNING if status >= 400
-                 or slow else logging.INFO)
-        if not self._stdlib_logger.isEnabledFor(level):
+                 else logging.INFO)
+        if not (slow or self._stdlib_logger.isEnabledFor(level)):
             return response  # nothing to log at this level: build nothing
         operation = f"{request.method} {request.path}"
         if slow:
@@ -94,13 +94,8 @@ class AccessLogMiddleware:
         query = request.META.get("QUERY_STRING")
         if query:
             fields["params"] = query  # raw: parsing it only to log it costs more than the hit
-        message = f"API response sent - {operation} ({status}) [{duration_ms}ms]"
-        if status >= 500:
-            log.error(message, api_response=True, **fields)
-        elif status >= 400:
-            log.warning(message, api_response=True, **fields)
-        else:
-            log.info(message, api_response=True, **fields)
+        log.log(level, f"API response sent - {operation} ({status}) [{duration_ms}ms]",
+                api_response=True, **fields)
         return response
 
 

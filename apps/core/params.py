@@ -55,10 +55,6 @@ class QuerySerializer(serializers.Serializer):
         raise NotImplementedError
 
 
-def _field_for(serializer: serializers.Serializer, name: str) -> serializers.Field | None:
-    return serializer.fields.get(name)
-
-
 def _error_kind(field: serializers.Field | None, code: str) -> tuple[str, str | None]:
     if field is not None and code in _MESSAGES:
         kind, build = _MESSAGES[code]
@@ -101,7 +97,7 @@ def validate_query(serializer_class: type[serializers.Serializer],
         return dict(serializer.validated_data)
     errors: list[FieldError] = []
     for name, detail in serializer.errors.items():
-        _flatten(name, detail, _field_for(serializer, name), params, errors)
+        _flatten(name, detail, serializer.fields.get(name), params, errors)
     raise InvalidParameters(errors)
 
 

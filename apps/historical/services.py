@@ -8,9 +8,8 @@ from zoneinfo import ZoneInfo
 
 from apps.core.symbols import require_symbol
 from marketdata.formatting import round_half_up
+from marketdata.markets import EASTERN
 from marketdata.providers.yahoo.chart import INTRADAY, Candles, fetch_candles
-
-EASTERN = ZoneInfo("America/New_York")
 
 
 def _zone(name: str | None) -> ZoneInfo:
