@@ -177,6 +177,25 @@ def parse_host_map(text: str) -> dict[str, str]:
     return mapping
 
 
+def rewrite_url(url: str, host_map: Mapping[str, str]) -> str:
+    """Send ``url`` to the base URL its host is mapped to (exact host, then ``*.`` patterns)."""
+    if not host_map:
+        return url
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    target = host_map.get(host)
+    if target is None:
+        for pattern, base in host_map.items():
+            if pattern.startswith("*.") and (host.endswith(pattern[1:]) or host == pattern[2:]):
+                target = base
+                break
+    if target is None:
+        return url
+    base = urlsplit(target)
+    path = base.path.rstrip("/") + parts.path
+    return urlunsplit((base.scheme, base.netloc, path, parts.query, parts.fragment))
+
+
 class UpstreamClient:
     """Thread-safe client shared by all requests of a process."""
 
@@ -235,22 +254,7 @@ class UpstreamClient:
     # -- calls -------------------------------------------------------------------------
     def rewrite(self, url: str) -> str:
         """Apply UPSTREAM_HOST_MAP to ``url``."""
-        if not self.host_map:
-            return url
-        parts = urlsplit(url)
-        host = (parts.hostname or "").lower()
-        target = self.host_map.get(host)
-        if target is None:
-            for pattern, base in self.host_map.items():
-                if pattern.startswith("*.") and (host.endswith(pattern[1:]) or
-                                                 host == pattern[2:]):
-                    target = base
-                    break
-        if target is None:
-            return url
-        base = urlsplit(target)
-        path = base.path.rstrip("/") + parts.path
-        return urlunsplit((base.scheme, base.netloc, path, parts.query, parts.fragment))
+        return rewrite_url(url, self.host_map)
 
     def request(self, provider: str, endpoint: str, url: str, *, method: str = "GET",
                 params: Mapping[str, Any] | None = None, data: Mapping[str, Any] | None = None,

@@ -11,14 +11,13 @@ import sys
 
 import requests
 
-from marketdata.http import DEFAULT_USER_AGENT, UpstreamClient, parse_host_map
+from marketdata.http import DEFAULT_USER_AGENT, parse_host_map, rewrite_url
 
 PROBE_URL = "https://query2.finance.yahoo.com/v8/finance/chart/SPY?range=1d&interval=1d"
 
 
 def yahoo_answers(timeout: float = 4.0) -> bool:
-    url = UpstreamClient(parse_host_map(os.environ.get("UPSTREAM_HOST_MAP", ""))).rewrite(
-        PROBE_URL)
+    url = rewrite_url(PROBE_URL, parse_host_map(os.environ.get("UPSTREAM_HOST_MAP", "")))
     try:
         response = requests.get(url, timeout=timeout, headers={"User-Agent": DEFAULT_USER_AGENT})
     except requests.RequestException:
