@@ -60,11 +60,6 @@ class InvalidParameters(MarketDataError):
         super().__init__("Invalid request")
         self.errors = errors
 
-    @classmethod
-    def single(cls, param: str, message: str, kind: str = "value_error", value: Any = None,
-               location: str = "query") -> InvalidParameters:
-        return cls([FieldError(param, message, kind, value, location)])
-
     def by_param(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         for err in self.errors:

@@ -17,13 +17,3 @@ class ORJSONRenderer(BaseRenderer):
             return b""
         return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS)
 
-
-class EventStreamRenderer(BaseRenderer):
-    """Lets DRF accept ``Accept: text/event-stream`` (browsers' EventSource) on stream views."""
-
-    media_type = "text/event-stream"
-    format = "event-stream"
-
-    def render(self, data: Any, accepted_media_type: str | None = None,
-               renderer_context: dict | None = None) -> bytes:
-        return orjson.dumps(data)

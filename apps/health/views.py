@@ -34,6 +34,8 @@ class HealthStatus(serializers.Serializer):
     upstream = serializers.CharField(help_text="live | sandbox")
     cache = CacheStatus()
     services = serializers.DictField(required=False)
+    cache_stats = serializers.DictField(
+        required=False, help_text="{provider: {group: {hit, miss, stale, error}}} counters")
 
 
 def _now() -> str:

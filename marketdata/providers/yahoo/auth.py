@@ -69,10 +69,6 @@ class YahooAuth:
             log.info("yahoo crumb refreshed", generation=self._generation)
             return self._credentials
 
-    def invalidate(self) -> None:
-        with self._lock:
-            self._credentials = None
-
     def _handshake(self) -> str:
         client = self._client
         # The jar is shared with requests in flight, so it is not cleared: the new cookie
