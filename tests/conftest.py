@@ -6,9 +6,13 @@ cleanly when the shared folder is absent.
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -117,3 +121,45 @@ def api():
 def calls_to(mock: responses.RequestsMock, fragment: str) -> list[Any]:
     """Recorded calls whose URL contains ``fragment``."""
     return [c for c in mock.calls if fragment in c.request.url]
+
+
+class LogCapture:
+    """Log lines as the project's JSON formatter renders them."""
+
+    def __init__(self, stream: io.StringIO) -> None:
+        self.stream = stream
+
+    def text(self) -> str:
+        return self.stream.getvalue()
+
+    def lines(self) -> list[str]:
+        return [line for line in self.text().splitlines() if line.strip()]
+
+    def records(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.lines()]
+
+    def clear(self) -> None:
+        self.stream.seek(0)
+        self.stream.truncate()
+
+
+@contextmanager
+def capture_logs(logger_name: str = "", level: int = logging.INFO) -> Iterator[LogCapture]:
+    """Capture ``logger_name`` (root when empty) and below at ``level``, rendered by the
+    project's own structured formatter in JSON, whatever LOG_FORMAT/LOG_LEVEL the run uses."""
+    from marketdata.logs import build_logging_config
+
+    config = dict(build_logging_config("INFO", "json")["formatters"]["structured"])
+    factory = config.pop("()")
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(factory(**config))
+    logger = logging.getLogger(logger_name or None)
+    old_level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(level)
+    try:
+        yield LogCapture(stream)
+    finally:
+        logger.setLevel(old_level)
+        logger.removeHandler(handler)

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import io
-import json
 import logging
 import time as _time
-from typing import Any
 
 import pytest
-import structlog
+
+from tests.conftest import capture_logs
 
 
 @pytest.fixture(autouse=True)
@@ -51,41 +49,8 @@ def cache_clock(monkeypatch):
     return clock
 
 
-class LogCapture:
-    """The log lines as the configured (JSON) formatter renders them."""
-
-    def __init__(self, stream: io.StringIO) -> None:
-        self.stream = stream
-
-    def lines(self) -> list[str]:
-        return [line for line in self.stream.getvalue().splitlines() if line.strip()]
-
-    def records(self) -> list[dict[str, Any]]:
-        return [json.loads(line) for line in self.lines()]
-
-    def clear(self) -> None:
-        self.stream.seek(0)
-        self.stream.truncate()
-
-
 @pytest.fixture
 def logs():
-    from django.conf import settings
-
-    if getattr(settings, "LOG_FORMAT", "json") != "json":
-        pytest.skip("log-line tests read the JSON format (LOG_FORMAT=json, the default)")
-    root = logging.getLogger()
-    formatters = [h.formatter for h in root.handlers
-                  if isinstance(h.formatter, structlog.stdlib.ProcessorFormatter)]
-    assert formatters, "the service's structured log handler is not installed on the root logger"
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(formatters[0])
-    root.addHandler(handler)
-    level = root.level
-    root.setLevel(logging.INFO)  # the access lines are INFO, whatever LOG_LEVEL the run uses
-    try:
-        yield LogCapture(stream)
-    finally:
-        root.setLevel(level)
-        root.removeHandler(handler)
+    # The access lines are INFO, whatever LOG_LEVEL the run uses.
+    with capture_logs("", logging.INFO) as capture:
+        yield capture

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-import json
 import logging
 import threading
 import time
@@ -21,7 +19,7 @@ from marketdata.errors import (
     UpstreamUnavailable,
 )
 from marketdata.http import ProviderConfig, UpstreamClient, parse_host_map
-from marketdata.logs import build_logging_config
+from tests.conftest import capture_logs
 
 URL = "https://api.example.com/v1/thing"
 
@@ -42,26 +40,9 @@ def mock():
 
 @pytest.fixture
 def log_lines():
-    """JSON lines exactly as the project's formatter renders marketdata.http records."""
-    stream = io.StringIO()
-    config = dict(build_logging_config("INFO", "json")["formatters"]["structured"])
-    factory = config.pop("()")
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(factory(**config))
-    logger = logging.getLogger("marketdata.http")
-    old_level = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-
-    def lines() -> list[dict]:
-        return [json.loads(line) for line in stream.getvalue().splitlines() if line.strip()]
-
-    lines.raw = stream.getvalue  # type: ignore[attr-defined]
-    try:
-        yield lines
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(old_level)
+    """marketdata.http records as the project's formatter renders them."""
+    with capture_logs("marketdata.http", logging.INFO) as capture:
+        yield capture
 
 
 # -- host map ---------------------------------------------------------------------------------
@@ -410,7 +391,7 @@ class TestCallLog:
         mock.get(URL, body=requests.exceptions.ConnectionError("x"))
         mock.get(URL, json={})
         make_client().request("ex", "thing", URL)
-        calls = [line for line in log_lines() if line["message"] == "upstream call"]
+        calls = [line for line in log_lines.records() if line["message"] == "upstream call"]
         assert [(c["attempt"], c["outcome"], c["status"]) for c in calls] == [
             (1, "server_error", 503), (2, "unreachable", None), (3, "ok", 200)]
         for line in calls:
@@ -432,7 +413,7 @@ class TestCallLog:
             make_client(max_attempts=1).request("ex", "thing", URL)
         except UpstreamTimeout:
             pass
-        calls = [line for line in log_lines() if line["message"] == "upstream call"]
+        calls = [line for line in log_lines.records() if line["message"] == "upstream call"]
         assert [(c["outcome"], c["status"]) for c in calls] == [(outcome, status)]
 
     def test_query_string_never_logged(self, mock, log_lines):
@@ -442,8 +423,8 @@ class TestCallLog:
         make_client().request("ex", "thing", URL + f"?crumb={secret}",
                               params={"crumb": secret, "symbols": "AAPL"})
         assert secret in mock.calls[0].request.url  # it did travel in the query string
-        assert len([c for c in log_lines() if c["message"] == "upstream call"]) == 2
-        assert secret not in log_lines.raw()
+        assert len([c for c in log_lines.records() if c["message"] == "upstream call"]) == 2
+        assert secret not in log_lines.text()
 
     def test_circuit_state_change_logged(self, mock, log_lines):
         mock.get(URL, status=500)
@@ -452,7 +433,7 @@ class TestCallLog:
             client.request("ex", "thing", URL)
         with pytest.raises(UpstreamUnavailable):
             client.request("ex", "thing", URL)
-        messages = [line["message"] for line in log_lines()]
+        messages = [line["message"] for line in log_lines.records()]
         assert "upstream circuit state change" in messages
         assert "upstream circuit open" in messages
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 import re
@@ -15,10 +14,9 @@ import responses
 
 from marketdata.errors import NotFound, UpstreamBadResponse, UpstreamError, UpstreamUnavailable
 from marketdata.http import get_client
-from marketdata.logs import build_logging_config
 from marketdata.providers.yahoo.auth import Credentials, YahooAuth, valid_crumb
 from marketdata.providers.yahoo.client import _client, get_auth, get_json
-from tests.conftest import CRUMB, QUERY1, QUERY2, calls_to
+from tests.conftest import CRUMB, QUERY1, QUERY2, calls_to, capture_logs
 from tests.marketdata.threads import run_threads
 
 QUOTE_URL = f"{QUERY1}/v7/finance/quote"
@@ -341,26 +339,14 @@ class TestCrumbRejected:
 
 
 def test_crumb_never_reaches_a_log_line(yahoo):
-    stream = io.StringIO()
-    config = dict(build_logging_config("DEBUG", "json")["formatters"]["structured"])
-    factory = config.pop("()")
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(factory(**config))
-    logger = logging.getLogger("marketdata")
-    old_level = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG)
-    try:
+    with capture_logs("marketdata", logging.DEBUG) as logs:
         yahoo.mock.get(GETCRUMB1, body=NEW_CRUMB, content_type="text/plain")
         yahoo.quote("", status=401)
         yahoo.quote(QUOTE_BODY)
         quote()
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(old_level)
     assert crumbs_sent(yahoo.mock) == [CRUMB, NEW_CRUMB]  # both travelled in the query
-    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    lines = logs.records()
     assert len([x for x in lines if x["message"] == "upstream call"]) == 6
     assert any(x["message"] == "yahoo crumb refreshed" for x in lines)
-    assert CRUMB not in stream.getvalue()
-    assert NEW_CRUMB not in stream.getvalue()
+    assert CRUMB not in logs.text()
+    assert NEW_CRUMB not in logs.text()
