@@ -71,6 +71,16 @@ INSTALLED_APPS = [
     "apps.historical",
     "apps.quotes",
     "apps.health",
+    "apps.movers",
+    "apps.indices",
+    "apps.sectors",
+    "apps.search",
+    "apps.similar",
+    "apps.news",
+    "apps.analysis",
+    "apps.holders",
+    "apps.financials",
+    "apps.transcripts",
 ]
 
 MIDDLEWARE = [
@@ -160,6 +170,11 @@ CACHE_FLIGHT_TIMEOUT_SECONDS = env_float("CACHE_FLIGHT_TIMEOUT_SECONDS", 30.0)
 RESPONSE_CACHE_ENABLED = env_bool("RESPONSE_CACHE", True)
 PERFORMANCE_THRESHOLD_MS = env_float("PERFORMANCE_THRESHOLD_MS", 2000.0)
 QUOTES_MAX_SYMBOLS = 50
+# Primary search provider (an Algolia application). The defaults are the shared,
+# search-only credentials the reference ships (read-only, free tier); operators set their own.
+SEARCH_APP_ID = os.environ.get("SEARCH_APP_ID", "ZTZOECLXBC").strip()
+SEARCH_API_KEY = os.environ.get("SEARCH_API_KEY", "a3882d6ec31c0b1063ede94374616d8a").strip()
+SEARCH_INDEX = os.environ.get("SEARCH_INDEX", "stocks").strip()
 
 # -- API ------------------------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -93,6 +93,11 @@ class MockYahoo:
     def summary(self, symbol: str, body: Any = None, status: int = 200, **kwargs: Any) -> Any:
         return self._add(f"{QUERY2}/v10/finance/quoteSummary/{symbol}", body, status, **kwargs)
 
+    def get(self, url: str, body: Any = None, status: int = 200, **kwargs: Any) -> Any:
+        """Any other upstream GET (screener, search, timeseries, Algolia...): ``url``
+        without its query string; the mock matches whatever query follows."""
+        return self._add(url, body, status, **kwargs)
+
     def _add(self, url: str, body: Any, status: int, **kwargs: Any) -> Any:
         if body is not None and not isinstance(body, str | bytes):
             body = json.dumps(body)

@@ -14,7 +14,19 @@ from dataclasses import dataclass
 from functools import partial
 
 from marketdata.sandbox.response import SandboxResponse
-from marketdata.sandbox.yahoo import auth, chart, quote, quote_summary
+from marketdata.sandbox.yahoo import (
+    algolia,
+    auth,
+    chart,
+    quote,
+    quote_summary,
+    recommendations,
+    screener,
+    search,
+    sectors,
+    timeseries,
+    transcripts,
+)
 from marketdata.sandbox.yahoo.common import Request, not_found_route
 
 Handler = Callable[[Request], SandboxResponse]
@@ -56,6 +68,26 @@ def build_routes(auth_state: auth.AuthState) -> list[Route]:
         Route(("GET",), re.compile(r"/v7/finance/quote/?"), quote.handle_quote, crumb=True),
         Route(("GET",), re.compile(r"/v10/finance/quoteSummary/(?P<symbol>[^/]+)"),
               quote_summary.handle_quote_summary, crumb=True, wrapper="quoteSummary"),
+        Route(("GET",), re.compile(r"/v1/finance/screener/predefined/saved/?"),
+              screener.handle_screener, crumb=True),
+        Route(("GET",), re.compile(r"/v1/finance/search/?"), search.handle_search),
+        Route(("GET",), re.compile(r"/v6/finance/recommendationsbysymbol/(?P<symbol>[^/]+)"),
+              recommendations.handle_recommendations, crumb=True),
+        Route(("GET",), re.compile(
+            r"/ws/fundamentals-timeseries/v1/finance/timeseries/(?P<symbol>[^/]+)"),
+            timeseries.handle_timeseries, crumb=True, wrapper="timeseries"),
+        Route(("GET",), re.compile(r"/v1/finance/sectors/(?P<key>[^/]+)"),
+              sectors.handle_sector),
+        Route(("GET",), re.compile(r"/quote/(?P<symbol>[^/]+)/earnings-calls/?"),
+              transcripts.handle_earnings_calls_page),
+        Route(("GET",), re.compile(r"/v1/finance/quoteType/(?P<symbol>[^/]+)"),
+              transcripts.handle_quote_type, wrapper="quoteType"),
+        Route(("GET",), re.compile(r"/xhr/transcript/?"), transcripts.handle_transcript,
+              crumb=True),
+        # Not Yahoo: the primary search provider (an Algolia app) answers on its own host;
+        # routing is by path, and Algolia's paths never collide with Yahoo's.
+        Route(("GET", "POST"), re.compile(r"/1/indexes/(?P<index>[^/]+)(?:/query)?"),
+              algolia.handle_algolia_query),
     ]
 
 

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class FinancialsConfig(AppConfig):
+    name = "apps.financials"
+    label = "financials"

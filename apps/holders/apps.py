@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class HoldersConfig(AppConfig):
+    name = "apps.holders"
+    label = "holders"

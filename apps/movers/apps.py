@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class MoversConfig(AppConfig):
+    name = "apps.movers"
+    label = "movers"

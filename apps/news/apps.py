@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class NewsConfig(AppConfig):
+    name = "apps.news"
+    label = "news"

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class SectorsConfig(AppConfig):
+    name = "apps.sectors"
+    label = "sectors"

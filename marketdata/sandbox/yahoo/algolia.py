@@ -1,0 +1,8 @@
+"""Sandbox endpoint: algolia (placeholder until its issue-3 helper fills it in)."""
+
+from marketdata.sandbox.response import SandboxResponse
+from marketdata.sandbox.yahoo.common import Request, not_found_route
+
+
+def handle_algolia_query(req: Request) -> SandboxResponse:
+    return not_found_route()
