@@ -100,6 +100,9 @@ class CacheReport:
 
     statuses: list[str] = field(default_factory=list)
     min_ttl: float | None = None
+    # An upstream error reached the caller; a service that answers anyway (a batch with
+    # one item left out) must not have that partial answer stored as a whole response.
+    incomplete: bool = False
 
     def note(self, status: str, remaining: float | None) -> None:
         self.statuses.append(status)
@@ -133,6 +136,13 @@ def _note(status: str, remaining: float | None) -> None:
     report = _report.get()
     if report is not None:
         report.note(status, remaining)
+
+
+def note_incomplete() -> None:
+    """Mark the current request's answer as partial (never stored by the response cache)."""
+    report = _report.get()
+    if report is not None:
+        report.incomplete = True
 
 
 # -- statistics -----------------------------------------------------------------------------
@@ -409,7 +419,11 @@ def fetch_through(provider: str, call: str, params: Mapping[str, Any],
         return _store(key, value, ttl)
 
     log.debug("cache miss", cache_key=key[-40:], cache_hit=False)
-    result, produced = _single_flight(key, check, produce)
+    try:
+        result, produced = _single_flight(key, check, produce)
+    except UpstreamError:
+        note_incomplete()
+        raise
     _account(provider, group, result, produced)
     return result.result()
 
@@ -479,7 +493,11 @@ def fetch_many_through(provider: str, call: str, items: Iterable[str],
                                        error=NotFound(f"{item} not found"))
             return out
 
-        result, produced = _single_flight(flight_key, check, produce)
+        try:
+            result, produced = _single_flight(flight_key, check, produce)
+        except UpstreamError:
+            note_incomplete()
+            raise
         for item in missing:
             entry = result.get(item)
             if entry is not None:

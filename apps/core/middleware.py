@@ -103,6 +103,9 @@ class AccessLogMiddleware:
 _UNCACHEABLE = ("/v1/health", "/v1/ping", "/v1/stream/")
 
 
+_KEY_SAFE = re.compile(r"[\x21-\x7e]*")
+
+
 class ResponseCacheMiddleware:
     """Serve repeated GETs from pre-rendered bytes, before DRF runs.
 
@@ -128,7 +131,9 @@ class ResponseCacheMiddleware:
         if "&" in query:
             query = "&".join(sorted(query.split("&")))
         url = f"{path}?{query}"
-        if len(url) > 160:  # long symbol lists: keep keys short for every backend
+        # Long symbol lists, and decoded paths with spaces, control or non-ASCII characters
+        # (memcached-unsafe keys): a digest keeps every key short and portable.
+        if len(url) > 160 or not _KEY_SAFE.fullmatch(url):
             url = hashlib.sha256(url.encode()).hexdigest()
         return self.prefix + url
 
@@ -155,7 +160,8 @@ class ResponseCacheMiddleware:
             response["X-Cache"] = header
         if (key is not None and response.status_code == 200 and header in (md_cache.HIT,
                                                                            md_cache.MISS)
-                and not response.streaming and report.min_ttl is not None
+                and not response.streaming and not report.incomplete
+                and report.min_ttl is not None
                 and report.min_ttl >= 1):
             try:
                 django_cache.set(key, (response.content, response["Content-Type"]),

@@ -1,3 +1,7 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from apps.indices.views import IndicesView
+
+urlpatterns = [
+    path("indices", IndicesView.as_view(), name="indices"),
+]

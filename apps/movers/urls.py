@@ -1,3 +1,9 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from apps.movers.views import ActivesView, GainersView, LosersView
+
+urlpatterns = [
+    path("actives", ActivesView.as_view(), name="actives"),
+    path("gainers", GainersView.as_view(), name="gainers"),
+    path("losers", LosersView.as_view(), name="losers"),
+]

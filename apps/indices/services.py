@@ -1,0 +1,72 @@
+"""Market indices: one quoteSummary call per index, fanned out; formatted like quotes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marketdata import formatting as fmt
+from marketdata.concurrency import run_parallel
+from marketdata.errors import MarketDataError, UpstreamBadResponse, UpstreamError
+from marketdata.logs import get_logger
+from marketdata.providers.yahoo.indices import (
+    RETURN_FIELDS,
+    IndexSnapshot,
+    MarketIndexInfo,
+    fetch_index,
+    select_indices,
+)
+
+log = get_logger("apps.indices")
+
+
+def market_index(info: MarketIndexInfo, snap: IndexSnapshot) -> dict[str, Any] | None:
+    """The v1 MarketIndex, or None when Yahoo gave no level or move for the index.
+
+    ``change`` uses the index's precision with thousands separators and a sign, as full
+    quotes do; ``percentChange`` and the period returns are signed percents ('+0.69%').
+    """
+    if snap.price is None or snap.change is None or snap.change_fraction is None:
+        return None
+    out: dict[str, Any] = {
+        "name": info.name or snap.long_name or snap.short_name or info.id,
+        "value": fmt.round_half_up(snap.price, 2),
+        "change": fmt.signed(fmt.price(snap.change, snap.price_hint)),
+        "percentChange": fmt.percent(snap.change_fraction, fraction=True),
+    }
+    for name, _ in RETURN_FIELDS:
+        if name in snap.returns:
+            out[name] = fmt.percent(snap.returns[name], fraction=True)
+    return out
+
+
+def market_indices(ids: list[str] | None = None, region: str | None = None
+                   ) -> list[dict[str, Any]]:
+    """The selected indices in contract order, fetched concurrently.
+
+    An index that fails (unknown to Yahoo, upstream error, no price) is left out and
+    logged; the request fails only when no index could be served, with the upstream error
+    when there was one.
+    """
+    selected = select_indices(ids or (), region)
+    results = run_parallel(fetch_index, selected)
+    out: list[dict[str, Any]] = []
+    upstream_failure: UpstreamError | None = None
+    for info, result in zip(selected, results, strict=True):
+        if isinstance(result, MarketDataError):
+            if isinstance(result, UpstreamError):
+                upstream_failure = upstream_failure or result
+            log.warning("index left out", index=info.id, symbol=info.symbol,
+                        reason=result.detail, error=type(result).__name__)
+            continue
+        if isinstance(result, BaseException):
+            raise result
+        item = market_index(info, result)
+        if item is None:
+            log.warning("index left out", index=info.id, symbol=info.symbol,
+                        reason="no price in the answer", error="IncompleteData")
+            continue
+        out.append(item)
+    if not out and selected:
+        raise upstream_failure or UpstreamBadResponse(
+            "yahoo", "Yahoo Finance has no data for the requested indices")
+    return out

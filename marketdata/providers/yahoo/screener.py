@@ -1,0 +1,117 @@
+"""v1 predefined screeners: the day's most active stocks, gainers and losers.
+
+One call per (screener, count): ``/v1/finance/screener/predefined/saved?scrIds=DAY_GAINERS``.
+The parser keeps raw numbers (bare or ``{raw, fmt}``) so the service formats movers the
+same way as its own quotes rather than passing Yahoo's display strings through.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from marketdata.cache import fetch_through
+from marketdata.errors import NotFound, UpstreamBadResponse
+from marketdata.formatting import raw
+from marketdata.providers import yahoo
+from marketdata.providers.yahoo.client import get_json, yahoo_error_description
+
+SCREENER_URL = f"{yahoo.QUERY1}/v1/finance/screener/predefined/saved"
+
+# Public screener name (our endpoint) -> Yahoo's predefined screener id.
+SCREENERS = {"actives": "MOST_ACTIVES", "gainers": "DAY_GAINERS", "losers": "DAY_LOSERS"}
+
+# Only what a mover needs: Yahoo sends ~80 fields per row otherwise.
+FIELDS = ("symbol", "shortName", "longName", "regularMarketPrice", "regularMarketChange",
+          "regularMarketChangePercent", "regularMarketVolume", "priceHint")
+
+
+@dataclass(frozen=True)
+class ScreenerQuote:
+    """One screener row: raw numbers; ``change_percent`` is in percent units (2.5 = 2.5%)."""
+
+    symbol: str
+    name: str
+    price: float
+    change: float
+    change_percent: float
+    volume: int | None
+    price_hint: int
+
+
+def _number(item: dict[str, Any], key: str) -> float | None:
+    value = raw(item.get(key))
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+        else None
+
+
+def parse_screener_quote(item: Any) -> ScreenerQuote | None:
+    """A row, or None when it lacks what a mover must show (symbol, price, change, percent)."""
+    if not isinstance(item, dict) or not isinstance(item.get("symbol"), str):
+        return None
+    price = _number(item, "regularMarketPrice")
+    change = _number(item, "regularMarketChange")
+    percent = _number(item, "regularMarketChangePercent")
+    if price is None or change is None or percent is None:
+        return None
+    hint = _number(item, "priceHint")
+    volume = _number(item, "regularMarketVolume")
+    symbol = item["symbol"].strip().upper()
+    return ScreenerQuote(
+        symbol=symbol,
+        name=item.get("longName") or item.get("shortName") or symbol,
+        price=price, change=change, change_percent=percent,
+        volume=int(volume) if volume is not None else None,
+        price_hint=int(hint) if hint is not None else 2,
+    )
+
+
+def _result(payload: Any) -> dict[str, Any]:
+    """``finance.result[0]`` of Yahoo's envelope, or the bare result object itself (some
+    recorders and proxies strip the envelope)."""
+    if isinstance(payload, dict) and "finance" in payload:
+        finance = payload["finance"]
+        if not isinstance(finance, dict):
+            raise UpstreamBadResponse("yahoo", "Yahoo Finance screener answer has no "
+                                      "'finance' object")
+        if finance.get("error"):
+            raise UpstreamBadResponse("yahoo", "Yahoo Finance screener error: "
+                                      f"{yahoo_error_description(payload)}")
+        results = finance.get("result")
+        if not isinstance(results, list) or not results or not isinstance(results[0], dict):
+            raise UpstreamBadResponse("yahoo", "Yahoo Finance screener answer has no result")
+        return results[0]
+    if isinstance(payload, dict) and isinstance(payload.get("quotes"), list):
+        return payload
+    raise UpstreamBadResponse("yahoo", "Yahoo Finance screener answer has no quotes")
+
+
+def parse_screener(payload: Any) -> list[ScreenerQuote]:
+    """Screener body -> rows in Yahoo's order (its sort is the screener's ranking).
+
+    Rows without a price, change or percent are left out rather than shown half empty.
+    """
+    quotes = _result(payload).get("quotes")
+    if not isinstance(quotes, list):
+        raise UpstreamBadResponse("yahoo", "Yahoo Finance screener answer has no quotes")
+    return [row for row in (parse_screener_quote(item) for item in quotes) if row is not None]
+
+
+def fetch_screener(scr_id: str, count: int) -> list[ScreenerQuote]:
+    """Rows of one predefined screener, through the cache (one entry per id and count)."""
+
+    def fetch() -> list[ScreenerQuote]:
+        params = {"scrIds": scr_id, "count": count, "formatted": "false",
+                  "fields": ",".join(FIELDS), "lang": "en-US", "region": "US"}
+        try:
+            payload = get_json("screener", SCREENER_URL, params,
+                               not_found=f"Screener {scr_id} not found")
+        except NotFound as exc:
+            # The ids are ours and fixed: Yahoo not knowing one is an upstream fault, and
+            # must not reach clients as a 404 the endpoint does not document.
+            raise UpstreamBadResponse("yahoo", f"Yahoo Finance has no screener {scr_id}",
+                                      404) from exc
+        return parse_screener(payload)[:count]
+
+    return fetch_through("yahoo", "screener", {"scrIds": scr_id, "count": count}, fetch,
+                         "movers", group="movers")

@@ -1,0 +1,170 @@
+"""Every v1 data endpoint of issue 3 through the real service process, over loopback, with
+the sandbox upstream as a separate HTTP server standing in for Yahoo and the search
+provider (both mapped through UPSTREAM_HOST_MAP, as an operator would point them)."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import quote
+
+import pytest
+
+from tests.integration.servers import http, start_sandbox, start_service
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("data-stack")
+    sandbox = start_sandbox(tmp)
+    host_map = f"*.yahoo.com={sandbox.base_url},*.algolia.net={sandbox.base_url}"
+    service = start_service(tmp, {"MARKETDATA_UPSTREAM": "live", "UPSTREAM_HOST_MAP": host_map})
+    yield sandbox, service
+    service.stop()
+    sandbox.stop()
+
+
+def _get(service, path: str) -> tuple[int, dict[str, str], object]:
+    status, headers, body = http("GET", f"{service.base_url}{path}")
+    assert headers.get("X-Correlation-ID"), path
+    assert "json" in headers.get("Content-Type", ""), (path, headers)
+    return status, headers, json.loads(body)
+
+
+def _sandbox_paths(sandbox, prefix: str) -> list[str]:
+    status, _, body = http("GET", f"{sandbox.base_url}/__sandbox__/requests?path_prefix="
+                                  f"{quote(prefix)}")
+    assert status == 200
+    return [entry["path"] for entry in json.loads(body)["requests"]]
+
+
+MOVER_KEYS = {"symbol", "name", "price", "change", "percentChange"}
+
+
+@pytest.mark.parametrize("path", ["/v1/actives", "/v1/gainers?count=25", "/v1/losers?count=100"])
+def test_movers(stack, path):
+    _, service = stack
+    status, _, body = _get(service, path)
+    assert status == 200, body
+    assert 0 < len(body) <= (25 if "25" in path else 100 if "100" in path else 50)
+    assert all(set(row) == MOVER_KEYS for row in body)
+    assert all(isinstance(row[key], str) for row in body for key in MOVER_KEYS)
+
+
+def test_movers_bad_count(stack):
+    _, service = stack
+    status, _, body = _get(service, "/v1/gainers?count=42")
+    assert status == 422
+    assert body == {"detail": "Invalid request",
+                    "errors": {"count": ["Input should be '25', '50' or '100'"]}}
+
+
+def test_indices(stack):
+    _, service = stack
+    status, _, body = _get(service, "/v1/indices?index=snp&index=dax&region=OCE")
+    assert status == 200, body
+    assert len(body) == 5
+    assert all({"name", "value", "change", "percentChange"} <= set(row) for row in body)
+    assert all(isinstance(row["value"], int | float) for row in body)
+    status, _, body = _get(service, "/v1/indices?index=snp&index=nope")
+    assert status == 422
+    assert list(body["errors"]) == ["index.1"]
+
+
+def test_sectors(stack):
+    _, service = stack
+    status, _, body = _get(service, "/v1/sectors")
+    assert status == 200, body
+    assert len(body) == 11
+    assert {row["sector"] for row in body} >= {"Technology", "Utilities", "Basic Materials"}
+    status, _, body = _get(service, "/v1/sectors/symbol/AAPL")
+    assert status == 200, body
+    assert body["sector"] == "Technology"
+    status, _, body = _get(service, "/v1/sectors/details/Basic%20Materials")
+    assert status == 200, body
+    assert body["sector"] == "Basic Materials"
+    assert isinstance(body["industries"], int) and isinstance(body["topCompanies"], list)
+    status, _, body = _get(service, "/v1/sectors/details/Crypto")
+    assert status == 422
+    assert list(body["errors"]) == ["sector"]
+
+
+def test_search_primary_and_fallback(stack):
+    _, service = stack
+    status, _, body = _get(service, "/v1/search?query=apple&hits=5")
+    assert status == 200, body
+    assert 0 < len(body) <= 5
+    assert all(set(row) == {"name", "symbol", "exchange", "type"} for row in body)
+    status, _, fallback = _get(service, "/v1/search?query=apple&hits=5"
+                                        "&use_primary_provider=false")
+    assert status == 200, fallback
+    assert 0 < len(fallback) <= 5
+
+
+def test_similar(stack):
+    _, service = stack
+    status, _, body = _get(service, "/v1/similar?symbol=AAPL&limit=3")
+    assert status == 200, body
+    assert 0 < len(body) <= 3
+    assert "AAPL" not in [row["symbol"] for row in body]
+
+
+def test_news(stack):
+    _, service = stack
+    for path in ("/v1/news", "/v1/news?symbol=AAPL"):
+        status, _, body = _get(service, path)
+        assert status == 200, (path, body)
+        assert body and all(set(row) == {"title", "link", "source", "img", "time"}
+                            for row in body)
+
+
+@pytest.mark.parametrize("path, member", [
+    ("/v1/analysis/AAPL?analysis_type=recommendations", "recommendations"),
+    ("/v1/analysis/AAPL/price-targets", "price_targets"),
+    ("/v1/holders/AAPL?holder_type=institutional", "institutional_holders"),
+    ("/v1/financials/AAPL?statement=income", "statement"),
+    ("/v1/financials/0700.HK?statement=balance&frequency=quarterly", "statement"),
+    ("/v1/earnings-transcript/AAPL", "transcripts"),
+])
+def test_per_symbol_endpoints(stack, path, member):
+    _, service = stack
+    status, _, body = _get(service, path)
+    assert status == 200, (path, body)
+    assert body[member], (path, body)
+
+
+def test_holders_alias_keeps_reference_shape(stack):
+    _, service = stack
+    status, _, body = _get(service, "/v1/holders/AAPL/institutional")
+    assert status == 200, body
+    assert body["symbol"] == "AAPL" and body["holders"]
+
+
+@pytest.mark.parametrize("path", [
+    "/v1/analysis/..%2F..%2Fv7%2Ffinance%2Fquote?analysis_type=recommendations",
+    "/v1/holders/A%20B?holder_type=major",
+    "/v1/financials/" + "A" * 500 + "?statement=income",
+    "/v1/earnings-transcript/%C3%84APL",
+    "/v1/sectors/symbol/..%2F..%2Fetc",
+])
+def test_hostile_symbols_never_reach_another_upstream_path(stack, path):
+    sandbox, service = stack
+    before = len(_sandbox_paths(sandbox, "/"))
+    status, _, body = _get(service, path)
+    assert status in (404, 422), (path, body)
+    assert "detail" in body or "errors" in body
+    assert len(_sandbox_paths(sandbox, "/")) == before
+
+
+def test_every_endpoint_is_documented(stack):
+    _, service = stack
+    status, _, schema = _get(service, "/openapi.json")
+    assert status == 200
+    paths = set(schema["paths"])
+    for expected in ("/v1/actives", "/v1/gainers", "/v1/losers", "/v1/indices", "/v1/sectors",
+                     "/v1/sectors/symbol/{symbol}", "/v1/sectors/details/{sector}",
+                     "/v1/search", "/v1/similar", "/v1/news", "/v1/analysis/{symbol}",
+                     "/v1/holders/{symbol}", "/v1/financials/{symbol}",
+                     "/v1/earnings-transcript/{symbol}"):
+        assert expected in paths, expected
