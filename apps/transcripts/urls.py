@@ -1,3 +1,8 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from apps.transcripts.views import EarningsTranscriptView
+
+urlpatterns = [
+    path("earnings-transcript/<str:symbol>", EarningsTranscriptView.as_view(),
+         name="earnings-transcript"),
+]

@@ -6,6 +6,7 @@ PROVIDER = ProviderConfig(name="yahoo", display_name="Yahoo Finance")
 
 QUERY1 = "https://query1.finance.yahoo.com"
 QUERY2 = "https://query2.finance.yahoo.com"
+FINANCE = "https://finance.yahoo.com"  # web pages and /xhr endpoints
 COOKIE_URL = "https://fc.yahoo.com"
 CONSENT_URL = "https://guce.yahoo.com/consent"
 COLLECT_CONSENT_URL = "https://consent.yahoo.com/v2/collectConsent"
