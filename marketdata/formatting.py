@@ -32,6 +32,21 @@ def raw(value: Any) -> Any:
     return value
 
 
+def number(value: Any) -> float | None:
+    """A Yahoo value ({raw, fmt} or bare) as a float; None when missing, not a number or NaN
+    (a missing field is shown as null, never as an error)."""
+    value = raw(value)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def integer(value: Any) -> int | None:
+    """A count or quantity ({raw, fmt} or bare) as an int: 1.0e9 -> 1000000000."""
+    value = number(value)
+    return None if value is None else round(value)
+
+
 # Enough digits for any float's integer part (the default 28 fails above 1e28).
 _CONTEXT = Context(prec=400)
 
@@ -75,7 +90,10 @@ def percent(value: float | None, *, fraction: bool = False, sign: bool = True,
     """'+0.69%': ``fraction=True`` when the input is 0.0069 rather than 0.69."""
     if not _finite(value):
         return None
-    text = fixed(value * 100 if fraction else value, decimals) + "%"
+    if fraction:
+        # Scale the decimal repr, not the float: 0.02345 * 100 is 2.3449999999999998.
+        value = float(Decimal(repr(float(value))).scaleb(2))
+    text = fixed(value, decimals) + "%"
     return signed(text) if sign else text
 
 
@@ -121,3 +139,50 @@ def long_date(value: Any) -> str | None:
     else:
         return None
     return day.strftime("%b %d, %Y")
+
+
+def utc_datetime(value: Any) -> datetime | None:
+    """An epoch in seconds ({raw, fmt} or bare), an ISO date/datetime string or a datetime,
+    as an aware UTC datetime. Missing or unreadable values give None: a missing date stays
+    missing, it is never replaced by "now"."""
+    value = raw(value)
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, datetime):
+        return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    try:
+        return datetime.fromtimestamp(value, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def iso_datetime(value: Any) -> str | None:
+    """'2024-12-31T00:00:00Z' (ISO 8601, UTC, whole seconds) from anything
+    :func:`utc_datetime` reads; None when the value is missing."""
+    moment = utc_datetime(value)
+    return None if moment is None else moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+_AGO_UNITS = ((365 * 86400, "year"), (30 * 86400, "month"), (86400, "day"), (3600, "hour"),
+              (60, "minute"))
+
+
+def relative_time(epoch: float, now: float) -> str:
+    """'just now', '1 minute ago', '5 minutes ago', '2 hours ago', '3 days ago',
+    '1 month ago' (30 days), '2 years ago' (365 days): the largest whole unit, floored.
+
+    Under a minute, and timestamps in the future (clock skew), are 'just now'.
+    """
+    elapsed = int(now - epoch)
+    for seconds, name in _AGO_UNITS:
+        if elapsed >= seconds:
+            count = elapsed // seconds
+            return f"{count} {name}{'' if count == 1 else 's'} ago"
+    return "just now"

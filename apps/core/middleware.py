@@ -158,6 +158,10 @@ class ResponseCacheMiddleware:
         header = report.header
         if header is not None:
             response["X-Cache"] = header
+        if report.incomplete and response.status_code == 200:
+            # A partial answer (an item left out after an upstream error) must not be kept
+            # by any cache, ours or downstream, longer than the failure lasts.
+            response["Cache-Control"] = "no-store"
         if (key is not None and response.status_code == 200 and header in (md_cache.HIT,
                                                                            md_cache.MISS)
                 and not response.streaming and not report.incomplete

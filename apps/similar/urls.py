@@ -1,3 +1,5 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from apps.similar.views import SimilarView
+
+urlpatterns = [path("similar", SimilarView.as_view(), name="similar")]

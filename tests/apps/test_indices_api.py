@@ -272,6 +272,7 @@ def test_a_partial_answer_is_not_stored_as_a_whole_response(api, yahoo, logs):
     register_failure(yahoo.mock, "^GDAXI", "yahoo_500")
     first = api.get("/v1/indices?index=snp&index=dax")
     assert len(first.json()) == 1
+    assert first["Cache-Control"] == "no-store"
     second = api.get("/v1/indices?index=snp&index=dax")
     assert len(second.json()) == 1
     assert len(_left_out(logs)) == 2  # the service ran again: not a stored response

@@ -1,0 +1,159 @@
+"""v1 finance/sectors/{key}: one sector's overview, performance, industries, top companies.
+
+Why the JSON API and not the sector web pages: the JSON carries every field the v1 sector
+resources need (returns, market cap and weight, counts, industry weights, largest
+companies) and does not break when Yahoo restyles its pages.
+
+Wire shape (``formatted=true``): ``{"data": {key, name, symbol, overview: {companiesCount,
+industriesCount (bare ints), marketCap, marketWeight, employeeCount ({raw, fmt})},
+performance: {regMarketChangePercent, ytdChangePercent, oneYearChangePercent,
+threeYearChangePercent, fiveYearChangePercent} (fractions), performanceOverviewBenchmark,
+topCompanies: [{symbol, name, marketWeight, ...}], industries: [{key, name, symbol,
+marketWeight, ...}], topETFs, topMutualFunds, researchReports}}``. The first industries row
+is Yahoo's "All Industries" aggregate (no key, weight 1). Numbers are read with
+:func:`marketdata.formatting.raw`, so bare numbers work too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from marketdata.cache import fetch_through
+from marketdata.errors import NotFound, UpstreamBadResponse
+from marketdata.formatting import raw
+from marketdata.providers import yahoo
+from marketdata.providers.yahoo.client import get_json
+
+# Display name -> Yahoo key, in Yahoo's own order (largest sector first).
+SECTOR_KEYS: dict[str, str] = {
+    "Technology": "technology",
+    "Healthcare": "healthcare",
+    "Financial Services": "financial-services",
+    "Consumer Cyclical": "consumer-cyclical",
+    "Industrials": "industrials",
+    "Consumer Defensive": "consumer-defensive",
+    "Energy": "energy",
+    "Real Estate": "real-estate",
+    "Utilities": "utilities",
+    "Basic Materials": "basic-materials",
+    "Communication Services": "communication-services",
+}
+SECTOR_NAMES: dict[str, str] = {key: name for name, key in SECTOR_KEYS.items()}
+
+# The query Yahoo's own sector pages send.
+SECTOR_PARAMS = {"formatted": "true", "withReturns": "true", "lang": "en-US", "region": "US"}
+
+_ALL_INDUSTRIES = "All Industries"
+# Yahoo's wire name first; finance-query's re-serialised bodies call it dayChangePercent.
+_DAY_CHANGE = ("regMarketChangePercent", "dayChangePercent")
+
+
+@dataclass
+class Industry:
+    name: str
+    weight: float | None  # fraction of the sector's market cap
+
+
+@dataclass
+class SectorData:
+    """One sector as the v1 resources need it: raw numbers, fractions for percents."""
+
+    key: str
+    name: str
+    day_change: float | None
+    ytd_change: float | None
+    one_year_change: float | None
+    three_year_change: float | None
+    five_year_change: float | None
+    market_cap: float | None
+    market_weight: float | None
+    industries_count: int
+    companies_count: int
+    industries: list[Industry] = field(default_factory=list)  # weight desc, no aggregate
+    top_companies: list[str] = field(default_factory=list)  # weight desc
+
+
+def _number(value: Any) -> float | None:
+    value = raw(value)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+        else None
+
+
+def _count(value: Any) -> int | None:
+    number = _number(value)
+    return int(number) if number is not None else None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _rows(value: Any) -> list[dict[str, Any]]:
+    return [row for row in value if isinstance(row, dict)] if isinstance(value, list) else []
+
+
+def _by_weight(rows: list[tuple[Any, float | None]]) -> list[Any]:
+    """Items ordered by weight, largest first; rows without a weight keep their order last."""
+    ordered = sorted(enumerate(rows), key=lambda r: (r[1][1] is None, -(r[1][1] or 0), r[0]))
+    return [item for _, (item, _) in ordered]
+
+
+def parse_sector(payload: Any, key: str) -> SectorData:
+    """Sector JSON -> SectorData. A body without ``data.performance`` is unusable (502)."""
+    data = payload.get("data") if isinstance(payload, dict) else None
+    if not isinstance(data, dict) or not isinstance(data.get("performance"), dict):
+        raise UpstreamBadResponse("yahoo", f"Yahoo Finance sector answer for '{key}' has no "
+                                  "'data.performance' object")
+    overview = _dict(data.get("overview"))
+    performance = data["performance"]
+    day = next((performance[k] for k in _DAY_CHANGE if k in performance), None)
+
+    industries: list[tuple[Industry, float | None]] = []
+    for row in _rows(data.get("industries")):
+        name = row.get("name")
+        if not isinstance(name, str) or not name or name == _ALL_INDUSTRIES:
+            continue
+        weight = _number(row.get("marketWeight"))
+        industries.append((Industry(name, weight), weight))
+    companies = [(str(row["symbol"]).upper(), _number(row.get("marketWeight")))
+                 for row in _rows(data.get("topCompanies"))
+                 if isinstance(row.get("symbol"), str) and row["symbol"]]
+
+    industries_count = _count(overview.get("industriesCount"))
+    return SectorData(
+        key=key,
+        name=SECTOR_NAMES.get(key) or str(data.get("name") or key),
+        day_change=_number(day),
+        ytd_change=_number(performance.get("ytdChangePercent")),
+        one_year_change=_number(performance.get("oneYearChangePercent")),
+        three_year_change=_number(performance.get("threeYearChangePercent")),
+        five_year_change=_number(performance.get("fiveYearChangePercent")),
+        market_cap=_number(overview.get("marketCap")),
+        market_weight=_number(overview.get("marketWeight")),
+        industries_count=industries_count if industries_count is not None
+        else len(industries),
+        companies_count=_count(overview.get("companiesCount")) or 0,
+        industries=_by_weight(industries),
+        top_companies=list(dict.fromkeys(_by_weight(companies))),
+    )
+
+
+def fetch_sector(key: str) -> SectorData:
+    """One sector by Yahoo key (one of SECTOR_NAMES), through the cache."""
+    if key not in SECTOR_NAMES:
+        raise NotFound(f"Unknown sector '{key}'")
+
+    def fetch() -> SectorData:
+        try:
+            payload = get_json("sector",
+                               f"{yahoo.QUERY1}/v1/finance/sectors/{quote(key, safe='')}",
+                               SECTOR_PARAMS)
+        except NotFound as exc:
+            # The eleven keys are fixed: Yahoo not knowing one is its failure, not ours.
+            raise UpstreamBadResponse("yahoo", f"Yahoo Finance has no sector '{key}'",
+                                      404) from exc
+        return parse_sector(payload, key)
+
+    return fetch_through("yahoo", "sector", {"key": key}, fetch, "sectors", group="sectors")
