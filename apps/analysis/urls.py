@@ -1,3 +1,10 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from apps.analysis.views import AnalysisAliasView, AnalysisView
+
+urlpatterns = [
+    path("analysis/<str:symbol>", AnalysisView.as_view(), name="analysis"),
+    # The reference implementation's sub-routes (documented aliases).
+    path("analysis/<str:symbol>/<str:analysis_type>", AnalysisAliasView.as_view(),
+         name="analysis-by-path"),
+]

@@ -19,6 +19,7 @@ from django.core.cache import cache as django_cache
 from django.http import HttpRequest, HttpResponse
 
 import marketdata
+from apps.core.symbols import encoded_slash_in_path
 from marketdata import cache as md_cache
 from marketdata.logs import get_logger
 
@@ -123,7 +124,9 @@ class ResponseCacheMiddleware:
     def _key(self, request: HttpRequest) -> str | None:
         path = request.path
         if request.method != "GET" or not path.startswith("/v1/") or \
-                path.startswith(_UNCACHEABLE):
+                path.startswith(_UNCACHEABLE) or encoded_slash_in_path(request.META):
+            # An encoded slash is refused by the views; a key on the decoded path would
+            # serve it the answer of the path it decodes to.
             return None
         # The raw query, parameters sorted (no decode/re-encode: two spellings of one
         # query at worst cost one extra miss).

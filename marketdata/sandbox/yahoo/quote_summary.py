@@ -25,7 +25,7 @@ from marketdata.sandbox.instruments import (
 )
 from marketdata.sandbox.prices import get_series
 from marketdata.sandbox.response import SandboxResponse
-from marketdata.sandbox.yahoo import fmt
+from marketdata.sandbox.yahoo import analysis_modules, fmt
 from marketdata.sandbox.yahoo.common import Request, error_response, json_response
 from marketdata.sandbox.yahoo.market import MarketView, is_fund, market_view
 from marketdata.sandbox.yahoo.quote import quote_values
@@ -472,6 +472,8 @@ BUILDERS: dict[str, Callable[[MarketView], dict[str, Any] | None]] = {
     "quoteType": quote_type,
     "quoteUnadjustedPerformanceOverview": performance_overview,
     "fundProfile": fund_profile,
+    # analysis and holders (equities only): see analysis_modules
+    **analysis_modules.BUILDERS,
 }
 
 

@@ -1,0 +1,89 @@
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.analysis.serializers import ALIAS_NAMES, ANALYSIS_EXAMPLE, AnalysisData, AnalysisQuery
+from apps.analysis.services import ANALYSIS_TYPES, alias_type, analysis_data
+from apps.core.errors import DETAIL_LIST
+from apps.core.params import choices_message
+from apps.core.schema import error_responses
+from apps.core.symbols import encoded_slash_in_path
+from apps.core.views import ApiView
+from marketdata.errors import FieldError, InvalidParameters, NotFound
+from marketdata.symbols import display_symbol
+
+_SOURCES = (
+    "Sources (Yahoo Finance quoteSummary modules): recommendations <- recommendationTrend "
+    "(analyst counts per month, `0m` = current); upgrades_downgrades <- "
+    "upgradeDowngradeHistory (newest first; action is upgrade, downgrade, maintain, initiate "
+    "or reiterate); price_targets <- financialData; earnings_estimate and revenue_estimate "
+    "<- earningsTrend (keyed by period end date; periods without an end date or without "
+    "analysts are left out; when a quarter and a fiscal year end on the same day the quarter "
+    "is kept; growth is a fraction); earnings_history <- earningsHistory (oldest first; "
+    "surprise_percent is a fraction); sustainability <- esgScores.")
+_RULES = (
+    " The body always has all seven members: the requested one is filled, the others are "
+    "null. A missing field inside the data is null. Dates are ISO 8601 in UTC. 404 when the "
+    "symbol is malformed or unknown, or when there is no data of that type (funds, indices, "
+    "crypto and thinly covered stocks). 422 (`{detail: [{type, loc, msg, input}]}`) when "
+    "the type is missing or not one of the listed values.")
+_SYMBOL = OpenApiParameter("symbol", OpenApiTypes.STR, OpenApiParameter.PATH,
+                           description="Stock symbol, e.g. AAPL, BRK-B, 0700.HK")
+_EXAMPLE = OpenApiExample("AAPL recommendations (abridged)", value=ANALYSIS_EXAMPLE,
+                          response_only=True)
+
+
+class AnalysisView(ApiView):
+    query_serializer = AnalysisQuery
+    error_style = DETAIL_LIST
+
+    @extend_schema(
+        operation_id="get_analysis",
+        tags=["Analysis"],
+        summary="Analyst data for a stock",
+        description="Analyst recommendations, rating changes, price targets, estimates, "
+                    "earnings history or ESG scores. `analysis_type` is required. "
+                    + _SOURCES + _RULES,
+        parameters=[_SYMBOL, AnalysisQuery],
+        responses={200: AnalysisData,
+                   **error_responses(404, 422, upstream=True, style=DETAIL_LIST)},
+        examples=[_EXAMPLE],
+    )
+    def get(self, request: Request, symbol: str) -> Response:
+        q = self.query(request)
+        return Response(analysis_data(symbol, q["analysis_type"]))
+
+
+class AnalysisAliasView(ApiView):
+    """The reference implementation's sub-routes, kept so its clients work unchanged."""
+
+    error_style = DETAIL_LIST
+
+    @extend_schema(
+        operation_id="get_analysis_by_path",
+        tags=["Analysis"],
+        summary="Analyst data for a stock (sub-route form)",
+        description="Alias of `/v1/analysis/{symbol}?analysis_type=` for clients of the "
+                    "reference implementation, which served each type as a sub-route with "
+                    "hyphenated names (`price-targets`, `upgrades-downgrades`, ...). The "
+                    "underscore spellings are accepted too. Same AnalysisData body (a "
+                    "superset of the reference's `{symbol, <member>}`), same errors; an "
+                    "unknown name is a 422 on `analysis_type`." + _RULES,
+        parameters=[_SYMBOL,
+                    OpenApiParameter("analysis_type", OpenApiTypes.STR, OpenApiParameter.PATH,
+                                     enum=list(ALIAS_NAMES),
+                                     description="Analysis type; hyphens or underscores")],
+        responses={200: AnalysisData,
+                   **error_responses(404, 422, upstream=True, style=DETAIL_LIST)},
+        examples=[_EXAMPLE],
+    )
+    def get(self, request: Request, symbol: str, analysis_type: str) -> Response:
+        if encoded_slash_in_path(request.META):
+            raise NotFound(f"Symbol not found: '{display_symbol(f'{symbol}/{analysis_type}')}'")
+        resolved = alias_type(analysis_type)
+        if resolved is None:
+            raise InvalidParameters([FieldError(
+                "analysis_type", choices_message(ANALYSIS_TYPES), "enum", analysis_type,
+                location="path")])
+        return Response(analysis_data(symbol, resolved))

@@ -1,0 +1,94 @@
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.core.errors import ERRORS
+from apps.core.params import choices_message
+from apps.core.schema import error_responses
+from apps.core.symbols import encoded_slash_in_path
+from apps.core.views import ApiView
+from apps.holders.serializers import (
+    ALIAS_NAMES,
+    HOLDERS_ALIAS_RESPONSE,
+    HOLDERS_EXAMPLE,
+    HoldersData,
+    HoldersQuery,
+)
+from apps.holders.services import HOLDER_TYPES, alias_type, holders_data, reference_body
+from marketdata.errors import FieldError, InvalidParameters, NotFound
+from marketdata.symbols import display_symbol
+
+_SOURCES = (
+    "Sources (Yahoo Finance quoteSummary modules): major <- majorHoldersBreakdown; "
+    "institutional <- institutionOwnership; mutualfund <- fundOwnership (top holders, "
+    "largest first); insider_transactions <- insiderTransactions (newest first); "
+    "insider_purchases <- netSharePurchaseActivity (the last six months); insider_roster <- "
+    "insiderHolders.")
+_RULES = (
+    " Percentages are fractions (0.0929 = 9.29%). Dates are ISO 8601 in UTC; a date Yahoo "
+    "does not give is null. Text fields are passed through as Yahoo sends them (an empty "
+    "transaction text stays \"\"); a missing field is null. 404 when the symbol is "
+    "malformed or unknown, or when there is no data of that type (funds, indices, crypto, "
+    "an empty list). 422 (`{errors: {holder_type: [...]}}`) when the type is missing or not "
+    "one of the listed values.")
+_SYMBOL = OpenApiParameter("symbol", OpenApiTypes.STR, OpenApiParameter.PATH,
+                           description="Stock symbol, e.g. AAPL, BRK-B, OCDO.L")
+
+
+class HoldersView(ApiView):
+    query_serializer = HoldersQuery
+    error_style = ERRORS
+
+    @extend_schema(
+        operation_id="get_holders",
+        tags=["Holders"],
+        summary="Holders of a stock",
+        description="Major-holder breakdown, institutional or mutual-fund holders, insider "
+                    "transactions, net insider purchases or the insider roster. "
+                    "`holder_type` is required. The body always has all six members: the "
+                    "requested one is filled, the others are null. " + _SOURCES + _RULES,
+        parameters=[_SYMBOL, HoldersQuery],
+        responses={200: HoldersData, **error_responses(404, 422, upstream=True, style=ERRORS)},
+        examples=[OpenApiExample("AAPL institutional holders (abridged)",
+                                 value=HOLDERS_EXAMPLE, response_only=True)],
+    )
+    def get(self, request: Request, symbol: str) -> Response:
+        q = self.query(request)
+        return Response(holders_data(symbol, q["holder_type"]))
+
+
+class HoldersAliasView(ApiView):
+    """The reference implementation's sub-routes and bodies, so its clients work unchanged."""
+
+    error_style = ERRORS
+
+    @extend_schema(
+        operation_id="get_holders_by_path",
+        tags=["Holders"],
+        summary="Holders of a stock (sub-route form)",
+        description="Alias of `/v1/holders/{symbol}?holder_type=` for clients of the "
+                    "reference implementation, with its sub-route names (`major`, "
+                    "`institutional`, `mutualfund`, `insider-transactions`, "
+                    "`insider-purchases`, `insider-roster`; underscores accepted too) and its "
+                    "bodies: `{symbol, breakdown: {breakdown_data}}` (major), `{symbol, "
+                    "holders: [...]}` (institutional, mutualfund), `{symbol, transactions: "
+                    "[...]}`, `{symbol, summary: {...}}` (insider purchases), `{symbol, "
+                    "roster: [...]}`. Values are the same as in HoldersData. An unknown name "
+                    "is a 422 on `holder_type`." + _RULES,
+        parameters=[_SYMBOL,
+                    OpenApiParameter("holder_type", OpenApiTypes.STR, OpenApiParameter.PATH,
+                                     enum=list(ALIAS_NAMES),
+                                     description="Holder type; hyphens or underscores")],
+        responses={200: HOLDERS_ALIAS_RESPONSE,
+                   **error_responses(404, 422, upstream=True, style=ERRORS)},
+    )
+    def get(self, request: Request, symbol: str, holder_type: str) -> Response:
+        if encoded_slash_in_path(request.META):
+            raise NotFound(f"Symbol not found: '{display_symbol(f'{symbol}/{holder_type}')}'")
+        resolved = alias_type(holder_type)
+        if resolved is None:
+            raise InvalidParameters([FieldError(
+                "holder_type", choices_message(HOLDER_TYPES), "enum", holder_type,
+                location="path")])
+        return Response(reference_body(symbol, resolved))
