@@ -1,3 +1,7 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from apps.financials.views import FinancialsView
+
+urlpatterns = [
+    path("financials/<str:symbol>", FinancialsView.as_view(), name="financials"),
+]
