@@ -16,6 +16,7 @@ from typing import Any
 from apps.core.symbols import require_symbol
 from marketdata.concurrency import run_parallel
 from marketdata.errors import NotFound, UpstreamBadResponse
+from marketdata.formatting import iso_datetime
 from marketdata.providers.yahoo.transcripts import (
     EarningsCall,
     Transcript,
@@ -33,12 +34,6 @@ _LATEST_ATTEMPTS = 3
 def latest_year() -> int:
     """The highest `year` accepted: fiscal years run up to a year ahead of the calendar."""
     return datetime.now(UTC).year + 1
-
-
-def iso_utc(epoch: int | None) -> str | None:
-    if epoch is None:
-        return None
-    return datetime.fromtimestamp(epoch, UTC).isoformat().replace("+00:00", "Z")
 
 
 def _describe(symbol: str, quarter: str | None, year: int | None) -> str:
@@ -82,7 +77,7 @@ def transcript_item(symbol: str, call: EarningsCall, quartr_id: str,
     """The TranscriptItem of the spec; Yahoo's metadata wins over what the link said."""
     quarter = transcript.fiscal_period or call.quarter
     year = transcript.fiscal_year or call.year
-    date = iso_utc(transcript.date)
+    date = iso_datetime(transcript.date)
     if quarter is None or year is None or date is None:
         raise UpstreamBadResponse("yahoo", f"Yahoo Finance transcript for {symbol} event "
                                   f"{call.event_id} has no fiscal period or date")
@@ -96,7 +91,7 @@ def transcript_item(symbol: str, call: EarningsCall, quartr_id: str,
         "fiscalPeriod": quarter,
         "title": transcript.title or f"{quarter} {year}",
         "isLatest": transcript.is_latest,
-        "updated": iso_utc(transcript.updated),
+        "updated": iso_datetime(transcript.updated),
         "quartrId": quartr_id,
         "url": call.url,
         "speakers": [{"name": s.name, "role": s.role, "company": s.company}
