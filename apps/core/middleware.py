@@ -104,6 +104,8 @@ class AccessLogMiddleware:
 _UNCACHEABLE = ("/v1/health", "/v1/ping", "/v1/stream/")
 
 
+# Headers that describe the body (which provider answered) and so travel with it.
+_REPLAYED_HEADERS = ("X-Search-Provider",)
 _KEY_SAFE = re.compile(r"[\x21-\x7e]*")
 
 
@@ -148,8 +150,10 @@ class ResponseCacheMiddleware:
             except Exception:  # noqa: BLE001 - a cache outage must not fail the request
                 stored = None
             if stored is not None:
-                body, content_type = stored
+                body, content_type, headers = (*stored, ())[:3]
                 response = HttpResponse(body, content_type=content_type)
+                for name, value in headers:
+                    response[name] = value
                 response["X-Cache"] = md_cache.HIT
                 return response
 
@@ -171,7 +175,9 @@ class ResponseCacheMiddleware:
                 and report.min_ttl is not None
                 and report.min_ttl >= 1):
             try:
-                django_cache.set(key, (response.content, response["Content-Type"]),
+                replayed = tuple((name, response[name]) for name in _REPLAYED_HEADERS
+                                 if response.has_header(name))
+                django_cache.set(key, (response.content, response["Content-Type"], replayed),
                                  timeout=int(report.min_ttl))
             except Exception:
                 log.warning("response cache write failed", exc_info=True)

@@ -1,3 +1,7 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from apps.news.views import NewsView
+
+urlpatterns = [
+    path("news", NewsView.as_view(), name="news"),
+]

@@ -1,3 +1,7 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from apps.search.views import SearchView
+
+urlpatterns = [
+    path("search", SearchView.as_view(), name="search"),
+]

@@ -1,0 +1,124 @@
+"""The primary search provider: an Algolia application holding a securities index.
+
+Why plain REST and not the algoliasearch client: the service already has one upstream
+client (pooling, timeouts, retries, circuit breaker, host map, sandbox transport, logs);
+Algolia's documented ``GET /1/indexes/{index}`` search takes its parameters in the query
+string (arrays as comma lists or URL-encoded JSON arrays), so one GET is all we need.
+
+The API key travels only in the ``X-Algolia-API-Key`` header: the upstream client logs the
+path without the query string and never logs headers, and no error message built here
+carries the key or the upstream body.
+
+Hits look like ``{name, symbol, exchangeShortName, type, objectID}`` with ``type`` one of
+``stock``, ``etf``, ``trust``; they become SearchResult dicts ``{name, symbol, exchange,
+type}``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import quote
+
+import orjson
+from django.conf import settings
+
+from marketdata.cache import fetch_through
+from marketdata.errors import UpstreamBadResponse
+from marketdata.http import ProviderConfig, get_client
+from marketdata.providers.yahoo.search import query_key
+
+# A fallback exists (Yahoo), so fail fast: short timeouts, one retry.
+PROVIDER = ProviderConfig(name="algolia", display_name="Search provider (Algolia)",
+                          connect_timeout=2.0, read_timeout=4.0, max_attempts=2)
+
+SECURITY_TYPES = ("stock", "etf", "trust")
+ATTRIBUTES = ("name", "symbol", "exchangeShortName", "type")
+_APP_ID = re.compile(r"^[A-Za-z0-9]{1,32}$")
+
+
+def _bad(detail: str, status: int | None = None) -> UpstreamBadResponse:
+    return UpstreamBadResponse(PROVIDER.name, f"{PROVIDER.display_name} {detail}", status)
+
+
+def search_url(app_id: str, index: str) -> str:
+    """``https://{APP_ID}-dsn.algolia.net/1/indexes/{index}`` (the DSN host serves search)."""
+    if not _APP_ID.match(app_id or ""):
+        # An operator typo must never change the host we talk to.
+        raise _bad("is misconfigured (SEARCH_APP_ID is not an application id)")
+    if not index:
+        raise _bad("is misconfigured (SEARCH_INDEX is empty)")
+    return f"https://{app_id.lower()}-dsn.algolia.net/1/indexes/{quote(index, safe='')}"
+
+
+def search_params(query: str, hits: int, security_type: str | None) -> dict[str, str]:
+    """Query-string parameters of the GET search (arrays as Algolia documents them)."""
+    params = {"query": query, "hitsPerPage": str(hits),
+              "attributesToRetrieve": ",".join(ATTRIBUTES)}
+    if security_type:
+        params["facetFilters"] = orjson.dumps([f"type:{security_type}"]).decode()
+    return params
+
+
+def parse_hits(payload: Any, hits: int | None = None,
+               security_type: str | None = None) -> list[dict[str, str]]:
+    """Algolia search body -> SearchResult dicts, in Algolia's ranking order.
+
+    Hits missing a symbol, name or exchange, or with a type outside stock/etf/trust, are
+    left out (every SearchResult field is required); the type filter is re-applied and the
+    list capped at ``hits`` so a misbehaving index can never return more than was asked.
+    """
+    rows = payload.get("hits") if isinstance(payload, dict) else None
+    if not isinstance(rows, list):
+        raise _bad("returned a body without a 'hits' list")
+    out: list[dict[str, str]] = []
+    for hit in rows:
+        if not isinstance(hit, dict):
+            continue
+        symbol, name = _text(hit.get("symbol")), _text(hit.get("name"))
+        exchange, kind = _text(hit.get("exchangeShortName")), _text(hit.get("type"))
+        kind = kind.lower() if kind else None
+        if not (symbol and name and exchange) or kind not in SECURITY_TYPES:
+            continue
+        if security_type and kind != security_type:
+            continue
+        out.append({"name": name, "symbol": symbol, "exchange": exchange, "type": kind})
+        if hits is not None and len(out) >= hits:
+            break
+    return out
+
+
+def _text(value: Any) -> str | None:
+    if isinstance(value, str):
+        value = " ".join(value.split())
+        return value or None
+    return None
+
+
+def _fetch(query: str, hits: int, security_type: str | None) -> list[dict[str, str]]:
+    client = get_client()
+    client.register(PROVIDER)
+    url = search_url(settings.SEARCH_APP_ID, settings.SEARCH_INDEX)
+    headers = {"X-Algolia-Application-Id": settings.SEARCH_APP_ID,
+               "X-Algolia-API-Key": settings.SEARCH_API_KEY}
+    response = client.request(PROVIDER.name, "search", url,
+                              params=search_params(query, hits, security_type),
+                              headers=headers)
+    if response.status >= 400:
+        # 403 = revoked/invalid key, 404 = unknown index, 400 = bad parameter: all mean
+        # "use the fallback". The body is not echoed (it is the provider's, not ours).
+        raise _bad(f"answered HTTP {response.status}", response.status)
+    return parse_hits(response.json(), hits, security_type)
+
+
+def search_securities(query: str, hits: int,
+                      security_type: str | None = None) -> list[dict[str, str]]:
+    """Securities matching ``query`` (already normalised), through the search cache.
+
+    Raises an UpstreamError (502/503/504/429, provider ``algolia``) when the provider
+    cannot answer; the caller falls back to the secondary provider.
+    """
+    return fetch_through(PROVIDER.name, "search",
+                         {"q": query_key(query), "hits": hits,
+                          "type": security_type or "all"},
+                         lambda: _fetch(query, hits, security_type), "search", group="search")

@@ -1,0 +1,140 @@
+"""News from Yahoo v1 search ``news[]``: articles for one symbol, and general market news.
+
+Why this source: it is the one news source with real recordings
+(``shared/upstream/yahoo/v1-search``), it is JSON behind the same client as every other
+Yahoo call, and the sandbox serves the same request. General news is the same search for
+the three major US indices, merged (the reference scraped stockanalysis.com HTML instead;
+Yahoo's RSS index would need an XML parser and has no recording).
+
+Why the relatedTickers filter: Yahoo's search is full-text, so for a rare symbol it fills
+``news[]`` with unrelated headlines (the recording for ``0P000071W8.TO`` returns Carter's,
+Home Depot and DeepSeek stories). Only articles Yahoo tagged with the symbol are kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from marketdata.cache import fetch_through
+from marketdata.concurrency import run_parallel
+from marketdata.errors import MarketDataError, UpstreamBadResponse
+from marketdata.formatting import raw
+from marketdata.providers.yahoo.search import get_search
+
+NEWS_COUNT = 20
+GENERAL_NEWS_QUERIES = ("^GSPC", "^DJI", "^IXIC")
+
+
+@dataclass(frozen=True)
+class NewsItem:
+    """One article as Yahoo describes it; ``img`` is None when Yahoo sent no thumbnail."""
+
+    uuid: str
+    title: str
+    link: str
+    source: str
+    img: str | None
+    published: int  # epoch seconds
+    related: tuple[str, ...] | None  # None when Yahoo sent no relatedTickers
+
+
+def _text(value: Any) -> str | None:
+    if isinstance(value, str):
+        value = value.strip()
+        return value or None
+    return None
+
+
+def pick_image(thumbnail: Any) -> str | None:
+    """The ``original`` resolution, else the widest one; None without a usable URL."""
+    resolutions = thumbnail.get("resolutions") if isinstance(thumbnail, dict) else None
+    if not isinstance(resolutions, list):
+        return None
+    usable = [r for r in resolutions if isinstance(r, dict) and _text(r.get("url"))]
+    if not usable:
+        return None
+    for res in usable:
+        if res.get("tag") == "original":
+            return _text(res["url"])
+    return _text(max(usable, key=_width)["url"])
+
+
+def _width(resolution: dict[str, Any]) -> float:
+    width = raw(resolution.get("width"))
+    return width if isinstance(width, int | float) and not isinstance(width, bool) else -1
+
+
+def parse_news(payload: Any) -> list[NewsItem]:
+    """v1 search body -> articles in Yahoo's order; items without a title, link or
+    publish time are dropped (each News field is required)."""
+    news = payload.get("news") if isinstance(payload, dict) else None
+    if news is None:
+        return []
+    if not isinstance(news, list):
+        raise UpstreamBadResponse("yahoo", "Yahoo Finance search answer has no news list")
+    out: list[NewsItem] = []
+    for item in news:
+        if not isinstance(item, dict):
+            continue
+        title, link = _text(item.get("title")), _text(item.get("link"))
+        published = raw(item.get("providerPublishTime"))
+        if not title or not link or not isinstance(published, int | float) \
+                or isinstance(published, bool):
+            continue
+        tickers = item.get("relatedTickers")
+        related = tuple(str(t).upper() for t in tickers if isinstance(t, str)) \
+            if isinstance(tickers, list) else None
+        out.append(NewsItem(
+            uuid=_text(item.get("uuid")) or link,
+            title=title,
+            link=link,
+            source=_text(item.get("publisher")) or "Yahoo Finance",
+            img=pick_image(item.get("thumbnail")),
+            published=int(published),
+            related=related,
+        ))
+    return out
+
+
+def about(items: list[NewsItem], symbol: str) -> list[NewsItem]:
+    """Articles Yahoo tagged with ``symbol`` (items without relatedTickers are dropped)."""
+    return [i for i in items if i.related is not None and symbol.upper() in i.related]
+
+
+def _search_news(query: str, policy: str, group: str) -> list[NewsItem]:
+    return fetch_through("yahoo", "search_news", {"q": query, "count": NEWS_COUNT},
+                         lambda: parse_news(get_search(query, quotes_count=0,
+                                                       news_count=NEWS_COUNT)),
+                         policy, group=group)
+
+
+def symbol_news(symbol: str) -> list[NewsItem]:
+    """Articles about a validated symbol, in Yahoo's order (cache policy ``news``)."""
+    return about(_search_news(symbol, "news", "news"), symbol)
+
+
+def general_news() -> list[NewsItem]:
+    """Market news: the searches for the major indices merged, de-duplicated by uuid,
+    newest first (cache policy ``general_news``).
+
+    One failing search does not fail the list; when every search fails, the first upstream
+    error is raised.
+    """
+    results = run_parallel(lambda q: _search_news(q, "general_news", "general_news"),
+                           GENERAL_NEWS_QUERIES)
+    merged: dict[str, NewsItem] = {}
+    failure: BaseException | None = None
+    answered = False
+    for result in results:
+        if isinstance(result, MarketDataError):
+            failure = failure or result
+            continue
+        if isinstance(result, BaseException):
+            raise result
+        answered = True
+        for item in result:
+            merged.setdefault(item.uuid, item)
+    if not answered and failure is not None:
+        raise failure
+    return sorted(merged.values(), key=lambda i: i.published, reverse=True)

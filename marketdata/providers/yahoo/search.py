@@ -1,0 +1,123 @@
+"""Yahoo v1 search (``/v1/finance/search``): securities (``quotes[]``) for the search
+fallback and articles (``news[]``, see :mod:`marketdata.providers.yahoo.news`).
+
+Why no crumb: the recorded search requests carry none and Yahoo answers them; leaving it
+out spares a cookie/crumb handshake on the fallback path. The extra parameters are the ones
+the recordings were made with (exact-phrase quote matching, no fuzzy matching), with the
+navigation/"crunchbase" extras switched off because nothing here reads them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+from marketdata.cache import fetch_through
+from marketdata.errors import NotFound, UpstreamBadResponse
+from marketdata.providers import yahoo
+from marketdata.providers.yahoo.client import get_json
+
+SEARCH_URL = f"{yahoo.QUERY1}/v1/finance/search"
+BASE_PARAMS = {
+    "lang": "en-US",
+    "region": "US",
+    "enableFuzzyQuery": "false",
+    "quotesQueryId": "tss_match_phrase_query",
+    "multiQuoteQueryId": "multi_quote_single_token_query",
+    "newsQueryId": "news_cie_vespa",
+    "enableCb": "false",
+    "enableNavLinks": "false",
+    "enableEnhancedTrivialQuery": "true",
+}
+# Yahoo quoteType -> SearchResult.type; indices, options, futures, currencies, crypto are
+# not securities this endpoint lists.
+QUOTE_TYPES = {"EQUITY": "stock", "ETF": "etf", "MUTUALFUND": "trust"}
+_PLAIN_QUERY = re.compile(r"[a-z0-9^.-]{1,40}")
+
+
+def query_key(query: str) -> str:
+    """The cache-key form of a normalised query: lower-cased (both providers ignore case);
+    hashed unless it is a short plain token, so keys stay short and free of spaces and
+    non-ASCII (which some cache backends reject)."""
+    text = query.lower()
+    if _PLAIN_QUERY.fullmatch(text):
+        return text
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def get_search(query: str, quotes_count: int, news_count: int) -> dict[str, Any]:
+    """One v1 search call; the decoded body (always a dict) or an upstream error.
+
+    A 404 from a search endpoint is not "no such symbol" (a search with no match answers
+    200 with empty lists), so it is reported as a bad upstream answer, not as NotFound.
+    """
+    params = {**BASE_PARAMS, "q": query, "quotesCount": str(quotes_count),
+              "newsCount": str(news_count)}
+    try:
+        payload = get_json("search", SEARCH_URL, params, crumb=False)
+    except NotFound as exc:
+        raise UpstreamBadResponse("yahoo", "Yahoo Finance answered HTTP 404 for search",
+                                  404) from exc
+    if not isinstance(payload, dict):
+        raise UpstreamBadResponse("yahoo", "Yahoo Finance search answer is not an object")
+    return payload
+
+
+def _text(value: Any) -> str | None:
+    if isinstance(value, str):
+        value = " ".join(value.split())  # shortnames carry runs of padding spaces
+        return value or None
+    return None
+
+
+def parse_search_quotes(payload: Any) -> list[dict[str, str]]:
+    """v1 search body -> SearchResult dicts for equities, ETFs and mutual funds, in
+    Yahoo's order.
+
+    ``name`` is the long name (the spec asks for the full company name; Yahoo's short name
+    is cut at 31 characters), else the short name, else the symbol; ``exchange`` is Yahoo's
+    exchange code (``NMS``). Entries that are not Yahoo Finance quotes (no symbol) and other
+    quote types are left out.
+    """
+    quotes = payload.get("quotes") if isinstance(payload, dict) else None
+    if quotes is None:
+        quotes = []
+    if not isinstance(quotes, list):
+        raise UpstreamBadResponse("yahoo", "Yahoo Finance search answer has no quotes list")
+    out: list[dict[str, str]] = []
+    for item in quotes:
+        if not isinstance(item, dict):
+            continue
+        kind = QUOTE_TYPES.get(str(item.get("quoteType") or "").upper())
+        symbol = _text(item.get("symbol"))
+        exchange = _text(item.get("exchange"))
+        if kind is None or symbol is None or exchange is None:
+            continue
+        name = _text(item.get("longname")) or _text(item.get("shortname")) or symbol
+        out.append({"name": name, "symbol": symbol, "exchange": exchange, "type": kind})
+    return out
+
+
+def select(results: list[dict[str, str]], hits: int,
+           security_type: str | None = None) -> list[dict[str, str]]:
+    """The type filter first, then the cap: never more than ``hits`` results."""
+    if security_type:
+        results = [r for r in results if r["type"] == security_type]
+    return results[:hits]
+
+
+def search_quotes(query: str, hits: int, security_type: str | None = None) -> list[dict[str, str]]:
+    """Securities matching ``query`` (already normalised), through the search cache.
+
+    Yahoo is asked for ``hits`` quotes; options, indices and other types it returns are
+    dropped, so fewer than ``hits`` results can come back.
+    """
+    def fetch() -> list[dict[str, str]]:
+        payload = get_search(query, quotes_count=hits, news_count=0)
+        return select(parse_search_quotes(payload), hits, security_type)
+
+    return fetch_through("yahoo", "search",
+                         {"q": query_key(query), "hits": hits,
+                          "type": security_type or "all"},
+                         fetch, "search", group="search")
