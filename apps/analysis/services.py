@@ -121,11 +121,3 @@ def analysis_data(symbol_text: str, analysis_type: str) -> dict[str, Any]:
     body.update((name, None) for name in ANALYSIS_TYPES)
     body[analysis_type] = member
     return body
-
-
-def alias_type(name: str) -> str | None:
-    """The analysis type a sub-route name stands for (hyphenated reference names, or the
-    type itself); None when it names no type."""
-    if name in ANALYSIS_TYPES:
-        return name
-    return ALIASES.get(name)

@@ -4,14 +4,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.analysis.serializers import ALIAS_NAMES, ANALYSIS_EXAMPLE, AnalysisData, AnalysisQuery
-from apps.analysis.services import ANALYSIS_TYPES, alias_type, analysis_data
+from apps.analysis.services import ALIASES, ANALYSIS_TYPES, analysis_data
 from apps.core.errors import DETAIL_LIST
-from apps.core.params import choices_message
 from apps.core.schema import error_responses
-from apps.core.symbols import encoded_slash_in_path
-from apps.core.views import ApiView
-from marketdata.errors import FieldError, InvalidParameters, NotFound
-from marketdata.symbols import display_symbol
+from apps.core.views import ApiView, sub_route_choice
 
 _SOURCES = (
     "Sources (Yahoo Finance quoteSummary modules): recommendations <- recommendationTrend "
@@ -79,11 +75,6 @@ class AnalysisAliasView(ApiView):
         examples=[_EXAMPLE],
     )
     def get(self, request: Request, symbol: str, analysis_type: str) -> Response:
-        if encoded_slash_in_path(request.META):
-            raise NotFound(f"Symbol not found: '{display_symbol(f'{symbol}/{analysis_type}')}'")
-        resolved = alias_type(analysis_type)
-        if resolved is None:
-            raise InvalidParameters([FieldError(
-                "analysis_type", choices_message(ANALYSIS_TYPES), "enum", analysis_type,
-                location="path")])
+        resolved = sub_route_choice(request, symbol, analysis_type, "analysis_type", ANALYSIS_TYPES,
+                                    ALIASES)
         return Response(analysis_data(symbol, resolved))

@@ -9,7 +9,10 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from apps.core.errors import DETAIL_ERRORS
-from apps.core.params import validate_query
+from apps.core.params import choices_message, validate_query
+from apps.core.symbols import encoded_slash_in_path
+from marketdata.errors import FieldError, InvalidParameters, NotFound
+from marketdata.symbols import display_symbol
 
 
 class ApiView(APIView):
@@ -26,6 +29,23 @@ class ApiView(APIView):
     def query(self, request: Request) -> dict[str, Any]:
         assert self.query_serializer is not None
         return validate_query(self.query_serializer, request.query_params)
+
+
+def sub_route_choice(request: HttpRequest, symbol: str, name: str, param: str,
+                     choices: tuple[str, ...], aliases: dict[str, str]) -> str:
+    """The choice a reference-style sub-route names (``/v1/holders/AAPL/insider-roster``).
+
+    ``name`` is a choice itself or one of its hyphenated ``aliases``; anything else is the
+    query form's 422, keyed by ``param`` with location ``path``. An encoded slash in the raw
+    target (``AAPL%2Fmajor`` decoded into this route) is a malformed symbol: 404.
+    """
+    if encoded_slash_in_path(request.META):
+        raise NotFound(f"Symbol not found: '{display_symbol(f'{symbol}/{name}')}'")
+    resolved = name if name in choices else aliases.get(name)
+    if resolved is None:
+        raise InvalidParameters([FieldError(param, choices_message(choices), "enum", name,
+                                            location="path")])
+    return resolved
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

@@ -107,11 +107,3 @@ def reference_body(symbol_text: str, holder_type: str) -> dict[str, Any]:
     work unchanged."""
     symbol = require_symbol(symbol_text)
     return {"symbol": symbol, ALIAS_KEYS[holder_type]: holder_member(symbol, holder_type)}
-
-
-def alias_type(name: str) -> str | None:
-    """The holder type a sub-route name stands for (hyphenated reference names, or the type
-    itself); None when it names no type."""
-    if name in HOLDER_TYPES:
-        return name
-    return ALIASES.get(name)

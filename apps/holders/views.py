@@ -4,10 +4,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.errors import ERRORS
-from apps.core.params import choices_message
 from apps.core.schema import error_responses
-from apps.core.symbols import encoded_slash_in_path
-from apps.core.views import ApiView
+from apps.core.views import ApiView, sub_route_choice
 from apps.holders.serializers import (
     ALIAS_NAMES,
     HOLDERS_ALIAS_RESPONSE,
@@ -15,9 +13,7 @@ from apps.holders.serializers import (
     HoldersData,
     HoldersQuery,
 )
-from apps.holders.services import HOLDER_TYPES, alias_type, holders_data, reference_body
-from marketdata.errors import FieldError, InvalidParameters, NotFound
-from marketdata.symbols import display_symbol
+from apps.holders.services import ALIASES, HOLDER_TYPES, holders_data, reference_body
 
 _SOURCES = (
     "Sources (Yahoo Finance quoteSummary modules): major <- majorHoldersBreakdown; "
@@ -84,11 +80,6 @@ class HoldersAliasView(ApiView):
                    **error_responses(404, 422, upstream=True, style=ERRORS)},
     )
     def get(self, request: Request, symbol: str, holder_type: str) -> Response:
-        if encoded_slash_in_path(request.META):
-            raise NotFound(f"Symbol not found: '{display_symbol(f'{symbol}/{holder_type}')}'")
-        resolved = alias_type(holder_type)
-        if resolved is None:
-            raise InvalidParameters([FieldError(
-                "holder_type", choices_message(HOLDER_TYPES), "enum", holder_type,
-                location="path")])
+        resolved = sub_route_choice(request, symbol, holder_type, "holder_type", HOLDER_TYPES,
+                                    ALIASES)
         return Response(reference_body(symbol, resolved))
