@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 from marketdata.cache import fetch_through
 from marketdata.errors import NotFound, UpstreamBadResponse
-from marketdata.formatting import raw
+from marketdata.formatting import integer, number
 from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json
 
@@ -75,16 +75,6 @@ class SectorData:
     top_companies: list[str] = field(default_factory=list)  # weight desc
 
 
-def _number(value: Any) -> float | None:
-    value = raw(value)
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
-        else None
-
-
-def _count(value: Any) -> int | None:
-    number = _number(value)
-    return int(number) if number is not None else None
-
 
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
@@ -115,26 +105,26 @@ def parse_sector(payload: Any, key: str) -> SectorData:
         name = row.get("name")
         if not isinstance(name, str) or not name or name == _ALL_INDUSTRIES:
             continue
-        weight = _number(row.get("marketWeight"))
+        weight = number(row.get("marketWeight"))
         industries.append((Industry(name, weight), weight))
-    companies = [(str(row["symbol"]).upper(), _number(row.get("marketWeight")))
+    companies = [(str(row["symbol"]).upper(), number(row.get("marketWeight")))
                  for row in _rows(data.get("topCompanies"))
                  if isinstance(row.get("symbol"), str) and row["symbol"]]
 
-    industries_count = _count(overview.get("industriesCount"))
+    industries_count = integer(overview.get("industriesCount"))
     return SectorData(
         key=key,
         name=SECTOR_NAMES.get(key) or str(data.get("name") or key),
-        day_change=_number(day),
-        ytd_change=_number(performance.get("ytdChangePercent")),
-        one_year_change=_number(performance.get("oneYearChangePercent")),
-        three_year_change=_number(performance.get("threeYearChangePercent")),
-        five_year_change=_number(performance.get("fiveYearChangePercent")),
-        market_cap=_number(overview.get("marketCap")),
-        market_weight=_number(overview.get("marketWeight")),
+        day_change=number(day),
+        ytd_change=number(performance.get("ytdChangePercent")),
+        one_year_change=number(performance.get("oneYearChangePercent")),
+        three_year_change=number(performance.get("threeYearChangePercent")),
+        five_year_change=number(performance.get("fiveYearChangePercent")),
+        market_cap=number(overview.get("marketCap")),
+        market_weight=number(overview.get("marketWeight")),
         industries_count=industries_count if industries_count is not None
         else len(industries),
-        companies_count=_count(overview.get("companiesCount")) or 0,
+        companies_count=integer(overview.get("companiesCount")) or 0,
         industries=_by_weight(industries),
         top_companies=list(dict.fromkeys(_by_weight(companies))),
     )

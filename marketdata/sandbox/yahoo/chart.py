@@ -61,23 +61,13 @@ def _minus_months(d: date, months: int) -> date:
     return date(year, month, 28)
 
 
-def _int_arg(req: Request, name: str) -> int | None:
-    raw = req.arg(name)
-    if raw is None or raw == "":
-        return None
-    try:
-        return int(float(raw))
-    except ValueError:
-        return None
-
-
 def handle_chart(req: Request) -> SandboxResponse:
     """Validate the query like Yahoo does, then build the chart payload."""
     symbol = req.params["symbol"]
     interval = req.arg("interval", "1d") or "1d"
     range_ = req.arg("range")
-    p1 = _int_arg(req, "period1")
-    p2 = _int_arg(req, "period2")
+    p1 = req.int_arg("period1")
+    p2 = req.int_arg("period2")
     if interval not in VALID_INTERVALS:
         return _err("Bad Request", f"Invalid input - interval={interval} is not supported. "
                     f"Valid intervals: [{', '.join(VALID_INTERVALS)}]", 400)

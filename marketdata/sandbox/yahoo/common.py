@@ -32,6 +32,17 @@ class Request:
         values = self.query.get(name)
         return values[-1] if values else default
 
+    def int_arg(self, name: str, default: int | None = None) -> int | None:
+        """An integer query parameter: ``default`` when absent or empty, None when it is
+        not a number (the endpoint answers 400 then, as Yahoo does)."""
+        text = self.arg(name)
+        if text is None or text == "":
+            return default
+        try:
+            return int(float(text))
+        except ValueError:
+            return None
+
     def now(self) -> int:
         return int(self.clock().timestamp())
 

@@ -214,15 +214,6 @@ def _abbreviate(x: float) -> str:
     return f"{x:.0f}"
 
 
-def _int_arg(req: Request, name: str, default: int) -> int | None:
-    text = req.arg(name)
-    if text is None or text == "":
-        return default
-    try:
-        return int(text)
-    except ValueError:
-        return None
-
 
 def _uuid(name: str) -> str:
     h = f"{stable_hash('screener-id', name):016x}{stable_hash('screener-id2', name):016x}"
@@ -254,8 +245,8 @@ def handle_screener(req: Request) -> SandboxResponse:
     if screener is None:
         return finance_error("Not Found", f"No predefined screener found for scrIds: {scr_ids}",
                              404)
-    count = _int_arg(req, "count", DEFAULT_COUNT)
-    start = _int_arg(req, "start", 0)
+    count = req.int_arg("count", DEFAULT_COUNT)
+    start = req.int_arg("start", 0)
     if count is None or count < 0 or start is None or start < 0:
         return finance_error("Bad Request", "Invalid count or start", 400)
     count = min(count, MAX_COUNT)

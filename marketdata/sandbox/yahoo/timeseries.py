@@ -445,15 +445,6 @@ def _point(p: Profile, prefix: str, field: str, q: int, value: int | float) -> d
             "reportedValue": {"raw": value, "fmt": _formatted(value)}}
 
 
-def _int_arg(req: Request, name: str, default: int) -> int | None:
-    text = req.arg(name)
-    if text is None or text == "":
-        return default
-    try:
-        return int(text)
-    except ValueError:
-        return None
-
 
 def handle_timeseries(req: Request) -> SandboxResponse:
     symbol = req.params["symbol"].upper()
@@ -461,7 +452,7 @@ def handle_timeseries(req: Request) -> SandboxResponse:
                               for t in value.split(",") if t.strip())
     types = {t: parts for t in requested if (parts := _split(t)) is not None}
     now = req.now()
-    period1, period2 = _int_arg(req, "period1", 0), _int_arg(req, "period2", now)
+    period1, period2 = req.int_arg("period1", 0), req.int_arg("period2", now)
     if period1 is None or period2 is None:
         return error_response("timeseries", "Bad Request", "Invalid period1 or period2", 400)
     pad = (req.arg("padTimeSeries") or "").lower() == "true"
