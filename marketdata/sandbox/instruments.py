@@ -308,6 +308,17 @@ def _first_trade_epoch(day: date, venue: Venue) -> int:
     return local_epoch(day, venue.tz, venue.open_hm)
 
 
+# Index symbols without the '^' prefix (Yahoo lists some national indices under their
+# exchange's suffix): INDEX instruments with their real names, not generated companies.
+SUFFIXED_INDICES = {
+    "MOEX.ME": "MOEX Russia Index", "IMOEX.ME": "MOEX Russia Index", "RTSI.ME": "RTS Index",
+    "FTSEMIB.MI": "FTSE MIB Index", "PSI20.LS": "PSI 20", "WIG20.WA": "WIG20",
+    "000001.SS": "SSE Composite Index", "399001.SZ": "Shenzhen Index",
+    "PSEI.PS": "PSEi Index", "XIN9.FGI": "FTSE China A50 Index", "TA35.TA": "TA-35",
+    "XU100.IS": "BIST 100", "DX-Y.NYB": "US Dollar Index",
+}
+
+
 @lru_cache(maxsize=20_000)
 def get_instrument(raw_symbol: str) -> Instrument | None:
     """The synthetic instrument for a symbol, or None when the symbol is 'unknown'."""
@@ -315,7 +326,7 @@ def get_instrument(raw_symbol: str) -> Instrument | None:
     if not is_known_symbol(sym):
         return None
     seed = stable_hash("yahoo-sandbox-v1", sym)
-    if sym.startswith("^"):
+    if sym.startswith("^") or sym in SUFFIXED_INDICES:
         return _index(sym, seed)
     if sym.endswith("=X"):
         return _currency(sym, seed)
@@ -340,7 +351,7 @@ def _index(sym: str, seed: int) -> Instrument:
         exchange = US_EXCHANGES[code]
     else:
         exchange = US_EXCHANGES["WCB"]
-        short = long = f"CBOE {_title(sym[1:])} INDEX".upper()
+        short = long = SUFFIXED_INDICES.get(sym) or f"CBOE {_title(sym[1:])} INDEX".upper()
         level = _log_uniform(10, 10000, "idx", sym)
     venue = VENUES[exchange.venue_key]
     vol = 0.045 if sym in ("^VIX",) or "VX" in sym else 0.011

@@ -621,3 +621,14 @@ def test_http_server_handshake_with_cookie_jar(server: tuple[str, YahooSandbox])
                             params={"symbols": "AAPL,MSFT", "crumb": crumb.text})
         assert quote.status_code == 200
         assert len(quote.json()["quoteResponse"]["result"]) == 2
+
+
+def test_suffixed_index_symbols_are_indices_with_real_names():
+    """/v1/indices asks for some national indices without '^' (MOEX.ME, DX-Y.NYB...): the
+    sandbox must not invent companies for them."""
+    from marketdata.sandbox.instruments import INDEX, SUFFIXED_INDICES, get_instrument
+
+    for symbol, name in SUFFIXED_INDICES.items():
+        instrument = get_instrument(symbol)
+        assert instrument is not None and instrument.kind == INDEX, symbol
+        assert instrument.long_name == name
