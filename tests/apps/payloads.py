@@ -83,8 +83,9 @@ def url_pattern(url: str) -> re.Pattern[str]:
     return re.compile(re.escape(url) + r"(\?.*)?$")
 
 
-def register_failure(mock: responses.RequestsMock, endpoint: str, kind: str) -> Any:
-    pattern = url_pattern(ENDPOINT_URLS[endpoint])
+def fail_url(mock: responses.RequestsMock, url: str, kind: str) -> Any:
+    """Make every GET of ``url`` (any query) fail the way ``kind`` (a FAILURES key) says."""
+    pattern = url_pattern(url)
     if kind == "yahoo_500":
         return mock.add(responses.GET, pattern, status=500, body="<html>Internal error</html>",
                         content_type="text/html")
@@ -98,6 +99,10 @@ def register_failure(mock: responses.RequestsMock, endpoint: str, kind: str) -> 
         return mock.add(responses.GET, pattern,
                         body=requests.exceptions.ReadTimeout("read timed out"))
     raise ValueError(kind)
+
+
+def register_failure(mock: responses.RequestsMock, endpoint: str, kind: str) -> Any:
+    return fail_url(mock, ENDPOINT_URLS[endpoint], kind)
 
 
 def upstream_calls(mock: responses.RequestsMock, endpoint: str) -> list[Any]:

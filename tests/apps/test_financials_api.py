@@ -6,8 +6,6 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-import requests
-import responses
 
 from marketdata.providers.yahoo.fundamentals import (
     BALANCE_FIELDS,
@@ -16,7 +14,7 @@ from marketdata.providers.yahoo.fundamentals import (
     display_name,
     type_list,
 )
-from tests.apps.payloads import FAILURES, url_pattern
+from tests.apps.payloads import FAILURES, fail_url
 from tests.apps.test_malformed_symbols_api import IDS, VALUES
 from tests.conftest import QUERY1, calls_to
 
@@ -243,24 +241,9 @@ def test_parameters_are_checked_before_the_symbol(api, yahoo):
 
 
 # -- upstream failures ---------------------------------------------------------------------------
-def _register_failure(mock: responses.RequestsMock, kind: str) -> None:
-    pattern = url_pattern(TIMESERIES + "AAPL")
-    if kind == "yahoo_500":
-        mock.add(responses.GET, pattern, status=500, body="<html>error</html>",
-                 content_type="text/html")
-    elif kind == "yahoo_429":
-        mock.add(responses.GET, pattern, status=429, body="Too Many Requests",
-                 content_type="text/plain")
-    elif kind == "connection_error":
-        mock.add(responses.GET, pattern,
-                 body=requests.exceptions.ConnectionError("connection refused"))
-    else:
-        mock.add(responses.GET, pattern, body=requests.exceptions.ReadTimeout("timed out"))
-
-
 @pytest.mark.parametrize("kind", list(FAILURES))
 def test_upstream_failures(api, yahoo, kind):
-    _register_failure(yahoo.mock, kind)
+    fail_url(yahoo.mock, TIMESERIES + "AAPL", kind)
     response = api.get("/v1/financials/AAPL?statement=income")
     status, code = FAILURES[kind]
     assert response.status_code == status

@@ -10,10 +10,9 @@ from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
-import requests
 import responses
 
-from tests.apps.payloads import FAILURES, QUOTE_SUMMARY_NOT_FOUND, url_pattern
+from tests.apps.payloads import FAILURES, QUOTE_SUMMARY_NOT_FOUND, fail_url
 from tests.apps.test_malformed_symbols_api import IDS, VALUES
 from tests.conftest import QUERY2, calls_to
 from tests.marketdata.providers.test_yahoo_indices import SPEC_IDS
@@ -69,22 +68,6 @@ def register_any(yahoo, body: Any) -> None:
 
 def summary_calls(yahoo) -> list:
     return calls_to(yahoo.mock, "/v10/finance/quoteSummary/")
-
-
-def register_failure(mock: responses.RequestsMock, symbol: str, kind: str) -> None:
-    pattern = url_pattern(summary_url(symbol))
-    if kind == "yahoo_500":
-        mock.add(responses.GET, pattern, status=500, body="<html>oops</html>",
-                 content_type="text/html")
-    elif kind == "yahoo_429":
-        mock.add(responses.GET, pattern, status=429, body="Too Many Requests",
-                 content_type="text/plain")
-    elif kind == "connection_error":
-        mock.add(responses.GET, pattern, body=requests.exceptions.ConnectionError("refused"))
-    elif kind == "timeout":
-        mock.add(responses.GET, pattern, body=requests.exceptions.ReadTimeout("timed out"))
-    else:
-        raise ValueError(kind)
 
 
 # -- values ---------------------------------------------------------------------------------
@@ -252,7 +235,7 @@ def _left_out(logs) -> list[dict[str, Any]]:
 
 def test_one_failing_index_is_left_out_and_logged(api, yahoo, logs):
     register(yahoo, "snp")
-    register_failure(yahoo.mock, "^GDAXI", "yahoo_500")
+    fail_url(yahoo.mock, summary_url("^GDAXI"), "yahoo_500")
     register(yahoo, "nzx-50")
     response = api.get("/v1/indices?index=snp&index=dax&index=nzx-50")
     assert response.status_code == 200
@@ -269,7 +252,7 @@ def test_a_partial_answer_is_not_stored_as_a_whole_response(api, yahoo, logs):
     """The data cache keeps snp; the response cache must not keep the answer without dax,
     or dax would stay missing for the whole TTL after Yahoo recovers."""
     register(yahoo, "snp")
-    register_failure(yahoo.mock, "^GDAXI", "yahoo_500")
+    fail_url(yahoo.mock, summary_url("^GDAXI"), "yahoo_500")
     first = api.get("/v1/indices?index=snp&index=dax")
     assert len(first.json()) == 1
     assert first["Cache-Control"] == "no-store"
@@ -300,8 +283,8 @@ def test_an_index_without_a_price_is_left_out(api, yahoo, logs):
 
 @pytest.mark.parametrize("kind", list(FAILURES))
 def test_every_index_failing_is_the_upstream_error(api, yahoo, kind):
-    register_failure(yahoo.mock, "^GSPC", kind)
-    register_failure(yahoo.mock, "^GDAXI", kind)
+    fail_url(yahoo.mock, summary_url("^GSPC"), kind)
+    fail_url(yahoo.mock, summary_url("^GDAXI"), kind)
     response = api.get("/v1/indices?index=snp&index=dax")
     status, code = FAILURES[kind]
     assert response.status_code == status
@@ -312,7 +295,7 @@ def test_every_index_failing_is_the_upstream_error(api, yahoo, kind):
 
 def test_upstream_error_wins_over_not_found_when_nothing_is_served(api, yahoo):
     register(yahoo, "snp", QUOTE_SUMMARY_NOT_FOUND, status=404)
-    register_failure(yahoo.mock, "^GDAXI", "timeout")
+    fail_url(yahoo.mock, summary_url("^GDAXI"), "timeout")
     response = api.get("/v1/indices?index=snp&index=dax")
     assert response.status_code == 504
     assert response.json()["provider"] == "yahoo"

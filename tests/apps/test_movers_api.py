@@ -8,10 +8,8 @@ from datetime import UTC, datetime
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-import requests
-import responses
 
-from tests.apps.payloads import FAILURES, url_pattern
+from tests.apps.payloads import FAILURES, fail_url
 from tests.apps.test_malformed_symbols_api import IDS, VALUES
 from tests.conftest import calls_to
 from tests.marketdata.providers.test_yahoo_screener import formatted
@@ -32,22 +30,6 @@ def screener_calls(yahoo) -> list:
 
 def _query(call) -> dict[str, list[str]]:
     return parse_qs(urlsplit(call.request.url).query)
-
-
-def register_failure(mock: responses.RequestsMock, kind: str) -> None:
-    pattern = url_pattern(SCREENER)
-    if kind == "yahoo_500":
-        mock.add(responses.GET, pattern, status=500, body="<html>oops</html>",
-                 content_type="text/html")
-    elif kind == "yahoo_429":
-        mock.add(responses.GET, pattern, status=429, body="Too Many Requests",
-                 content_type="text/plain")
-    elif kind == "connection_error":
-        mock.add(responses.GET, pattern, body=requests.exceptions.ConnectionError("refused"))
-    elif kind == "timeout":
-        mock.add(responses.GET, pattern, body=requests.exceptions.ReadTimeout("timed out"))
-    else:
-        raise ValueError(kind)
 
 
 # -- 200 from the recordings -----------------------------------------------------------------
@@ -179,7 +161,7 @@ def test_unknown_parameters_are_ignored(api, yahoo, recording):
 # -- upstream failures -------------------------------------------------------------------------
 @pytest.mark.parametrize("kind", list(FAILURES))
 def test_upstream_failures(api, yahoo, kind):
-    register_failure(yahoo.mock, kind)
+    fail_url(yahoo.mock, SCREENER, kind)
     response = api.get("/v1/losers")
     status, code = FAILURES[kind]
     assert response.status_code == status

@@ -10,11 +10,9 @@ from __future__ import annotations
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
-import requests
-import responses
 
 from marketdata.providers.yahoo.sectors import SECTOR_NAMES
-from tests.apps.payloads import FAILURES, QUOTE_SUMMARY_NOT_FOUND, url_pattern
+from tests.apps.payloads import FAILURES, QUOTE_SUMMARY_NOT_FOUND, fail_url
 from tests.apps.test_malformed_symbols_api import MALFORMED
 from tests.conftest import QUERY1, QUERY2, calls_to
 from tests.marketdata.providers.test_yahoo_sectors import sector_payload
@@ -53,19 +51,6 @@ def sector_calls(yahoo) -> list[str]:
             for c in calls_to(yahoo.mock, "/v1/finance/sectors/")]
 
 
-def register(yahoo, url: str, kind: str) -> None:
-    if kind == "yahoo_500":
-        yahoo.get(url, "<html>oops</html>", status=500, content_type="text/html")
-    elif kind == "yahoo_429":
-        yahoo.get(url, "Too Many Requests", status=429, content_type="text/plain")
-    elif kind == "connection_error":
-        yahoo.mock.add(responses.GET, url_pattern(url),
-                       body=requests.exceptions.ConnectionError("connection refused"))
-    else:
-        yahoo.mock.add(responses.GET, url_pattern(url),
-                       body=requests.exceptions.ReadTimeout("read timed out"))
-
-
 # -- GET /v1/sectors ---------------------------------------------------------------------------
 def test_all_sectors(api, yahoo):
     mock_all(yahoo)
@@ -90,7 +75,7 @@ def test_all_sectors_cached(api, yahoo):
 
 def test_one_failing_sector_is_left_out(api, yahoo, logs):
     mock_all(yahoo, skip=("energy",))
-    register(yahoo, SECTORS_URL + "energy", "yahoo_500")
+    fail_url(yahoo.mock, SECTORS_URL + "energy", "yahoo_500")
     response = api.get("/v1/sectors")
     assert response.status_code == 200
     assert [row["sector"] for row in response.json()] == [s for s in ORDER if s != "Energy"]
@@ -101,7 +86,7 @@ def test_one_failing_sector_is_left_out(api, yahoo, logs):
 @pytest.mark.parametrize("kind", sorted(FAILURES))
 def test_all_sectors_failing(api, yahoo, kind):
     for key in SECTOR_NAMES:
-        register(yahoo, SECTORS_URL + key, kind)
+        fail_url(yahoo.mock, SECTORS_URL + key, kind)
     response = api.get("/v1/sectors")
     status, code = FAILURES[kind]
     assert response.status_code == status
@@ -192,7 +177,7 @@ def test_details_invalid_sector_422(api, yahoo, value):
 
 @pytest.mark.parametrize("kind", sorted(FAILURES))
 def test_details_upstream_failure(api, yahoo, kind):
-    register(yahoo, SECTORS_URL + "technology", kind)
+    fail_url(yahoo.mock, SECTORS_URL + "technology", kind)
     response = api.get("/v1/sectors/details/Technology")
     status, code = FAILURES[kind]
     assert response.status_code == status
@@ -267,7 +252,7 @@ def test_unknown_symbol_404(api, yahoo):
 
 @pytest.mark.parametrize("kind", sorted(FAILURES))
 def test_sector_for_symbol_upstream_failure(api, yahoo, kind):
-    register(yahoo, f"{QUERY2}/v10/finance/quoteSummary/AAPL", kind)
+    fail_url(yahoo.mock, f"{QUERY2}/v10/finance/quoteSummary/AAPL", kind)
     response = api.get("/v1/sectors/symbol/AAPL")
     status, code = FAILURES[kind]
     assert response.status_code == status

@@ -12,10 +12,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-import requests
-import responses
 
-from tests.apps.payloads import EMPTY_QUOTE_RESPONSE, FAILURES, url_pattern
+from tests.apps.payloads import EMPTY_QUOTE_RESPONSE, FAILURES, fail_url
 from tests.apps.test_malformed_symbols_api import MALFORMED
 from tests.conftest import QUERY2, calls_to
 
@@ -197,20 +195,9 @@ def test_limit_bounds_accepted(api, yahoo, recording, limit):
 
 
 # -- upstream failures and cache --------------------------------------------------------------
-def _register(yahoo, url: str, kind: str) -> None:
-    if kind == "yahoo_500":
-        yahoo.get(url, "<html>oops</html>", status=500, content_type="text/html")
-    elif kind == "yahoo_429":
-        yahoo.get(url, "Too Many Requests", status=429, content_type="text/plain")
-    else:
-        error = (requests.exceptions.ConnectionError("connection refused")
-                 if kind == "connection_error" else requests.exceptions.ReadTimeout("slow"))
-        yahoo.mock.add(responses.GET, url_pattern(url), body=error)
-
-
 @pytest.mark.parametrize("kind", sorted(FAILURES))
 def test_recommendations_failure(api, yahoo, kind):
-    _register(yahoo, RECS_URL + "AAPL", kind)
+    fail_url(yahoo.mock, RECS_URL + "AAPL", kind)
     response = api.get("/v1/similar?symbol=AAPL")
     status, code = FAILURES[kind]
     assert response.status_code == status
