@@ -217,10 +217,12 @@ class UpstreamClient:
             return known
         with self._lock:
             if provider.name not in self._providers:
-                self._providers[provider.name] = provider
                 self._sessions[provider.name] = self._new_session()
                 self._breakers[provider.name] = CircuitBreaker(
                     provider.name, provider.breaker_fail_max, provider.breaker_reset_seconds)
+                # Published last: the lock-free fast path above (and request()) must never
+                # see a provider whose session or breaker is not there yet.
+                self._providers[provider.name] = provider
         return self._providers[provider.name]
 
     def _new_session(self) -> requests.Session:

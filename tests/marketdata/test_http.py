@@ -254,6 +254,26 @@ class TestRequests:
         assert again.display_name == "Example Provider"
         assert client.session("ex") is first
 
+    def test_a_provider_is_usable_as_soon_as_another_thread_sees_it(self, monkeypatch):
+        """The first concurrent calls after start-up: a thread that finds the provider on
+        the lock-free path must find its session and breaker too (was a KeyError -> 500)."""
+        client = UpstreamClient()
+        new_session = client._new_session
+
+        def slow_session():
+            time.sleep(0.2)
+            return new_session()
+
+        monkeypatch.setattr(client, "_new_session", slow_session)
+        config = ProviderConfig(name="slow", display_name="Slow")
+        first = threading.Thread(target=client.register, args=(config,))
+        first.start()
+        time.sleep(0.05)  # the first thread is inside the lock, building the session
+        client.register(config)
+        assert client.breaker_state("slow") == "closed"
+        assert client.session("slow") is not None
+        first.join()
+
 
 # -- circuit breaker --------------------------------------------------------------------------
 class TestCircuitBreaker:

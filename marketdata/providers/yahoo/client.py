@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,12 +18,19 @@ def _client() -> UpstreamClient:
     return client
 
 
+_auth_lock = threading.Lock()
+
+
 def get_auth(client: UpstreamClient) -> YahooAuth:
-    """The auth state belongs to the client (and its cookie jar)."""
+    """The auth state belongs to the client (and its cookie jar). Created once under a lock:
+    two auth objects for one client would each make their own cookie + crumb handshake."""
     auth = getattr(client, "_yahoo_auth", None)
     if auth is None:
-        auth = YahooAuth(client)
-        client._yahoo_auth = auth  # type: ignore[attr-defined]
+        with _auth_lock:
+            auth = getattr(client, "_yahoo_auth", None)
+            if auth is None:
+                auth = YahooAuth(client)
+                client._yahoo_auth = auth  # type: ignore[attr-defined]
     return auth
 
 
