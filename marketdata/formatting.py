@@ -8,6 +8,7 @@ or Yahoo ``{raw, fmt}`` objects; :func:`raw` reads both.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_UP, Context, Decimal
@@ -45,6 +46,27 @@ def integer(value: Any) -> int | None:
     """A count or quantity ({raw, fmt} or bare) as an int: 1.0e9 -> 1000000000."""
     value = number(value)
     return None if value is None else round(value)
+
+
+def mapping(value: Any) -> dict[str, Any]:
+    """An object field of an upstream payload; {} when it is missing or not an object."""
+    return value if isinstance(value, dict) else {}
+
+
+def rows(value: Any) -> list[dict[str, Any]]:
+    """The objects of an upstream list field (anything else in the list is skipped)."""
+    return [row for row in value if isinstance(row, dict)] if isinstance(value, list) else []
+
+
+def text(value: Any, *, clean: bool = True) -> str | None:
+    """A string field. ``clean``: whitespace runs collapsed and trimmed (Yahoo pads short
+    names), blank -> None. ``clean=False`` passes the string through as sent (an empty
+    ``fromGrade`` means "no grade before"). Anything not a string gives None."""
+    if not isinstance(value, str):
+        return None
+    if not clean:
+        return value
+    return " ".join(value.split()) or None
 
 
 # Enough digits for any float's integer part (the default 28 fails above 1e28).
@@ -161,6 +183,12 @@ def utc_datetime(value: Any) -> datetime | None:
         return datetime.fromtimestamp(value, UTC)
     except (OverflowError, OSError, ValueError):
         return None
+
+
+def json_ready(item: Any) -> dict[str, Any]:
+    """A parsed dataclass as JSON-ready values (datetimes as ISO 8601 UTC strings)."""
+    return {k: iso_datetime(v) if isinstance(v, datetime) else v
+            for k, v in dataclasses.asdict(item).items()}
 
 
 def iso_datetime(value: Any) -> str | None:

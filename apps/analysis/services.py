@@ -9,13 +9,11 @@ data is null.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict
-from datetime import datetime
 from typing import Any
 
 from apps.core.symbols import require_symbol
 from marketdata.errors import NotFound
-from marketdata.formatting import iso_datetime
+from marketdata.formatting import json_ready
 from marketdata.providers.yahoo import analysis as yahoo_analysis
 from marketdata.providers.yahoo.analysis import Estimate, TrendPeriod
 
@@ -28,11 +26,6 @@ ALIASES = {"upgrades-downgrades": "upgrades_downgrades", "price-targets": "price
 _LABELS = {"upgrades_downgrades": "upgrades/downgrades"}
 
 
-def _plain(item: Any) -> dict[str, Any]:
-    """A parsed dataclass as JSON-ready values (datetimes as ISO 8601 UTC strings)."""
-    return {k: iso_datetime(v) if isinstance(v, datetime) else v
-            for k, v in asdict(item).items()}
-
 
 def _no_data(analysis_type: str, symbol: str) -> NotFound:
     label = _LABELS.get(analysis_type, analysis_type.replace("_", " "))
@@ -40,16 +33,16 @@ def _no_data(analysis_type: str, symbol: str) -> NotFound:
 
 
 def _recommendations(symbol: str) -> list[dict[str, Any]] | None:
-    return [_plain(r) for r in yahoo_analysis.fetch_recommendation_trend(symbol)] or None
+    return [json_ready(r) for r in yahoo_analysis.fetch_recommendation_trend(symbol)] or None
 
 
 def _upgrades_downgrades(symbol: str) -> list[dict[str, Any]] | None:
-    return [_plain(r) for r in yahoo_analysis.fetch_upgrade_downgrade_history(symbol)] or None
+    return [json_ready(r) for r in yahoo_analysis.fetch_upgrade_downgrade_history(symbol)] or None
 
 
 def _price_targets(symbol: str) -> dict[str, Any] | None:
     targets = yahoo_analysis.fetch_price_targets(symbol)
-    return _plain(targets) if targets.has_targets else None
+    return json_ready(targets) if targets.has_targets else None
 
 
 def estimates(periods: list[TrendPeriod], which: str) -> dict[str, dict[str, Any]]:
@@ -85,7 +78,7 @@ def _revenue_estimate(symbol: str) -> dict[str, Any] | None:
 
 
 def _earnings_history(symbol: str) -> list[dict[str, Any]] | None:
-    return [_plain(r) for r in yahoo_analysis.fetch_earnings_history(symbol)] or None
+    return [json_ready(r) for r in yahoo_analysis.fetch_earnings_history(symbol)] or None
 
 
 def _sustainability(symbol: str) -> dict[str, Any] | None:

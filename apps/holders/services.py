@@ -9,13 +9,11 @@ null (it is never replaced by the current time).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict
-from datetime import datetime
 from typing import Any
 
 from apps.core.symbols import require_symbol
 from marketdata.errors import NotFound
-from marketdata.formatting import iso_datetime
+from marketdata.formatting import json_ready
 from marketdata.providers.yahoo import holders as yahoo_holders
 
 HOLDER_TYPES = ("major", "institutional", "mutualfund", "insider_transactions",
@@ -36,11 +34,6 @@ _LABELS = {"major": "major holders", "institutional": "institutional holders",
            "insider_purchases": "insider purchases", "insider_roster": "insider roster"}
 
 
-def _plain(item: Any) -> dict[str, Any]:
-    """A parsed dataclass as JSON-ready values (datetimes as ISO 8601 UTC strings)."""
-    return {k: iso_datetime(v) if isinstance(v, datetime) else v
-            for k, v in asdict(item).items()}
-
 
 def _major(symbol: str) -> dict[str, Any] | None:
     breakdown = yahoo_holders.fetch_major_holders_breakdown(symbol)
@@ -50,24 +43,24 @@ def _major(symbol: str) -> dict[str, Any] | None:
 
 
 def _institutional(symbol: str) -> list[dict[str, Any]] | None:
-    return [_plain(h) for h in yahoo_holders.fetch_institutional_holders(symbol)] or None
+    return [json_ready(h) for h in yahoo_holders.fetch_institutional_holders(symbol)] or None
 
 
 def _mutualfund(symbol: str) -> list[dict[str, Any]] | None:
-    return [_plain(h) for h in yahoo_holders.fetch_mutualfund_holders(symbol)] or None
+    return [json_ready(h) for h in yahoo_holders.fetch_mutualfund_holders(symbol)] or None
 
 
 def _insider_transactions(symbol: str) -> list[dict[str, Any]] | None:
-    return [_plain(t) for t in yahoo_holders.fetch_insider_transactions(symbol)] or None
+    return [json_ready(t) for t in yahoo_holders.fetch_insider_transactions(symbol)] or None
 
 
 def _insider_purchases(symbol: str) -> dict[str, Any] | None:
     purchases = yahoo_holders.fetch_insider_purchases(symbol)
-    return _plain(purchases) if purchases.has_data else None
+    return json_ready(purchases) if purchases.has_data else None
 
 
 def _insider_roster(symbol: str) -> list[dict[str, Any]] | None:
-    return [_plain(m) for m in yahoo_holders.fetch_insider_roster(symbol)] or None
+    return [json_ready(m) for m in yahoo_holders.fetch_insider_roster(symbol)] or None
 
 
 _BUILDERS: dict[str, Callable[[str], Any]] = {

@@ -25,6 +25,7 @@ from django.conf import settings
 
 from marketdata.cache import fetch_through
 from marketdata.errors import UpstreamBadResponse
+from marketdata.formatting import text
 from marketdata.http import ProviderConfig, get_client
 from marketdata.providers.yahoo.search import query_key
 
@@ -75,8 +76,8 @@ def parse_hits(payload: Any, hits: int | None = None,
     for hit in rows:
         if not isinstance(hit, dict):
             continue
-        symbol, name = _text(hit.get("symbol")), _text(hit.get("name"))
-        exchange, kind = _text(hit.get("exchangeShortName")), _text(hit.get("type"))
+        symbol, name = text(hit.get("symbol")), text(hit.get("name"))
+        exchange, kind = text(hit.get("exchangeShortName")), text(hit.get("type"))
         kind = kind.lower() if kind else None
         if not (symbol and name and exchange) or kind not in SECURITY_TYPES:
             continue
@@ -87,12 +88,6 @@ def parse_hits(payload: Any, hits: int | None = None,
             break
     return out
 
-
-def _text(value: Any) -> str | None:
-    if isinstance(value, str):
-        value = " ".join(value.split())
-        return value or None
-    return None
 
 
 def _fetch(query: str, hits: int, security_type: str | None) -> list[dict[str, str]]:

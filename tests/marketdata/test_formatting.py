@@ -250,3 +250,34 @@ class TestRoundHalfUp:
     def test_matches_fixed(self):
         for value in (2.675, 1.005, 0.125, 6506.475, 1.0489877):
             assert f"{fmt.round_half_up(value):.2f}" == fmt.fixed(value)
+
+
+class TestPayloadReaders:
+    def test_text_collapses_padding_and_blank_is_none(self):
+        assert fmt.text("BAYERISCHE MOTOREN WERKE AG   S") == "BAYERISCHE MOTOREN WERKE AG S"
+        assert fmt.text("  ") is None
+        assert fmt.text(12) is None
+
+    def test_text_as_sent(self):
+        assert fmt.text("", clean=False) == ""
+        assert fmt.text(" Buy ", clean=False) == " Buy "
+        assert fmt.text(None, clean=False) is None
+
+    def test_mapping_and_rows(self):
+        assert fmt.mapping({"a": 1}) == {"a": 1}
+        assert fmt.mapping([1]) == {}
+        assert fmt.rows([{"a": 1}, 2, None, {"b": 2}]) == [{"a": 1}, {"b": 2}]
+        assert fmt.rows({"a": 1}) == []
+
+    def test_json_ready_renders_datetimes(self):
+        import dataclasses
+        from datetime import UTC, datetime
+
+        @dataclasses.dataclass
+        class Row:
+            name: str
+            when: datetime | None
+
+        assert fmt.json_ready(Row("x", datetime(2024, 12, 31, tzinfo=UTC))) == {
+            "name": "x", "when": "2024-12-31T00:00:00Z"}
+        assert fmt.json_ready(Row("y", None)) == {"name": "y", "when": None}

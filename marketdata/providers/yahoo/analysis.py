@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
-from marketdata.formatting import integer, number, utc_datetime
-from marketdata.providers.yahoo.quote_summary import fetch_quote_summary
+from marketdata.formatting import integer, mapping, number, rows, text, utc_datetime
+from marketdata.providers.yahoo.quote_summary import fetch_module
 
 RECOMMENDATION_TREND = "recommendationTrend"
 UPGRADE_DOWNGRADE_HISTORY = "upgradeDowngradeHistory"
@@ -29,6 +30,9 @@ ESG_SCORES = "esgScores"
 # the other three are what analysts call them). Unknown codes pass through as sent.
 ACTIONS = {"up": "upgrade", "down": "downgrade", "main": "maintain", "init": "initiate",
            "reit": "reiterate"}
+
+# Strings pass through as Yahoo sends them ("" stays "": an empty fromGrade means none).
+_as_sent = partial(text, clean=False)
 
 
 @dataclass(frozen=True)
@@ -118,26 +122,16 @@ class EsgScores:
                                             self.governance_score, self.total_esg))
 
 
-def _rows(module: Any, key: str) -> list[dict[str, Any]]:
-    rows = module.get(key) if isinstance(module, dict) else None
-    return [row for row in rows if isinstance(row, dict)] if isinstance(rows, list) else []
 
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _fields(module: Any) -> dict[str, Any]:
-    return module if isinstance(module, dict) else {}
 
 
 # -- parsers (module body -> typed values) ----------------------------------------------------
 def parse_recommendation_trend(module: Any) -> list[Recommendation]:
-    return [Recommendation(period=_text(row.get("period")),
+    return [Recommendation(period=_as_sent(row.get("period")),
                            strong_buy=integer(row.get("strongBuy")), buy=integer(row.get("buy")),
                            hold=integer(row.get("hold")), sell=integer(row.get("sell")),
                            strong_sell=integer(row.get("strongSell")))
-            for row in _rows(module, "trend")]
+            for row in rows(mapping(module).get("trend"))]
 
 
 def grade_action(code: Any) -> str | None:
@@ -149,15 +143,15 @@ def grade_action(code: Any) -> str | None:
 def parse_upgrade_downgrade_history(module: Any) -> list[GradeChange]:
     """Rating changes, newest first as Yahoo lists them. Strings pass through as sent
     (``fromGrade`` is "" on an initiation); absent ones are None."""
-    return [GradeChange(firm=_text(row.get("firm")), to_grade=_text(row.get("toGrade")),
-                        from_grade=_text(row.get("fromGrade")),
+    return [GradeChange(firm=_as_sent(row.get("firm")), to_grade=_as_sent(row.get("toGrade")),
+                        from_grade=_as_sent(row.get("fromGrade")),
                         action=grade_action(row.get("action")),
                         date=utc_datetime(row.get("epochGradeDate")))
-            for row in _rows(module, "history")]
+            for row in rows(mapping(module).get("history"))]
 
 
 def parse_price_targets(module: Any) -> PriceTargets:
-    data = _fields(module)
+    data = mapping(module)
     return PriceTargets(current=number(data.get("currentPrice")),
                         mean=number(data.get("targetMeanPrice")),
                         median=number(data.get("targetMedianPrice")),
@@ -166,12 +160,12 @@ def parse_price_targets(module: Any) -> PriceTargets:
 
 
 def _estimate(block: Any, year_ago_key: str, currency_key: str) -> Estimate:
-    data = _fields(block)
+    data = mapping(block)
     return Estimate(avg=number(data.get("avg")), low=number(data.get("low")),
                     high=number(data.get("high")),
                     number_of_analysts=integer(data.get("numberOfAnalysts")),
                     year_ago=number(data.get(year_ago_key)), growth=number(data.get("growth")),
-                    currency=_text(data.get(currency_key)))
+                    currency=_as_sent(data.get(currency_key)))
 
 
 def _end_date(value: Any) -> str | None:
@@ -182,12 +176,12 @@ def _end_date(value: Any) -> str | None:
 def parse_earnings_trend(module: Any) -> list[TrendPeriod]:
     """Every row in Yahoo's order (current quarter, next quarter, current year, next year,
     sometimes -5y/+5y growth rows without an end date)."""
-    return [TrendPeriod(period=_text(row.get("period")), end_date=_end_date(row.get("endDate")),
+    return [TrendPeriod(period=_as_sent(row.get("period")), end_date=_end_date(row.get("endDate")),
                         earnings=_estimate(row.get("earningsEstimate"), "yearAgoEps",
                                            "earningsCurrency"),
                         revenue=_estimate(row.get("revenueEstimate"), "yearAgoRevenue",
                                           "revenueCurrency"))
-            for row in _rows(module, "trend")]
+            for row in rows(mapping(module).get("trend"))]
 
 
 def parse_earnings_history(module: Any) -> list[EarningsSurprise]:
@@ -197,11 +191,11 @@ def parse_earnings_history(module: Any) -> list[EarningsSurprise]:
                              eps_estimate=number(row.get("epsEstimate")),
                              surprise=number(row.get("epsDifference")),
                              surprise_percent=number(row.get("surprisePercent")))
-            for row in _rows(module, "history")]
+            for row in rows(mapping(module).get("history"))]
 
 
 def parse_esg_scores(module: Any) -> EsgScores:
-    data = _fields(module)
+    data = mapping(module)
     return EsgScores(environment_score=number(data.get("environmentScore")),
                      social_score=number(data.get("socialScore")),
                      governance_score=number(data.get("governanceScore")),
@@ -210,12 +204,8 @@ def parse_esg_scores(module: Any) -> EsgScores:
 
 # -- fetch (through the cache) ----------------------------------------------------------------
 def fetch_analysis_module(symbol: str, module: str) -> dict[str, Any]:
-    """One module's body for a validated symbol ({} when Yahoo left it out).
-
-    Raises NotFound when Yahoo has no such symbol or no data for the module.
-    """
-    modules = fetch_quote_summary(symbol, (module,), policy="analysis", group="analysis")
-    return _fields(modules.get(module))
+    """One module for a validated symbol, cached under the analysis policy."""
+    return fetch_module(symbol, module, policy="analysis", group="analysis")
 
 
 def fetch_recommendation_trend(symbol: str) -> list[Recommendation]:

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
-from marketdata.formatting import integer, number, raw, utc_datetime
-from marketdata.providers.yahoo.quote_summary import fetch_quote_summary
+from marketdata.formatting import integer, mapping, number, raw, rows, text, utc_datetime
+from marketdata.providers.yahoo.quote_summary import fetch_module
 
 MAJOR_HOLDERS_BREAKDOWN = "majorHoldersBreakdown"
 INSTITUTION_OWNERSHIP = "institutionOwnership"
@@ -29,6 +30,9 @@ INSIDER_HOLDERS = "insiderHolders"
 BREAKDOWN_METRICS = ("institutionsPercentHeld", "insidersPercentHeld",
                      "institutionsFloatPercentHeld", "institutionsCount")
 _COUNT_METRICS = frozenset({"institutionsCount"})
+
+# Strings pass through as Yahoo sends them ("" stays "": transactionText is "" on gifts).
+_as_sent = partial(text, clean=False)
 
 
 @dataclass(frozen=True)
@@ -85,24 +89,14 @@ class InsiderRosterMember:
     position_direct_date: datetime | None
 
 
-def _fields(module: Any) -> dict[str, Any]:
-    return module if isinstance(module, dict) else {}
 
-
-def _rows(module: Any, key: str) -> list[dict[str, Any]]:
-    rows = _fields(module).get(key)
-    return [row for row in rows if isinstance(row, dict)] if isinstance(rows, list) else []
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 # -- parsers (module body -> typed values) ----------------------------------------------------
 def parse_major_holders_breakdown(module: Any) -> dict[str, float | int | None]:
     """Metric name -> number: the four named metrics always (None when missing), then any
     other numeric metric Yahoo adds. Percentages are fractions (0.62706 is 62.7%)."""
-    data = _fields(module)
+    data = mapping(module)
     out: dict[str, float | int | None] = {}
     for name in BREAKDOWN_METRICS:
         out[name] = integer(data.get(name)) if name in _COUNT_METRICS else number(data.get(name))
@@ -114,28 +108,28 @@ def parse_major_holders_breakdown(module: Any) -> dict[str, float | int | None]:
 
 def parse_ownership_list(module: Any) -> list[Holder]:
     """institutionOwnership or fundOwnership: the top holders, largest first."""
-    return [Holder(holder=_text(row.get("organization")), shares=integer(row.get("position")),
+    return [Holder(holder=_as_sent(row.get("organization")), shares=integer(row.get("position")),
                    date_reported=utc_datetime(row.get("reportDate")),
                    percent_out=number(row.get("pctHeld")), value=integer(row.get("value")))
-            for row in _rows(module, "ownershipList")]
+            for row in rows(mapping(module).get("ownershipList"))]
 
 
 def parse_insider_transactions(module: Any) -> list[InsiderTransaction]:
     """Filings, newest first. ``transactionText`` is "" on grants and gifts, as Yahoo sends
     it; ``value`` is absent on those rows (None)."""
     return [InsiderTransaction(start_date=utc_datetime(row.get("startDate")),
-                               insider=_text(row.get("filerName")),
-                               position=_text(row.get("filerRelation")),
-                               transaction=_text(row.get("transactionText")),
+                               insider=_as_sent(row.get("filerName")),
+                               position=_as_sent(row.get("filerRelation")),
+                               transaction=_as_sent(row.get("transactionText")),
                                shares=integer(row.get("shares")), value=integer(row.get("value")),
-                               ownership=_text(row.get("ownership")))
-            for row in _rows(module, "transactions")]
+                               ownership=_as_sent(row.get("ownership")))
+            for row in rows(mapping(module).get("transactions"))]
 
 
 def parse_net_share_purchase_activity(module: Any) -> InsiderPurchases:
-    data = _fields(module)
+    data = mapping(module)
     return InsiderPurchases(
-        period=_text(data.get("period")),
+        period=_as_sent(data.get("period")),
         purchases_shares=integer(data.get("buyInfoShares")),
         purchases_transactions=integer(data.get("buyInfoCount")),
         sales_shares=integer(data.get("sellInfoShares")),
@@ -149,23 +143,20 @@ def parse_net_share_purchase_activity(module: Any) -> InsiderPurchases:
 
 
 def parse_insider_holders(module: Any) -> list[InsiderRosterMember]:
-    return [InsiderRosterMember(name=_text(row.get("name")), position=_text(row.get("relation")),
-                                most_recent_transaction=_text(row.get("transactionDescription")),
+    return [InsiderRosterMember(name=_as_sent(row.get("name")),
+                                position=_as_sent(row.get("relation")),
+                                most_recent_transaction=_as_sent(row.get("transactionDescription")),
                                 latest_transaction_date=utc_datetime(row.get("latestTransDate")),
                                 shares_owned_directly=integer(row.get("positionDirect")),
                                 shares_owned_indirectly=integer(row.get("positionIndirect")),
                                 position_direct_date=utc_datetime(row.get("positionDirectDate")))
-            for row in _rows(module, "holders")]
+            for row in rows(mapping(module).get("holders"))]
 
 
 # -- fetch (through the cache) ----------------------------------------------------------------
 def fetch_holders_module(symbol: str, module: str) -> dict[str, Any]:
-    """One module's body for a validated symbol ({} when Yahoo left it out).
-
-    Raises NotFound when Yahoo has no such symbol or no data for the module.
-    """
-    modules = fetch_quote_summary(symbol, (module,), policy="holders", group="holders")
-    return _fields(modules.get(module))
+    """One module for a validated symbol, cached under the holders policy."""
+    return fetch_module(symbol, module, policy="holders", group="holders")
 
 
 def fetch_major_holders_breakdown(symbol: str) -> dict[str, float | int | None]:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from marketdata.formatting import raw
+from marketdata.formatting import mapping, number
 from marketdata.providers.yahoo.quote_summary import fetch_quote_summary
 
 INDEX_MODULES = ("price", "quoteUnadjustedPerformanceOverview")
@@ -105,32 +105,23 @@ class IndexSnapshot:
     returns: dict[str, float] = field(default_factory=dict)  # our name -> fraction
 
 
-def _module(modules: dict[str, Any], name: str) -> dict[str, Any]:
-    value = modules.get(name)
-    return value if isinstance(value, dict) else {}
-
-
-def _number(value: Any) -> float | None:
-    value = raw(value)
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
-        else None
 
 
 def parse_index(symbol: str, modules: dict[str, Any]) -> IndexSnapshot:
     """quoteSummary ``price`` + performance modules -> snapshot (numbers bare or {raw, fmt})."""
-    price = _module(modules, "price")
-    performance = _module(_module(modules, "quoteUnadjustedPerformanceOverview"),
-                          "performanceOverview")
-    hint = _number(price.get("priceHint"))
+    price = mapping(modules.get("price"))
+    overview = mapping(modules.get("quoteUnadjustedPerformanceOverview"))
+    performance = mapping(overview.get("performanceOverview"))
+    hint = number(price.get("priceHint"))
     returns = {name: value for name, source in RETURN_FIELDS
-               if (value := _number(performance.get(source))) is not None}
+               if (value := number(performance.get(source))) is not None}
     return IndexSnapshot(
         symbol=price.get("symbol") or symbol,
         long_name=price.get("longName") or None,
         short_name=price.get("shortName") or None,
-        price=_number(price.get("regularMarketPrice")),
-        change=_number(price.get("regularMarketChange")),
-        change_fraction=_number(price.get("regularMarketChangePercent")),
+        price=number(price.get("regularMarketPrice")),
+        change=number(price.get("regularMarketChange")),
+        change_fraction=number(price.get("regularMarketChangePercent")),
         price_hint=int(hint) if hint is not None else 2,
         returns=returns,
     )

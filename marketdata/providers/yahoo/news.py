@@ -19,7 +19,7 @@ from typing import Any
 from marketdata.cache import fetch_through
 from marketdata.concurrency import run_parallel
 from marketdata.errors import MarketDataError, UpstreamBadResponse
-from marketdata.formatting import raw
+from marketdata.formatting import raw, text
 from marketdata.providers.yahoo.search import get_search
 
 NEWS_COUNT = 20
@@ -39,25 +39,19 @@ class NewsItem:
     related: tuple[str, ...] | None  # None when Yahoo sent no relatedTickers
 
 
-def _text(value: Any) -> str | None:
-    if isinstance(value, str):
-        value = value.strip()
-        return value or None
-    return None
-
 
 def pick_image(thumbnail: Any) -> str | None:
     """The ``original`` resolution, else the widest one; None without a usable URL."""
     resolutions = thumbnail.get("resolutions") if isinstance(thumbnail, dict) else None
     if not isinstance(resolutions, list):
         return None
-    usable = [r for r in resolutions if isinstance(r, dict) and _text(r.get("url"))]
+    usable = [r for r in resolutions if isinstance(r, dict) and text(r.get("url"))]
     if not usable:
         return None
     for res in usable:
         if res.get("tag") == "original":
-            return _text(res["url"])
-    return _text(max(usable, key=_width)["url"])
+            return text(res["url"])
+    return text(max(usable, key=_width)["url"])
 
 
 def _width(resolution: dict[str, Any]) -> float:
@@ -77,7 +71,7 @@ def parse_news(payload: Any) -> list[NewsItem]:
     for item in news:
         if not isinstance(item, dict):
             continue
-        title, link = _text(item.get("title")), _text(item.get("link"))
+        title, link = text(item.get("title")), text(item.get("link"))
         published = raw(item.get("providerPublishTime"))
         if not title or not link or not isinstance(published, int | float) \
                 or isinstance(published, bool):
@@ -86,10 +80,10 @@ def parse_news(payload: Any) -> list[NewsItem]:
         related = tuple(str(t).upper() for t in tickers if isinstance(t, str)) \
             if isinstance(tickers, list) else None
         out.append(NewsItem(
-            uuid=_text(item.get("uuid")) or link,
+            uuid=text(item.get("uuid")) or link,
             title=title,
             link=link,
-            source=_text(item.get("publisher")) or "Yahoo Finance",
+            source=text(item.get("publisher")) or "Yahoo Finance",
             img=pick_image(item.get("thumbnail")),
             published=int(published),
             related=related,

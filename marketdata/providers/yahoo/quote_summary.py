@@ -43,3 +43,10 @@ def fetch_quote_summary(symbol: str, modules: Sequence[str], policy: str = "quot
 
     return fetch_through("yahoo", "quoteSummary", {"symbol": symbol, "modules": module_list},
                          fetch, policy, group=group)
+
+
+def fetch_module(symbol: str, module: str, policy: str, group: str) -> dict[str, Any]:
+    """One module's body for a validated symbol ({} when Yahoo left it out); NotFound when
+    Yahoo has no such symbol or no data for the module."""
+    body = fetch_quote_summary(symbol, (module,), policy=policy, group=group).get(module)
+    return body if isinstance(body, dict) else {}

@@ -12,7 +12,7 @@ from typing import Any
 
 from marketdata.cache import fetch_through
 from marketdata.errors import NotFound, UpstreamBadResponse
-from marketdata.formatting import raw
+from marketdata.formatting import number
 from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json, yahoo_error_description
 
@@ -39,23 +39,18 @@ class ScreenerQuote:
     price_hint: int
 
 
-def _number(item: dict[str, Any], key: str) -> float | None:
-    value = raw(item.get(key))
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
-        else None
-
 
 def parse_screener_quote(item: Any) -> ScreenerQuote | None:
     """A row, or None when it lacks what a mover must show (symbol, price, change, percent)."""
     if not isinstance(item, dict) or not isinstance(item.get("symbol"), str):
         return None
-    price = _number(item, "regularMarketPrice")
-    change = _number(item, "regularMarketChange")
-    percent = _number(item, "regularMarketChangePercent")
+    price = number(item.get("regularMarketPrice"))
+    change = number(item.get("regularMarketChange"))
+    percent = number(item.get("regularMarketChangePercent"))
     if price is None or change is None or percent is None:
         return None
-    hint = _number(item, "priceHint")
-    volume = _number(item, "regularMarketVolume")
+    hint = number(item.get("priceHint"))
+    volume = number(item.get("regularMarketVolume"))
     symbol = item["symbol"].strip().upper()
     return ScreenerQuote(
         symbol=symbol,

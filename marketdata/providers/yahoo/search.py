@@ -15,6 +15,7 @@ from typing import Any
 
 from marketdata.cache import fetch_through
 from marketdata.errors import NotFound, UpstreamBadResponse
+from marketdata.formatting import text
 from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json
 
@@ -64,12 +65,6 @@ def get_search(query: str, quotes_count: int, news_count: int) -> dict[str, Any]
     return payload
 
 
-def _text(value: Any) -> str | None:
-    if isinstance(value, str):
-        value = " ".join(value.split())  # shortnames carry runs of padding spaces
-        return value or None
-    return None
-
 
 def parse_search_quotes(payload: Any) -> list[dict[str, str]]:
     """v1 search body -> SearchResult dicts for equities, ETFs and mutual funds, in
@@ -90,11 +85,11 @@ def parse_search_quotes(payload: Any) -> list[dict[str, str]]:
         if not isinstance(item, dict):
             continue
         kind = QUOTE_TYPES.get(str(item.get("quoteType") or "").upper())
-        symbol = _text(item.get("symbol"))
-        exchange = _text(item.get("exchange"))
+        symbol = text(item.get("symbol"))
+        exchange = text(item.get("exchange"))
         if kind is None or symbol is None or exchange is None:
             continue
-        name = _text(item.get("longname")) or _text(item.get("shortname")) or symbol
+        name = text(item.get("longname")) or text(item.get("shortname")) or symbol
         out.append({"name": name, "symbol": symbol, "exchange": exchange, "type": kind})
     return out
 

@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 from marketdata.cache import fetch_through
 from marketdata.errors import NotFound, UpstreamBadResponse
-from marketdata.formatting import integer, number
+from marketdata.formatting import integer, mapping, number, rows
 from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json
 
@@ -76,12 +76,6 @@ class SectorData:
 
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _rows(value: Any) -> list[dict[str, Any]]:
-    return [row for row in value if isinstance(row, dict)] if isinstance(value, list) else []
 
 
 def _by_weight(rows: list[tuple[Any, float | None]]) -> list[Any]:
@@ -96,19 +90,19 @@ def parse_sector(payload: Any, key: str) -> SectorData:
     if not isinstance(data, dict) or not isinstance(data.get("performance"), dict):
         raise UpstreamBadResponse("yahoo", f"Yahoo Finance sector answer for '{key}' has no "
                                   "'data.performance' object")
-    overview = _dict(data.get("overview"))
+    overview = mapping(data.get("overview"))
     performance = data["performance"]
     day = next((performance[k] for k in _DAY_CHANGE if k in performance), None)
 
     industries: list[tuple[Industry, float | None]] = []
-    for row in _rows(data.get("industries")):
+    for row in rows(data.get("industries")):
         name = row.get("name")
         if not isinstance(name, str) or not name or name == _ALL_INDUSTRIES:
             continue
         weight = number(row.get("marketWeight"))
         industries.append((Industry(name, weight), weight))
     companies = [(str(row["symbol"]).upper(), number(row.get("marketWeight")))
-                 for row in _rows(data.get("topCompanies"))
+                 for row in rows(data.get("topCompanies"))
                  if isinstance(row.get("symbol"), str) and row["symbol"]]
 
     industries_count = integer(overview.get("industriesCount"))

@@ -228,7 +228,9 @@ def _int(value: Any) -> int | None:
     return None
 
 
-def _text(value: Any) -> str | None:
+def _stripped(value: Any) -> str | None:
+    """Trimmed, blank -> None; unlike formatting.text, line breaks inside stay (the flat
+    transcript text is compared with the paragraphs)."""
     return (value.strip() or None) if isinstance(value, str) else None
 
 
@@ -238,11 +240,11 @@ def _speakers(mapping: Any) -> dict[int, Speaker]:
         if not isinstance(entry, dict):
             continue
         data = entry.get("speaker_data") if isinstance(entry.get("speaker_data"), dict) else {}
-        name = _text(data.get("name"))
+        name = _stripped(data.get("name"))
         key = _int(entry.get("speaker"))
         if name is None or key is None:
             continue
-        out[key] = Speaker(name, _text(data.get("role")), _text(data.get("company")))
+        out[key] = Speaker(name, _stripped(data.get("role")), _stripped(data.get("company")))
     return out
 
 
@@ -253,12 +255,12 @@ def _speaker_name(speakers: dict[int, Speaker], value: Any) -> str:
     return f"Speaker {index}" if index is not None else "Unknown speaker"
 
 
-def _paragraph_text(paragraph: dict[str, Any]) -> str:
-    text = _text(paragraph.get("text"))
+def _paragraph_stripped(paragraph: dict[str, Any]) -> str:
+    text = _stripped(paragraph.get("text"))
     if text:
         return text
     sentences = paragraph.get("sentences")
-    parts = [_text(s.get("text")) for s in sentences if isinstance(s, dict)] \
+    parts = [_stripped(s.get("text")) for s in sentences if isinstance(s, dict)] \
         if isinstance(sentences, list) else []
     return " ".join(p for p in parts if p)
 
@@ -290,21 +292,21 @@ def parse_transcript(payload: Any) -> Transcript:
     for paragraph in raw_paragraphs if isinstance(raw_paragraphs, list) else []:
         if not isinstance(paragraph, dict):
             continue
-        text = _paragraph_text(paragraph)
+        text = _paragraph_stripped(paragraph)
         if not text:
             continue
         paragraphs.append(Paragraph(_speaker_name(speakers, paragraph.get("speaker")), text))
 
-    text = _text(body.get("text")) or ""
-    period = _text(meta.get("fiscalPeriod"))
+    text = _stripped(body.get("text")) or ""
+    period = _stripped(meta.get("fiscalPeriod"))
     period = period.upper() if period and period.upper() in QUARTERS else None
     is_latest = meta.get("isLatest")
     return Transcript(
         event_id=_int(meta.get("eventId")) or _int(content.get("event_id")),
-        transcript_id=_int(meta.get("transcriptId")) or _text(meta.get("transcriptId")),
+        transcript_id=_int(meta.get("transcriptId")) or _stripped(meta.get("transcriptId")),
         company_id=_int(content.get("company_id")),
-        title=_text(meta.get("title")),
-        event_type=_text(meta.get("eventType")),
+        title=_stripped(meta.get("title")),
+        event_type=_stripped(meta.get("eventType")),
         fiscal_period=period,
         fiscal_year=_int(meta.get("fiscalYear")),
         date=_int(meta.get("date")),
