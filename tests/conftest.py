@@ -117,6 +117,20 @@ def yahoo():
 
 
 @pytest.fixture
+def sandbox_upstream(settings):
+    """The in-process sandbox as the upstream (the real client, auth and parsers run; only
+    the socket is replaced), with an empty request log."""
+    from marketdata.http import reset_client
+    from marketdata.sandbox import get_sandbox
+
+    settings.MARKETDATA_UPSTREAM = "sandbox"
+    reset_client()
+    sandbox = get_sandbox()
+    sandbox.reset_log()
+    return sandbox
+
+
+@pytest.fixture
 def api():
     from django.test import Client
 

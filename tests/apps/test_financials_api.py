@@ -293,15 +293,8 @@ def test_statements_and_frequencies_are_separate_entries(api, yahoo, recording):
 
 # -- sandbox -------------------------------------------------------------------------------------
 @pytest.fixture
-def sandbox(settings):
-    from marketdata.http import reset_client
-    from marketdata.sandbox import get_sandbox
-
-    settings.MARKETDATA_UPSTREAM = "sandbox"
-    reset_client()
-    box = get_sandbox()
-    box.reset_log()
-    return box
+def sandbox(sandbox_upstream):
+    return sandbox_upstream
 
 
 @pytest.mark.parametrize("statement", ["income", "balance", "cashflow"])

@@ -332,16 +332,9 @@ FIXED = datetime(2026, 11, 20, 17, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def sandbox(settings, monkeypatch):
-    from marketdata.http import reset_client
-    from marketdata.sandbox import get_sandbox
-
-    settings.MARKETDATA_UPSTREAM = "sandbox"
-    reset_client()
-    sb = get_sandbox()
-    monkeypatch.setattr(sb, "clock", lambda: FIXED)
-    sb.reset_log()
-    return sb
+def sandbox(sandbox_upstream, monkeypatch):
+    monkeypatch.setattr(sandbox_upstream, "clock", lambda: FIXED)
+    return sandbox_upstream
 
 
 def test_sandbox_answers_all_73_indices(api, sandbox):

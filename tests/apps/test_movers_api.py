@@ -223,16 +223,9 @@ FIXED = datetime(2026, 11, 20, 17, 0, tzinfo=UTC)  # a Friday, 12:00 in New York
 
 
 @pytest.fixture
-def sandbox(settings, monkeypatch):
-    from marketdata.http import reset_client
-    from marketdata.sandbox import get_sandbox
-
-    settings.MARKETDATA_UPSTREAM = "sandbox"
-    reset_client()
-    sb = get_sandbox()
-    monkeypatch.setattr(sb, "clock", lambda: FIXED)
-    sb.reset_log()
-    return sb
+def sandbox(sandbox_upstream, monkeypatch):
+    monkeypatch.setattr(sandbox_upstream, "clock", lambda: FIXED)
+    return sandbox_upstream
 
 
 def _number(text: str) -> float:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from marketdata.sandbox import YahooSandbox, get_sandbox
+from marketdata.sandbox import YahooSandbox
 
 UPSTREAM = Path(__file__).resolve().parents[2].parent / "shared" / "upstream" / "yahoo"
 needs_recordings = pytest.mark.skipif(not UPSTREAM.is_dir(), reason="no shared/upstream")
@@ -243,28 +243,16 @@ def test_insider_modules_agree():
 
 
 # -- the service in sandbox mode ---------------------------------------------------------------
-@pytest.fixture
-def sandbox_mode(settings):
-    from marketdata.http import reset_client
-
-    settings.MARKETDATA_UPSTREAM = "sandbox"
-    reset_client()
-    sandbox = get_sandbox()
-    sandbox.reset_log()
-    yield sandbox
-    reset_client()
-
-
 @pytest.mark.parametrize("analysis_type", [
     "recommendations", "upgrades_downgrades", "price_targets", "earnings_estimate",
     "revenue_estimate", "earnings_history", "sustainability"])
-def test_analysis_in_sandbox_mode(api, sandbox_mode, analysis_type):
+def test_analysis_in_sandbox_mode(api, sandbox_upstream, analysis_type):
     response = api.get(f"/v1/analysis/AAPL?analysis_type={analysis_type}")
     assert response.status_code == 200, response.content
     body = response.json()
     assert body["symbol"] == "AAPL" and body["analysis_type"] == analysis_type
     assert body[analysis_type]
-    logged = sandbox_mode.requests_matching("/v10/finance/quoteSummary/")
+    logged = sandbox_upstream.requests_matching("/v10/finance/quoteSummary/")
     assert [(e["path"], e["status"]) for e in logged] == [
         ("/v10/finance/quoteSummary/AAPL", 200)]
 
@@ -272,7 +260,7 @@ def test_analysis_in_sandbox_mode(api, sandbox_mode, analysis_type):
 @pytest.mark.parametrize("holder_type", [
     "major", "institutional", "mutualfund", "insider_transactions", "insider_purchases",
     "insider_roster"])
-def test_holders_in_sandbox_mode(api, sandbox_mode, holder_type):
+def test_holders_in_sandbox_mode(api, sandbox_upstream, holder_type):
     response = api.get(f"/v1/holders/MSFT?holder_type={holder_type}")
     assert response.status_code == 200, response.content
     body = response.json()
@@ -281,7 +269,7 @@ def test_holders_in_sandbox_mode(api, sandbox_mode, holder_type):
                if key not in ("symbol", "holder_type")) == 1
 
 
-def test_aliases_in_sandbox_mode(api, sandbox_mode):
+def test_aliases_in_sandbox_mode(api, sandbox_upstream):
     response = api.get("/v1/analysis/AAPL/price-targets")
     assert response.status_code == 200
     targets = response.json()["price_targets"]
@@ -299,17 +287,17 @@ def test_aliases_in_sandbox_mode(api, sandbox_mode):
     "/v1/holders/ZZZZ?holder_type=major",
     "/v1/holders/BTC-USD/insider-roster",
 ])
-def test_no_data_in_sandbox_mode(api, sandbox_mode, path):
+def test_no_data_in_sandbox_mode(api, sandbox_upstream, path):
     response = api.get(path)
     assert response.status_code == 404, response.content
     assert set(response.json()) == {"detail"}
-    assert [e["status"] for e in sandbox_mode.requests_matching("/v10/finance/quoteSummary/")] \
+    assert [e["status"] for e in sandbox_upstream.requests_matching("/v10/finance/quoteSummary/")] \
         == [404]
 
 
-def test_malformed_symbol_never_reaches_the_sandbox(api, sandbox_mode):
+def test_malformed_symbol_never_reaches_the_sandbox(api, sandbox_upstream):
     for path in ("/v1/analysis/A%20B?analysis_type=recommendations",
                  "/v1/holders/..%2F..%2Fv7%2Ffinance%2Fquote?holder_type=major",
                  "/v1/holders/A%2FB"):
         assert api.get(path).status_code in (404, 422)
-    assert sandbox_mode.requests_matching("/") == []
+    assert sandbox_upstream.requests_matching("/") == []

@@ -15,7 +15,7 @@ import pytest
 from marketdata.providers.algolia import parse_hits
 from marketdata.providers.yahoo.news import about, parse_news
 from marketdata.providers.yahoo.search import parse_search_quotes
-from marketdata.sandbox import SandboxResponse, YahooSandbox, get_sandbox
+from marketdata.sandbox import SandboxResponse, YahooSandbox
 
 UPSTREAM = Path(__file__).resolve().parents[2].parent / "shared" / "upstream" / "yahoo"
 needs_recordings = pytest.mark.skipif(not UPSTREAM.is_dir(), reason="no shared/upstream")
@@ -206,18 +206,11 @@ def test_algolia_rejects_bad_parameters():
 
 # -- through the real client in sandbox mode ---------------------------------------------------
 @pytest.fixture
-def sandbox_mode(settings):
-    from marketdata.http import reset_client
-
-    settings.MARKETDATA_UPSTREAM = "sandbox"
+def sandbox_mode(sandbox_upstream, settings):
     settings.SEARCH_APP_ID = "ZTZOECLXBC"
     settings.SEARCH_API_KEY = "sandbox-search-key"
     settings.SEARCH_INDEX = "stocks"
-    reset_client()
-    sandbox = get_sandbox()
-    sandbox.reset_log()
-    yield sandbox
-    reset_client()
+    return sandbox_upstream
 
 
 def test_search_in_sandbox_mode(api, sandbox_mode):

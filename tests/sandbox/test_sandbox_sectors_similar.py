@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from marketdata.providers.yahoo.sectors import parse_sector
-from marketdata.sandbox import YahooSandbox, get_sandbox
+from marketdata.sandbox import YahooSandbox
 from marketdata.sandbox.instruments import _FAMOUS_SECTORS, _SECTORS, get_instrument
 from marketdata.sandbox.yahoo.recommendations import peers
 from marketdata.sandbox.yahoo.sectors import INDUSTRIES, SECTORS, sector_pools
@@ -184,19 +184,7 @@ def test_recommendations_need_a_crumb():
 
 
 # -- the service in sandbox mode ------------------------------------------------------------
-@pytest.fixture
-def sandbox_mode(settings):
-    from marketdata.http import reset_client
-
-    settings.MARKETDATA_UPSTREAM = "sandbox"
-    reset_client()
-    sandbox = get_sandbox()
-    sandbox.reset_log()
-    yield sandbox
-    reset_client()
-
-
-def test_sectors_in_sandbox_mode(api, sandbox_mode):
+def test_sectors_in_sandbox_mode(api, sandbox_upstream):
     response = api.get("/v1/sectors")
     assert response.status_code == 200, response.content
     body = response.json()
@@ -204,10 +192,10 @@ def test_sectors_in_sandbox_mode(api, sandbox_mode):
                                                    "Financial Services"]
     assert len(body) == 11
     assert all(row["dayReturn"][0] in "+-" and row["dayReturn"].endswith("%") for row in body)
-    assert len(sandbox_mode.requests_matching("/v1/finance/sectors/")) == 11
+    assert len(sandbox_upstream.requests_matching("/v1/finance/sectors/")) == 11
 
 
-def test_sector_for_symbol_in_sandbox_mode(api, sandbox_mode):
+def test_sector_for_symbol_in_sandbox_mode(api, sandbox_upstream):
     response = api.get("/v1/sectors/symbol/AAPL")
     assert response.status_code == 200, response.content
     assert response.json()["sector"] == "Technology"
@@ -220,7 +208,7 @@ def test_sector_for_symbol_in_sandbox_mode(api, sandbox_mode):
     assert response.json() == {"detail": "Symbol ZZZZ not found"}
 
 
-def test_sector_details_in_sandbox_mode(api, sandbox_mode):
+def test_sector_details_in_sandbox_mode(api, sandbox_upstream):
     response = api.get("/v1/sectors/details/Basic%20Materials")
     assert response.status_code == 200, response.content
     body = response.json()
@@ -229,21 +217,21 @@ def test_sector_details_in_sandbox_mode(api, sandbox_mode):
     assert body["industries"] == len(INDUSTRIES["Basic Materials"])
     assert len(body["topIndustries"]) == 10
     assert len(body["topCompanies"]) == 10
-    _, raw_body = get(sandbox_mode, "/v1/finance/sectors/basic-materials")
+    _, raw_body = get(sandbox_upstream, "/v1/finance/sectors/basic-materials")
     listed = [c["symbol"] for c in raw_body["data"]["topCompanies"]]
     assert body["topCompanies"] == listed[:10]  # the sandbox lists them by market cap
     assert set(listed) <= set(sector_pools()["Basic Materials"])
     assert api.get("/v1/sectors/details/Crypto").status_code == 422
 
 
-def test_similar_in_sandbox_mode(api, sandbox_mode):
+def test_similar_in_sandbox_mode(api, sandbox_upstream):
     response = api.get("/v1/similar?symbol=AAPL&limit=3")
     assert response.status_code == 200, response.content
     body = response.json()
     assert len(body) == 3
     assert "AAPL" not in [q["symbol"] for q in body]
     assert [q["symbol"] for q in body] == [p["symbol"] for p in peers("AAPL", 3)]
-    calls = sandbox_mode.requests_matching("/v6/finance/recommendationsbysymbol/")
+    calls = sandbox_upstream.requests_matching("/v6/finance/recommendationsbysymbol/")
     assert [c["query"]["count"] for c in calls] == [["4"]]
     response = api.get("/v1/similar?symbol=ZZZZ")
     assert response.status_code == 404
@@ -261,7 +249,7 @@ def test_similar_in_sandbox_mode(api, sandbox_mode):
     "/v1/similar?symbol=%C3%84APL",
     "/v1/similar?symbol=" + "A" * 500,
 ])
-def test_hostile_input_never_reaches_the_sandbox(api, sandbox_mode, path):
+def test_hostile_input_never_reaches_the_sandbox(api, sandbox_upstream, path):
     response = api.get(path)
     assert response.status_code in (404, 422), response.content
-    assert sandbox_mode.requests_matching("/") == []
+    assert sandbox_upstream.requests_matching("/") == []

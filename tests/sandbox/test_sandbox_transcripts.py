@@ -15,7 +15,7 @@ from marketdata.providers.yahoo.transcripts import (
     parse_quartr_id,
     parse_transcript,
 )
-from marketdata.sandbox import SandboxResponse, YahooSandbox, get_sandbox
+from marketdata.sandbox import SandboxResponse, YahooSandbox
 from marketdata.sandbox.yahoo.transcripts import quartr_id, symbol_for_quartr_id
 
 UPSTREAM = Path(__file__).resolve().parents[2].parent / "shared" / "upstream" / "yahoo"
@@ -227,18 +227,7 @@ def test_wrong_pair_is_a_yahoo_404(case):
 
 
 # -- the API in sandbox mode (real client, real handshake) -----------------------------------
-@pytest.fixture
-def sandbox_mode(settings):
-    from marketdata.http import reset_client
-
-    settings.MARKETDATA_UPSTREAM = "sandbox"
-    reset_client()
-    get_sandbox().reset_log()
-    yield get_sandbox()
-    reset_client()
-
-
-def test_api_answers_from_the_sandbox(api, sandbox_mode):
+def test_api_answers_from_the_sandbox(api, sandbox_upstream):
     response = api.get("/v1/earnings-transcript/AAPL")
     assert response.status_code == 200, response.content
     body = response.json()
@@ -251,10 +240,10 @@ def test_api_answers_from_the_sandbox(api, sandbox_mode):
     assert item["metadata"]["quartrId"] == quartr_id("AAPL")
     for prefix in ("/quote/AAPL/earnings-calls/", "/v1/finance/quoteType/AAPL",
                    "/xhr/transcript"):
-        assert [e["status"] for e in sandbox_mode.requests_matching(prefix)] == [200], prefix
+        assert [e["status"] for e in sandbox_upstream.requests_matching(prefix)] == [200], prefix
 
 
-def test_api_year_filter_from_the_sandbox(api, sandbox_mode):
+def test_api_year_filter_from_the_sandbox(api, sandbox_upstream):
     latest = api.get("/v1/earnings-transcript/MSFT").json()["transcripts"][0]
     response = api.get(f"/v1/earnings-transcript/MSFT?year={latest['year'] - 1}")
     assert response.status_code == 200
@@ -269,8 +258,8 @@ def test_api_year_filter_from_the_sandbox(api, sandbox_mode):
     ("SPY", "No earnings calls found for SPY"),
     ("BTC-USD", "No earnings calls found for BTC-USD"),
 ])
-def test_api_404_from_the_sandbox(api, sandbox_mode, symbol, detail):
+def test_api_404_from_the_sandbox(api, sandbox_upstream, symbol, detail):
     response = api.get(f"/v1/earnings-transcript/{symbol}")
     assert response.status_code == 404
     assert response.json() == {"detail": detail}
-    assert sandbox_mode.requests_matching("/xhr/transcript") == []
+    assert sandbox_upstream.requests_matching("/xhr/transcript") == []
