@@ -81,6 +81,7 @@ INSTALLED_APPS = [
     "apps.holders",
     "apps.financials",
     "apps.transcripts",
+    "apps.indicators",
 ]
 
 MIDDLEWARE = [

@@ -1,4 +1,4 @@
-"""Root URLs: the v1 API, schema and docs (served offline), admin; JSON for unknown routes."""
+"""Root URLs: the v1 and v2 API, schema and docs (served offline), admin; JSON 404s."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -22,6 +22,7 @@ urlpatterns = [
     path("v1/", include("apps.holders.urls")),
     path("v1/", include("apps.financials.urls")),
     path("v1/", include("apps.transcripts.urls")),
+    path("", include("apps.indicators.urls")),  # v1 and v2 routes
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="schema"),
     path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("redoc", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),

@@ -5,6 +5,7 @@ v1 has three 422 shapes, chosen per view by ``error_style``:
 - ``detail_list`` (analysis): ``{detail: [{type, loc, msg, input}]}``
 - ``errors`` (holders, financials): ``{errors: {param: [msg]}}``
 Upstream failures: ``{detail, provider, code}``; other domain errors: ``{detail}``.
+v2 (``V2``): ``{error, status}`` for everything (``provider`` added for upstream failures).
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ def invalid_parameters_body(exc: InvalidParameters, style: str) -> dict[str, Any
 
 
 def error_body(exc: MarketDataError, style: str = DETAIL_ERRORS) -> dict[str, Any]:
+    if style == V2:
+        return v2_error_body(v2_message(exc), error_status(exc, style),
+                             getattr(exc, "provider", None))
     if isinstance(exc, InvalidParameters):
         return invalid_parameters_body(exc, style)
     if isinstance(exc, UpstreamError):
@@ -38,3 +42,28 @@ def error_headers(exc: MarketDataError) -> dict[str, str]:
     if isinstance(exc, UpstreamError) and exc.status_code in (429, 503):
         return {"Retry-After": "30"}
     return {}
+
+
+# v2: every error is ``{error, status}`` (ApiError); 422-style parameter errors are 400.
+V2 = "v2"
+
+
+def v2_error_body(message: str, status: int, provider: str | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"error": message, "status": status}
+    if provider is not None:
+        body["provider"] = provider
+    return body
+
+
+def error_status(exc: MarketDataError, style: str) -> int:
+    if style == V2 and isinstance(exc, InvalidParameters):
+        return 400
+    return exc.status_code
+
+
+def v2_message(exc: MarketDataError) -> str:
+    """One line: ``"symbols: Field required; limit: Input should be ..."`` for parameters."""
+    if isinstance(exc, InvalidParameters):
+        return "; ".join(f"{param}: {', '.join(messages)}"
+                         for param, messages in exc.by_param().items())
+    return exc.detail

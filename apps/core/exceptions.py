@@ -8,7 +8,14 @@ from rest_framework import exceptions as drf_exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_default_handler
 
-from apps.core.errors import DETAIL_ERRORS, error_body, error_headers
+from apps.core.errors import (
+    DETAIL_ERRORS,
+    V2,
+    error_body,
+    error_headers,
+    error_status,
+    v2_error_body,
+)
 from marketdata.errors import MarketDataError
 from marketdata.logs import get_logger
 
@@ -22,12 +29,18 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         if exc.status_code >= 500:
             log.warning("upstream failure", error=exc.detail, status_code=exc.status_code,
                         provider=getattr(exc, "provider", None))
-        return Response(error_body(exc, style), status=exc.status_code,
+        return Response(error_body(exc, style), status=error_status(exc, style),
                         headers=error_headers(exc))
     if isinstance(exc, drf_exceptions.APIException):
         response = drf_default_handler(exc, context)
+        if response is not None and style == V2:
+            detail = response.data.get("detail") if isinstance(response.data, dict) else None
+            response.data = v2_error_body(str(detail or exc.detail), response.status_code)
+            return response
         if response is not None and not isinstance(response.data, dict):
             response.data = {"detail": response.data}
         return response
     log.exception("unhandled error", error_type=type(exc).__name__)
+    if style == V2:
+        return Response(v2_error_body("Internal server error", 500), status=500)
     return Response({"detail": "Internal server error"}, status=500)

@@ -125,7 +125,7 @@ class ResponseCacheMiddleware:
 
     def _key(self, request: HttpRequest) -> str | None:
         path = request.path
-        if request.method != "GET" or not path.startswith("/v1/") or \
+        if request.method != "GET" or not path.startswith(("/v1/", "/v2/")) or \
                 path.startswith(_UNCACHEABLE) or encoded_slash_in_path(request.META):
             # An encoded slash is refused by the views; a key on the decoded path would
             # serve it the answer of the path it decodes to.

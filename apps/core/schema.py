@@ -66,3 +66,26 @@ def error_responses(*statuses: int, upstream: bool = False,
                                    description="Upstream unreachable or circuit open")
         out[504] = OpenApiResponse(UpstreamErrorBody, description="Upstream timed out")
     return out
+
+
+class ApiError(serializers.Serializer):
+    error = serializers.CharField()
+    status = serializers.IntegerField()
+    provider = serializers.CharField(required=False,
+                                     help_text="Upstream failures: which provider failed")
+
+
+_V2_DESCRIPTIONS = {
+    400: "Missing or invalid parameter, or incompatible interval and range",
+    404: "Unknown symbol or no data",
+    429: "Rate limited (upstream rate limits carry `provider`)",
+    500: "Internal server error",
+    502: "Bad upstream answer", 503: "Upstream unreachable or circuit open",
+    504: "Upstream timed out",
+}
+
+
+def v2_error_responses() -> dict[int, OpenApiResponse]:
+    """The four statuses every v2 endpoint lists, plus the upstream failures."""
+    return {status: OpenApiResponse(ApiError, description=text)
+            for status, text in _V2_DESCRIPTIONS.items()}

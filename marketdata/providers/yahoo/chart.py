@@ -14,21 +14,26 @@ from marketdata.providers.yahoo.client import get_json, yahoo_error_description
 
 RANGES = ("1d", "5d", "1mo", "3mo", "6mo", "ytd", "1y", "2y", "5y", "10y", "max")
 INTERVALS = ("1m", "5m", "15m", "30m", "1h", "1d", "1wk", "1mo")
-INTRADAY = frozenset({"1m", "5m", "15m", "30m", "1h"})
+# v2 adds Yahoo's other bar sizes.
+V2_INTERVALS = ("1m", "2m", "5m", "15m", "30m", "1h", "90m", "1d", "5d", "1wk", "1mo", "3mo")
+V2_RANGES = ("1d", "5d", "1mo", "3mo", "6mo", "1y", "2y", "5y", "10y", "ytd", "max")
+INTRADAY = frozenset({"1m", "2m", "5m", "15m", "30m", "1h", "90m"})
 
 # Which ranges Yahoo serves for an interval (the spec's compatibility table).
 _COMPATIBLE = {
     "1m": ("1d", "5d"),
+    "2m": ("1d", "5d", "1mo"),
     "5m": ("1d", "5d", "1mo"),
     "15m": ("1d", "5d", "1mo"),
     "30m": ("1d", "5d", "1mo"),
     "1h": ("1d", "5d", "1mo", "3mo", "6mo", "ytd", "1y"),
+    "90m": ("1d", "5d", "1mo"),  # Yahoo keeps 60 days of 2m..90m bars
 }
 
 
 def check_range_interval(range_: str, interval: str) -> None:
     """Raise BadRequest (400) for combinations the spec's table rules out."""
-    if range_ == "max" and interval != "1mo":
+    if range_ == "max" and interval not in ("1mo", "3mo"):  # 3mo: v2 only
         raise BadRequest("If range is max, interval must be 1mo")
     allowed = _COMPATIBLE.get(interval)
     if allowed is not None and range_ not in allowed:

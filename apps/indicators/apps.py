@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class IndicatorsConfig(AppConfig):
+    name = "apps.indicators"
+    label = "indicators"

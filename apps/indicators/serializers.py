@@ -1,0 +1,257 @@
+"""Query declarations and response schemas of the indicator endpoints."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from rest_framework import serializers
+
+from apps.core.params import QuerySerializer, choice, choices_message
+from apps.core.v2 import FieldsQuery, PageQuery
+from marketdata.errors import FieldError, InvalidParameters
+from marketdata.indicators.functions import ALL_PARAMS, FUNCTIONS, Function
+from marketdata.indicators.indicator_set import NUMBER_MEMBERS, OBJECT_MEMBERS
+from marketdata.providers.yahoo.chart import INTERVALS, RANGES, V2_INTERVALS, V2_RANGES
+
+FUNCTION_NAMES = tuple(FUNCTIONS)
+
+
+class IndicatorBaseQuery(QuerySerializer):
+    function = choice(FUNCTION_NAMES, help_text="Indicator function (case-insensitive)")
+    symbol = serializers.CharField(help_text="Ticker symbol, e.g. AAPL, BRK-B, ^GSPC")
+    range = choice(RANGES, required=False, default="2y", help_text="History fetched")
+    interval = choice(INTERVALS, required=False, default="1d", help_text="Bar interval")
+    epoch = serializers.BooleanField(required=False, default=False,
+                                     help_text="Key bars by epoch seconds instead of dates")
+
+
+def _takers(name: str) -> str:
+    return ", ".join(f.name for f in FUNCTIONS.values() if any(p.name == name for p in f.params))
+
+
+# The documented query: the base parameters plus every period parameter under its alias.
+IndicatorQuery = type("IndicatorQuery", (IndicatorBaseQuery,), {
+    param.alias: serializers.IntegerField(
+        required=False,
+        help_text=f"{param.description}. Taken by: {_takers(param.name)}. Errors are keyed "
+                  f"`{param.name}`.")
+    for param in ALL_PARAMS.values()
+})
+
+_INTEGER = re.compile(r"^\s*[+-]?\d+\s*$")
+_INT_MESSAGE = "Input should be a valid integer, unable to parse string as an integer"
+
+
+def _given(query: Mapping[str, Any], names: tuple[str, ...]) -> str | None:
+    for name in names:
+        if name in query:
+            return query.get(name)
+    return None
+
+
+def period_params(function: Function | None,
+                  query: Mapping[str, Any]) -> tuple[dict[str, int], list[FieldError]]:
+    """The function's integer parameters from the query (alias or python name), over its
+    defaults; errors keyed by python name: not an integer, out of bounds, or not taken."""
+    values: dict[str, int] = {} if function is None else function.defaults()
+    errors: list[FieldError] = []
+    own = {} if function is None else {p.name: p for p in function.params}
+    for generic in ALL_PARAMS.values():
+        raw = _given(query, (generic.alias, generic.name))
+        if raw is None:
+            continue
+        param = own.get(generic.name)
+        if function is not None and param is None:
+            takes = ", ".join(p.alias for p in function.params) or "no parameters"
+            errors.append(FieldError(generic.name, f"Not a parameter of {function.name} "
+                                     f"(it takes {takes})", "extra_forbidden", raw))
+            continue
+        param = param or generic
+        if not _INTEGER.match(str(raw)):
+            errors.append(FieldError(param.name, _INT_MESSAGE, "int_parsing", raw))
+            continue
+        number = int(raw)
+        if number < param.minimum:
+            errors.append(FieldError(param.name, f"Input should be greater than or equal to "
+                                     f"{param.minimum}", "greater_than_equal", raw))
+        elif number > param.maximum:
+            errors.append(FieldError(param.name, f"Input should be less than or equal to "
+                                     f"{param.maximum}", "less_than_equal", raw))
+        else:
+            values[param.name] = number
+    if function is not None and function.name == "MACD" and not errors and \
+            values["fast_period"] >= values["slow_period"]:
+        errors.append(FieldError("fast_period", f"Input should be less than slow_period "
+                                 f"({values['slow_period']})", "less_than",
+                                 values["fast_period"]))
+    return values, errors
+
+
+def raise_if(errors: list[FieldError]) -> None:
+    if errors:
+        raise InvalidParameters(errors)
+
+
+class LatestQuery(QuerySerializer):
+    symbol = serializers.CharField(help_text="Ticker symbol")
+    interval = choice(INTERVALS, required=False, default="1d", help_text="Bar interval")
+    functions = serializers.CharField(
+        required=False,
+        help_text="Comma-separated function names (" + ", ".join(FUNCTION_NAMES) + "; "
+                  "case-insensitive). Default: every label of the table except OBV.")
+
+
+# The reference's enum spelling, accepted so its clients work unchanged.
+_FUNCTION_ALIASES = {"SUPER_TREND": "SUPERTREND"}
+
+
+def function_list(text: str | None) -> list[str] | None:
+    """Requested function names in request order without repeats; None when omitted."""
+    if text is None:
+        return None
+    names = [t.strip().upper() for t in text.split(",") if t.strip()]
+    if not names:
+        raise InvalidParameters([FieldError("functions", "String should have at least 1 "
+                                            "character", "string_too_short", text)])
+    resolved: list[str] = []
+    errors: list[FieldError] = []
+    for name in names:
+        name = _FUNCTION_ALIASES.get(name, name)
+        if name not in FUNCTIONS:
+            errors.append(FieldError("functions", f"Unknown indicator '{name}': "
+                                     + choices_message(FUNCTION_NAMES), "enum", name))
+        elif name not in resolved:
+            resolved.append(name)
+    raise_if(errors)
+    return resolved
+
+
+class V2IndicatorsQuery(PageQuery):
+    symbols = serializers.CharField(help_text="Comma-separated symbols (at most 50)")
+    interval = choice(V2_INTERVALS, required=False, default="1d", help_text="Bar interval")
+    range = choice(V2_RANGES, required=False, default="1y", help_text="History fetched")
+
+
+class V2IndicatorQuery(FieldsQuery):
+    interval = choice(V2_INTERVALS, required=False, default="1d", help_text="Bar interval")
+    range = choice(V2_RANGES, required=False, default="1y", help_text="History fetched")
+
+
+# ---- response schemas (maps keyed by date or label cannot be declared as serializers) ----
+
+_NUMBER = {"type": "number", "format": "double"}
+_NULLABLE = {"type": "number", "format": "double", "nullable": True}
+
+
+def _numbers(*names: str, nullable: bool = False) -> dict[str, Any]:
+    return {name: _NULLABLE if nullable else _NUMBER for name in names}
+
+
+TECHNICAL_INDICATOR_RESPONSE = {
+    "type": "object",
+    "properties": {
+        "type": {"type": "string", "description": "The function"},
+        "Technical Analysis": {
+            "type": "object",
+            "description": "Date (or epoch seconds) -> the function's members, newest first; "
+                           "bars before the warm-up ends are left out",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {
+                    **_numbers("value", "signal", "k", "d", "upper_band", "middle_band",
+                               "lower_band", "aroon_up", "aroon_down", "tenkan_sen",
+                               "kijun_sen", "chikou_span", "senkou_span_a", "senkou_span_b"),
+                    "trend": {"type": "string", "enum": ["up", "down", "neutral"]},
+                },
+            },
+        },
+    },
+    "required": ["type", "Technical Analysis"],
+    "example": {"type": "SMA", "Technical Analysis": {"2025-03-14": {"value": 113.93},
+                                                      "2025-03-13": {"value": 114.52}}},
+}
+
+
+def _latest_schema() -> dict[str, Any]:
+    from apps.indicators.services import LATEST_LABELS, OBV_LABEL
+
+    properties: dict[str, Any] = {}
+    for label in (*LATEST_LABELS, OBV_LABEL):
+        members = {name: ({"type": "string", "enum": ["UP", "DOWN", "NEUTRAL"],
+                           "nullable": True} if member == "trend" else _NULLABLE)
+                   for member, name in label.members.items()}
+        properties[label.label] = {"type": "object", "properties": members}
+    return {"type": "object", "properties": properties,
+            "description": "Label -> latest values (null where the history is too short)"}
+
+
+_OBJECTS: dict[str, dict[str, Any]] = {
+    "aroon": _numbers("aroonDown", "aroonUp", nullable=True),
+    "bollingerBands": _numbers("lower", "middle", "upper", nullable=True),
+    "bullBearPower": _numbers("bearPower", "bullPower", nullable=True),
+    "donchianChannels": _numbers("lower", "middle", "upper", nullable=True),
+    "elderRayIndex": _numbers("bearPower", "bullPower", nullable=True),
+    "fibonacciPivotPoints": _numbers("pivot", "r1", "r2", "r3", "s1", "s2", "s3",
+                                     nullable=True),
+    "fibonacciRetracement50": _numbers("level236", "level382", "level50", "level618",
+                                       "level786", "swingHigh", "swingLow", nullable=True),
+    "heikinAshi": {**_numbers("open", "high", "low", "close", "adjClose", nullable=True),
+                   "timestamp": {"type": "integer", "format": "int64"},
+                   "volume": {"type": "integer", "format": "int64"}},
+    "ichimoku": _numbers("baseLine", "conversionLine", "laggingSpan", "leadingSpanA",
+                         "leadingSpanB", nullable=True),
+    "keltnerChannels": _numbers("lower", "middle", "upper", nullable=True),
+    "macd": _numbers("histogram", "macd", "signal", nullable=True),
+    "pivotPoints": _numbers("pivot", "r1", "r2", "r3", "s1", "s2", "s3", nullable=True),
+    "stochastic": _numbers("d", "k", nullable=True),
+    "stochasticRsi": _numbers("d", "k", nullable=True),
+    "supertrend": {"trend": {"type": "string", "enum": ["up", "down"]}, "value": _NUMBER},
+    "zigzagLastPivot": {"index": {"type": "integer"}, "isHigh": {"type": "boolean"},
+                        "price": _NUMBER},
+}
+assert set(_OBJECTS) == set(OBJECT_MEMBERS)
+
+INDICATOR_SET_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "Values at the last bar; null when not defined there",
+    "properties": dict(sorted({
+        **_numbers(*NUMBER_MEMBERS, nullable=True),
+        **{name: {"type": "object", "nullable": True, "properties": members}
+           for name, members in _OBJECTS.items()},
+    }.items())),
+}
+
+_SYMBOL_SET = {"type": "object", "properties": {"symbol": {"type": "string"},
+                                                "indicators": INDICATOR_SET_SCHEMA}}
+_ERRORS = {"type": "array", "items": {"type": "object", "properties": {
+    "symbol": {"type": "string"}, "message": {"type": "string"}}}}
+
+V2_BATCH_RESPONSE = {
+    "type": "object",
+    "properties": {
+        "indicators": {
+            "description": "Bare array by symbol (alphabetical) without `cursor`/`limit`; a "
+                           "connection with either",
+            "oneOf": [
+                {"type": "array", "items": _SYMBOL_SET},
+                {"type": "object", "properties": {
+                    "edges": {"type": "array", "items": {"type": "object", "properties": {
+                        "cursor": {"type": "string"}, "node": _SYMBOL_SET}}},
+                    "nodes": {"type": "array", "items": _SYMBOL_SET},
+                    "pageInfo": {"type": "object", "properties": {
+                        "startCursor": {"type": "string", "nullable": True},
+                        "endCursor": {"type": "string", "nullable": True},
+                        "hasNextPage": {"type": "boolean"},
+                        "hasPreviousPage": {"type": "boolean"}}}}},
+            ],
+        },
+        "errors": _ERRORS,
+    },
+    "required": ["indicators", "errors"],
+}
+
+
+def latest_response_schema() -> dict[str, Any]:
+    return _latest_schema()

@@ -1,0 +1,159 @@
+from django.conf import settings
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.core.params import symbol_list, validate_query
+from apps.core.schema import error_responses, v2_error_responses
+from apps.core.v2 import V2ApiView, paginate, requested_fields, select
+from apps.core.views import ApiView
+from apps.indicators.serializers import (
+    INDICATOR_SET_SCHEMA,
+    TECHNICAL_INDICATOR_RESPONSE,
+    V2_BATCH_RESPONSE,
+    IndicatorBaseQuery,
+    IndicatorQuery,
+    LatestQuery,
+    V2IndicatorQuery,
+    V2IndicatorsQuery,
+    function_list,
+    latest_response_schema,
+    period_params,
+)
+from apps.indicators.services import (
+    LATEST_RANGE,
+    indicator_history,
+    indicator_set_for,
+    indicator_sets,
+    latest_indicators,
+)
+from marketdata.errors import FieldError, InvalidParameters
+from marketdata.indicators.functions import FUNCTIONS
+from marketdata.indicators.indicator_set import MEMBERS
+from marketdata.providers.yahoo.chart import check_range_interval
+
+_COMPAT = ("Interval/range compatibility: 1m: 1d, 5d; 5m/15m/30m: 1d, 5d, 1mo; 1h: 1d, 5d, "
+           "1mo, 3mo, 6mo, ytd, 1y; range max needs interval 1mo. Other combinations: 400.")
+
+
+def _function_table() -> str:
+    rows = ["| function | parameters (default) | members |", "|---|---|---|"]
+    for f in FUNCTIONS.values():
+        params = ", ".join(f"`{p.alias}` ({p.default if p.default is not None else 'none'})"
+                           for p in f.params)
+        rows.append(f"| {f.name} ({f.title}) | {params} | {', '.join(f.members)} |")
+    return "\n".join(rows)
+
+
+class IndicatorView(ApiView):
+    query_serializer = IndicatorQuery
+
+    @extend_schema(
+        operation_id="get_technical_indicator", tags=["Technical indicators"],
+        summary="Historical technical indicator",
+        description=(
+            "One indicator over the symbol's history, keyed by date (as `/v1/historical`), "
+            "newest first. Bars before the indicator's warm-up ends are left out; a member "
+            "not defined yet on a bar is omitted. Values are rounded to the instrument's "
+            "price precision (at least 2 places). Integer parameters are 1..1000 (`stdDev` "
+            "1..10, `multiplier` 1..100); a parameter the function does not take, or a "
+            "non-integer or out-of-range value, is a 422 keyed by its python name "
+            "(`period`, `stoch_period`, ...). A period longer than the history is a 400. "
+            + _COMPAT + "\n\n" + _function_table()),
+        parameters=[IndicatorQuery],
+        responses={200: TECHNICAL_INDICATOR_RESPONSE,
+                   **error_responses(400, 404, 422, upstream=True)},
+    )
+    def get(self, request: Request) -> Response:
+        query = request.query_params.copy()
+        if "function" in query:
+            query["function"] = query["function"].strip().upper()
+        errors: list[FieldError] = []
+        try:
+            base = validate_query(IndicatorBaseQuery, query)
+        except InvalidParameters as exc:
+            errors.extend(exc.errors)
+            base = {}
+        function = FUNCTIONS.get(base.get("function", query.get("function", "")))
+        params, param_errors = period_params(function, query)
+        errors.extend(param_errors)
+        if errors:
+            raise InvalidParameters(errors)
+        check_range_interval(base["range"], base["interval"])
+        return Response(indicator_history(base["symbol"], function, params, base["range"],
+                                          base["interval"], base["epoch"]))
+
+
+class LatestIndicatorsView(ApiView):
+    query_serializer = LatestQuery
+
+    @extend_schema(
+        operation_id="get_latest_indicators", tags=["Technical indicators"],
+        summary="Latest values of many indicators",
+        description=(
+            "The latest value of each indicator label. `functions` selects functions by "
+            "name (each brings all its labels, e.g. SMA -> SMA(10)..SMA(200)); without it "
+            "every label of the table is returned (OBV, which has no label there, only when "
+            "asked for). Unknown names are a 422 naming them. History fetched per interval: "
+            + ", ".join(f"{i}: {r}" for i, r in LATEST_RANGE.items())
+            + " (enough for the 200-bar windows); a label whose window the history cannot "
+              "fill is null."),
+        parameters=[LatestQuery],
+        responses={200: latest_response_schema(),
+                   **error_responses(400, 404, 422, upstream=True)},
+    )
+    def get(self, request: Request) -> Response:
+        q = self.query(request)
+        functions = function_list(q.get("functions"))
+        return Response(latest_indicators(q["symbol"], q["interval"], functions))
+
+
+def _fields_parameter() -> OpenApiParameter:
+    return OpenApiParameter(
+        "fields", str, description="Comma-separated indicator-set members to include "
+        "(e.g. `rsi14,macd`); unknown names are ignored; none known means all")
+
+
+class V2IndicatorsView(V2ApiView):
+    query_serializer = V2IndicatorsQuery
+
+    @extend_schema(
+        operation_id="get_indicators_batch", tags=["Technical indicators (v2)"],
+        summary="Indicator sets for many symbols",
+        description=(
+            "The indicator set (values at the last bar) of each symbol, alphabetical; "
+            "symbols that cannot be served are listed in `errors` with a message. "
+            "`fields` filters the members of each set (`symbol` and `indicators` are always "
+            "present). `cursor`/`limit` page over symbols. When no symbol can be served "
+            "because of an upstream failure, that failure's status is returned."),
+        parameters=[V2IndicatorsQuery],
+        responses={200: V2_BATCH_RESPONSE, **v2_error_responses()},
+    )
+    def get(self, request: Request) -> Response:
+        q = self.query(request)
+        symbols = symbol_list(q["symbols"], max_items=settings.QUOTES_MAX_SYMBOLS)
+        check_range_interval(q["range"], q["interval"])
+        items, errors = indicator_sets(symbols, q["interval"], q["range"])
+        fields = requested_fields(q.get("fields"), MEMBERS)
+        items = [{"symbol": item["symbol"], "indicators": select(item["indicators"], fields)}
+                 for item in items]
+        return Response({"indicators": paginate(items, q.get("cursor"), q.get("limit")),
+                         "errors": errors})
+
+
+class V2IndicatorView(V2ApiView):
+    query_serializer = V2IndicatorQuery
+
+    @extend_schema(
+        operation_id="get_indicators", tags=["Technical indicators (v2)"],
+        summary="Indicator set for one symbol",
+        description="The indicator set of one symbol (values at the last bar; null where "
+                    "not defined). `fields` selects members.",
+        parameters=[V2IndicatorQuery],
+        responses={200: INDICATOR_SET_SCHEMA, **v2_error_responses()},
+    )
+    def get(self, request: Request, symbol: str) -> Response:
+        q = self.query(request)
+        check_range_interval(q["range"], q["interval"])
+        result = indicator_set_for(symbol, q["interval"], q["range"])
+        return Response(select(result, requested_fields(q.get("fields"), MEMBERS)))
