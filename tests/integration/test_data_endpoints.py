@@ -1,4 +1,5 @@
-"""Every v1 data endpoint of issue 3 through the real service process, over loopback, with
+"""Every data endpoint of issues 3 and 4 (v1 data, indicators v1/v2) through the real
+service process, over loopback, with
 the sandbox upstream as a separate HTTP server standing in for Yahoo and the search
 provider (both mapped through UPSTREAM_HOST_MAP, as an operator would point them)."""
 
@@ -166,5 +167,63 @@ def test_every_endpoint_is_documented(stack):
                      "/v1/sectors/symbol/{symbol}", "/v1/sectors/details/{sector}",
                      "/v1/search", "/v1/similar", "/v1/news", "/v1/analysis/{symbol}",
                      "/v1/holders/{symbol}", "/v1/financials/{symbol}",
-                     "/v1/earnings-transcript/{symbol}"):
+                     "/v1/earnings-transcript/{symbol}", "/v1/indicator", "/v1/indicators",
+                     "/v2/indicators", "/v2/indicators/{symbol}"):
         assert expected in paths, expected
+
+
+@pytest.mark.parametrize(("function", "members"), [
+    ("SMA", {"value"}), ("RSI", {"value"}), ("SRSI", {"k", "d"}),
+    ("BBANDS", {"upper_band", "middle_band", "lower_band"}), ("MACD", {"value", "signal"}),
+    ("SUPERTREND", {"value", "trend"}), ("ICHIMOKU", {"tenkan_sen", "kijun_sen",
+                                                      "chikou_span", "senkou_span_a",
+                                                      "senkou_span_b"}),
+])
+def test_indicator_history(stack, function, members):
+    sandbox, service = stack
+    status, _, body = _get(service, f"/v1/indicator?function={function}&symbol=AAPL")
+    assert status == 200, body
+    assert body["type"] == function
+    rows = body["Technical Analysis"]
+    assert len(rows) > 400  # 2y of daily bars less the warm-up
+    assert list(rows) == sorted(rows, reverse=True)
+    assert set().union(*rows.values()) == members
+    assert all(rows.values())
+    assert _sandbox_paths(sandbox, "/v8/finance/chart/AAPL")
+
+
+def test_indicator_errors(stack):
+    _, service = stack
+    status, _, body = _get(service, "/v1/indicator?function=SMA&symbol=AAPL&stdDev=2"
+                                    "&lookBackPeriod=0")
+    assert status == 422
+    assert body == {"detail": "Invalid request", "errors": {
+        "period": ["Input should be greater than or equal to 1"],
+        "std_dev": ["Not a parameter of SMA (it takes lookBackPeriod)"]}}
+    status, _, body = _get(service, "/v1/indicator?function=SMA&symbol=AAPL&interval=1m")
+    assert status == 400 and body == {"detail": "If interval is 1m, range must be 1d, 5d"}
+    status, _, body = _get(service, "/v1/indicator?function=SMA&symbol=ZZZZ1")
+    assert status == 404
+
+
+def test_latest_indicators(stack):
+    _, service = stack
+    status, _, body = _get(service, "/v1/indicators?symbol=MSFT")
+    assert status == 200, body
+    assert len(body) == 26 and "Ichimoku Cloud" in body
+    assert all(v is not None for label in body.values() for v in label.values())
+    status, _, body = _get(service, "/v1/indicators?symbol=MSFT&functions=RSI,OBV")
+    assert list(body) == ["RSI(14)", "OBV"]
+
+
+def test_v2_indicators(stack):
+    _, service = stack
+    status, _, body = _get(service, "/v2/indicators?symbols=MSFT,AAPL,ZZZZ1&fields=rsi14,macd")
+    assert status == 200, body
+    assert [item["symbol"] for item in body["indicators"]] == ["AAPL", "MSFT"]
+    assert all(set(item["indicators"]) == {"rsi14", "macd"} for item in body["indicators"])
+    assert [e["symbol"] for e in body["errors"]] == ["ZZZZ1"]
+    status, _, body = _get(service, "/v2/indicators/AAPL")
+    assert status == 200 and len(body) == 57 and body["sma200"] is not None
+    status, _, body = _get(service, "/v2/indicators")
+    assert status == 400 and body == {"error": "symbols: Field required", "status": 400}
