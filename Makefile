@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BASE_STAMP := $(VENV)/.base-$(shell cat requirements/base.txt | sha1sum | cut -c1-10)
 DEV_STAMP  := $(VENV)/.dev-$(shell cat requirements/base.txt requirements/dev.txt | sha1sum | cut -c1-10)
 
-.PHONY: run test lint schema unit sandbox bench clean
+.PHONY: run test lint schema unit sandbox bench bench-indicators clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,10 @@ sandbox: $(BASE_STAMP)
 ## bench: see bench/README.md
 bench: $(DEV_STAMP)
 	$(BIN)/python bench/http_bench.py
+
+## bench-indicators: indicator computation vs TA-Lib on 2,500 bars (bench/README.md)
+bench-indicators: $(DEV_STAMP)
+	$(BIN)/python bench/indicators.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache

@@ -175,3 +175,33 @@ def mcginley_dynamic(x: np.ndarray, period: int, start: int, seed: float) -> np.
             md = md + (x[i] - md) / (period * (x[i] / md) ** 4)
         out[i] = md
     return out
+
+
+@_jit
+def weighted_mean(x: np.ndarray, period: int, start: int) -> np.ndarray:
+    """Linearly weighted mean of each trailing window of ``period`` values (the newest
+    weighs ``period``), from ``start`` (the first defined value) on.
+
+    Running sums as TA-Lib's WMA: the weighted sum gains period * x[i] and loses the
+    previous window's plain sum each bar. Values are taken relative to x[start] so the
+    running sums stay at the data's own scale (no drift on long series).
+    """
+    n = x.size
+    out = np.full(n, np.nan)
+    if period < 1 or start + period > n:
+        return out
+    ref = x[start]
+    plain = 0.0
+    weighted = 0.0
+    for k in range(period):
+        value = x[start + k] - ref
+        plain += value
+        weighted += (k + 1) * value
+    divisor = period * (period + 1) / 2.0
+    out[start + period - 1] = weighted / divisor + ref
+    for i in range(start + period, n):
+        value = x[i] - ref
+        weighted += period * value - plain
+        plain += value - (x[i - period] - ref)
+        out[i] = weighted / divisor + ref
+    return out

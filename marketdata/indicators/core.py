@@ -104,26 +104,8 @@ def wilder(x: np.ndarray, period: int) -> np.ndarray:
 
 
 def wma(x: np.ndarray, period: int) -> np.ndarray:
-    """Linearly weighted moving average: the newest value weighs ``period``, the oldest 1.
-
-    O(n) from two running sums: sum(w_k * x_k) = period * S(t) - sum of the previous
-    ``period`` trailing sums ... computed as differences of cumulative sums.
-    """
-    start = first_valid(x)
-    out = np.full(x.size, np.nan)
-    if period < 1 or start + period - 1 >= x.size:
-        return out
-    tail = x[start:]
-    ref = tail[0]
-    y = tail - ref
-    c1 = np.concatenate(([0.0], np.cumsum(y)))           # c1[k] = y[0..k-1]
-    c2 = np.concatenate(([0.0], np.cumsum(c1[1:])))      # c2[k] = c1[1..k]
-    t = np.arange(period - 1, tail.size)                 # window end (inclusive)
-    # sum_{j=t-p+1..t} (j - (t-p)) * y[j] = p * c1[t+1] - (c2[t] - c2[t-p])
-    lo = t - period
-    weighted = period * c1[t + 1] - (c2[t] - np.where(lo >= 0, c2[np.maximum(lo, 0)], 0.0))
-    out[start + period - 1:] = weighted / (period * (period + 1) / 2.0) + ref
-    return out
+    """Linearly weighted moving average: the newest value weighs ``period``, the oldest 1."""
+    return _kernels.weighted_mean(x, period, first_valid(x))
 
 
 def _check_window(window: int) -> None:
