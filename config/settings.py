@@ -17,6 +17,9 @@ from marketdata.logs import build_logging_config, configure_structlog
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("MARKETDATA_VAR_DIR", BASE_DIR / "var"))
+# Compiled indicator kernels are cached under var/ (writable in every deployment, unlike
+# the source tree in the Docker image); set before numba is first imported.
+os.environ.setdefault("NUMBA_CACHE_DIR", str(VAR_DIR / "numba"))
 
 
 def env_bool(name: str, default: bool = False) -> bool:

@@ -44,6 +44,7 @@ def ohlcv(bars: int = BARS):
 
 
 def dates(bars: int = BARS) -> list[str]:
+    """Session dates of the last ``bars`` bokeh AAPL bars, as the service keys them."""
     s = bokeh_bars("AAPL", bars)
     return [pd.Timestamp(int(t) + 14 * 3600 + 1800, unit="s", tz="UTC")
             .tz_convert("America/New_York").strftime("%Y-%m-%d") for t in s.timestamps]
@@ -482,3 +483,48 @@ def test_v2_single_unknown_symbol_404(api, yahoo):
     response = api.get("/v2/indicators/ZZZZ")
     assert response.status_code == 404
     assert response.json()["status"] == 404 and response.json()["error"]
+
+
+# ---- edge cases through the API ---------------------------------------------------------
+
+def _flat_chart(bars: int, price: float = 50.0, volume: int = 0) -> dict:
+    stamps = [1704205800 + 86400 * i for i in range(bars)]
+    rows = [(price, price, price, price, volume)] * bars
+    return chart_payload("AAPL", stamps, rows)
+
+
+def test_constant_prices_and_zero_volume(api, yahoo):
+    yahoo.chart("AAPL", _flat_chart(60))
+    rsi = api.get("/v1/indicator?function=RSI&symbol=AAPL").json()["Technical Analysis"]
+    assert rsi and all(v == {"value": 50.0} for v in rsi.values())
+    cci = api.get("/v1/indicator?function=CCI&symbol=AAPL").json()["Technical Analysis"]
+    assert all(v == {"value": 0.0} for v in cci.values())
+    bands = api.get("/v1/indicator?function=BBANDS&symbol=AAPL").json()["Technical Analysis"]
+    assert all(v == {"upper_band": 50.0, "middle_band": 50.0, "lower_band": 50.0}
+               for v in bands.values())
+    # No traded volume: a VWMA does not exist, so the answer is the not-enough-data 400.
+    vwma = api.get("/v1/indicator?function=VWMA&symbol=AAPL")
+    assert vwma.status_code == 400
+    latest = api.get("/v1/indicators?symbol=AAPL&functions=VWMA,STOCH").json()
+    assert latest == {"VWMA(20)": {"VWMA": None},
+                      "STOCH %K(14,3,3)": {"%K": 50.0, "%D": 50.0}}
+    v2 = api.get("/v2/indicators/AAPL?fields=vwma20,rsi14,mfi14,obv").json()
+    assert v2 == {"vwma20": None, "rsi14": 50.0, "mfi14": 50.0, "obv": 0.0}
+
+
+def test_gaps_are_dropped_before_computing(api, yahoo):
+    body = chart_from_bokeh(bars=60)
+    quote = body["chart"]["result"][0]["indicators"]["quote"][0]
+    for column in ("open", "high", "low", "close", "volume"):
+        quote[column][30] = None  # Yahoo pads a missing session with nulls
+    yahoo.chart("AAPL", body)
+    rows = api.get("/v1/indicator?function=SMA&symbol=AAPL&lookBackPeriod=5").json()
+    series = rows["Technical Analysis"]
+    close = np.delete(bokeh_bars("AAPL", 60).close, 30)
+    keys = dates(60)
+    del keys[30]
+    assert len(series) == 59 - 4
+    want = talib.SMA(close, 5)
+    for key, value in zip(keys, want, strict=True):
+        if not np.isnan(value):
+            assert series[key]["value"] == pytest.approx(value, abs=0.005 + 1e-9)

@@ -594,3 +594,4 @@ def test_zero_volume(name: str) -> None:
 def test_periods_below_one_are_rejected(call: Callable[[np.ndarray], object]) -> None:
     with pytest.raises(ValueError, match="must be at least 1"):
         call(np.arange(30.0))
+
