@@ -35,11 +35,12 @@ def recursive_mean(x: np.ndarray, alpha: float, start: int, seed: float) -> np.n
 
 
 @_jit
-def rolling_extreme(x: np.ndarray, window: int, highest: bool) -> np.ndarray:
-    """Max (or min) of each trailing window of ``window`` values, NaN before the first full
-    window. Amortised O(n): the window is rescanned only when its extreme drops out."""
+def rolling_extreme_index(x: np.ndarray, window: int, highest: bool) -> np.ndarray:
+    """Position of the max (or min) of each trailing window of ``window`` values; a tie goes
+    to the most recent bar (as TA-Lib's MAX/MIN/AROON); -1 before the first full window.
+    Amortised O(n): the window is rescanned only when its extreme drops out."""
     n = x.size
-    out = np.full(n, np.nan)
+    out = np.full(n, -1, dtype=np.int64)
     best_idx = -1
     best = 0.0
     for i in range(n):
@@ -55,32 +56,7 @@ def rolling_extreme(x: np.ndarray, window: int, highest: bool) -> np.ndarray:
             best = x[i]
             best_idx = i
         if first >= 0:
-            out[i] = best
-    return out
-
-
-@_jit
-def bars_since_extreme(x: np.ndarray, window: int, highest: bool) -> np.ndarray:
-    """Bars between each bar and the max (or min) of its trailing ``window`` values; a tie
-    goes to the most recent bar (as TA-Lib's AROON). NaN before the first full window."""
-    n = x.size
-    out = np.full(n, np.nan)
-    best_idx = -1
-    best = 0.0
-    for i in range(n):
-        first = i - window + 1
-        if best_idx < first or best_idx < 0:
-            best_idx = max(first, 0)
-            best = x[best_idx]
-            for j in range(best_idx + 1, i + 1):
-                if (x[j] >= best) if highest else (x[j] <= best):
-                    best = x[j]
-                    best_idx = j
-        elif (x[i] >= best) if highest else (x[i] <= best):
-            best = x[i]
-            best_idx = i
-        if first >= 0:
-            out[i] = i - best_idx
+            out[i] = best_idx
     return out
 
 

@@ -163,8 +163,8 @@ def aroon(high: np.ndarray, low: np.ndarray, period: int) -> Aroon:
     period over the last period + 1 bars (the extreme ``period`` bars ago scores 0), ties to
     the most recent bar; down likewise with the lowest low. First value at bar ``period``."""
     _check_periods(period=period)
-    since_high = _kernels.bars_since_extreme(high, period + 1, True)
-    since_low = _kernels.bars_since_extreme(low, period + 1, False)
+    since_high = core.bars_since_extreme(high, period + 1, True)
+    since_low = core.bars_since_extreme(low, period + 1, False)
     return Aroon(100.0 * (period - since_high) / period, 100.0 * (period - since_low) / period)
 
 

@@ -114,16 +114,28 @@ def _check_window(window: int) -> None:
         raise ValueError(f"window must be at least 1, got {window}")
 
 
+def _at(x: np.ndarray, index: np.ndarray) -> np.ndarray:
+    return np.where(index >= 0, x[np.maximum(index, 0)], np.nan)
+
+
 def rolling_max(x: np.ndarray, window: int) -> np.ndarray:
     """Highest value of each trailing window."""
     _check_window(window)
-    return _kernels.rolling_extreme(x, window, True)
+    return _at(x, _kernels.rolling_extreme_index(x, window, True))
 
 
 def rolling_min(x: np.ndarray, window: int) -> np.ndarray:
     """Lowest value of each trailing window."""
     _check_window(window)
-    return _kernels.rolling_extreme(x, window, False)
+    return _at(x, _kernels.rolling_extreme_index(x, window, False))
+
+
+def bars_since_extreme(x: np.ndarray, window: int, highest: bool) -> np.ndarray:
+    """Bars between each bar and the max (or min) of its trailing ``window`` values, ties
+    to the most recent bar; NaN before the first full window."""
+    _check_window(window)
+    index = _kernels.rolling_extreme_index(x, window, highest)
+    return np.where(index >= 0, np.arange(x.size) - index, np.nan)
 
 
 def rolling_std(x: np.ndarray, window: int, ddof: int = 0) -> np.ndarray:
