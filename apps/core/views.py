@@ -49,6 +49,8 @@ def sub_route_choice(request: HttpRequest, symbol: str, name: str, param: str,
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if request.path.startswith("/v2/"):  # v2's ApiError shape, also for unknown routes
+        return JsonResponse({"error": "Not Found", "status": 404}, status=404)
     return JsonResponse({"detail": "Not Found"}, status=404)
 
 

@@ -94,10 +94,14 @@ def test_malicious_inbound_correlation_id_is_replaced(api, inbound):
 
 
 def test_unknown_route_404_json(api):
-    for path in ("/v1/nope", "/nope", "/v1/quotes/", "/v1/historical/AAPL", "/v2/quotes"):
+    for path in ("/v1/nope", "/nope", "/v1/quotes/", "/v1/historical/AAPL"):
         response = api.get(path)
         assert response.status_code == 404, path
         assert response.json() == {"detail": "Not Found"}
+    # Under /v2 the body is v2's ApiError.
+    response = api.get("/v2/quotes")
+    assert response.status_code == 404
+    assert response.json() == {"error": "Not Found", "status": 404}
 
 
 @pytest.mark.parametrize("path", ["/v1/quotes?symbols=AAPL", "/v1/simple-quotes?symbols=AAPL",

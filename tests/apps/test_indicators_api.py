@@ -528,3 +528,11 @@ def test_gaps_are_dropped_before_computing(api, yahoo):
     for key, value in zip(keys, want, strict=True):
         if not np.isnan(value):
             assert series[key]["value"] == pytest.approx(value, abs=0.005 + 1e-9)
+
+
+def test_v2_unknown_route_and_slash_in_symbol_are_api_errors(api, yahoo):
+    for path in ("/v2/indicators/A%2FB", "/v2/nothing-here"):
+        response = api.get(path)
+        assert response.status_code == 404
+        assert response.json() == {"error": "Not Found", "status": 404}
+    assert not calls_to(yahoo.mock, "/v8/finance/chart")
