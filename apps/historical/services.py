@@ -37,7 +37,7 @@ def historical_prices(symbol_text: str, range_: str, interval: str,
                       epoch: bool = False) -> dict[str, dict[str, Any]]:
     symbol = require_symbol(symbol_text)
     candles = fetch_candles(symbol, range_, interval)
-    decimals = max(2, candles.price_hint)
+    decimals = candles.decimals
     keys = bar_keys(candles, epoch)
     out: dict[str, dict[str, Any]] = {}
     for i in range(len(candles) - 1, -1, -1):

@@ -89,11 +89,6 @@ def period_params(function: Function | None,
     return values, errors
 
 
-def raise_if(errors: list[FieldError]) -> None:
-    if errors:
-        raise InvalidParameters(errors)
-
-
 class LatestQuery(QuerySerializer):
     symbol = serializers.CharField(help_text="Ticker symbol")
     interval = choice(INTERVALS, required=False, default="1d", help_text="Bar interval")
@@ -124,7 +119,8 @@ def function_list(text: str | None) -> list[str] | None:
                                      + choices_message(FUNCTION_NAMES), "enum", name))
         elif name not in resolved:
             resolved.append(name)
-    raise_if(errors)
+    if errors:
+        raise InvalidParameters(errors)
     return resolved
 
 
@@ -174,7 +170,7 @@ TECHNICAL_INDICATOR_RESPONSE = {
 }
 
 
-def _latest_schema() -> dict[str, Any]:
+def latest_response_schema() -> dict[str, Any]:
     from apps.indicators.services import LATEST_LABELS, OBV_LABEL
 
     properties: dict[str, Any] = {}
@@ -252,6 +248,3 @@ V2_BATCH_RESPONSE = {
     "required": ["indicators", "errors"],
 }
 
-
-def latest_response_schema() -> dict[str, Any]:
-    return _latest_schema()

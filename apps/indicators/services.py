@@ -19,7 +19,7 @@ from marketdata.concurrency import run_parallel
 from marketdata.errors import BadRequest, MarketDataError, UpstreamError
 from marketdata.indicators.bars import Bars
 from marketdata.indicators.functions import FUNCTIONS, Function
-from marketdata.indicators.indicator_set import indicator_set
+from marketdata.indicators.indicator_set import MOVING_AVERAGE_PERIODS, indicator_set
 from marketdata.providers.yahoo.chart import Candles, fetch_candles
 
 # /v1/indicators: the range fetched for each interval, long enough for a 200-bar window
@@ -34,17 +34,13 @@ def _load(symbol_text: str, range_: str, interval: str) -> tuple[Candles, Bars]:
 
 
 def _rounded(values: np.ndarray, decimals: int) -> list[float | None]:
-    """Values rounded to ``decimals`` places, NaN -> None. Computed values, so rounding the
-    binary value (half-even at exact ties, which do not occur in practice) is exact enough,
-    and vectorised."""
+    """Values rounded to ``decimals`` places (the instrument's price precision, as
+    /v1/historical), NaN -> None. Vectorised: the binary value is rounded half to even, as
+    Python's round() and the reference do, so an exact tie such as an SMA of 100.125 gives
+    100.12 (/v1/historical's prices are rounded half-up from their decimal form instead)."""
     scale = 10.0 ** decimals
     out = (np.rint(values * scale) / scale).tolist()
     return [None if v != v else v for v in out]  # NaN != NaN
-
-
-def decimals_for(candles: Candles) -> int:
-    """Places kept: the instrument's price precision, at least 2 (as /v1/historical)."""
-    return max(2, candles.price_hint)
 
 
 _TREND = {1.0: "up", -1.0: "down"}
@@ -56,7 +52,7 @@ def indicator_history(symbol_text: str, function: Function, params: Mapping[str,
     the warm-up ends are left out, and members not defined yet on a bar are omitted."""
     candles, bars = _load(symbol_text, range_, interval)
     series = function.compute(bars, **params)
-    decimals = decimals_for(candles)
+    decimals = candles.decimals
     columns = {name: _rounded(series[name], decimals) for name in function.members
                if name != "trend"}
     trend = series.get("trend")
@@ -92,7 +88,7 @@ class Label:
 
 def _moving_average_labels(name: str) -> list[Label]:
     return [Label(f"{name}({n})", name, {"period": n}, {"value": name})
-            for n in (10, 20, 50, 100, 200)]
+            for n in MOVING_AVERAGE_PERIODS]
 
 
 LATEST_LABELS: tuple[Label, ...] = (
@@ -125,7 +121,6 @@ LATEST_LABELS: tuple[Label, ...] = (
 )
 # OBV has no label in the spec's table; it is served only when asked for by name.
 OBV_LABEL = Label("OBV", "OBV", {}, {"value": "OBV"})
-DEFAULT_FUNCTIONS = tuple(dict.fromkeys(label.function for label in LATEST_LABELS))
 
 
 def labels_for(functions: Sequence[str] | None) -> list[Label]:
@@ -147,7 +142,7 @@ def latest_indicators(symbol_text: str, interval: str,
                       functions: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
     """The latest value of each label; null where the symbol's history is too short."""
     candles, bars = _load(symbol_text, LATEST_RANGE[interval], interval)
-    decimals = decimals_for(candles)
+    decimals = candles.decimals
     out: dict[str, dict[str, Any]] = {}
     for label in labels_for(functions):
         series = FUNCTIONS[label.function].compute(bars, **label.params)

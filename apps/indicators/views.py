@@ -1,5 +1,5 @@
 from django.conf import settings
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -106,12 +106,6 @@ class LatestIndicatorsView(ApiView):
         q = self.query(request)
         functions = function_list(q.get("functions"))
         return Response(latest_indicators(q["symbol"], q["interval"], functions))
-
-
-def _fields_parameter() -> OpenApiParameter:
-    return OpenApiParameter(
-        "fields", str, description="Comma-separated indicator-set members to include "
-        "(e.g. `rsi14,macd`); unknown names are ignored; none known means all")
 
 
 class V2IndicatorsView(V2ApiView):

@@ -71,6 +71,11 @@ def _ichimoku(bars: Bars, tenkan_period: int, kijun_period: int,
             "senkou_span_b": lines.senkou_span_b}
 
 
+def _macd(bars: Bars, fast_period: int, slow_period: int, signal_period: int) -> Series:
+    lines = classic.macd(bars.close, fast_period, slow_period, signal_period)
+    return {"value": lines.macd, "signal": lines.signal}
+
+
 def _obv(bars: Bars, sma_periods: int | None = None) -> Series:
     line = classic.obv(bars.close, bars.volume)
     return {"value": line if sma_periods is None else core.sma(line, sma_periods)}
@@ -137,9 +142,7 @@ _FUNCTIONS: tuple[Function, ...] = (
               Param("slow_period", "slowPeriod", 26, description="Slow EMA period"),
               _signal(9)),
              ("value", "signal"),
-             lambda b, fast_period, slow_period, signal_period: (lambda m: {
-                 "value": m.macd, "signal": m.signal})(
-                 classic.macd(b.close, fast_period, slow_period, signal_period)),
+             _macd,
              lambda p: max(p["fast_period"], p["slow_period"])),
     Function("SUPERTREND", "SuperTrend",
              (_period(10, "ATR period"),
@@ -167,4 +170,3 @@ ALL_PARAMS: dict[str, Param] = {}
 for _function in _FUNCTIONS:
     for _param in _function.params:
         ALL_PARAMS.setdefault(_param.name, _param)
-ALL_PARAMS.setdefault("period", _period(10))

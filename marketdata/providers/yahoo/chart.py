@@ -60,6 +60,11 @@ class Candles:
     def __len__(self) -> int:
         return len(self.timestamps)
 
+    @property
+    def decimals(self) -> int:
+        """Decimal places shown for this instrument's prices: Yahoo's priceHint, at least 2."""
+        return max(2, self.price_hint)
+
 
 def parse_chart(payload: Any, interval: str) -> Candles:
     """Yahoo chart JSON -> Candles. Unknown symbol / no rows -> NotFound."""
