@@ -2,11 +2,32 @@
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 import pytest
 
 from marketdata.indicators.bars import Bars
 from tests.price_series import BOKEH_TICKERS, RECORDINGS, UPSTREAM, bokeh_bars, recorded_bars
+
+# Oscillators on a 0-100 or +/-100 scale pass through exact zeros (a close at the window's
+# low, a typical price equal to its mean), where two correct running sums differ by ~1e-12
+# absolute: those values are compared with this absolute floor (1e-9 absolute error).
+OSCILLATOR_FLOOR = 1e-3
+
+
+def arr(*values: float) -> np.ndarray:
+    return np.array(values, dtype=np.float64)
+
+
+@contextmanager
+def strict() -> Iterator[None]:
+    """Any numpy floating-point event or Python warning is an error."""
+    with np.errstate(all="raise"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
 
 
 def _series_params() -> list:

@@ -10,7 +10,6 @@ without any exception or numpy warning.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -21,17 +20,9 @@ import talib
 from marketdata.indicators import classic
 from marketdata.indicators.bars import Bars
 
-from .conftest import assert_matches
+from .conftest import OSCILLATOR_FLOOR, arr, assert_matches, strict
 
 NAN = np.nan
-# Oscillators on a 0-100 (CCI: +/-100s) scale pass through exact zeros (a close at the
-# window's low, a typical price equal to its mean), where two correct running sums differ
-# by ~1e-12 absolute; compare those values with an absolute floor of 1e-3 (1e-9 absolute).
-OSCILLATOR_FLOOR = 1e-3
-
-
-def arr(*values: float) -> np.ndarray:
-    return np.array(values, dtype=np.float64)
 
 
 def pad(values: np.ndarray, leading: int) -> np.ndarray:
@@ -499,8 +490,7 @@ def run_strict(name: str, high: np.ndarray, low: np.ndarray, close: np.ndarray,
                volume: np.ndarray) -> list[np.ndarray]:
     """Every line of one indicator, with any numpy floating-point event or warning fatal."""
     compute, _ = CASES[name]
-    with np.errstate(all="raise"), warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with strict():
         out = lines(compute(high, low, close, volume))
     for line in out:
         assert line.dtype == np.float64 and line.shape == close.shape

@@ -10,40 +10,22 @@ that must give NaN or a documented value without any exception or numpy warning.
 from __future__ import annotations
 
 import math
-import warnings
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
+import talib
 
 from marketdata.indicators import core, extra
 from marketdata.indicators.bars import Bars
 
-from .conftest import assert_matches
-
-talib = pytest.importorskip("talib")
+from .conftest import OSCILLATOR_FLOOR, arr, assert_matches, strict
 
 NAN = np.nan
-# Oscillators on a +/-100 scale cross exact zeros, where two correct running sums differ by
-# ~1e-12 absolute: compare those values with an absolute floor (1e-9 absolute error).
-OSCILLATOR_FLOOR = 1e-3
 # TA-Lib's KC re-seeds its ATR, TA-Lib's ADOSC seeds its EMAs with the first value: both
 # transients have decayed below 1e-9 relative after 200 bars (the recordings have ~250).
 CONVERGED = 200
-
-
-def arr(*values: float) -> np.ndarray:
-    return np.array(values, dtype=np.float64)
-
-
-@contextmanager
-def strict() -> Iterator[None]:
-    """Any numpy floating-point warning or Python warning is an error."""
-    with np.errstate(all="raise"), warnings.catch_warnings():
-        warnings.simplefilter("error")
-        yield
 
 
 # --------------------------------------------------------------------------- oracle: TA-Lib
