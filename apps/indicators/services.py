@@ -14,7 +14,6 @@ import numpy as np
 
 from apps.core.symbols import require_symbol
 from apps.historical.services import bar_keys
-from marketdata.cache import note_incomplete
 from marketdata.concurrency import run_parallel
 from marketdata.errors import BadRequest, MarketDataError, UpstreamError
 from marketdata.indicators.bars import Bars
@@ -182,8 +181,7 @@ def indicator_sets(symbols: Sequence[str], interval: str,
             items.append({"symbol": symbol, "indicators": result})
             continue
         if isinstance(result, UpstreamError):
-            upstream = upstream or result
-            note_incomplete()
+            upstream = upstream or result  # the cache already marked the answer partial
         if not isinstance(result, MarketDataError):
             raise result
         errors.append({"symbol": symbol, "message": result.detail})
