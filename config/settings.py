@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "corsheaders",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -85,11 +86,16 @@ INSTALLED_APPS = [
     "apps.financials",
     "apps.transcripts",
     "apps.indicators",
+    "apps.ratelimit",
 ]
 
 MIDDLEWARE = [
     "apps.core.middleware.RequestContextMiddleware",
     "apps.core.middleware.AccessLogMiddleware",
+    # CORS and the rate limits inside the correlation id and the access log, so a 429 is
+    # logged and carries both; preflights are answered by CORS and never counted.
+    "corsheaders.middleware.CorsMiddleware",
+    "apps.ratelimit.middleware.RateLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -173,12 +179,38 @@ CACHE_TTL_CAP_SECONDS = env_int("CACHE_TTL_CAP_SECONDS", 0) or None
 CACHE_FLIGHT_TIMEOUT_SECONDS = env_float("CACHE_FLIGHT_TIMEOUT_SECONDS", 30.0)
 RESPONSE_CACHE_ENABLED = env_bool("RESPONSE_CACHE", True)
 PERFORMANCE_THRESHOLD_MS = env_float("PERFORMANCE_THRESHOLD_MS", 2000.0)
+# Deadline of /v1/health's 28 service checks (they run concurrently).
+HEALTH_CHECK_TIMEOUT_SECONDS = env_float("HEALTH_CHECK_TIMEOUT_SECONDS", 8.0)
 QUOTES_MAX_SYMBOLS = 50
 # Primary search provider (an Algolia application). The defaults are the shared,
 # search-only credentials the reference ships (read-only, free tier); operators set their own.
 SEARCH_APP_ID = os.environ.get("SEARCH_APP_ID", "ZTZOECLXBC").strip()
 SEARCH_API_KEY = os.environ.get("SEARCH_API_KEY", "a3882d6ec31c0b1063ede94374616d8a").strip()
 SEARCH_INDEX = os.environ.get("SEARCH_INDEX", "stocks").strip()
+
+# -- rate limits (apps.ratelimit) ------------------------------------------------------------
+USE_SECURITY = env_bool("USE_SECURITY")
+APP_RATE_LIMIT_PER_DAY = env_int("APP_RATE_LIMIT_PER_DAY", 8000)
+ADMIN_API_KEY = os.environ.get("ADMIN_API_KEY", "")
+HEALTH_COOLDOWN_SECONDS = env_int("HEALTH_COOLDOWN_SECONDS", 1800)
+TRUSTED_PROXIES = os.environ.get("TRUSTED_PROXIES", "")
+V2_RATE_LIMIT_CAPACITY = env_int("V2_RATE_LIMIT_CAPACITY", 600)
+V2_RATE_LIMIT_REFILL_PER_SECOND = env_float("V2_RATE_LIMIT_REFILL_PER_SECOND", 10.0)
+V2_RATE_LIMIT_SCOPE = os.environ.get("V2_RATE_LIMIT_SCOPE", "global").strip().lower()
+if V2_RATE_LIMIT_SCOPE not in ("global", "ip"):
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("V2_RATE_LIMIT_SCOPE must be 'global' or 'ip'")
+
+# -- CORS: a read-only public API, callable from any origin unless restricted --------------
+CORS_ALLOWED_ORIGINS = [o.strip() for o in os.environ.get("CORS_ALLOWED_ORIGINS", "").split(",")
+                        if o.strip()]
+CORS_ALLOW_ALL_ORIGINS = not CORS_ALLOWED_ORIGINS
+CORS_URLS_REGEX = r"^/(v1/|v2/|openapi\.json$)"
+CORS_ALLOW_METHODS = ("GET", "HEAD", "OPTIONS")
+CORS_ALLOW_HEADERS = ("accept", "content-type", "x-api-key", "x-correlation-id")
+CORS_EXPOSE_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
+                       "Retry-After", "X-Correlation-ID", "X-Cache", "X-Data-Source")
 
 # -- API ------------------------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -1,0 +1,270 @@
+"""Atomic counters in the cache backend: daily quotas and token buckets.
+
+Two stores with one interface:
+- :class:`RedisStore` (when the default cache is django-redis): every decision is one Lua
+  script, so it is exact across threads, processes and hosts sharing the Redis, and
+  survives a restart of the web process. The bucket reads Redis's clock (``TIME``), so
+  hosts with skewed clocks still agree.
+- :class:`LocalStore` (the embedded local-memory cache): the same decisions under one
+  process-wide lock; exact within the process, which is all the quick start runs.
+
+Keys go through the cache's ``make_key`` (``KEY_PREFIX`` and version), so the admin, tests
+and ``cache.clear()``/``delete_pattern`` see the same entries the middleware writes.
+A rejected request is never counted: the quota's count stops at its limit.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from django.core.cache import caches
+
+
+@dataclass(frozen=True)
+class QuotaTake:
+    """Outcome of one request against a quota: allowed or not, and the count after it."""
+
+    allowed: bool
+    count: int
+
+
+@dataclass(frozen=True)
+class BucketTake:
+    """Outcome of one request against a token bucket.
+
+    ``tokens`` is the level after the decision; ``wait_seconds`` (0 when allowed) is how long
+    until one whole token is back, if nobody else takes it first.
+    """
+
+    allowed: bool
+    tokens: float
+    wait_seconds: float
+
+    @property
+    def retry_after(self) -> int:
+        """Whole seconds a client should wait: at least 1, never less than the real wait,
+        so a retry after it finds a token."""
+        return max(1, math.ceil(self.wait_seconds - 1e-9))
+
+
+def bucket_ttl(capacity: float, refill_per_second: float, tokens: float) -> float:
+    """How long a bucket's state must be kept: after this it is full again, which is what a
+    missing state means."""
+    return (capacity - tokens) / refill_per_second + 1.0
+
+
+class CounterStore(Protocol):
+    def take_quota(self, key: str, index_key: str, member: str, limit: int,
+                   ttl: int) -> QuotaTake: ...
+
+    def quota_counts(self, index_key: str, keys: dict[str, str]) -> dict[str, int]: ...
+
+    def members(self, index_key: str) -> list[str]: ...
+
+    def reset(self, index_key: str, members: dict[str, str]) -> None: ...
+
+    def take_token(self, key: str, index_key: str, member: str, capacity: float,
+                   refill_per_second: float) -> BucketTake: ...
+
+    def bucket_level(self, key: str, capacity: float, refill_per_second: float) -> float: ...
+
+
+def _refill(tokens: float, elapsed: float, capacity: float, rate: float) -> float:
+    return min(capacity, tokens + max(0.0, elapsed) * rate)
+
+
+def _wait(tokens: float, rate: float) -> float:
+    return 0.0 if tokens >= 1 else (1.0 - tokens) / rate
+
+
+# -- Redis ---------------------------------------------------------------------------------
+# KEYS: counter, index set. ARGV: limit, ttl seconds, index member.
+_QUOTA_LUA = """
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count >= tonumber(ARGV[1]) then
+  return {0, count}
+end
+count = redis.call('INCR', KEYS[1])
+if count == 1 then
+  redis.call('EXPIRE', KEYS[1], ARGV[2])
+  redis.call('SADD', KEYS[2], ARGV[3])
+  redis.call('EXPIRE', KEYS[2], ARGV[2])
+end
+return {1, count}
+"""
+
+# KEYS: bucket hash, index set. ARGV: capacity, refill per second, index member.
+# Returns {allowed, tokens after, seconds until a whole token} (numbers as strings: Lua
+# numbers would be truncated to integers on the way out).
+_BUCKET_LUA = """
+local capacity = tonumber(ARGV[1])
+local rate = tonumber(ARGV[2])
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
+local tokens = tonumber(state[1])
+local stamp = tonumber(state[2])
+if tokens == nil or stamp == nil then
+  tokens = capacity
+  stamp = now
+end
+tokens = math.min(capacity, tokens + math.max(0, now - stamp) * rate)
+local allowed = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  allowed = 1
+end
+redis.call('HSET', KEYS[1], 'tokens', string.format('%.9f', tokens),
+           'ts', string.format('%.6f', now))
+redis.call('PEXPIRE', KEYS[1], math.ceil(((capacity - tokens) / rate + 1) * 1000))
+if ARGV[3] ~= '' then
+  redis.call('SADD', KEYS[2], ARGV[3])
+  redis.call('EXPIRE', KEYS[2], 86400)
+end
+local wait = 0
+if tokens < 1 then wait = (1 - tokens) / rate end
+return {allowed, string.format('%.9f', tokens), string.format('%.9f', wait)}
+"""
+
+
+class RedisStore:
+    """Counters in the django-redis backend, one Lua script per decision."""
+
+    def __init__(self, cache: Any) -> None:
+        from django_redis import get_redis_connection
+
+        self.cache = cache
+        self.client = get_redis_connection("default")
+        self._quota = self.client.register_script(_QUOTA_LUA)
+        self._bucket = self.client.register_script(_BUCKET_LUA)
+
+    def _key(self, name: str) -> str:
+        return self.cache.make_key(name)
+
+    def take_quota(self, key: str, index_key: str, member: str, limit: int,
+                   ttl: int) -> QuotaTake:
+        allowed, count = self._quota(keys=[self._key(key), self._key(index_key)],
+                                     args=[limit, max(1, int(ttl)), member])
+        return QuotaTake(bool(allowed), int(count))
+
+    def members(self, index_key: str) -> list[str]:
+        return sorted(m.decode() for m in self.client.smembers(self._key(index_key)))
+
+    def quota_counts(self, index_key: str, keys: dict[str, str]) -> dict[str, int]:
+        members = list(keys)
+        values = self.client.mget([self._key(keys[m]) for m in members]) if members else []
+        return {m: int(v) for m, v in zip(members, values, strict=True) if v is not None}
+
+    def reset(self, index_key: str, members: dict[str, str]) -> None:
+        if not members:
+            return
+        pipe = self.client.pipeline()
+        pipe.delete(*(self._key(k) for k in members.values()))
+        pipe.srem(self._key(index_key), *members)
+        pipe.execute()
+
+    def take_token(self, key: str, index_key: str, member: str, capacity: float,
+                   refill_per_second: float) -> BucketTake:
+        allowed, tokens, wait = self._bucket(
+            keys=[self._key(key), self._key(index_key)],
+            args=[repr(float(capacity)), repr(float(refill_per_second)), member])
+        return BucketTake(bool(allowed), float(tokens), float(wait))
+
+    def bucket_level(self, key: str, capacity: float, refill_per_second: float) -> float:
+        tokens, stamp = self.client.hmget(self._key(key), "tokens", "ts")
+        if tokens is None or stamp is None:
+            return float(capacity)
+        seconds, micros = self.client.time()
+        return _refill(float(tokens), seconds + micros / 1e6 - float(stamp), capacity,
+                       refill_per_second)
+
+
+# -- local memory --------------------------------------------------------------------------
+class LocalStore:
+    """The same decisions on the local-memory cache, serialised by one process-wide lock."""
+
+    _lock = threading.Lock()
+
+    def __init__(self, cache: Any) -> None:
+        self.cache = cache
+
+    def take_quota(self, key: str, index_key: str, member: str, limit: int,
+                   ttl: int) -> QuotaTake:
+        with self._lock:
+            count = int(self.cache.get(key) or 0)
+            if count >= limit:
+                return QuotaTake(False, count)
+            count += 1
+            self.cache.set(key, count, timeout=max(1, int(ttl)))
+            if count == 1:
+                self._index_add(index_key, member, ttl)
+            return QuotaTake(True, count)
+
+    def _index_add(self, index_key: str, member: str, ttl: float) -> None:
+        index = set(self.cache.get(index_key) or ())
+        if member not in index:
+            index.add(member)
+            self.cache.set(index_key, index, timeout=max(1, int(ttl)))
+
+    def members(self, index_key: str) -> list[str]:
+        return sorted(self.cache.get(index_key) or ())
+
+    def quota_counts(self, index_key: str, keys: dict[str, str]) -> dict[str, int]:
+        values = self.cache.get_many(list(keys.values()))
+        return {m: int(values[k]) for m, k in keys.items() if k in values}
+
+    def reset(self, index_key: str, members: dict[str, str]) -> None:
+        with self._lock:
+            self.cache.delete_many(list(members.values()))
+            index = set(self.cache.get(index_key) or ()) - set(members)
+            self.cache.set(index_key, index, timeout=86400)
+
+    def take_token(self, key: str, index_key: str, member: str, capacity: float,
+                   refill_per_second: float) -> BucketTake:
+        with self._lock:
+            now = time.time()
+            tokens, stamp = self.cache.get(key) or (capacity, now)
+            tokens = _refill(tokens, now - stamp, capacity, refill_per_second)
+            allowed = tokens >= 1
+            if allowed:
+                tokens -= 1
+            self.cache.set(key, (tokens, now),
+                           timeout=math.ceil(bucket_ttl(capacity, refill_per_second, tokens)))
+            if member:
+                self._index_add(index_key, member, 86400)
+            return BucketTake(allowed, tokens, _wait(tokens, refill_per_second))
+
+    def bucket_level(self, key: str, capacity: float, refill_per_second: float) -> float:
+        state = self.cache.get(key)
+        if state is None:
+            return float(capacity)
+        tokens, stamp = state
+        return _refill(tokens, time.time() - stamp, capacity, refill_per_second)
+
+
+_stores: dict[type, CounterStore] = {}
+
+
+def get_store() -> CounterStore:
+    """The store for the default cache backend, one per process.
+
+    Django hands each thread its own cache object, but they share the storage (the
+    local-memory dict, the Redis connection pool), so one store per backend class serves all.
+    """
+    cache = caches["default"]
+    kind = type(cache)
+    store = _stores.get(kind)
+    if store is None:
+        store = RedisStore(cache) if _is_redis(cache) else LocalStore(cache)
+        _stores[kind] = store
+    return store
+
+
+def _is_redis(cache: Any) -> bool:
+    from django_redis.cache import RedisCache
+
+    return isinstance(cache, RedisCache)

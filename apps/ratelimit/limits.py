@@ -1,0 +1,281 @@
+"""The service's own limits: the v1 daily quota, the /v1/health cooldown, the v2 token bucket.
+
+Policy lives here (keys, windows, who is exempt, what clients are told); the atomic
+arithmetic lives in :mod:`apps.ratelimit.counters`. The middleware and the admin both read
+and write through these functions, so they always agree.
+
+- **v1 daily quota**: ``APP_RATE_LIMIT_PER_DAY`` requests per client IP per calendar day in
+  UTC. The count resets for everyone at 00:00 UTC, so ``X-RateLimit-Reset`` is the same for
+  all clients and the admin's "today" is one well-defined set of counters.
+- **/v1/health cooldown**: one health check per client IP per ``HEALTH_COOLDOWN_SECONDS``
+  (30 minutes), not counted in the quota.
+- **v2 token bucket**: ``V2_RATE_LIMIT_CAPACITY`` tokens refilled continuously at
+  ``V2_RATE_LIMIT_REFILL_PER_SECOND``; one bucket for all clients (``global``, the spec) or
+  one per client IP (``ip``).
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import math
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import caches
+
+from apps.ratelimit.counters import BucketTake, get_store
+
+_PREFIX = "md:rl:"
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+# -- who is asking ---------------------------------------------------------------------------
+def is_admin(meta: dict[str, Any]) -> bool:
+    """Whether the request carries the admin key (``x-api-key``), compared in constant time.
+
+    Any other key, like no key, makes an ordinary limited request.
+    """
+    expected = getattr(settings, "ADMIN_API_KEY", "") or ""
+    given = meta.get("HTTP_X_API_KEY")
+    if not expected or given is None:
+        return False
+    return hmac.compare_digest(given.encode("utf-8", "surrogateescape"),
+                               expected.encode("utf-8", "surrogateescape"))
+
+
+@lru_cache(maxsize=8)
+def _trusted_networks(spec: str) -> tuple[IPNetwork, ...]:
+    return tuple(ipaddress.ip_network(item.strip(), strict=False)
+                 for item in spec.split(",") if item.strip())
+
+
+def trusted_proxies() -> tuple[IPNetwork, ...]:
+    spec = getattr(settings, "TRUSTED_PROXIES", "") or ""
+    return _trusted_networks(spec if isinstance(spec, str) else ",".join(spec))
+
+
+def _parse_ip(text: str | None) -> IPAddress | None:
+    """An address from a socket peer or an X-Forwarded-For hop (ports and brackets allowed)."""
+    if not text:
+        return None
+    text = text.strip()
+    if text.startswith("["):  # [2001:db8::1]:443
+        text = text[1:text.find("]")] if "]" in text else text[1:]
+    elif text.count(":") == 1:  # 203.0.113.7:51234
+        text = text.split(":", 1)[0]
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def _is_trusted(address: IPAddress, networks: tuple[IPNetwork, ...]) -> bool:
+    return any(address in network for network in networks)
+
+
+def client_key(address: IPAddress) -> str:
+    """What a client is counted as: its IPv4 address, or its IPv6 /64 (one subscriber's
+    allocation: counting single IPv6 addresses would let a client rotate past any limit)."""
+    if isinstance(address, ipaddress.IPv6Address):
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
+
+
+def client_ip(meta: dict[str, Any]) -> str:
+    """The client a request is counted against.
+
+    The socket peer, unless the peer is a trusted proxy (``TRUSTED_PROXIES``, addresses or
+    networks); then the right-most ``X-Forwarded-For`` entry that is not a trusted proxy.
+    Entries to the left of that one were written by the client and are never believed; a
+    malformed entry stops the walk at the last address a trusted proxy vouched for.
+    """
+    peer = _parse_ip(meta.get("REMOTE_ADDR"))
+    if peer is None:
+        return "unknown"
+    networks = trusted_proxies()
+    if not networks or not _is_trusted(peer, networks):
+        return client_key(peer)
+    address = peer
+    for hop in reversed(meta.get("HTTP_X_FORWARDED_FOR", "").split(",")):
+        if not hop.strip():
+            continue
+        parsed = _parse_ip(hop)
+        if parsed is None:
+            break
+        address = parsed
+        if not _is_trusted(parsed, networks):
+            break
+    return client_key(address)
+
+
+# -- v1 daily quota -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class QuotaState:
+    """A client's quota after a request: what the headers and the 429 body report."""
+
+    count: int
+    limit: int
+    reset_in: int
+
+    @property
+    def remaining(self) -> int:
+        return max(0, self.limit - self.count)
+
+    def headers(self) -> dict[str, str]:
+        return {"X-RateLimit-Limit": str(self.limit),
+                "X-RateLimit-Remaining": str(self.remaining),
+                "X-RateLimit-Reset": str(self.reset_in)}
+
+    def body(self) -> dict[str, Any]:
+        return {"detail": "Rate limit exceeded",
+                "rate_limit_info": {"count": self.count, "remaining": self.remaining,
+                                    "reset_in": self.reset_in, "limit": self.limit}}
+
+
+def daily_limit() -> int:
+    return int(getattr(settings, "APP_RATE_LIMIT_PER_DAY", 8000))
+
+
+def _window(now: float | None = None) -> tuple[str, int]:
+    """(the UTC day as YYYYMMDD, whole seconds until it ends)."""
+    moment = datetime.fromtimestamp(time.time() if now is None else now, UTC)
+    midnight = datetime.combine(moment.date() + timedelta(days=1), datetime.min.time(), UTC)
+    return moment.strftime("%Y%m%d"), max(1, math.ceil((midnight - moment).total_seconds()))
+
+
+def _quota_key(day: str, client: str) -> str:
+    return f"{_PREFIX}day:{day}:{client}"
+
+
+def _quota_index(day: str) -> str:
+    return f"{_PREFIX}day:{day}:_clients"
+
+
+def take_daily(client: str, now: float | None = None) -> tuple[bool, QuotaState]:
+    """Count one request of ``client`` unless its quota is used up (then nothing is counted)."""
+    day, reset_in = _window(now)
+    limit = daily_limit()
+    # Kept a minute past midnight: a request racing the boundary still finds its counter.
+    taken = get_store().take_quota(_quota_key(day, client), _quota_index(day), client, limit,
+                                   reset_in + 60)
+    return taken.allowed, QuotaState(taken.count, limit, reset_in)
+
+
+@dataclass(frozen=True)
+class CounterRow:
+    client: str
+    count: int
+    remaining: int
+    reset_in: int
+
+
+def today_counters(search: str = "") -> list[CounterRow]:
+    """Today's quota counters, busiest first; ``search`` filters clients by substring."""
+    day, reset_in = _window()
+    store = get_store()
+    index = _quota_index(day)
+    clients = [c for c in store.members(index) if search.strip() in c]
+    counts = store.quota_counts(index, {c: _quota_key(day, c) for c in clients})
+    limit = daily_limit()
+    rows = [CounterRow(c, n, max(0, limit - n), reset_in) for c, n in counts.items()]
+    return sorted(rows, key=lambda r: (-r.count, r.client))
+
+
+def reset_counters(clients: list[str]) -> None:
+    """Forget today's count and the health cooldown of these clients."""
+    day, _ = _window()
+    get_store().reset(_quota_index(day), {c: _quota_key(day, c) for c in clients})
+    caches["default"].delete_many([_health_key(c) for c in clients])
+
+
+# -- /v1/health cooldown --------------------------------------------------------------------
+def health_cooldown() -> int:
+    return int(getattr(settings, "HEALTH_COOLDOWN_SECONDS", 1800))
+
+
+def _health_key(client: str) -> str:
+    return f"{_PREFIX}health:{client}"
+
+
+def take_health(client: str) -> int | None:
+    """None when ``client`` may run a health check now (and starts its cooldown), else the
+    whole seconds left. ``add`` is an atomic SET NX in Redis."""
+    seconds = health_cooldown()
+    now = time.time()
+    cache = caches["default"]
+    if cache.add(_health_key(client), now + seconds, timeout=seconds):
+        return None
+    until = cache.get(_health_key(client))
+    return max(1, math.ceil((until or now + 1) - now))
+
+
+# -- v2 token bucket ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class BucketConfig:
+    capacity: int
+    refill_per_second: float
+    scope: str  # "global" | "ip"
+
+    @property
+    def enabled(self) -> bool:
+        return self.capacity > 0 and self.refill_per_second > 0
+
+
+def bucket_config() -> BucketConfig:
+    return BucketConfig(int(getattr(settings, "V2_RATE_LIMIT_CAPACITY", 600)),
+                        float(getattr(settings, "V2_RATE_LIMIT_REFILL_PER_SECOND", 10.0)),
+                        getattr(settings, "V2_RATE_LIMIT_SCOPE", "global"))
+
+
+_BUCKET_INDEX = f"{_PREFIX}v2:_clients"
+
+
+def _bucket_key(client: str | None) -> str:
+    return f"{_PREFIX}v2:global" if client is None else f"{_PREFIX}v2:ip:{client}"
+
+
+def take_v2(client: str, config: BucketConfig) -> BucketTake:
+    """Take one token from the v2 bucket (``client``'s own bucket in ``ip`` scope)."""
+    per_client = config.scope == "ip"
+    return get_store().take_token(_bucket_key(client if per_client else None), _BUCKET_INDEX,
+                                  client if per_client else "", config.capacity,
+                                  config.refill_per_second)
+
+
+def v2_rate_limit_body(take: BucketTake) -> dict[str, Any]:
+    seconds = take.retry_after
+    return {"error": "Rate limit exceeded",
+            "message": f"Too many requests. Please retry after {seconds} "
+                       f"second{'' if seconds == 1 else 's'}.",
+            "retryAfterSeconds": seconds}
+
+
+@dataclass(frozen=True)
+class BucketLevel:
+    client: str  # "global", or the client in ip scope
+    tokens: float
+    capacity: int
+
+
+def bucket_levels(config: BucketConfig | None = None, search: str = "") -> list[BucketLevel]:
+    """Current level of the v2 bucket (or of every client's bucket seen today in ip scope)."""
+    config = config or bucket_config()
+    store = get_store()
+    if config.scope != "ip":
+        return [BucketLevel("global", store.bucket_level(_bucket_key(None), config.capacity,
+                                                         config.refill_per_second),
+                            config.capacity)]
+    clients = [c for c in store.members(_BUCKET_INDEX) if search.strip() in c]
+    levels = [BucketLevel(c, store.bucket_level(_bucket_key(c), config.capacity,
+                                                config.refill_per_second), config.capacity)
+              for c in clients]
+    return sorted(levels, key=lambda level: (level.tokens, level.client))
