@@ -233,6 +233,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": False,
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "apps.ratelimit.schema.postprocess_rate_limits"],
     "ENUM_NAME_OVERRIDES": {"SecurityTypeEnum": "marketdata.providers.algolia.SECURITY_TYPES"},
 }
 

@@ -329,3 +329,26 @@ def test_v1_and_v2_limits_are_independent(api, bucket, limited):
     assert api.get(V2_PATH).status_code == 429
     assert api.get(QUOTES)["X-RateLimit-Remaining"] == "2"
     assert api.get(V2_PATH).get("X-RateLimit-Limit") is None
+
+
+# -- OpenAPI ----------------------------------------------------------------------------------
+def test_openapi_documents_the_limits(api):
+    schema = api.get("/openapi.json").json()
+    quotes = schema["paths"]["/v1/quotes"]["get"]
+    assert any(p["name"] == "x-api-key" and p["in"] == "header" and not p["required"]
+               for p in quotes["parameters"])
+    refs = [s["$ref"] for s in
+            quotes["responses"]["429"]["content"]["application/json"]["schema"]["oneOf"]]
+    assert "#/components/schemas/RateLimitExceeded" in refs
+    assert set(quotes["responses"]["200"]["headers"]) == {
+        "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"}
+    ping = schema["paths"]["/v1/ping"]["get"]
+    assert "429" not in ping["responses"] and "headers" not in ping["responses"]["200"]
+    health = schema["paths"]["/v1/health"]["get"]
+    assert not any(p["name"] == "x-api-key" for p in health.get("parameters", []))
+    assert "429" in health["responses"]
+    v2 = schema["paths"]["/v2/indicators"]["get"]["responses"]["429"]
+    v2_refs = str(v2["content"]["application/json"]["schema"])
+    assert "RateLimitError" in v2_refs and "Retry-After" in v2["headers"]
+    assert set(schema["components"]["schemas"]["RateLimitError"]["required"]) == {
+        "error", "message", "retryAfterSeconds"}
