@@ -7,6 +7,7 @@ requests/s and p50/p99. Usage:
 
     .venv/bin/python bench/http_bench.py [--duration 15] [--connections 50] [--rounds 2]
                                          [--workers 1] [--path '/v1/simple-quotes?symbols=AAPL']
+                                         [--env USE_SECURITY=true --env ...]
 
 Needs wrk (apt-get install wrk). Loopback only; every run is bounded by --duration.
 """
@@ -79,13 +80,17 @@ def main() -> None:
     parser.add_argument("--path", default="/v1/simple-quotes?symbols=AAPL")
     parser.add_argument("--log-level", default="INFO",
                         help="the service's LOG_LEVEL (INFO writes one access line a request)")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                        help="extra environment for the service (repeatable), e.g. "
+                             "USE_SECURITY=true APP_RATE_LIMIT_PER_DAY=1000000000")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         sys.exit("wrk not found: apt-get install wrk")
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-"))
     env = {"MARKETDATA_UPSTREAM": "sandbox", "WEB_CONCURRENCY": str(args.workers),
-           "WEB_THREADS": str(args.threads), "LOG_LEVEL": args.log_level}
+           "WEB_THREADS": str(args.threads), "LOG_LEVEL": args.log_level,
+           **dict(item.split("=", 1) for item in args.env)}
     service = start_service(tmp, env)
     floor = None
     try:
@@ -106,7 +111,7 @@ def main() -> None:
         summary = {
             "path": args.path, "bytes": len(body), "duration_s": args.duration,
             "connections": args.connections, "workers": args.workers, "threads": args.threads,
-            "log_level": args.log_level,
+            "log_level": args.log_level, "env": args.env,
             "results": results,
         }
         print(json.dumps(summary, indent=2))
