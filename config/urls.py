@@ -9,7 +9,7 @@ from drf_spectacular.views import (
 )
 
 urlpatterns = [
-    path("v1/", include("apps.health.urls")),
+    path("", include("apps.health.urls")),  # v1/ping, v1/health, v2/health
     path("v1/", include("apps.historical.urls")),
     path("v1/", include("apps.quotes.urls")),
     path("v1/", include("apps.movers.urls")),

@@ -1,4 +1,5 @@
-"""Fan-out of blocking provider calls onto a shared thread pool.
+"""Fan-out of blocking provider calls onto a shared thread pool (``run_parallel``), and
+dedicated bounded pools whose batches end at a deadline (``DeadlinePool``).
 
 Each task runs in a copy of the caller's context, so the correlation id (structlog context
 variables) and the request's cache report follow the work into the pool's threads.
@@ -8,9 +9,10 @@ from __future__ import annotations
 
 import contextvars
 import threading
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -53,3 +55,91 @@ def run_parallel(fn: Callable[[T], R], items: Iterable[T]) -> list[R | BaseExcep
         except Exception as exc:  # noqa: BLE001
             results.append(exc)
     return results
+
+
+class DeadlineExceeded(TimeoutError):
+    """A task of a :class:`DeadlinePool` batch had not finished when the batch's deadline
+    passed. ``started`` tells a task that was still running (its thread is abandoned, the
+    result ignored) from one still queued (cancelled, never run)."""
+
+    def __init__(self, timeout: float, started: bool) -> None:
+        self.timeout = timeout
+        self.started = started
+        super().__init__(f"timed out after {float(timeout)} s"
+                         + ("" if started else " (never started: the pool was busy)"))
+
+
+class DeadlineBatch(Generic[R]):
+    """Tasks submitted to a :class:`DeadlinePool`, all due at one deadline (by default
+    ``timeout`` seconds after submission). The caller may do other work before collecting
+    :meth:`results`."""
+
+    def __init__(self, futures: list[Future[R]], timeout: float, deadline: float) -> None:
+        self._futures = futures
+        self.timeout = timeout
+        self.deadline = deadline
+
+    def results(self) -> list[R | BaseException]:
+        """Results (or raised exceptions, or :class:`DeadlineExceeded`) in order, returned
+        by the deadline at the latest: tasks still queued then are cancelled, tasks still
+        running are abandoned."""
+        wait(self._futures, timeout=max(0.0, self.deadline - time.monotonic()))
+        out: list[R | BaseException] = []
+        for future in self._futures:
+            if not future.done() and future.cancel():
+                out.append(DeadlineExceeded(self.timeout, started=False))
+            elif not future.done():
+                out.append(DeadlineExceeded(self.timeout, started=True))
+            else:
+                try:
+                    out.append(future.result())
+                except BaseException as exc:  # noqa: BLE001 - returned to the caller
+                    out.append(exc)
+        return out
+
+
+class DeadlinePool:
+    """A dedicated, bounded pool whose batches end at a deadline.
+
+    Unlike :func:`run_parallel` (which waits for every task), a batch's results are
+    collected when every task finished or when ``timeout`` seconds have passed since the
+    batch was submitted, whichever comes first: tasks still queued then are cancelled
+    (never run), tasks still running are abandoned (a thread cannot be stopped; it finishes
+    in the background and its result is dropped). Either way their slot in the results
+    holds a :class:`DeadlineExceeded`.
+
+    Use it for work that itself fans out on the shared pool (``run_parallel``): running such
+    work on the shared pool could leave every shared thread waiting on tasks queued behind
+    it. Each task runs in a copy of the caller's context, like ``run_parallel``.
+    """
+
+    def __init__(self, max_workers: int, thread_name_prefix: str) -> None:
+        self.max_workers = max_workers
+        self.thread_name_prefix = thread_name_prefix
+        self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def _get_pool(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            with self._lock:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(max_workers=self.max_workers,
+                                                    thread_name_prefix=self.thread_name_prefix)
+        return self._pool
+
+    def start(self, calls: Sequence[Callable[[], R]], timeout: float,
+              deadline: float | None = None) -> DeadlineBatch[R]:
+        """Submit every ``calls[i]()``; collect with :meth:`DeadlineBatch.results`. The
+        batch is due ``timeout`` seconds from now, or at ``deadline`` (a ``time.monotonic``
+        value) when the caller's budget started earlier."""
+        pool = self._get_pool()
+        if deadline is None:
+            deadline = time.monotonic() + timeout
+        futures = [pool.submit(contextvars.copy_context().run, call) for call in calls]
+        return DeadlineBatch(futures, timeout, deadline)
+
+    def run(self, calls: Sequence[Callable[[], R]],
+            timeout: float) -> list[R | BaseException]:
+        """Call every ``calls[i]()`` concurrently; results (or raised exceptions, or
+        :class:`DeadlineExceeded`) in order, within ``timeout`` seconds."""
+        return self.start(calls, timeout).results()

@@ -1,18 +1,57 @@
-"""GET /v1/ping and /v1/health."""
+"""GET /v1/ping, /v1/health (the 28 service checks) and /v2/health."""
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
+
+from marketdata.sandbox.response import SandboxResponse
+from tests.conftest import capture_logs
+
+# The spec's check names, in the spec's order (v1-interface.md, "Health").
+SPEC_CHECKS = [
+    "Indices", "Market Actives", "Market Losers", "Market Gainers", "Market Sectors",
+    "Sector for a symbol", "Detailed Sector", "General News", "News for equity",
+    "News for ETF", "Full Quotes", "Simple Quotes", "Similar Equities", "Similar ETFs",
+    "Historical day prices", "Historical month prices", "Historical year prices",
+    "Historical five year prices", "Search", "Technical Indicators", "Market Hours",
+    "Annual Income Statement", "Quarterly Balance Sheet", "Institutional Holders",
+    "Analyst Recommendations", "Price Targets", "Earnings Calls List", "Earnings Transcript",
+]
+CHART_CHECKS = {"Historical day prices", "Historical month prices", "Historical year prices",
+                "Historical five year prices", "Technical Indicators"}
+# Generous: the in-process sandbox builds its synthetic universe on first use (seconds).
+SLOW_OK = 60.0
 
 
 def _recent(timestamp: str) -> bool:
     moment = datetime.fromisoformat(timestamp)
     assert moment.tzinfo is not None, "timestamp must carry its UTC offset"
+    assert moment.utcoffset() == timedelta(0)
     return abs(datetime.now(UTC) - moment) < timedelta(minutes=1)
 
 
+def _checks(body: dict) -> dict[str, dict]:
+    return {name: value for name, value in body["services"].items() if name != "status"}
+
+
+def _failed(body: dict) -> dict[str, str]:
+    return {name: c["error"] for name, c in _checks(body).items() if c["status"] == "failed"}
+
+
+@pytest.fixture
+def release():
+    """An event the blocking fakes wait on; set at teardown so no thread is left hanging."""
+    event = threading.Event()
+    yield event
+    event.set()
+
+
+# -- ping -------------------------------------------------------------------------------------
 def test_ping(api, yahoo):
     response = api.get("/v1/ping")
     assert response.status_code == 200
@@ -32,45 +71,342 @@ def test_ping_is_never_served_from_cache(api):
     assert first["X-Correlation-ID"] != second["X-Correlation-ID"]
 
 
-def test_health(api, yahoo):
+# -- /v1/health -------------------------------------------------------------------------------
+def test_health_all_checks_succeed_on_the_sandbox(api, sandbox_upstream, settings):
+    settings.HEALTH_CHECK_TIMEOUT_SECONDS = SLOW_OK
+    response = api.get("/v1/health")
+    assert response.status_code == 200
+    assert response["Cache-Control"] == "no-cache"
+    assert response.get("X-Cache") is None, "the checks' cache statuses are not the response's"
+    body = response.json()
+    assert list(body) == ["status", "timestamp", "upstream", "cache", "services", "cache_stats"]
+    assert body["status"] == "healthy"
+    assert _recent(body["timestamp"])
+    assert body["upstream"] == "sandbox"
+    assert body["cache"]["status"] == "healthy"
+    assert body["cache"]["latency_ms"] >= 0
+    assert list(body["services"]) == ["status", *SPEC_CHECKS]
+    assert body["services"]["status"] == "28/28 succeeded"
+    for name, check in _checks(body).items():
+        assert set(check) == {"status", "duration_ms"}, name
+        assert check["status"] == "succeeded", name
+        assert isinstance(check["duration_ms"], int | float) and check["duration_ms"] >= 0
+    # The checks really went upstream, with the reference's arguments.
+    charts = sandbox_upstream.requests_matching("/v8/finance/chart/NVDA")
+    asked = {(r["query"].get("range", [""])[0], r["query"].get("interval", [""])[0])
+             for r in charts}
+    assert {("1d", "1m"), ("ytd", "1d"), ("1y", "1d"), ("5y", "1mo"), ("5y", "1d")} <= asked
+    assert sandbox_upstream.requests_matching("/1/indexes/")  # the primary search provider
+    assert sandbox_upstream.requests_matching("/xhr/transcript")
+    assert sandbox_upstream.requests_matching("/quote/AAPL/earnings-calls")
+    assert "yahoo" in body["cache_stats"]
+
+
+def test_health_checks_go_through_the_data_cache(api, sandbox_upstream, settings):
+    settings.HEALTH_CHECK_TIMEOUT_SECONDS = SLOW_OK
+    assert api.get("/v1/health").json()["status"] == "healthy"
+    sandbox_upstream.reset_log()
+    second = api.get("/v1/health")
+    assert second.json()["services"]["status"] == "28/28 succeeded"
+    assert second.get("X-Cache") is None, "never served from the response cache"
+    assert sandbox_upstream.requests_matching("/v8/finance/chart/") == []
+    assert sandbox_upstream.requests_matching("/v10/finance/quoteSummary/") == []
+
+
+def test_a_broken_upstream_endpoint_fails_its_checks_only(api, sandbox_upstream, settings,
+                                                          monkeypatch):
+    settings.HEALTH_CHECK_TIMEOUT_SECONDS = SLOW_OK
+    real_handle = sandbox_upstream.handle
+
+    def chart_500s(method, host, path, query, headers, body=b""):
+        if path.startswith("/v8/finance/chart/"):
+            return SandboxResponse(500, {"Content-Type": "application/json"},
+                                   b'{"chart":{"result":null,"error":{"code":"Internal"}}}')
+        return real_handle(method, host, path, query, headers, body)
+
+    monkeypatch.setattr(sandbox_upstream, "handle", chart_500s)
+    response = api.get("/v1/health")
+    assert response.status_code == 200
+    assert response["Cache-Control"] == "no-cache"
+    body = response.json()
+    assert body["status"] == "degraded"
+    failed = _failed(body)
+    assert set(failed) == CHART_CHECKS
+    for reason in failed.values():
+        assert reason.startswith("Upstream"), reason
+        assert reason.endswith("(yahoo)"), reason
+    assert body["services"]["status"] == f"{28 - len(CHART_CHECKS)}/28 succeeded"
+    for name, check in _checks(body).items():
+        if name not in CHART_CHECKS:
+            assert check == {"status": "succeeded", "duration_ms": check["duration_ms"]}
+
+
+def test_every_upstream_failing_is_unhealthy(api, yahoo, settings):
+    # Nothing registered on the mock: every Yahoo and search-provider call fails at once.
+    settings.HEALTH_CHECK_TIMEOUT_SECONDS = SLOW_OK
     response = api.get("/v1/health")
     assert response.status_code == 200
     body = response.json()
-    assert body["status"] == "healthy"
-    assert _recent(body["timestamp"])
+    assert body["status"] == "unhealthy"
     assert body["upstream"] == "live"
-    assert set(body["cache"]) == {"status", "latency_ms"}
+    # Market Hours is computed locally: it still succeeds, but cannot make the service able
+    # to serve data.
+    assert body["services"]["status"] == "1/28 succeeded"
+    assert set(_failed(body)) == set(SPEC_CHECKS) - {"Market Hours"}
+    assert body["services"]["Market Hours"]["status"] == "succeeded"
+    for name, reason in _failed(body).items():
+        assert reason.startswith("Upstream"), (name, reason)
+        assert "(yahoo)" in reason, (name, reason)
+
+
+def test_an_unexpected_exception_fails_its_check_and_is_logged(api, sandbox_upstream,
+                                                               settings, monkeypatch):
+    settings.HEALTH_CHECK_TIMEOUT_SECONDS = SLOW_OK
+
+    def broken(*args, **kwargs):
+        raise ValueError("internal detail /srv/secret")
+
+    monkeypatch.setattr("apps.health.checks.market_news", broken)
+    with capture_logs("apps.health", logging.WARNING) as logs:
+        response = api.get("/v1/health")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "degraded"
+    assert _failed(body) == {"General News": "ValueError: unexpected error (logged)"}
+    assert "secret" not in response.content.decode()
+    records = [r for r in logs.records() if r.get("check") == "General News"]
+    assert len(records) == 1
+    assert records[0]["level"] == "ERROR"
+    assert records[0]["correlation_id"] == response["X-Correlation-ID"]
+    assert "ValueError: internal detail" in records[0]["exception"]
+
+
+def test_an_empty_answer_is_a_failure(api, sandbox_upstream, settings, monkeypatch):
+    settings.HEALTH_CHECK_TIMEOUT_SECONDS = SLOW_OK
+    monkeypatch.setattr("apps.health.checks.market_movers", lambda screener, count: [])
+    body = api.get("/v1/health").json()
+    assert _failed(body) == {name: "empty answer"
+                             for name in ("Market Actives", "Market Losers", "Market Gainers")}
+    assert body["status"] == "degraded"
+
+
+def test_a_check_past_the_deadline_times_out(api, sandbox_upstream, settings, monkeypatch,
+                                             release):
+    settings.HEALTH_CHECK_TIMEOUT_SECONDS = SLOW_OK
+    assert api.get("/v1/health").json()["status"] == "healthy"  # warm: the rest is cached
+    settings.HEALTH_CHECK_TIMEOUT_SECONDS = 0.5
+
+    def hangs(*args, **kwargs):
+        release.wait(30)
+        return [{"anything": 1}]
+
+    monkeypatch.setattr("apps.health.checks.similar_quotes", hangs)
+    started = time.monotonic()
+    response = api.get("/v1/health")
+    elapsed = time.monotonic() - started
+    assert response.status_code == 200
+    assert elapsed < 3, f"health took {elapsed:.1f} s past a 0.5 s deadline"
+    body = response.json()
+    assert _failed(body) == {"Similar Equities": "timed out after 0.5 s",
+                             "Similar ETFs": "timed out after 0.5 s"}
+    assert body["services"]["Similar ETFs"]["duration_ms"] >= 500
+    assert body["status"] == "degraded"
+
+
+def test_checks_queued_behind_a_busy_pool_are_cancelled(api, sandbox_upstream, settings,
+                                                         monkeypatch, release):
+    from apps.health import checks
+    from marketdata.concurrency import DeadlinePool
+
+    settings.HEALTH_CHECK_TIMEOUT_SECONDS = 0.3
+    ran: list[str] = []
+
+    def hangs(*args, **kwargs):
+        release.wait(30)
+        return [{"late": True}]
+
+    def records(*args, **kwargs):
+        ran.append("market_status")
+        return {"open": True}
+
+    # One worker, taken by the first check: the 27 others wait in the queue.
+    monkeypatch.setattr(checks, "_POOL", DeadlinePool(1, "health-test"))
+    monkeypatch.setattr(checks, "market_indices", hangs)
+    monkeypatch.setattr(checks, "market_status", records)
+    started = time.monotonic()
+    response = api.get("/v1/health")
+    assert time.monotonic() - started < 3
+    body = response.json()
+    assert response.status_code == 200
+    assert body["services"]["status"] == "0/28 succeeded"
+    assert body["services"]["Indices"]["error"] == "timed out after 0.3 s"
+    never = "timed out after 0.3 s (never started: the pool was busy)"
+    assert body["services"]["Earnings Transcript"]["error"] == never
+    assert body["status"] == "unhealthy"
+    # The cache probe does not wait for the pool.
     assert body["cache"]["status"] == "healthy"
-    assert isinstance(body["cache"]["latency_ms"], int | float)
-    assert body["cache"]["latency_ms"] >= 0
-    assert "no-cache" in response["Cache-Control"]
-    assert len(yahoo.mock.calls) == 0, "health must not call Yahoo"
+    release.set()
+    time.sleep(0.2)
+    assert ran == [], "a cancelled check never runs"
 
 
-def test_health_is_never_served_from_cache(api):
-    first = api.get("/v1/health").json()
-    second = api.get("/v1/health")
-    assert second.get("X-Cache") is None
-    assert second.json()["timestamp"] >= first["timestamp"]
+def test_a_slow_cache_probe_counts_against_the_deadline(release):
+    from apps.health.checks import Check, health_report
+
+    def slow_probe():
+        time.sleep(0.4)
+        return {"status": "unhealthy", "latency_ms": 400.0}
+
+    def hangs():
+        release.wait(30)
+        return [1]
+
+    started = time.monotonic()
+    body = health_report(checks=(Check("Hangs", hangs), Check("Quick", lambda: [1])),
+                         timeout=0.6, cache_probe=slow_probe)
+    elapsed = time.monotonic() - started
+    assert 0.55 < elapsed < 1.2, elapsed
+    assert body["services"]["Hangs"]["error"] == "timed out after 0.6 s"
+    assert body["services"]["Quick"]["status"] == "succeeded"
+    assert body["services"]["status"] == "1/2 succeeded"
+    assert body["status"] == "degraded"
 
 
-def test_health_reports_a_broken_cache(api, monkeypatch):
-    from django.core.cache import cache
+def test_a_broken_cache_is_degraded(api, sandbox_upstream, settings, monkeypatch):
+    from django.core.cache import caches
+
+    settings.HEALTH_CHECK_TIMEOUT_SECONDS = SLOW_OK
 
     def broken(*args, **kwargs):
         raise ConnectionError("cache down")
 
-    monkeypatch.setattr(cache, "set", broken)
+    # On the backend class: cache connections are per thread, and the checks run in the
+    # health pool's threads.
+    monkeypatch.setattr(type(caches["default"]), "set", broken)
     response = api.get("/v1/health")
     assert response.status_code == 200
     body = response.json()
     assert body["cache"]["status"] == "unhealthy"
-    assert body["status"] != "healthy"
+    assert body["services"]["status"] == "28/28 succeeded", "requests work without the cache"
+    assert body["status"] == "degraded"
+    assert body["cache_stats"] == {}
 
 
-@pytest.mark.parametrize("path", ["/v1/ping", "/v1/health"])
+def test_health_is_never_served_from_cache(api, sandbox_upstream, settings):
+    settings.HEALTH_CHECK_TIMEOUT_SECONDS = SLOW_OK
+    first = api.get("/v1/health").json()
+    second = api.get("/v1/health")
+    assert second.get("X-Cache") is None
+    assert second.json()["timestamp"] > first["timestamp"]
+
+
+# -- the deadline pool ------------------------------------------------------------------------
+def test_deadline_pool_cancels_queued_tasks_and_abandons_running_ones(release):
+    from marketdata.concurrency import DeadlineExceeded, DeadlinePool
+
+    pool = DeadlinePool(max_workers=1, thread_name_prefix="test-deadline")
+    ran = threading.Event()
+
+    def blocks():
+        release.wait(10)
+        return "late"
+
+    def queued():
+        ran.set()
+        return "ran"
+
+    started = time.monotonic()
+    first, second = pool.run([blocks, queued], timeout=0.3)
+    assert time.monotonic() - started < 2
+    assert isinstance(first, DeadlineExceeded) and first.started
+    assert str(first) == "timed out after 0.3 s"
+    assert isinstance(second, DeadlineExceeded) and not second.started
+    release.set()
+    # The freed worker takes the next batch; the cancelled task never ran.
+    assert pool.run([lambda: "next"], timeout=5) == ["next"]
+    assert not ran.is_set()
+
+
+def test_deadline_pool_keeps_order_errors_and_context():
+    import contextvars
+
+    from marketdata.concurrency import DeadlinePool
+
+    var = contextvars.ContextVar("health_test_var", default="unset")
+    var.set("caller")
+    pool = DeadlinePool(max_workers=4, thread_name_prefix="test-deadline")
+
+    def boom():
+        raise KeyError("x")
+
+    out = pool.run([lambda: 1, boom, var.get, lambda: threading.current_thread().name],
+                   timeout=5)
+    assert out[0] == 1
+    assert isinstance(out[1], KeyError)
+    assert out[2] == "caller"
+    assert out[3].startswith("test-deadline")
+
+
+def test_the_health_pool_is_not_the_shared_upstream_pool(api, sandbox_upstream, settings,
+                                                         monkeypatch):
+    settings.HEALTH_CHECK_TIMEOUT_SECONDS = SLOW_OK
+    threads: list[str] = []
+
+    def records_thread():
+        threads.append(threading.current_thread().name)
+        return {"ok": True}
+
+    monkeypatch.setattr("apps.health.checks.market_status", records_thread)
+    api.get("/v1/health")
+    assert len(threads) == 1 and threads[0].startswith("health"), threads
+
+
+# -- /v2/health -------------------------------------------------------------------------------
+def test_v2_health(api, yahoo):
+    import marketdata
+
+    response = api.get("/v2/health")
+    assert response.status_code == 200
+    body = response.json()
+    assert list(body) == ["status", "timestamp", "version", "notices"]
+    assert body["status"] == "healthy"
+    assert _recent(body["timestamp"])
+    assert body["version"] == marketdata.__version__
+    assert len(body["notices"]) == 2
+    assert all(isinstance(n, str) and n for n in body["notices"])
+    assert "Yahoo Finance" in body["notices"][0]
+    assert "Algolia" in body["notices"][1]
+    assert not any("synthetic" in n for n in body["notices"])
+    assert len(yahoo.mock.calls) == 0, "v2 health makes no upstream call"
+    assert response["Cache-Control"] == "no-cache"
+    again = api.get("/v2/health")
+    assert again.get("X-Cache") is None
+
+
+def test_v2_health_in_sandbox_mode_says_the_data_is_synthetic(api, sandbox_upstream):
+    body = api.get("/v2/health").json()
+    assert len(body["notices"]) == 3
+    assert "synthetic" in body["notices"][0]
+    assert sandbox_upstream.requests_matching("") == []
+
+
+@pytest.mark.parametrize(("fields", "members"), [
+    ("version", ["version"]),
+    ("status,notices", ["status", "notices"]),
+    (" timestamp , nope", ["timestamp"]),
+    ("nope", ["status", "timestamp", "version", "notices"]),
+    ("", ["status", "timestamp", "version", "notices"]),
+])
+def test_v2_health_fields(api, fields, members):
+    response = api.get("/v2/health", {"fields": fields})
+    assert response.status_code == 200
+    assert list(response.json()) == members
+
+
+@pytest.mark.parametrize("path", ["/v1/ping", "/v1/health", "/v2/health"])
 @pytest.mark.parametrize("method", ["post", "put", "delete", "patch"])
 def test_health_routes_are_get_only(api, path, method):
     response = getattr(api, method)(path)
     assert response.status_code == 405
-    assert response.json() == {"detail": f'Method "{method.upper()}" not allowed.'}
+    if path.startswith("/v1/"):
+        assert response.json() == {"detail": f'Method "{method.upper()}" not allowed.'}

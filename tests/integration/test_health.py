@@ -1,0 +1,94 @@
+"""/v1/health through the real service process (bin/serve -> gunicorn) against the sandbox
+upstream server over loopback: every check succeeding, and every upstream hanging."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from tests.integration.servers import http, start_sandbox, start_service
+
+pytestmark = pytest.mark.integration
+
+CHECK_COUNT = 28
+LOCAL_CHECKS = {"Market Hours"}  # computed from the calendar, no upstream call
+
+
+def _host_map(sandbox_url: str) -> str:
+    # Every upstream host: Yahoo's and the primary search provider's (an Algolia app).
+    return f"*.yahoo.com={sandbox_url},*.algolia.net={sandbox_url}"
+
+
+def _service(tmp, sandbox, **env: str):
+    return start_service(tmp, {"MARKETDATA_UPSTREAM": "live", "USE_SECURITY": "false",
+                               "UPSTREAM_HOST_MAP": _host_map(sandbox.base_url), **env})
+
+
+def _checks(body: dict) -> dict[str, dict]:
+    return {name: value for name, value in body["services"].items() if name != "status"}
+
+
+def test_health_all_checks_succeed(tmp_path):
+    sandbox = start_sandbox(tmp_path, latency_ms=5)
+    # A generous deadline: the sandbox builds its synthetic universe on first use.
+    service = _service(tmp_path, sandbox, HEALTH_CHECK_TIMEOUT_SECONDS="60")
+    try:
+        status, headers, raw = http("GET", f"{service.base_url}/v1/health", timeout=90)
+        assert status == 200, raw
+        body = json.loads(raw)
+        assert body["status"] == "healthy", body
+        assert body["upstream"] == "live"
+        assert body["services"]["status"] == f"{CHECK_COUNT}/{CHECK_COUNT} succeeded", body
+        assert len(_checks(body)) == CHECK_COUNT
+        assert headers["Cache-Control"] == "no-cache"
+        assert headers["X-Correlation-ID"]
+
+        status, _, raw = http("GET", f"{sandbox.base_url}/__sandbox__/requests?"
+                                     "path_prefix=/1/indexes/")
+        assert status == 200
+        assert json.loads(raw)["count"] >= 1, "search went to the primary provider"
+
+        status, _, raw = http("GET", f"{service.base_url}/v2/health?fields=version,notices")
+        assert status == 200
+        v2 = json.loads(raw)
+        assert set(v2) == {"version", "notices"}
+        assert len(v2["notices"]) == 2  # live mode: no synthetic-data notice
+    finally:
+        service.stop()
+        sandbox.stop()
+
+
+def test_health_answers_in_time_when_every_upstream_hangs(tmp_path):
+    # The sandbox answers after 30 s: longer than every upstream timeout (10 s read, with
+    # retries), so only the health deadline (the default 8 s) can bound the answer.
+    sandbox = start_sandbox(tmp_path, latency_ms=30000)
+    service = _service(tmp_path, sandbox)
+    try:
+        started = time.monotonic()
+        status, headers, raw = http("GET", f"{service.base_url}/v1/health", timeout=30)
+        elapsed = time.monotonic() - started
+        assert status == 200, raw
+        assert elapsed < 10, f"/v1/health took {elapsed:.1f} s"
+        body = json.loads(raw)
+        checks = _checks(body)
+        assert len(checks) == CHECK_COUNT
+        failed = {name: c["error"] for name, c in checks.items() if c["status"] == "failed"}
+        assert set(failed) == set(checks) - LOCAL_CHECKS, body
+        for name, reason in failed.items():
+            assert reason.startswith("timed out after 8.0 s"), (name, reason)
+        assert body["services"]["status"] == f"1/{CHECK_COUNT} succeeded"
+        assert body["status"] == "unhealthy"
+        assert body["cache"]["status"] == "healthy"
+        assert headers["Cache-Control"] == "no-cache"
+
+        # The service itself is still responsive.
+        status, _, _ = http("GET", f"{service.base_url}/v1/ping", timeout=5)
+        assert status == 200
+        log = service.log()
+        assert "health check failed" in log
+        assert headers["X-Correlation-ID"] in log
+    finally:
+        service.stop()
+        sandbox.stop()
