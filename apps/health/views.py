@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 import marketdata
+from apps.core.schema import v2_error_responses
 from apps.core.v2 import FieldsQuery, V2ApiView, requested_fields, select
 from apps.core.views import ApiView
 from apps.health.checks import CHECKS, HEALTHY, cache_round_trip, health_report
@@ -125,7 +126,10 @@ class V2HealthView(V2ApiView):
         description="Liveness with the service version and the data-source notices (no "
                     "upstream call). `fields` selects members (`status`, `timestamp`, "
                     "`version`, `notices`).",
-        parameters=[FieldsQuery], responses={200: V2Health})
+        parameters=[FieldsQuery],
+        responses={200: V2Health, **{status: response for status, response
+                                     in v2_error_responses().items()
+                                     if status in (400, 404, 429, 500)}})
     def get(self, request: Request) -> Response:
         q = self.query(request)
         body: dict[str, Any] = {"status": HEALTHY, "timestamp": _now(),
