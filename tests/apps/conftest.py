@@ -54,3 +54,17 @@ def logs():
     # The access lines are INFO, whatever LOG_LEVEL the run uses.
     with capture_logs("", logging.INFO) as capture:
         yield capture
+
+
+ADMIN_KEY = "s3cret-admin-key"
+
+
+@pytest.fixture
+def limited(settings, sandbox_upstream):
+    """v1 rate limiting on: a daily quota of 5 per client, the admin key ``ADMIN_KEY``, no
+    trusted proxies; the in-process sandbox answers upstream calls."""
+    settings.USE_SECURITY = True
+    settings.APP_RATE_LIMIT_PER_DAY = 5
+    settings.ADMIN_API_KEY = ADMIN_KEY
+    settings.TRUSTED_PROXIES = ""
+    return settings

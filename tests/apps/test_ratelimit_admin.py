@@ -102,16 +102,6 @@ def admin(django_user_model) -> Client:
     return staff_client(django_user_model, superuser=True)
 
 
-@pytest.fixture
-def limited(settings, sandbox_upstream):
-    """v1 limiting on with a small daily quota; the sandbox answers upstream calls."""
-    settings.USE_SECURITY = True
-    settings.APP_RATE_LIMIT_PER_DAY = 5
-    settings.ADMIN_API_KEY = ""
-    settings.TRUSTED_PROXIES = ""
-    return sandbox_upstream
-
-
 # -- the admin index ------------------------------------------------------------------------
 def test_admin_index_lists_both_pages_under_their_section(admin):
     page = admin.get("/admin/")

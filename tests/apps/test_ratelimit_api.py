@@ -8,17 +8,17 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from tests.apps.conftest import ADMIN_KEY
+
 ORIGIN = "https://dashboard.example"
 QUOTES = "/v1/simple-quotes?symbols=AAPL"
 
 
 @pytest.fixture
-def limited(settings, sandbox_upstream):
-    settings.USE_SECURITY = True
-    settings.APP_RATE_LIMIT_PER_DAY = 3
-    settings.ADMIN_API_KEY = "s3cret-admin-key"
-    settings.TRUSTED_PROXIES = ""
-    return settings
+def limited(limited):
+    """The shared fixture (tests/apps/conftest.py) with a quota of 3."""
+    limited.APP_RATE_LIMIT_PER_DAY = 3
+    return limited
 
 
 def _seconds_to_utc_midnight() -> float:
@@ -124,7 +124,7 @@ def test_admin_key_is_not_counted_and_gets_no_headers(api, limited, monkeypatch)
 
     monkeypatch.setattr(limits.hmac, "compare_digest", spy)
     for _ in range(6):
-        response = api.get(QUOTES, HTTP_X_API_KEY="s3cret-admin-key")
+        response = api.get(QUOTES, HTTP_X_API_KEY=ADMIN_KEY)
         assert response.status_code == 200
         assert _quota_headers(response) == (None, None, None)
     assert compared, "the admin key is compared in constant time"
@@ -235,14 +235,14 @@ def test_health_has_its_own_cooldown_outside_the_quota(api, limited):
     assert api.get(QUOTES)["X-RateLimit-Remaining"] == "2"
     # Another client is not affected; the admin key bypasses the cooldown.
     assert api.get("/v1/health", REMOTE_ADDR="198.51.100.3").status_code == 200
-    assert api.get("/v1/health", HTTP_X_API_KEY="s3cret-admin-key").status_code == 200
+    assert api.get("/v1/health", HTTP_X_API_KEY=ADMIN_KEY).status_code == 200
 
 
 def test_health_cooldown_expires(api, limited):
     limited.HEALTH_COOLDOWN_SECONDS = 2
     # Warm the checks' data first (the admin key bypasses the cooldown), so the timed part
     # does not depend on how long a cold health check takes.
-    assert api.get("/v1/health", HTTP_X_API_KEY="s3cret-admin-key").status_code == 200
+    assert api.get("/v1/health", HTTP_X_API_KEY=ADMIN_KEY).status_code == 200
     assert api.get("/v1/health").status_code == 200
     refused = api.get("/v1/health")
     assert refused.status_code == 429
@@ -272,7 +272,7 @@ def bucket(settings):
     settings.V2_RATE_LIMIT_CAPACITY = 10
     settings.V2_RATE_LIMIT_REFILL_PER_SECOND = 1.0
     settings.V2_RATE_LIMIT_SCOPE = "global"
-    settings.ADMIN_API_KEY = "s3cret-admin-key"
+    settings.ADMIN_API_KEY = ADMIN_KEY
     return settings
 
 
@@ -315,7 +315,7 @@ def test_bucket_per_client_ip_when_configured(api, bucket):
 
 def test_bucket_admin_key_bypasses(api, bucket):
     for _ in range(15):
-        assert api.get(V2_PATH, HTTP_X_API_KEY="s3cret-admin-key").status_code == 404
+        assert api.get(V2_PATH, HTTP_X_API_KEY=ADMIN_KEY).status_code == 404
 
 
 def test_bucket_disabled_with_zero_capacity(api, bucket):
