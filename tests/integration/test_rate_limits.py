@@ -93,6 +93,17 @@ def test_daily_quota_is_exact_across_two_servers(two_servers):
                               headers={"x-api-key": first.env["ADMIN_API_KEY"]})
     assert status == 200 and "X-RateLimit-Limit" not in headers
 
+    # The count outlives the processes that made it: a server started now (as after a
+    # restart) sharing the Redis still refuses this client.
+    third = start_service(first.log_path.parent, {k: first.env[k] for k in (
+        "MARKETDATA_UPSTREAM", "USE_SECURITY", "APP_RATE_LIMIT_PER_DAY", "ADMIN_API_KEY",
+        "V2_RATE_LIMIT_CAPACITY", "V2_RATE_LIMIT_REFILL_PER_SECOND", "CACHE_KEY_PREFIX")})
+    try:
+        status, _, body = http("GET", f"{third.base_url}/v1/simple-quotes?symbols=AAPL")
+    finally:
+        third.stop()
+    assert status == 429 and json.loads(body)["rate_limit_info"]["count"] == LIMIT
+
     page = _admin_page(first, "/admin/ratelimit/ratelimitcounter/?q=127.0.0.1")
     row = re.search(r"<tr[^>]*>(?:(?!</tr>).)*127\.0\.0\.1(?:(?!</tr>).)*</tr>", page, re.S)
     assert row, page[:2000]
