@@ -352,3 +352,23 @@ def test_openapi_documents_the_limits(api):
     assert "RateLimitError" in v2_refs and "Retry-After" in v2["headers"]
     assert set(schema["components"]["schemas"]["RateLimitError"]["required"]) == {
         "error", "message", "retryAfterSeconds"}
+
+
+# -- counters unavailable -------------------------------------------------------------------
+@pytest.mark.parametrize("path", [QUOTES, "/v1/health", V2_PATH])
+def test_a_counter_outage_lets_requests_through_and_is_logged(api, limited, bucket, path,
+                                                              monkeypatch, logs):
+    from apps.ratelimit import limits
+
+    class Down:
+        def __getattr__(self, name):
+            raise ConnectionError("Error 111 connecting to 127.0.0.1:6379")
+
+    monkeypatch.setattr(limits, "get_store", Down)
+    monkeypatch.setattr(limits, "caches", {"default": Down()})
+    response = api.get(path)
+    assert response.status_code in (200, 404)
+    assert response.get("X-RateLimit-Limit") is None
+    warnings = [r for r in logs.records()
+                if r.get("message", r.get("event", "")).startswith("rate-limit counters")]
+    assert warnings and "ConnectionError" in warnings[0]["error"]
