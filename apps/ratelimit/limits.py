@@ -218,6 +218,12 @@ def take_health(client: str) -> int | None:
     return max(1, math.ceil((until or now + 1) - now))
 
 
+def health_limited_body(wait: int) -> dict[str, Any]:
+    """The 429 of a health check inside the cooldown: the quota's shape, limit 1."""
+    return {"detail": "Health check rate limit exceeded. Try again later.",
+            "rate_limit_info": {"count": 1, "remaining": 0, "reset_in": wait, "limit": 1}}
+
+
 # -- v2 token bucket ------------------------------------------------------------------------
 @dataclass(frozen=True)
 class BucketConfig:

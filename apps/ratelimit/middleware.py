@@ -81,10 +81,7 @@ class RateLimitMiddleware:
             response = self.get_response(request)
             reset_in = limits.health_cooldown()
         else:
-            response = JsonResponse(
-                {"detail": "Health check rate limit exceeded. Try again later.",
-                 "rate_limit_info": {"count": 1, "remaining": 0, "reset_in": wait,
-                                     "limit": 1}}, status=429)
+            response = JsonResponse(limits.health_limited_body(wait), status=429)
             response["Retry-After"] = str(wait)
             reset_in = wait
         # The health check's own limit: one per cooldown.
