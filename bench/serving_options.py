@@ -1,0 +1,83 @@
+"""Serving options for one port (stream issue): gunicorn gthread (today's production
+command) vs uvicorn running the same WSGI application through a2wsgi, side by side.
+
+Both serve a response-cache hit of ``--path`` in sandbox mode with one worker process;
+wrk runs alternate between them. Usage:
+
+    .venv/bin/python bench/serving_options.py [--duration 10] [--rounds 2] [--connections 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.http_bench import run_wrk  # noqa: E402
+from tests.integration.servers import (  # noqa: E402
+    Process,
+    _spawn,
+    free_port,
+    http,
+    start_service,
+    wait_for,
+)
+
+
+def start_uvicorn(tmp: Path, env_extra: dict[str, str]) -> Process:
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MARKETDATA_VAR_DIR": str(tmp / "var-uv"),
+           **env_extra}
+    uvicorn = str(Path(sys.executable).parent / "uvicorn")
+    proc = _spawn([uvicorn, "bench.asgi_front:application", "--host", "127.0.0.1", "--port",
+                   str(port), "--workers", "1", "--lifespan", "off", "--loop", "uvloop",
+                   "--http", "httptools", "--no-access-log", "--log-level", "warning"],
+                  env, tmp / "uvicorn.log")
+    server = Process(f"http://127.0.0.1:{port}", proc, tmp / "uvicorn.log")
+    wait_for(f"{server.base_url}/v1/ping")
+    return server
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--duration", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--connections", type=int, default=50)
+    parser.add_argument("--path", default="/v1/simple-quotes?symbols=AAPL")
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="bench-serving-"))
+    env = {"MARKETDATA_UPSTREAM": "sandbox", "WEB_CONCURRENCY": "1", "WEB_THREADS": "16",
+           "LOG_LEVEL": "WARNING"}
+    servers = {"gunicorn gthread": start_service(tmp, env)}
+    try:
+        servers["uvicorn + a2wsgi"] = start_uvicorn(tmp, env)
+        for server in servers.values():
+            for _ in range(20):
+                status, _, body = http("GET", server.base_url + args.path)
+                assert status == 200, body
+        results: dict[str, list[dict[str, float]]] = {name: [] for name in servers}
+        for _ in range(args.rounds):
+            for name, server in servers.items():
+                run_wrk(server.base_url + args.path, 2, args.connections)
+                results[name].append(run_wrk(server.base_url + args.path, args.duration,
+                                             args.connections))
+                time.sleep(1)
+        print("| server | round | req/s | p50 ms | p99 ms | non-2xx |")
+        print("|---|---|---|---|---|---|")
+        for name, runs in results.items():
+            for i, r in enumerate(runs, 1):
+                print(f"| {name} | {i} | {r['rps']:.0f} | {r['p50_ms']:.2f} | "
+                      f"{r['p99_ms']:.2f} | {r['non_2xx']} |")
+    finally:
+        for server in servers.values():
+            server.stop()
+
+
+if __name__ == "__main__":
+    main()
