@@ -93,12 +93,12 @@ class RateLimitCounterAdmin(_PageAdmin):
     def _quota_facts() -> dict[str, Any]:
         proxies = limits.trusted_proxies()
         return {
-            "limiting_enabled": bool(getattr(settings, "USE_SECURITY", False)),
+            "limiting_enabled": settings.USE_SECURITY,
             "daily_limit": limits.daily_limit(),
             "window": "calendar day, UTC",
             "trusted_proxies": [str(network) for network in proxies],
             "health_cooldown": limits.health_cooldown(),
-            "admin_key_set": bool(getattr(settings, "ADMIN_API_KEY", "")),
+            "admin_key_set": bool(settings.ADMIN_API_KEY),
         }
 
     @staticmethod

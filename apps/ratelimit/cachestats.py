@@ -20,6 +20,7 @@ from typing import Any
 
 from django.core.cache import caches
 
+from apps.ratelimit.counters import is_redis
 from marketdata.cache import stats
 
 # A full SCAN of a large shared Redis costs one round trip per SCAN_COUNT keys; stop after
@@ -124,14 +125,6 @@ def _class_path(obj: Any) -> str:
     return f"{kind.__module__}.{kind.__qualname__}"
 
 
-def _is_redis(cache: Any) -> bool:
-    try:
-        from django_redis.cache import RedisCache
-    except ImportError:  # pragma: no cover - django-redis is a base dependency
-        return False
-    return isinstance(cache, RedisCache)
-
-
 def _is_locmem(cache: Any) -> bool:
     from django.core.cache.backends.locmem import LocMemCache
 
@@ -149,7 +142,7 @@ def backend_facts(alias: str = "default") -> BackendFacts:
     except Exception as exc:  # noqa: BLE001 - shown on the page
         return BackendFacts("?", "other", error=describe(exc))
     backend = _class_path(cache)
-    if _is_redis(cache):
+    if is_redis(cache):
         try:
             from django_redis import get_redis_connection
 

@@ -61,7 +61,7 @@ class CounterStore(Protocol):
     def take_quota(self, key: str, index_key: str, member: str, limit: int,
                    ttl: int) -> QuotaTake: ...
 
-    def quota_counts(self, index_key: str, keys: dict[str, str]) -> dict[str, int]: ...
+    def quota_counts(self, keys: dict[str, str]) -> dict[str, int]: ...
 
     def members(self, index_key: str) -> list[str]: ...
 
@@ -154,7 +154,7 @@ class RedisStore:
     def members(self, index_key: str) -> list[str]:
         return sorted(m.decode() for m in self.client.smembers(self._key(index_key)))
 
-    def quota_counts(self, index_key: str, keys: dict[str, str]) -> dict[str, int]:
+    def quota_counts(self, keys: dict[str, str]) -> dict[str, int]:
         members = list(keys)
         values = self.client.mget([self._key(keys[m]) for m in members]) if members else []
         return {m: int(v) for m, v in zip(members, values, strict=True) if v is not None}
@@ -213,7 +213,7 @@ class LocalStore:
     def members(self, index_key: str) -> list[str]:
         return sorted(self.cache.get(index_key) or ())
 
-    def quota_counts(self, index_key: str, keys: dict[str, str]) -> dict[str, int]:
+    def quota_counts(self, keys: dict[str, str]) -> dict[str, int]:
         values = self.cache.get_many(list(keys.values()))
         return {m: int(values[k]) for m, k in keys.items() if k in values}
 
@@ -259,12 +259,13 @@ def get_store() -> CounterStore:
     kind = type(cache)
     store = _stores.get(kind)
     if store is None:
-        store = RedisStore(cache) if _is_redis(cache) else LocalStore(cache)
+        store = RedisStore(cache) if is_redis(cache) else LocalStore(cache)
         _stores[kind] = store
     return store
 
 
-def _is_redis(cache: Any) -> bool:
+def is_redis(cache: Any) -> bool:
+    """Whether ``cache`` is the django-redis backend (shared by processes and hosts)."""
     from django_redis.cache import RedisCache
 
     return isinstance(cache, RedisCache)

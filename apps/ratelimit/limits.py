@@ -41,7 +41,7 @@ def is_admin(meta: dict[str, Any]) -> bool:
 
     Any other key, like no key, makes an ordinary limited request.
     """
-    expected = getattr(settings, "ADMIN_API_KEY", "") or ""
+    expected = settings.ADMIN_API_KEY
     given = meta.get("HTTP_X_API_KEY")
     if not expected or given is None:
         return False
@@ -56,8 +56,7 @@ def _trusted_networks(spec: str) -> tuple[IPNetwork, ...]:
 
 
 def trusted_proxies() -> tuple[IPNetwork, ...]:
-    spec = getattr(settings, "TRUSTED_PROXIES", "") or ""
-    return _trusted_networks(spec if isinstance(spec, str) else ",".join(spec))
+    return _trusted_networks(settings.TRUSTED_PROXIES)
 
 
 def _parse_ip(text: str | None) -> IPAddress | None:
@@ -142,7 +141,7 @@ class QuotaState:
 
 
 def daily_limit() -> int:
-    return int(getattr(settings, "APP_RATE_LIMIT_PER_DAY", 8000))
+    return settings.APP_RATE_LIMIT_PER_DAY
 
 
 def _window(now: float | None = None) -> tuple[str, int]:
@@ -171,11 +170,10 @@ def take_daily(client: str, now: float | None = None) -> tuple[bool, QuotaState]
 
 
 @dataclass(frozen=True)
-class CounterRow:
-    client: str
-    count: int
-    remaining: int
-    reset_in: int
+class CounterRow(QuotaState):
+    """One client's quota today, as the admin lists it."""
+
+    client: str = ""
 
 
 def today_counters(search: str = "") -> list[CounterRow]:
@@ -183,10 +181,11 @@ def today_counters(search: str = "") -> list[CounterRow]:
     day, reset_in = _window()
     store = get_store()
     index = _quota_index(day)
-    clients = [c for c in store.members(index) if search.strip() in c]
-    counts = store.quota_counts(index, {c: _quota_key(day, c) for c in clients})
+    search = search.strip()
+    clients = [c for c in store.members(index) if search in c]
+    counts = store.quota_counts({c: _quota_key(day, c) for c in clients})
     limit = daily_limit()
-    rows = [CounterRow(c, n, max(0, limit - n), reset_in) for c, n in counts.items()]
+    rows = [CounterRow(n, limit, reset_in, client=c) for c, n in counts.items()]
     return sorted(rows, key=lambda r: (-r.count, r.client))
 
 
@@ -199,7 +198,7 @@ def reset_counters(clients: list[str]) -> None:
 
 # -- /v1/health cooldown --------------------------------------------------------------------
 def health_cooldown() -> int:
-    return int(getattr(settings, "HEALTH_COOLDOWN_SECONDS", 1800))
+    return settings.HEALTH_COOLDOWN_SECONDS
 
 
 def _health_key(client: str) -> str:
@@ -237,9 +236,8 @@ class BucketConfig:
 
 
 def bucket_config() -> BucketConfig:
-    return BucketConfig(int(getattr(settings, "V2_RATE_LIMIT_CAPACITY", 600)),
-                        float(getattr(settings, "V2_RATE_LIMIT_REFILL_PER_SECOND", 10.0)),
-                        getattr(settings, "V2_RATE_LIMIT_SCOPE", "global"))
+    return BucketConfig(settings.V2_RATE_LIMIT_CAPACITY,
+                        settings.V2_RATE_LIMIT_REFILL_PER_SECOND, settings.V2_RATE_LIMIT_SCOPE)
 
 
 _BUCKET_INDEX = f"{_PREFIX}v2:_clients"
@@ -251,9 +249,8 @@ def _bucket_key(client: str | None) -> str:
 
 def take_v2(client: str, config: BucketConfig) -> BucketTake:
     """Take one token from the v2 bucket (``client``'s own bucket in ``ip`` scope)."""
-    per_client = config.scope == "ip"
-    return get_store().take_token(_bucket_key(client if per_client else None), _BUCKET_INDEX,
-                                  client if per_client else "", config.capacity,
+    own = client if config.scope == "ip" else None
+    return get_store().take_token(_bucket_key(own), _BUCKET_INDEX, own or "", config.capacity,
                                   config.refill_per_second)
 
 
@@ -280,7 +277,8 @@ def bucket_levels(config: BucketConfig | None = None, search: str = "") -> list[
         return [BucketLevel("global", store.bucket_level(_bucket_key(None), config.capacity,
                                                          config.refill_per_second),
                             config.capacity)]
-    clients = [c for c in store.members(_BUCKET_INDEX) if search.strip() in c]
+    search = search.strip()
+    clients = [c for c in store.members(_BUCKET_INDEX) if search in c]
     levels = [BucketLevel(c, store.bucket_level(_bucket_key(c), config.capacity,
                                                 config.refill_per_second), config.capacity)
               for c in clients]

@@ -360,7 +360,7 @@ def test_a_redis_failure_is_shown_not_a_500(admin, monkeypatch):
         def info(self):
             raise redis.exceptions.ConnectionError("Connection refused")
 
-    monkeypatch.setattr(cachestats, "_is_redis", lambda cache: True)
+    monkeypatch.setattr(cachestats, "is_redis", lambda cache: True)
     monkeypatch.setattr(django_redis, "get_redis_connection", lambda alias: Broken())
     page = admin.get(STATS)
     assert page.status_code == 200
