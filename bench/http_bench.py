@@ -70,6 +70,28 @@ def _ms(text: str) -> float:
     return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
 
 
+def alternate_wrk(urls: dict[str, str], rounds: int, duration: int,
+                  connections: int) -> dict[str, list[dict[str, float]]]:
+    """``rounds`` wrk runs per URL, alternating between them (a 2 s warm-up before each), so
+    every server sees the same machine conditions."""
+    results: dict[str, list[dict[str, float]]] = {name: [] for name in urls}
+    for _ in range(rounds):
+        for name, url in urls.items():
+            run_wrk(url, 2, connections)
+            results[name].append(run_wrk(url, duration, connections))
+            time.sleep(1)
+    return results
+
+
+def print_table(results: dict[str, list[dict[str, float]]]) -> None:
+    print("| server | round | req/s | p50 ms | p99 ms | non-2xx |")
+    print("|---|---|---|---|---|---|")
+    for name, runs in results.items():
+        for i, r in enumerate(runs, 1):
+            print(f"| {name} | {i} | {r['rps']:.0f} | {r['p50_ms']:.2f} | "
+                  f"{r['p99_ms']:.2f} | {r['non_2xx']} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--duration", type=int, default=15)
@@ -101,13 +123,9 @@ def main() -> None:
         assert headers.get("X-Cache") == "HIT", headers
         floor = start_floor(tmp, body, args.workers, args.threads)
         floor_path = args.path.split("?")[0]
-        results: dict[str, list[dict[str, float]]] = {"floor": [], "service": []}
-        for _ in range(args.rounds):
-            for name, url in (("floor", floor.base_url + floor_path),
-                              ("service", service.base_url + args.path)):
-                run_wrk(url, 2, args.connections)  # warm-up
-                results[name].append(run_wrk(url, args.duration, args.connections))
-                time.sleep(1)
+        results = alternate_wrk({"floor": floor.base_url + floor_path,
+                                 "service": service.base_url + args.path},
+                                args.rounds, args.duration, args.connections)
         summary = {
             "path": args.path, "bytes": len(body), "duration_s": args.duration,
             "connections": args.connections, "workers": args.workers, "threads": args.threads,
@@ -116,12 +134,7 @@ def main() -> None:
         }
         print(json.dumps(summary, indent=2))
         print()
-        print("| server | round | req/s | p50 ms | p99 ms | non-2xx |")
-        print("|---|---|---|---|---|---|")
-        for name, runs in results.items():
-            for i, r in enumerate(runs, 1):
-                print(f"| {name} | {i} | {r['rps']:.0f} | {r['p50_ms']:.2f} | "
-                      f"{r['p99_ms']:.2f} | {r['non_2xx']} |")
+        print_table(results)
         best = {n: max(r["rps"] for r in runs) for n, runs in results.items()}
         print(f"\nservice / floor (best rounds): {best['service'] / best['floor']:.0%}")
     finally:

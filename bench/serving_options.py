@@ -13,13 +13,12 @@ import argparse
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.http_bench import run_wrk  # noqa: E402
+from bench.http_bench import alternate_wrk, print_table  # noqa: E402
 from tests.integration.servers import (  # noqa: E402
     Process,
     _spawn,
@@ -61,19 +60,9 @@ def main() -> None:
             for _ in range(20):
                 status, _, body = http("GET", server.base_url + args.path)
                 assert status == 200, body
-        results: dict[str, list[dict[str, float]]] = {name: [] for name in servers}
-        for _ in range(args.rounds):
-            for name, server in servers.items():
-                run_wrk(server.base_url + args.path, 2, args.connections)
-                results[name].append(run_wrk(server.base_url + args.path, args.duration,
-                                             args.connections))
-                time.sleep(1)
-        print("| server | round | req/s | p50 ms | p99 ms | non-2xx |")
-        print("|---|---|---|---|---|---|")
-        for name, runs in results.items():
-            for i, r in enumerate(runs, 1):
-                print(f"| {name} | {i} | {r['rps']:.0f} | {r['p50_ms']:.2f} | "
-                      f"{r['p99_ms']:.2f} | {r['non_2xx']} |")
+        print_table(alternate_wrk({name: server.base_url + args.path
+                                   for name, server in servers.items()},
+                                  args.rounds, args.duration, args.connections))
     finally:
         for server in servers.values():
             server.stop()

@@ -16,7 +16,7 @@ import marketdata
 from apps.core.schema import v2_error_responses
 from apps.core.v2 import FieldsQuery, V2ApiView, requested_fields, select
 from apps.core.views import ApiView
-from apps.health.checks import CHECKS, HEALTHY, cache_round_trip, health_report
+from apps.health.checks import CHECKS, HEALTHY, health_report
 
 _NO_CACHE = {"Cache-Control": "no-cache"}
 
@@ -115,7 +115,7 @@ class HealthView(ApiView):
     @extend_schema(operation_id="health", tags=["Health"], summary="Health",
                    description=_HEALTH_DESCRIPTION, responses={200: HealthStatus})
     def get(self, request: Request) -> Response:
-        return Response(health_report(cache_probe=cache_round_trip), headers=_NO_CACHE)
+        return Response(health_report(), headers=_NO_CACHE)
 
 
 class V2HealthView(V2ApiView):

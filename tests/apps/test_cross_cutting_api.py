@@ -53,7 +53,7 @@ def test_unhandled_error_is_json_500_with_correlation_id(api, monkeypatch):
     def explode():
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(views, "cache_round_trip", explode)
+    monkeypatch.setattr(views, "health_report", explode)
     client = Client(raise_request_exception=False)
     response = client.get("/v1/health")
     assert response.status_code == 500
