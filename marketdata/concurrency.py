@@ -17,19 +17,37 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 R = TypeVar("R")
 
-_POOL_SIZE = 32
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
+class LazyPool:
+    """A bounded thread pool, created on first use. Every task runs in a copy of the
+    submitting caller's context."""
+
+    def __init__(self, max_workers: int, thread_name_prefix: str) -> None:
+        self.max_workers = max_workers
+        self.thread_name_prefix = thread_name_prefix
+        self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def _executor(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            with self._lock:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(max_workers=self.max_workers,
+                                                    thread_name_prefix=self.thread_name_prefix)
+        return self._pool
+
+    def submit(self, fn: Callable[..., R], *args: object) -> Future[R]:
+        return self._executor().submit(contextvars.copy_context().run, fn, *args)
 
 
-def _get_pool() -> ThreadPoolExecutor:
-    global _pool
-    if _pool is None:
-        with _pool_lock:
-            if _pool is None:
-                _pool = ThreadPoolExecutor(max_workers=_POOL_SIZE,
-                                           thread_name_prefix="upstream")
-    return _pool
+def _outcome(future: Future[R]) -> R | BaseException:
+    """A finished future's result, or the exception it raised."""
+    try:
+        return future.result()
+    except Exception as exc:  # noqa: BLE001 - returned to the caller to decide
+        return exc
+
+
+_SHARED = LazyPool(max_workers=32, thread_name_prefix="upstream")
 
 
 def run_parallel(fn: Callable[[T], R], items: Iterable[T]) -> list[R | BaseException]:
@@ -46,15 +64,8 @@ def run_parallel(fn: Callable[[T], R], items: Iterable[T]) -> list[R | BaseExcep
             except Exception as exc:  # noqa: BLE001 - returned to the caller to decide
                 out.append(exc)
         return out
-    pool = _get_pool()
-    futures = [pool.submit(contextvars.copy_context().run, fn, item) for item in items]
-    results: list[R | BaseException] = []
-    for future in futures:
-        try:
-            results.append(future.result())
-        except Exception as exc:  # noqa: BLE001
-            results.append(exc)
-    return results
+    futures = [_SHARED.submit(fn, item) for item in items]
+    return [_outcome(future) for future in futures]
 
 
 class DeadlineExceeded(TimeoutError):
@@ -91,14 +102,11 @@ class DeadlineBatch(Generic[R]):
             elif not future.done():
                 out.append(DeadlineExceeded(self.timeout, started=True))
             else:
-                try:
-                    out.append(future.result())
-                except BaseException as exc:  # noqa: BLE001 - returned to the caller
-                    out.append(exc)
+                out.append(_outcome(future))
         return out
 
 
-class DeadlinePool:
+class DeadlinePool(LazyPool):
     """A dedicated, bounded pool whose batches end at a deadline.
 
     Unlike :func:`run_parallel` (which waits for every task), a batch's results are
@@ -113,29 +121,14 @@ class DeadlinePool:
     it. Each task runs in a copy of the caller's context, like ``run_parallel``.
     """
 
-    def __init__(self, max_workers: int, thread_name_prefix: str) -> None:
-        self.max_workers = max_workers
-        self.thread_name_prefix = thread_name_prefix
-        self._pool: ThreadPoolExecutor | None = None
-        self._lock = threading.Lock()
-
-    def _get_pool(self) -> ThreadPoolExecutor:
-        if self._pool is None:
-            with self._lock:
-                if self._pool is None:
-                    self._pool = ThreadPoolExecutor(max_workers=self.max_workers,
-                                                    thread_name_prefix=self.thread_name_prefix)
-        return self._pool
-
     def start(self, calls: Sequence[Callable[[], R]], timeout: float,
               deadline: float | None = None) -> DeadlineBatch[R]:
         """Submit every ``calls[i]()``; collect with :meth:`DeadlineBatch.results`. The
         batch is due ``timeout`` seconds from now, or at ``deadline`` (a ``time.monotonic``
         value) when the caller's budget started earlier."""
-        pool = self._get_pool()
         if deadline is None:
             deadline = time.monotonic() + timeout
-        futures = [pool.submit(contextvars.copy_context().run, call) for call in calls]
+        futures = [self.submit(call) for call in calls]
         return DeadlineBatch(futures, timeout, deadline)
 
     def run(self, calls: Sequence[Callable[[], R]],
