@@ -1,20 +1,23 @@
 """gunicorn settings for ``make run`` and the Docker image (the production server command).
 
-Threaded workers: a cache hit is served in well under a millisecond, a miss waits on an
-upstream round trip, and threads let one process overlap those waits. With the local-memory
-cache each process has its own cache (and its own single-flight), so the quick start runs
-one process; with Redis shared by all, it defaults to one process per core.
+gunicorn manages the processes; each runs uvicorn (``config.workers``) serving
+``config.asgi``: the quote stream on the event loop, every other request in a thread pool
+(WEB_THREADS) running the WSGI application. A cache hit is served in well under a
+millisecond, a miss waits on an upstream round trip, and threads let one process overlap
+those waits. With the local-memory cache each process has its own cache, single-flight and
+stream pollers, so the quick start runs one process; with Redis shared by all, it defaults
+to one process per core.
 """
 
 import os
 
 bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"  # noqa: S104
-worker_class = "gthread"
+worker_class = "config.workers.MarketDataWorker"
 workers = int(os.environ.get("WEB_CONCURRENCY") or (os.cpu_count() or 1
                                                      if os.environ.get("REDIS_URL") else 1))
 threads = int(os.environ.get("WEB_THREADS", "16"))
 timeout = int(os.environ.get("WEB_TIMEOUT", "60"))
-graceful_timeout = 5
+graceful_timeout = 5  # streams end at once on shutdown; uvicorn cancels stragglers after 2 s
 keepalive = 5
 accesslog = None  # our middleware writes the access log (with correlation ids)
 errorlog = "-"

@@ -87,6 +87,7 @@ INSTALLED_APPS = [
     "apps.transcripts",
     "apps.indicators",
     "apps.ratelimit",
+    "apps.stream",
 ]
 
 MIDDLEWARE = [
@@ -141,12 +142,14 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # -- cache: local memory unless REDIS_URL ---------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "").strip()
+# Namespaces this deployment's keys in a shared Redis: cache, counters, stream locks, layer.
+CACHE_KEY_PREFIX = os.environ.get("CACHE_KEY_PREFIX", "marketdata")
 if REDIS_URL:
     CACHES = {
         "default": {
             "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "marketdata"),
+            "KEY_PREFIX": CACHE_KEY_PREFIX,
             "TIMEOUT": 300,
             "OPTIONS": {
                 "CLIENT_CLASS": "django_redis.client.DefaultClient",
@@ -165,6 +168,27 @@ else:
             "OPTIONS": {"MAX_ENTRIES": env_int("LOCMEM_MAX_ENTRIES", 20000)},
         }
     }
+
+# -- quote stream (apps.stream) -------------------------------------------------------------
+# Pollers publish to channel-layer groups: in process without Redis; with Redis, shared by
+# every process (and one poller leader per symbol across them).
+STREAM_INTERVAL_SECONDS = env_float("STREAM_INTERVAL_SECONDS", 10.0)
+STREAM_HEARTBEAT_SECONDS = env_float("STREAM_HEARTBEAT_SECONDS", 15.0)
+if STREAM_INTERVAL_SECONDS <= 0 or STREAM_HEARTBEAT_SECONDS <= 0:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("STREAM_INTERVAL_SECONDS and STREAM_HEARTBEAT_SECONDS must be "
+                               "positive")
+ASGI_APPLICATION = "config.asgi.application"
+if REDIS_URL:
+    CHANNEL_LAYERS = {"default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {"hosts": [REDIS_URL], "prefix": f"{CACHE_KEY_PREFIX}:asgi",
+                   "capacity": 200, "expiry": 60},
+    }}
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer",
+                                  "CONFIG": {"capacity": 200, "expiry": 60}}}
 
 # -- market data ----------------------------------------------------------------------------
 MARKETDATA_UPSTREAM = os.environ.get("MARKETDATA_UPSTREAM", "live").strip().lower()

@@ -12,6 +12,7 @@ urlpatterns = [
     path("", include("apps.health.urls")),  # v1/ping, v1/health, v2/health
     path("v1/", include("apps.historical.urls")),
     path("v1/", include("apps.quotes.urls")),
+    path("v1/", include("apps.stream.urls")),
     path("v1/", include("apps.movers.urls")),
     path("v1/", include("apps.indices.urls")),
     path("v1/", include("apps.sectors.urls")),

@@ -37,6 +37,7 @@ from apps.quotes.services import full_quotes, simple_quotes
 from apps.search.services import search_securities
 from apps.sectors.services import all_sectors, details_for, sector_for_symbol
 from apps.similar.services import similar_quotes
+from apps.stream.hub import stream_stats
 from apps.transcripts.services import earnings_transcript
 from marketdata import cache as md_cache
 from marketdata.concurrency import DeadlineExceeded, DeadlinePool
@@ -233,4 +234,5 @@ def health_report(checks: tuple[Check, ...] | None = None, timeout: float | None
         "services": services,
         # The counters live in the cache backend: not read when it does not answer.
         "cache_stats": md_cache.stats.snapshot() if cache_ok else {},
+        "stream": stream_stats(),
     }

@@ -46,6 +46,16 @@ HealthServices = type("HealthServices", (serializers.Serializer,), {
 })
 
 
+class StreamStatus(serializers.Serializer):
+    connections = serializers.IntegerField(help_text="Open quote streams")
+    pollers = serializers.IntegerField(help_text="Active symbols, one poller each")
+    leading = serializers.IntegerField(
+        help_text="Pollers this process leads (the others' quotes come from another process)")
+    subscriptions = serializers.IntegerField(help_text="Symbol subscriptions of open streams")
+    interval_seconds = serializers.FloatField()
+    pid = serializers.IntegerField(help_text="The process that answered (counts are its own)")
+
+
 class HealthStatus(serializers.Serializer):
     status = serializers.CharField(help_text="healthy | degraded | unhealthy")
     timestamp = serializers.DateTimeField()
@@ -55,6 +65,7 @@ class HealthStatus(serializers.Serializer):
     cache_stats = serializers.DictField(
         help_text="{provider: {group: {hit, miss, stale, error}}} counters ({} when the "
                   "cache does not answer)")
+    stream = StreamStatus(help_text="The quote stream in the process that answered")
 
 
 class V2Health(serializers.Serializer):

@@ -27,7 +27,7 @@ def _valid(symbols: list[str]) -> list[str]:
     return [s for s in (normalize_symbol(x) for x in symbols) if s is not None]
 
 
-def _not_found(symbols: list[str]) -> NotFound:
+def no_quotes_found(symbols: list[str]) -> NotFound:
     shown = ", ".join(display_symbol(s) for s in symbols[:10])
     shown += ", ..." if len(symbols) > 10 else ""
     return NotFound(f"No quotes found for symbols: {shown}")
@@ -56,8 +56,21 @@ def simple_quotes(symbols: list[str]) -> list[dict[str, Any]]:
     found = fetch_quotes(valid) if valid else {}
     result = [simple_quote(found[s]) for s in valid if s in found]
     if not result:
-        raise _not_found(symbols)
+        raise no_quotes_found(symbols)
     return result
+
+
+# The quote stream's SimpleQuote variant (spec: symbol, name, price, change, percentChange,
+# logo): no pre-market or after-hours prices.
+STREAM_FIELDS = ("symbol", "name", "price", "change", "percentChange", "logo")
+
+
+def stream_quotes(symbols: list[str]) -> dict[str, dict[str, Any]]:
+    """Stream quotes by symbol, in request order; unknown or malformed symbols are absent."""
+    valid = _valid(symbols)
+    found = fetch_quotes(valid) if valid else {}
+    return {s: {k: v for k, v in simple_quote(found[s]).items() if k in STREAM_FIELDS}
+            for s in valid if s in found}
 
 
 # -- full quotes ------------------------------------------------------------------------------
@@ -172,5 +185,5 @@ def full_quotes(symbols: list[str]) -> list[dict[str, Any]]:
             raise result
         quotes.append(full_quote(symbol, result))
     if not quotes:
-        raise failure or _not_found(symbols)
+        raise failure or no_quotes_found(symbols)
     return quotes

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -79,7 +80,10 @@ def test_health_all_checks_succeed_on_the_sandbox(api, sandbox_upstream, setting
     assert response["Cache-Control"] == "no-cache"
     assert response.get("X-Cache") is None, "the checks' cache statuses are not the response's"
     body = response.json()
-    assert list(body) == ["status", "timestamp", "upstream", "cache", "services", "cache_stats"]
+    assert list(body) == ["status", "timestamp", "upstream", "cache", "services", "cache_stats",
+                          "stream"]
+    assert body["stream"] == {"connections": 0, "pollers": 0, "leading": 0, "subscriptions": 0,
+                              "interval_seconds": 10.0, "pid": os.getpid()}
     assert body["status"] == "healthy"
     assert _recent(body["timestamp"])
     assert body["upstream"] == "sandbox"

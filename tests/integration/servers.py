@@ -13,6 +13,7 @@ import time
 import urllib.request
 import uuid
 from dataclasses import dataclass, field
+from email.message import Message
 from pathlib import Path
 from typing import Any
 
@@ -110,13 +111,14 @@ def start_service(tmp: Path, extra_env: dict[str, str] | None = None) -> Process
 
 
 def http(method: str, url: str, body: Any = None, timeout: float = 30.0,
-         headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+         headers: dict[str, str] | None = None) -> tuple[int, Message, bytes]:
+    """Status, headers (case-insensitive: uvicorn sends lower-case names) and body."""
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(url, data=data, method=method,
                                      headers={"Content-Type": "application/json",
                                               **(headers or {})})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, dict(response.headers), response.read()
+            return response.status, response.headers, response.read()
     except urllib.error.HTTPError as exc:
-        return exc.code, dict(exc.headers), exc.read()
+        return exc.code, exc.headers, exc.read()

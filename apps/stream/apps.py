@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class StreamConfig(AppConfig):
+    name = "apps.stream"
+    label = "stream"

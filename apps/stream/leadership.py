@@ -1,0 +1,115 @@
+"""Which process polls a symbol: one leader per symbol across every process of a deployment.
+
+With Redis (the channels-redis layer), each process's hub claims its active symbols once per
+cycle in one script call: a symbol's lock holds the leader's token and expires after
+``2 x interval + 1 s`` unless renewed, so a leader that dies or stops is replaced within
+about two cycles, and one that stops cleanly hands over at the next cycle (it releases its
+locks). Without Redis there is one process per channel layer and it leads every symbol.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Protocol
+
+from django.conf import settings
+
+from marketdata.logs import get_logger
+
+log = get_logger("apps.stream.leadership")
+
+# KEYS: lock per symbol; ARGV: token, ttl (ms). Returns the 1-based indexes now led.
+_CLAIM = """
+local led = {}
+for i, key in ipairs(KEYS) do
+  local holder = redis.call('GET', key)
+  if holder == ARGV[1] then
+    redis.call('PEXPIRE', key, ARGV[2])
+    led[#led + 1] = i
+  elseif not holder then
+    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
+    led[#led + 1] = i
+  end
+end
+return led
+"""
+_RELEASE = """
+local released = 0
+for _, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then
+    redis.call('DEL', key)
+    released = released + 1
+  end
+end
+return released
+"""
+
+
+class Leadership(Protocol):
+    async def claim(self, symbols: list[str]) -> set[str]:
+        """The symbols this process should poll in this cycle."""
+
+    async def release(self, symbols: list[str]) -> None:
+        """Give up symbols this process no longer polls."""
+
+    async def close(self) -> None: ...
+
+
+class LocalLeadership:
+    """One process, one channel layer: this process leads everything it serves."""
+
+    async def claim(self, symbols: list[str]) -> set[str]:
+        return set(symbols)
+
+    async def release(self, symbols: list[str]) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+class RedisLeadership:
+    """Per-symbol locks with expiry in Redis, claimed and renewed in one call per cycle."""
+
+    def __init__(self, url: str, prefix: str, ttl_seconds: float) -> None:
+        import redis.asyncio as aioredis
+
+        self.client = aioredis.Redis.from_url(url)
+        self.prefix = f"{prefix}:stream:leader:"
+        self.token = uuid.uuid4().hex
+        self.ttl_ms = max(1000, int(ttl_seconds * 1000))
+        self._claim = self.client.register_script(_CLAIM)
+        self._release = self.client.register_script(_RELEASE)
+
+    def _keys(self, symbols: list[str]) -> list[str]:
+        return [self.prefix + s for s in symbols]
+
+    async def claim(self, symbols: list[str]) -> set[str]:
+        if not symbols:
+            return set()
+        try:
+            indexes = await self._claim(keys=self._keys(symbols), args=[self.token, self.ttl_ms])
+        except Exception as exc:  # noqa: BLE001 - a lock outage must not stop the stream
+            # Poll anyway: a duplicate upstream call per process beats a silent stream.
+            log.warning("stream leadership unavailable; polling without it",
+                        error=f"{type(exc).__name__}: {exc}")
+            return set(symbols)
+        return {symbols[int(i) - 1] for i in indexes}
+
+    async def release(self, symbols: list[str]) -> None:
+        if not symbols:
+            return
+        try:
+            await self._release(keys=self._keys(symbols), args=[self.token])
+        except Exception as exc:  # noqa: BLE001 - the locks expire on their own
+            log.warning("stream leadership release failed", error=f"{type(exc).__name__}: {exc}")
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+
+def make_leadership(interval: float) -> Leadership:
+    if settings.REDIS_URL:
+        return RedisLeadership(settings.REDIS_URL, settings.CACHE_KEY_PREFIX,
+                               ttl_seconds=2 * interval + 1)
+    return LocalLeadership()

@@ -1,0 +1,74 @@
+"""GET /v1/stream/quotes: Server-Sent Events of simple quotes for the requested symbols."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
+from django.http import HttpResponse, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.request import Request
+
+from apps.core.params import symbol_list
+from apps.core.schema import error_responses
+from apps.core.views import ApiView
+from apps.quotes.serializers import SymbolsQuery
+from apps.quotes.services import no_quotes_found, stream_quotes
+from apps.stream.services import quote_events
+from marketdata.errors import MarketDataError
+
+EVENT_STREAM = "text/event-stream"
+
+_DESCRIPTION = """\
+Server-Sent Events. The first `quote` event is sent at once; after that one event per
+update cycle, every `STREAM_INTERVAL_SECONDS` (10 by default).
+
+- `event: quote` / `data:` a JSON array of `{symbol, name, price, change, percentChange}`
+  (plus `logo` when known), one item per resolved symbol, in request order. A symbol whose
+  update failed in a cycle keeps its last quote and is named in that cycle's `error` event.
+- `event: error` / `data:` `{detail, status, symbols, [provider, code]}` when an upstream
+  update fails; the stream stays open and retries next cycle.
+- `: keep-alive` comment lines when nothing else was sent for `STREAM_HEARTBEAT_SECONDS`.
+
+Symbols are upper-cased, deduplicated, order kept; unknown or malformed symbols are left
+out. 422 when `symbols` is missing, empty or lists more than 50 symbols; 404 when none
+resolve. These errors are JSON whatever the `Accept` header says."""
+
+
+class StreamNeedsAsgi(MarketDataError):
+    status_code = 503
+    code = "stream_needs_asgi"
+
+
+class QuoteStreamView(ApiView):
+    query_serializer = SymbolsQuery
+
+    def perform_content_negotiation(self, request: Request, force: bool = False):
+        # The 200 is a StreamingHttpResponse that DRF passes through untouched, so a renderer
+        # only ever writes error bodies, always JSON. Negotiating would refuse browsers'
+        # EventSource (Accept: text/event-stream) with a 406.
+        renderer = self.get_renderers()[0]
+        return renderer, renderer.media_type
+
+    @extend_schema(operation_id="stream_quotes", tags=["Quotes"], summary="Quote stream (SSE)",
+                   description=_DESCRIPTION, parameters=[SymbolsQuery],
+                   responses={(200, EVENT_STREAM): OpenApiResponse(
+                       OpenApiTypes.STR, description="An endless `text/event-stream`"),
+                       **error_responses(404, 422, upstream=True)})
+    def get(self, request: Request) -> HttpResponse:
+        symbols = symbol_list(request.query_params.get("symbols"),
+                              max_items=settings.QUOTES_MAX_SYMBOLS)
+        initial = stream_quotes(symbols)
+        if not initial:
+            raise no_quotes_found(symbols)
+        headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        if request.method == "HEAD":
+            return HttpResponse(content_type=EVENT_STREAM, headers=headers)
+        if not isinstance(request._request, ASGIRequest):
+            # Under a WSGI server an endless body would hold a worker thread forever.
+            raise StreamNeedsAsgi("The quote stream needs the ASGI server; start the service "
+                                  "with bin/serve (make run)")
+        events = quote_events(list(initial), initial,
+                              interval=float(settings.STREAM_INTERVAL_SECONDS),
+                              heartbeat=float(settings.STREAM_HEARTBEAT_SECONDS))
+        return StreamingHttpResponse(events, content_type=EVENT_STREAM, headers=headers)
