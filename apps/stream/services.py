@@ -1,11 +1,10 @@
 """One connection's quote stream: subscribe, merge per-symbol updates per cycle, write SSE.
 
-The connection's channel joins the group of each of its symbols. Pollers publish one message
-per symbol per cycle; :class:`CycleMerger` turns a cycle's messages into one ``quote`` event
-(the latest quote of every symbol, in request order) and, for symbols whose update failed,
-one ``error`` event per distinct reason. The stream never ends on an upstream failure; it
-ends when the client leaves (the task is cancelled and everything is released in
-``finally``) or the server shuts down.
+The hub hands the connection one message per symbol per cycle; :class:`CycleMerger` turns a
+cycle's messages into one ``quote`` event (the latest quote of every symbol, in request
+order) and, for symbols whose update failed, one ``error`` event per distinct reason. The
+stream never ends on an upstream failure; it ends when the client leaves (the ASGI handler
+cancels it and ``finally`` unsubscribes) or the server shuts down.
 """
 
 from __future__ import annotations
@@ -17,14 +16,8 @@ from typing import Any
 
 import orjson
 
-from apps.stream.events import HEARTBEAT, quote_group, sse_event, sse_retry
-from apps.stream.hub import MESSAGE_TYPE, get_hub
-from marketdata.logs import get_logger
-
-log = get_logger("apps.stream.services")
-
-# Seconds to wait for a detached group operation (Redis) while a connection is torn down.
-_RELEASE_TIMEOUT = 2.0
+from apps.stream.events import HEARTBEAT, sse_event, sse_retry
+from apps.stream.hub import get_hub
 
 
 class CycleMerger:
@@ -96,52 +89,63 @@ class CycleMerger:
         return [self.latest[s] for s in self.symbols if s in self.latest]
 
 
+class Connection:
+    """One open stream as the hub sees it: takes messages, wakes the response when due."""
+
+    def __init__(self, symbols: list[str], initial: dict[str, dict[str, Any]],
+                 window: float) -> None:
+        self.symbols = symbols
+        self.merger = CycleMerger(symbols, initial, window)
+        self.pending = bytearray()
+        self.wake = asyncio.Event()
+        self.closed = False
+
+    def deliver(self, message: dict[str, Any]) -> None:
+        started = self.merger.deadline is None
+        self._write(self.merger.add(message, time.monotonic()))
+        if started and self.merger.deadline is not None:  # a cycle began and is incomplete
+            delay = self.merger.deadline - time.monotonic()
+            asyncio.get_running_loop().call_later(max(0.0, delay), self._flush_if_due)
+
+    def _flush_if_due(self) -> None:
+        if self.merger.due(time.monotonic()):
+            self._write(self.merger.flush())
+
+    def _write(self, data: bytes) -> None:
+        if data:
+            self.pending += data
+            self.wake.set()
+
+    def close(self) -> None:
+        self.closed = True
+        self.wake.set()
+
+
 async def quote_events(symbols: list[str], initial: dict[str, dict[str, Any]],
                        interval: float, heartbeat: float) -> AsyncIterator[bytes]:
     """The response body of one stream: the first event at once, then one per cycle."""
     hub = get_hub()
-    layer = hub.layer
-    merger = CycleMerger(symbols, initial, window=min(2.0, interval / 2))
-    groups = [quote_group(s) for s in symbols]
-    channel = await layer.new_channel(prefix="md.stream.")
-    hub.connect(symbols)
-    joined: list[str] = []
-    receive: asyncio.Future[dict[str, Any]] | None = None
+    connection = Connection(symbols, initial, window=min(2.0, interval / 2))
+    loop = asyncio.get_running_loop()
     try:
-        for group in groups:
-            await layer.group_add(group, channel)
-            joined.append(group)
-        yield sse_retry(int(interval * 1000)) + sse_event("quote", merger.snapshot())
+        await hub.connect(connection)
+        yield sse_retry(int(interval * 1000)) + sse_event("quote", connection.merger.snapshot())
         last_write = time.monotonic()
-        while not hub.closing.done():
-            now = time.monotonic()
-            wait = last_write + heartbeat - now
-            if merger.deadline is not None:
-                wait = min(wait, merger.deadline - now)
-            if receive is None:
-                receive = asyncio.ensure_future(layer.receive(channel))
-            await asyncio.wait((receive, hub.closing), timeout=max(0.0, wait),
-                               return_when=asyncio.FIRST_COMPLETED)
-            out = b""
-            now = time.monotonic()
-            if receive.done():
-                message, receive = receive.result(), None
-                if message.get("type") == MESSAGE_TYPE:
-                    out = merger.add(message, now)
-            if merger.due(now):
-                out += merger.flush()
-            if not out and now - last_write >= heartbeat:
+        while not connection.closed:
+            if not connection.pending:
+                timer = loop.call_later(max(0.0, last_write + heartbeat - time.monotonic()),
+                                        connection.wake.set)
+                await connection.wake.wait()
+                timer.cancel()
+            connection.wake.clear()
+            if connection.pending:
+                out = bytes(connection.pending)
+                connection.pending.clear()
+            elif not connection.closed and time.monotonic() - last_write >= heartbeat:
                 out = HEARTBEAT
-            if out:
-                yield out
-                last_write = time.monotonic()
+            else:
+                continue
+            yield out
+            last_write = time.monotonic()
     finally:
-        if receive is not None:
-            receive.cancel()
-        hub.disconnect(symbols)
-        try:
-            await asyncio.wait_for(
-                asyncio.gather(*(layer.group_discard(g, channel) for g in joined)),
-                timeout=_RELEASE_TIMEOUT)
-        except Exception as exc:  # noqa: BLE001 - Redis groups also expire on their own
-            log.warning("stream unsubscribe failed", error=f"{type(exc).__name__}: {exc}")
+        await hub.disconnect(connection)

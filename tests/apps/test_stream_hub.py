@@ -1,0 +1,431 @@
+"""The stream's parts without a server: SSE encoding, group names, the per-cycle merge, the
+hub's pollers (one per symbol, one batch call per cycle, errors keep them alive), the
+connection generator's clean-up and shutdown, and the Redis leader locks."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import uuid
+
+import orjson
+import pytest
+from channels.layers import InMemoryChannelLayer
+
+from apps.stream.events import HEARTBEAT, quote_group, sse_event, sse_retry
+from apps.stream.hub import (
+    MESSAGE_TYPE,
+    StreamHub,
+    begin_shutdown,
+    failure_body,
+    forget_channel,
+    get_hub,
+)
+from apps.stream.leadership import LocalLeadership, RedisLeadership
+from apps.stream.services import CycleMerger, quote_events
+from marketdata.errors import UpstreamUnavailable
+
+INTERVAL = 0.2
+
+
+def quote(symbol: str, price: str = "1.00") -> dict:
+    return {"symbol": symbol, "name": symbol, "price": price, "change": "+0.00",
+            "percentChange": "+0.00%"}
+
+
+def message(symbol: str, cycle: int, **payload) -> dict:
+    return {"type": MESSAGE_TYPE, "cycle": cycle, "symbol": symbol, **payload}
+
+
+def parse_events(data: bytes) -> list[tuple[str, object]]:
+    events = []
+    for block in data.decode().split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line
+                      and not line.startswith(":"))
+        if "event" in fields:
+            events.append((fields["event"], orjson.loads(fields["data"])))
+    return events
+
+
+# -- wire format ---------------------------------------------------------------------------------
+def test_sse_event_is_one_event_line_one_data_line_and_a_blank_line():
+    assert sse_event("quote", [{"a": "x\ny"}]) == b'event: quote\ndata: [{"a":"x\\ny"}]\n\n'
+    assert sse_retry(10000) == b"retry: 10000\n\n"
+    assert HEARTBEAT.startswith(b":") and HEARTBEAT.endswith(b"\n\n")
+
+
+@pytest.mark.parametrize("symbol, group", [
+    ("AAPL", "md.quote.AAPL"), ("BRK-B", "md.quote.BRK-B"), ("^GSPC", "md.quote._5EGSPC"),
+    ("EURUSD=X", "md.quote.EURUSD_3DX"), ("A_B", "md.quote.A_5FB"), ("RDS.A", "md.quote.RDS.A"),
+])
+def test_group_names_are_valid_and_distinct(symbol, group):
+    assert quote_group(symbol) == group
+    InMemoryChannelLayer().require_valid_group_name(group)
+
+
+# -- merging a cycle -----------------------------------------------------------------------------
+def test_a_complete_cycle_is_one_quote_event_in_request_order():
+    merger = CycleMerger(["B", "A"], {"A": quote("A"), "B": quote("B")}, window=1.0)
+    assert merger.add(message("A", 7, quote=quote("A", "2.00")), now=0.0) == b""
+    out = merger.add(message("B", 7, quote=quote("B", "3.00")), now=0.1)
+    assert parse_events(out) == [("quote", [quote("B", "3.00"), quote("A", "2.00")])]
+
+
+def test_a_slow_symbol_does_not_hold_up_the_cycle_past_the_window():
+    merger = CycleMerger(["A", "B"], {"A": quote("A"), "B": quote("B")}, window=1.0)
+    merger.add(message("A", 7, quote=quote("A", "2.00")), now=0.0)
+    assert not merger.due(0.9) and merger.due(1.0)
+    # the quote event carries B's last known quote
+    assert parse_events(merger.flush()) == [("quote", [quote("A", "2.00"), quote("B")])]
+    # B's late update for cycle 7 is kept for the next event, not written on its own
+    assert merger.add(message("B", 7, quote=quote("B", "9.00")), now=1.5) == b""
+    assert merger.snapshot() == [quote("A", "2.00"), quote("B", "9.00")]
+
+
+def test_a_later_cycle_flushes_the_pending_one_first():
+    merger = CycleMerger(["A", "B"], {"A": quote("A"), "B": quote("B")}, window=5.0)
+    merger.add(message("A", 7, quote=quote("A", "2.00")), now=0.0)
+    out = merger.add(message("A", 8, quote=quote("A", "3.00")), now=0.2)
+    assert parse_events(out) == [("quote", [quote("A", "2.00"), quote("B")])]
+    assert merger.cycle == 8
+
+
+def test_failures_are_one_error_event_per_reason_after_the_quotes():
+    merger = CycleMerger(["A", "B", "C"], {s: quote(s) for s in "ABC"}, window=1.0)
+    down = failure_body(UpstreamUnavailable("yahoo", "Yahoo Finance is unreachable"))
+    merger.add(message("C", 3, error=down), now=0.0)
+    merger.add(message("A", 3, error=down), now=0.0)
+    out = merger.add(message("B", 3, quote=quote("B", "5.00")), now=0.0)
+    assert parse_events(out) == [
+        ("quote", [quote("A"), quote("B", "5.00"), quote("C")]),
+        ("error", {"detail": "Yahoo Finance is unreachable", "provider": "yahoo",
+                   "code": "upstream_unavailable", "status": 503, "symbols": ["A", "C"]}),
+    ]
+
+
+def test_a_cycle_where_everything_failed_is_only_an_error_event():
+    merger = CycleMerger(["A"], {"A": quote("A")}, window=1.0)
+    out = merger.add(message("A", 3, error={"detail": "x", "status": 502}), now=0.0)
+    assert parse_events(out) == [("error", {"detail": "x", "status": 502, "symbols": ["A"]})]
+
+
+def test_duplicates_old_cycles_and_foreign_symbols_are_ignored():
+    merger = CycleMerger(["A", "B"], {"A": quote("A"), "B": quote("B")}, window=1.0)
+    merger.add(message("A", 5, quote=quote("A", "2.00")), now=0.0)
+    assert merger.add(message("A", 5, quote=quote("A", "7.00")), now=0.0) == b""  # second leader
+    assert merger.add(message("A", 4, quote=quote("A", "8.00")), now=0.0) == b""  # older cycle
+    assert merger.add(message("Z", 5, quote=quote("Z")), now=0.0) == b""
+    assert merger.snapshot()[0] == quote("A", "2.00")
+
+
+# -- the hub -------------------------------------------------------------------------------------
+class FakeFetch:
+    """Stands in for the quotes service; records every batch call (from the worker thread)."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+        self.failing = False
+        self.lock = threading.Lock()
+
+    def __call__(self, symbols: list[str]) -> dict[str, dict]:
+        with self.lock:
+            self.calls.append(list(symbols))
+        if self.failing:
+            raise UpstreamUnavailable("yahoo", "Yahoo Finance is unreachable")
+        return {s: quote(s) for s in symbols if s != "GONE"}
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, timeout=30))
+
+
+def new_hub(fetch, layer=None, leadership=None) -> StreamHub:
+    return StreamHub(asyncio.get_running_loop(), INTERVAL, leadership or LocalLeadership(),
+                     fetch, layer or InMemoryChannelLayer())
+
+
+class Subscriber:
+    def __init__(self, *symbols: str) -> None:
+        self.symbols = list(symbols)
+        self.messages: list[dict] = []
+        self.closed = False
+
+    def deliver(self, message: dict) -> None:
+        self.messages.append(message)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_pollers_and_group_memberships_are_per_symbol_and_end_with_the_last_subscriber():
+    async def scenario():
+        layer = InMemoryChannelLayer()
+        hub = new_hub(FakeFetch(), layer)
+        first, second = Subscriber("A", "B"), Subscriber("B", "C")
+        await hub.connect(first)
+        await hub.connect(second)
+        assert sorted(hub.pollers) == ["A", "B", "C"]
+        assert hub.stats()["connections"] == 2 and hub.stats()["subscriptions"] == 4
+        # the hub's one channel is the member of each symbol's group, not the connections
+        assert {g: list(m) for g, m in layer.groups.items()} == {
+            quote_group(s): [hub.channel] for s in "ABC"}
+        tasks = [p.task for p in hub.pollers.values()]
+        await hub.disconnect(first)
+        assert sorted(hub.pollers) == ["B", "C"]
+        assert sorted(layer.groups) == [quote_group("B"), quote_group("C")]
+        await hub.disconnect(second)
+        await asyncio.sleep(0)
+        return hub, layer, tasks
+
+    hub, layer, tasks = run(scenario())
+    assert hub.pollers == {} and hub.stats()["connections"] == 0 and layer.groups == {}
+    assert all(t.cancelled() for t in tasks)
+    assert hub.channel is None, "the receiver stops with the last subscriber"
+
+
+def test_one_batch_call_per_cycle_for_every_active_symbol_whatever_the_connections():
+    fetch = FakeFetch()
+    symbols = [f"S{i:02d}" for i in range(30)]
+
+    async def scenario():
+        hub = new_hub(fetch)
+        subscribers = [Subscriber(*(symbols[(3 * i + j) % 30] for j in range(3)))
+                       for i in range(300)]  # 300 connections over 30 symbols, 3 each
+        for subscriber in subscribers:
+            await hub.connect(subscriber)
+        await asyncio.sleep(INTERVAL * 3.5)
+        for subscriber in subscribers:
+            await hub.disconnect(subscriber)
+        return hub.cycles_run, subscribers
+
+    cycles, subscribers = run(scenario())
+    assert cycles >= 2
+    assert len(fetch.calls) == cycles, "one upstream batch per cycle"
+    assert all(call == sorted(symbols) for call in fetch.calls)
+    for subscriber in subscribers:  # each got its symbols' messages, every cycle
+        by_cycle: dict[int, set[str]] = {}
+        for m in subscriber.messages:
+            by_cycle.setdefault(m["cycle"], set()).add(m["symbol"])
+        assert len(by_cycle) >= 2 and all(v == set(subscriber.symbols) for v in by_cycle.values())
+
+
+def test_each_cycle_publishes_one_message_per_symbol_and_a_failure_keeps_polling():
+    fetch = FakeFetch()
+
+    async def scenario():
+        hub = new_hub(fetch)
+        subscriber = Subscriber("A", "GONE")
+        await hub.connect(subscriber)
+        while len(subscriber.messages) < 2:
+            await asyncio.sleep(0.01)
+        fetch.failing = True
+        while len(subscriber.messages) < 4:
+            await asyncio.sleep(0.01)
+        fetch.failing = False
+        while len(subscriber.messages) < 6:
+            await asyncio.sleep(0.01)
+        await hub.disconnect(subscriber)
+        return subscriber.messages
+
+    messages = run(scenario())
+    first, failed, again = messages[:2], messages[2:4], messages[4:6]
+    by_symbol = {m["symbol"]: m for m in first}
+    assert by_symbol["A"]["quote"] == quote("A")
+    assert by_symbol["GONE"]["error"] == {"detail": "No quote returned for GONE", "status": 404}
+    assert {m["error"]["status"] for m in failed} == {503}
+    assert {m["error"]["provider"] for m in failed} == {"yahoo"}
+    assert failed[0]["cycle"] > first[0]["cycle"] and again[0]["cycle"] > failed[0]["cycle"]
+    assert {m["symbol"]: "quote" in m for m in again} == {"A": True, "GONE": False}
+
+
+def test_a_process_that_does_not_lead_a_symbol_does_not_poll_it():
+    class LeadsNothing(LocalLeadership):
+        async def claim(self, symbols):
+            return set()
+
+    fetch = FakeFetch()
+
+    async def scenario():
+        hub = new_hub(fetch, leadership=LeadsNothing())
+        subscriber = Subscriber("A")
+        await hub.connect(subscriber)
+        await asyncio.sleep(INTERVAL * 2.5)
+        await hub.disconnect(subscriber)
+        return hub.cycles_run
+
+    assert run(scenario()) >= 2
+    assert fetch.calls == []
+
+
+# -- one connection's generator ------------------------------------------------------------------
+def test_the_generator_writes_the_first_event_then_each_cycle_and_cleans_up(settings):
+    settings.STREAM_INTERVAL_SECONDS = INTERVAL
+    fetch = FakeFetch()
+
+    async def scenario():
+        hub = get_hub()
+        hub.fetch = fetch
+        layer = hub.layer
+        events = quote_events(["A", "B"], {"A": quote("A"), "B": quote("B")},
+                              interval=INTERVAL, heartbeat=60)
+        first = await events.__anext__()
+        second = await events.__anext__()
+        assert hub.stats()["connections"] == 1 and sorted(hub.pollers) == ["A", "B"]
+        await events.aclose()
+        await asyncio.sleep(0)
+        groups = [g for g in getattr(layer, "groups", {}) if g.startswith("md.quote.")]
+        return first, second, hub.stats(), groups
+
+    first, second, stats, groups = run(scenario())
+    assert first.startswith(b"retry: 200\n\n")
+    assert parse_events(first) == [("quote", [quote("A"), quote("B")])]
+    assert parse_events(second) == [("quote", [quote("A"), quote("B")])]
+    assert stats["connections"] == 0 and stats["pollers"] == 0 and stats["subscriptions"] == 0
+    assert groups == []
+
+
+def test_a_cancelled_connection_releases_everything(settings):
+    """What the ASGI handler does when the client leaves: cancel the task mid-wait."""
+    settings.STREAM_INTERVAL_SECONDS = 60
+
+    async def scenario():
+        hub = get_hub()
+        hub.fetch = FakeFetch()
+
+        async def consume():
+            async for _ in quote_events(["A"], {"A": quote("A")}, interval=60, heartbeat=60):
+                pass
+
+        task = asyncio.create_task(consume())
+        while not hub.connections:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)  # parked in the layer's receive
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await asyncio.sleep(0)
+        return hub.stats(), [t.get_name() for t in asyncio.all_tasks()]
+
+    stats, tasks = run(scenario())
+    assert (stats["connections"], stats["pollers"]) == (0, 0)
+    assert not [name for name in tasks if name.startswith("stream-poller:")]
+
+
+def test_heartbeat_comment_when_nothing_else_was_sent(settings):
+    settings.STREAM_INTERVAL_SECONDS = 60
+
+    async def scenario():
+        hub = get_hub()
+        hub.fetch = FakeFetch()
+        events = quote_events(["A"], {"A": quote("A")}, interval=60, heartbeat=0.1)
+        await events.__anext__()
+        beat = await events.__anext__()
+        await events.aclose()
+        return beat
+
+    assert run(scenario()) == HEARTBEAT
+
+
+def test_shutdown_ends_every_stream_at_once(settings):
+    settings.STREAM_INTERVAL_SECONDS = 60
+
+    async def scenario():
+        hub = get_hub()
+        hub.fetch = FakeFetch()
+        streams = [quote_events(["A"], {"A": quote("A")}, interval=60, heartbeat=60)
+                   for _ in range(20)]
+        for stream in streams:
+            await stream.__anext__()
+
+        async def drain(stream):
+            return [chunk async for chunk in stream]
+
+        tasks = [asyncio.create_task(drain(s)) for s in streams]
+        await asyncio.sleep(0.05)
+        threading.Thread(target=begin_shutdown).start()  # as from the signal handler
+        rest = await asyncio.wait_for(asyncio.gather(*tasks), timeout=2)
+        return rest, hub.stats()
+
+    rest, stats = run(scenario())
+    assert rest == [[]] * 20, "each stream ended without writing more"
+    assert (stats["connections"], stats["pollers"]) == (0, 0)
+
+
+def test_forget_channel_drops_buffered_messages_of_a_finished_channel():
+    async def scenario():
+        layer = InMemoryChannelLayer()
+        channel = await layer.new_channel()
+        await layer.send(channel, {"type": "late"})
+        forget_channel(layer, channel)
+        return layer.channels
+
+    assert run(scenario()) == {}
+
+
+# -- leader locks (real Redis) -------------------------------------------------------------------
+redis_only = pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL")
+
+
+@redis_only
+def test_one_leader_per_symbol_across_processes_and_handover_on_release():
+    url = os.environ["REDIS_URL"]
+    prefix = f"test-lead-{uuid.uuid4().hex[:8]}"
+
+    async def scenario():
+        first = RedisLeadership(url, prefix, ttl_seconds=5)
+        second = RedisLeadership(url, prefix, ttl_seconds=5)
+        try:
+            a = await first.claim(["A", "B"])
+            b = await second.claim(["A", "B", "C"])
+            renewed = await first.claim(["A", "B"])
+            await first.release(["A"])
+            after_release = await second.claim(["A", "B", "C"])
+            ttl = await first.client.pttl(f"{prefix}:stream:leader:B")
+            await second.release(["A", "B", "C"])
+            await first.release(["B"])
+            left = await first.client.keys(f"{prefix}:*")
+            return a, b, renewed, after_release, ttl, left
+        finally:
+            await first.close()
+            await second.close()
+
+    a, b, renewed, after_release, ttl, left = run(scenario())
+    assert a == {"A", "B"} and b == {"C"} and renewed == {"A", "B"}
+    assert after_release == {"A", "C"}
+    assert 0 < ttl <= 5000
+    assert left == []
+
+
+@redis_only
+def test_an_expired_leader_is_replaced():
+    url = os.environ["REDIS_URL"]
+    prefix = f"test-lead-{uuid.uuid4().hex[:8]}"
+
+    async def scenario():
+        first = RedisLeadership(url, prefix, ttl_seconds=0.2)
+        first.ttl_ms = 200
+        second = RedisLeadership(url, prefix, ttl_seconds=5)
+        try:
+            assert await first.claim(["A"]) == {"A"}
+            assert await second.claim(["A"]) == set()
+            await asyncio.sleep(0.3)
+            taken = await second.claim(["A"])
+            await second.release(["A"])
+            return taken
+        finally:
+            await first.close()
+            await second.close()
+
+    assert run(scenario()) == {"A"}
+
+
+def test_leadership_outage_polls_anyway():
+    async def scenario():
+        broken = RedisLeadership("redis://127.0.0.1:1/0", "x", ttl_seconds=5)
+        try:
+            return await broken.claim(["A", "B"])
+        finally:
+            await broken.close()
+
+    assert run(scenario()) == {"A", "B"}
