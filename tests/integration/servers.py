@@ -88,6 +88,12 @@ def start_sandbox(tmp: Path, latency_ms: int = 0, fail_rate: float = 0.0) -> Pro
     return server
 
 
+def sandbox_host_map(sandbox_url: str) -> str:
+    """UPSTREAM_HOST_MAP sending every upstream host (Yahoo's and the search provider's, an
+    Algolia app) to the sandbox HTTP server."""
+    return f"*.yahoo.com={sandbox_url},*.algolia.net={sandbox_url}"
+
+
 def start_service(tmp: Path, extra_env: dict[str, str] | None = None) -> Process:
     """bin/serve (migrate, collectstatic, gunicorn) on a free port."""
     port = free_port()

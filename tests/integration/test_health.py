@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.integration.servers import http, start_sandbox, start_service
+from tests.integration.servers import http, sandbox_host_map, start_sandbox, start_service
 
 pytestmark = pytest.mark.integration
 
@@ -16,14 +16,9 @@ CHECK_COUNT = 28
 LOCAL_CHECKS = {"Market Hours"}  # computed from the calendar, no upstream call
 
 
-def _host_map(sandbox_url: str) -> str:
-    # Every upstream host: Yahoo's and the primary search provider's (an Algolia app).
-    return f"*.yahoo.com={sandbox_url},*.algolia.net={sandbox_url}"
-
-
 def _service(tmp, sandbox, **env: str):
     return start_service(tmp, {"MARKETDATA_UPSTREAM": "live", "USE_SECURITY": "false",
-                               "UPSTREAM_HOST_MAP": _host_map(sandbox.base_url), **env})
+                               "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url), **env})
 
 
 def _checks(body: dict) -> dict[str, dict]:

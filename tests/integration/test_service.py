@@ -13,13 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.integration.servers import http, start_sandbox, start_service
+from tests.integration.servers import http, sandbox_host_map, start_sandbox, start_service
 
 pytestmark = pytest.mark.integration
-
-
-def _host_map(sandbox_url: str) -> str:
-    return f"*.yahoo.com={sandbox_url}"
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +23,7 @@ def stack(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("stack")
     sandbox = start_sandbox(tmp, latency_ms=50)
     service = start_service(tmp, {"MARKETDATA_UPSTREAM": "live",
-                                  "UPSTREAM_HOST_MAP": _host_map(sandbox.base_url)})
+                                  "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url)})
     yield sandbox, service
     service.stop()
     sandbox.stop()
@@ -119,7 +115,7 @@ def test_make_run_path_falls_back_to_sandbox(tmp_path):
 def test_failing_upstream_serves_stale_or_names_yahoo(tmp_path):
     sandbox = start_sandbox(tmp_path)
     service = start_service(tmp_path, {"MARKETDATA_UPSTREAM": "live",
-                                       "UPSTREAM_HOST_MAP": _host_map(sandbox.base_url),
+                                       "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url),
                                        "CACHE_TTL_CAP_SECONDS": "1"})
     try:
         symbol = _symbol("STAL")
