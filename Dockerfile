@@ -1,4 +1,5 @@
-# The service image: gunicorn (threaded workers) serving the API on $PORT.
+# The service image: gunicorn (uvicorn workers, config.asgi) serving the API and the quote
+# stream on $PORT.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
@@ -12,4 +13,4 @@ RUN useradd --create-home app && mkdir -p /app/var && chown -R app /app/var \
     && SECRET_KEY=build-only python manage.py collectstatic --noinput -v 0
 USER app
 EXPOSE 8000
-CMD ["sh", "-c", "python manage.py migrate --noinput && exec gunicorn -c config/gunicorn.conf.py config.wsgi"]
+CMD ["sh", "-c", "python manage.py migrate --noinput && exec gunicorn -c config/gunicorn.conf.py config.asgi:application"]
