@@ -10,6 +10,7 @@ One port, two paths into the same Django project:
   threaded WSGI throughput on cache hits (bench/README.md, "Serving options").
 """
 
+import asyncio
 import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -20,15 +21,41 @@ from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
 
 STREAM_PREFIX = "/v1/stream/"
+WEB_THREADS = int(os.environ.get("WEB_THREADS", "16"))
 
 django_asgi = get_asgi_application()
-django_wsgi = WSGIMiddleware(get_wsgi_application(),
-                             workers=int(os.environ.get("WEB_THREADS", "16")))
+django_wsgi = WSGIMiddleware(get_wsgi_application(), workers=WEB_THREADS)
+# Django's ASGI handler runs each request's middleware and view in a thread of its own, so
+# a burst of stream openings would run that many at once (and exhaust the Redis pools).
+# Openings wait here instead: at most WEB_THREADS are between arrival and the response start.
+_stream_openings = asyncio.Semaphore(WEB_THREADS)
+
+
+async def open_stream(scope, receive, send):
+    """Django's ASGI handler for a stream, bounded until its response has started."""
+    await _stream_openings.acquire()
+    opening = True
+
+    def opened() -> None:
+        nonlocal opening
+        if opening:
+            opening = False
+            _stream_openings.release()
+
+    async def send_and_release(message):
+        if message["type"] == "http.response.start":
+            opened()
+        await send(message)
+
+    try:
+        await django_asgi(scope, receive, send_and_release)
+    finally:
+        opened()
 
 
 async def http_router(scope, receive, send):
     if scope["path"].startswith(STREAM_PREFIX):
-        return await django_asgi(scope, receive, send)
+        return await open_stream(scope, receive, send)
     return await django_wsgi(scope, receive, send)
 
 

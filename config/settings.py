@@ -7,7 +7,9 @@ the Docker image. Every variable is listed in the README's configuration table.
 
 from __future__ import annotations
 
+import fnmatch
 import os
+import re
 import secrets
 from pathlib import Path
 
@@ -180,15 +182,23 @@ if STREAM_INTERVAL_SECONDS <= 0 or STREAM_HEARTBEAT_SECONDS <= 0:
     raise ImproperlyConfigured("STREAM_INTERVAL_SECONDS and STREAM_HEARTBEAT_SECONDS must be "
                                "positive")
 ASGI_APPLICATION = "config.asgi.application"
+# A process's hub channel receives one message per active symbol per cycle, all at once;
+# a full channel drops messages silently, so its capacity is far above any symbol count.
+_HUB_CHANNELS, _HUB_CAPACITY = "md.hub.*", 100_000
 if REDIS_URL:
     CHANNEL_LAYERS = {"default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
         "CONFIG": {"hosts": [REDIS_URL], "prefix": f"{CACHE_KEY_PREFIX}:asgi",
-                   "capacity": 200, "expiry": 60},
+                   "capacity": 200, "expiry": 60,
+                   "channel_capacity": {_HUB_CHANNELS: _HUB_CAPACITY}},
     }}
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer",
-                                  "CONFIG": {"capacity": 200, "expiry": 60}}}
+    # The in-memory layer does not compile channel_capacity patterns itself (channels 4.3).
+    CHANNEL_LAYERS = {"default": {
+        "BACKEND": "channels.layers.InMemoryChannelLayer",
+        "CONFIG": {"capacity": 200, "expiry": 60, "channel_capacity": [
+            (re.compile(fnmatch.translate(_HUB_CHANNELS)), _HUB_CAPACITY)]},
+    }}
 
 # -- market data ----------------------------------------------------------------------------
 MARKETDATA_UPSTREAM = os.environ.get("MARKETDATA_UPSTREAM", "live").strip().lower()

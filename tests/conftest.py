@@ -58,6 +58,11 @@ def _clean_state(settings):
     settings.MARKETDATA_UPSTREAM = "live"
     settings.UPSTREAM_HOST_MAP = ""
     reset_client()
+    # A fresh channel layer per test: each test's event loop is new, and channels-redis
+    # keeps per-loop receive state (locks, cleaners) that a finished loop can leave held.
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
     _clear_cache(cache)
     md_cache.stats._pending.clear()
     yield

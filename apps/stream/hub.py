@@ -39,6 +39,8 @@ log = get_logger("apps.stream.hub")
 # Pollers waking for the same cycle within this window share one claim and one batch call.
 COALESCE_SECONDS = 0.02
 MESSAGE_TYPE = "stream.update"
+# Channel-layer calls in flight at once per hub (each holds a Redis connection).
+LAYER_CONCURRENCY = 8
 # Seconds to wait for group and lock clean-up (Redis) while a subscription ends.
 RELEASE_TIMEOUT = 2.0
 # Channel layers end group memberships older than their group expiry (a day by default).
@@ -47,6 +49,21 @@ REJOIN_SECONDS = 3600.0
 LATE_MESSAGE_SECONDS = 1.0
 
 Fetch = Callable[[list[str]], dict[str, dict[str, Any]]]
+
+
+async def bounded_gather(coros: list[Any], limit: int = LAYER_CONCURRENCY) -> list[Any]:
+    """Await layer calls at most ``limit`` at a time; results (or exceptions) in order.
+
+    channels-redis takes a pooled connection per call in flight: hundreds at once exhaust
+    the pool ("Too many connections") and fail them all.
+    """
+    gate = asyncio.Semaphore(limit)
+
+    async def one(coro: Any) -> Any:
+        async with gate:
+            return await coro
+
+    return await asyncio.gather(*(one(c) for c in coros), return_exceptions=True)
 
 
 def current_cycle(interval: float) -> int:
@@ -94,7 +111,9 @@ class Poller:
             if delay > 0:
                 await asyncio.sleep(delay)
             await self.hub.poll(cycle, self.symbol)
-            if time.monotonic() - joined_at >= REJOIN_SECONDS:
+            if self.symbol not in self.hub.joined:  # the layer failed when it was added
+                await self.hub.sync_groups()
+            elif time.monotonic() - joined_at >= REJOIN_SECONDS:
                 await self.hub.rejoin(self.symbol)
                 joined_at = time.monotonic()
             # A cycle that overran the interval skips the cycles it missed.
@@ -120,7 +139,7 @@ class StreamHub:
         self.closing = False
         self.channel: str | None = None
         self._receiver: asyncio.Task[None] | None = None
-        self._joined: set[str] = set()  # symbols whose group has this hub's channel
+        self.joined: set[str] = set()  # symbols whose group has this hub's channel
         # Group joins and leaves go to the layer in the order they were decided in.
         self._membership = asyncio.Lock()
         self._cycles: dict[int, tuple[set[str], asyncio.Future[None]]] = {}
@@ -140,7 +159,7 @@ class StreamHub:
                 new = True
             self.subscribers[symbol].add(subscriber)
         if new:
-            await self._sync_groups()
+            await self.sync_groups()
 
     async def disconnect(self, subscriber: Subscriber) -> None:
         """Unsubscribe a connection: stop what only it used, at once."""
@@ -163,9 +182,9 @@ class StreamHub:
             await asyncio.wait_for(self.leadership.release(emptied), RELEASE_TIMEOUT)
         except Exception as exc:  # noqa: BLE001 - the locks expire on their own
             log.warning("stream leadership release failed", error=f"{type(exc).__name__}: {exc}")
-        await self._sync_groups()
+        await self.sync_groups()
 
-    async def _sync_groups(self) -> None:
+    async def sync_groups(self) -> None:
         """Make the layer's groups match the symbols subscribed now.
 
         Connections come and go while a Redis call is in flight, so each change does not
@@ -178,16 +197,22 @@ class StreamHub:
                 self.channel = await self.layer.new_channel(prefix="md.hub.")
                 self._receiver = self.loop.create_task(self._receive(self.channel),
                                                        name="stream-receiver")
-            for symbol in sorted(wanted - self._joined):
-                await self.layer.group_add(quote_group(symbol), self.channel)
-                self._joined.add(symbol)
-            leave = sorted(self._joined - wanted)
+            try:
+                for symbol in sorted(wanted - self.joined):
+                    await self.layer.group_add(quote_group(symbol), self.channel)
+                    self.joined.add(symbol)
+            except Exception as exc:  # noqa: BLE001 - each poller retries its own symbol
+                log.warning("stream subscribe failed", error=f"{type(exc).__name__}: {exc}")
+            leave = sorted(self.joined - wanted)
             if leave:
-                self._joined.difference_update(leave)
+                self.joined.difference_update(leave)
                 try:
-                    await asyncio.wait_for(asyncio.gather(
-                        *(self.layer.group_discard(quote_group(s), self.channel)
-                          for s in leave)), timeout=RELEASE_TIMEOUT)
+                    results = await asyncio.wait_for(bounded_gather(
+                        [self.layer.group_discard(quote_group(s), self.channel)
+                         for s in leave]), timeout=RELEASE_TIMEOUT)
+                    for result in results:
+                        if isinstance(result, BaseException):
+                            raise result
                 except Exception as exc:  # noqa: BLE001 - Redis groups also expire on their own
                     log.warning("stream unsubscribe failed",
                                 error=f"{type(exc).__name__}: {exc}")
@@ -201,24 +226,33 @@ class StreamHub:
     async def rejoin(self, symbol: str) -> None:
         """Renew a group membership before the layer's group expiry (a day) ends it."""
         async with self._membership:
-            if symbol in self._joined and self.channel is not None:
+            if symbol in self.joined and self.channel is not None:
                 await self.layer.group_add(quote_group(symbol), self.channel)
 
     async def _receive(self, channel: str) -> None:
-        """Hand each symbol's message to this process's subscribers of that symbol."""
-        while True:
+        """Hand each symbol's message to this process's subscribers of that symbol.
+
+        Runs while ``channel`` is the hub's channel: channels-redis can turn a cancelled
+        receive into a return or another error, so the cancel alone is not relied on.
+        """
+        while self.channel == channel:
             try:
                 message = await self.layer.receive(channel)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - a layer outage must not end the streams
+                if self.channel != channel:
+                    return
                 log.warning("stream receive failed", error=f"{type(exc).__name__}: {exc}")
                 await asyncio.sleep(1.0)
                 continue
-            if message.get("type") != MESSAGE_TYPE:
-                continue
-            for subscriber in list(self.subscribers.get(message.get("symbol"), ())):
-                subscriber.deliver(message)
+            if message.get("type") == MESSAGE_TYPE:
+                self.dispatch(message)
+
+    def dispatch(self, message: dict[str, Any]) -> None:
+        """Give a symbol's message to this process's subscribers of that symbol."""
+        for subscriber in list(self.subscribers.get(message.get("symbol"), ())):
+            subscriber.deliver(message)
 
     # -- cycles ---------------------------------------------------------------------------
     async def poll(self, cycle: int, symbol: str) -> None:
@@ -263,12 +297,18 @@ class StreamHub:
             else:
                 message["error"] = failure or failure_body(
                     NotFound(f"No quote returned for {symbol}"))
-            messages.append(self.layer.group_send(quote_group(symbol), message))
-        results = await asyncio.gather(*messages, return_exceptions=True)
-        errors = [r for r in results if isinstance(r, BaseException)]
-        if errors:
-            log.warning("stream publish failed", failures=len(errors),
-                        error=f"{type(errors[0]).__name__}: {errors[0]}")
+            messages.append(message)
+        results = await bounded_gather(
+            [self.layer.group_send(quote_group(m["symbol"]), m) for m in messages])
+        unsent = [m for m, r in zip(messages, results, strict=True)
+                  if isinstance(r, BaseException)]
+        if unsent:
+            error = next(r for r in results if isinstance(r, BaseException))
+            log.warning("stream publish failed", failures=len(unsent),
+                        error=f"{type(error).__name__}: {error}")
+            # The layer is down, not the data: this process's own subscribers still get it.
+            for message in unsent:
+                self.dispatch(message)
 
     # -- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:

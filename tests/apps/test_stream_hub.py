@@ -258,6 +258,74 @@ def test_a_process_that_does_not_lead_a_symbol_does_not_poll_it():
     assert fetch.calls == []
 
 
+def test_a_cycle_of_many_symbols_reaches_the_hub_without_drops():
+    """All of a cycle's messages land on the hub's one channel at once: the configured
+    layer must hold them all (a full channel drops silently)."""
+    from channels.layers import get_channel_layer
+
+    symbols = [f"M{i:03d}" for i in range(500)]
+
+    async def scenario():
+        hub = new_hub(FakeFetch(), layer=get_channel_layer())
+        subscriber = Subscriber(*symbols)
+        await hub.connect(subscriber)
+        await hub.run_cycle(1, symbols)  # cycle 1: the pollers' cycles are far later
+
+        def delivered() -> list[str]:
+            return sorted(m["symbol"] for m in subscriber.messages if m["cycle"] == 1)
+
+        for _ in range(500):
+            if len(delivered()) >= len(symbols):
+                break
+            await asyncio.sleep(0.01)
+        await hub.disconnect(subscriber)
+        return delivered()
+
+    assert run(scenario()) == symbols
+
+
+class FlakyLayer(InMemoryChannelLayer):
+    """Fails group_add once, and every group_send while ``down``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.add_failures = 1
+        self.down = False
+
+    async def group_add(self, group, channel):
+        if self.add_failures:
+            self.add_failures -= 1
+            raise ConnectionError("layer unreachable")
+        await super().group_add(group, channel)
+
+    async def group_send(self, group, message):
+        if self.down:
+            raise ConnectionError("layer unreachable")
+        await super().group_send(group, message)
+
+
+def test_a_layer_outage_neither_loses_local_subscribers_nor_the_membership():
+    async def scenario():
+        layer = FlakyLayer()
+        hub = new_hub(FakeFetch(), layer)
+        subscriber = Subscriber("A")
+        await hub.connect(subscriber)  # its group_add fails: the poller joins later
+        assert hub.joined == set()
+        while not subscriber.messages:
+            await asyncio.sleep(0.01)
+        joined_after_a_cycle = set(hub.joined)
+        layer.down = True  # publishing fails: delivered to this process's subscribers
+        count = len(subscriber.messages)
+        while len(subscriber.messages) == count:
+            await asyncio.sleep(0.01)
+        await hub.disconnect(subscriber)
+        return joined_after_a_cycle, subscriber.messages
+
+    joined, messages = run(scenario())
+    assert joined == {"A"}
+    assert all(m["quote"] == quote("A") for m in messages)
+
+
 # -- one connection's generator ------------------------------------------------------------------
 def test_the_generator_writes_the_first_event_then_each_cycle_and_cleans_up(settings):
     settings.STREAM_INTERVAL_SECONDS = INTERVAL

@@ -206,8 +206,9 @@ def test_killing_many_clients_leaves_no_poller_behind(stack):
 
 def test_shutdown_closes_open_streams_within_two_seconds(tmp_path):
     sandbox = start_sandbox(tmp_path, latency_ms=5)
-    service = _service(tmp_path, sandbox, STREAM_INTERVAL_SECONDS="1")
+    service = None
     try:
+        service = _service(tmp_path, sandbox, STREAM_INTERVAL_SECONDS="1")
         streams = [open_stream(service.base_url, "AAPL") for _ in range(20)]
         for stream in streams:
             stream.events(1)
@@ -230,7 +231,8 @@ def test_shutdown_closes_open_streams_within_two_seconds(tmp_path):
         service.proc.wait(timeout=10)
         exited = time.monotonic()
     finally:
-        service.stop()
+        if service is not None:
+            service.stop()
         sandbox.stop()
     assert len(ended) == 20
     assert max(ended) - signalled < 2.0, f"streams ended {max(ended) - signalled:.2f} s after"
@@ -243,11 +245,13 @@ def test_two_processes_share_one_poller_per_symbol_through_redis(tmp_path):
     shared = {"REDIS_URL": os.environ["REDIS_URL"],
               "CACHE_KEY_PREFIX": f"it-stream-{uuid.uuid4().hex[:8]}",
               "STREAM_INTERVAL_SECONDS": "1", "CACHE_TTL_CAP_SECONDS": "1"}
-    first = _service(tmp_path, sandbox, **shared)
-    second = _service(tmp_path, sandbox, **shared)
+    first = second = None
+    streams: list[Stream] = []
     symbols = "AAPL,MSFT,NVDA,AMZN"
-    streams = [open_stream(first.base_url, symbols), open_stream(second.base_url, symbols)]
     try:
+        first = _service(tmp_path, sandbox, **shared)
+        second = _service(tmp_path, sandbox, **shared)
+        streams = [open_stream(first.base_url, symbols), open_stream(second.base_url, symbols)]
         for stream in streams:
             stream.events(2)
         http("POST", f"{sandbox.base_url}/__sandbox__/reset")
@@ -261,9 +265,9 @@ def test_two_processes_share_one_poller_per_symbol_through_redis(tmp_path):
     finally:
         for stream in streams:
             stream.close()
-        first.stop()
-        second.stop()
-        sandbox.stop()
+        for server in (first, second, sandbox):
+            if server is not None:
+                server.stop()
     cycles = elapsed / 1.0
     # both processes' clients got every cycle, yet upstream saw about one call per cycle
     # (two if the lock changed hands mid-way), not one per process
