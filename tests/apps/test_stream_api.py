@@ -80,3 +80,16 @@ def test_openapi_documents_the_event_stream(api):
     assert {"404", "422"} <= set(operation["responses"])
     assert operation["responses"]["422"]["content"].keys() == {"application/json"}
     assert [p["name"] for p in operation["parameters"] if p["in"] == "query"] == ["symbols"]
+
+
+def test_a_stream_request_counts_once_against_the_daily_quota(api, limited):
+    """Whatever happens to the stream, the request that opened it is one request."""
+    for remaining in (4, 3):
+        response = api.get(URL + "?symbols=ZZZZ1", **EVENT_STREAM)  # 404: resolved nothing
+        assert response.status_code == 404
+        assert response["X-RateLimit-Remaining"] == str(remaining)
+    for _ in range(3):
+        api.get(URL + "?symbols=", **EVENT_STREAM)
+    response = api.get(URL + "?symbols=AAPL", **EVENT_STREAM)
+    assert response.status_code == 429
+    assert response.json()["detail"] == "Rate limit exceeded"
