@@ -5,6 +5,7 @@ connection generator's clean-up and shutdown, and the Redis leader locks."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 import uuid
@@ -435,15 +436,24 @@ def test_forget_channel_drops_buffered_messages_of_a_finished_channel():
 redis_only = pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL")
 
 
+@contextlib.asynccontextmanager
+async def two_processes(first_ttl_ms: int = 5000):
+    """Two processes' leaderships over one Redis, under a prefix of their own."""
+    url, prefix = os.environ["REDIS_URL"], f"test-lead-{uuid.uuid4().hex[:8]}"
+    first = RedisLeadership(url, prefix, ttl_seconds=5)
+    first.ttl_ms = first_ttl_ms  # below the 1 s floor the setting allows, to test expiry
+    second = RedisLeadership(url, prefix, ttl_seconds=5)
+    try:
+        yield first, second, prefix
+    finally:
+        await first.close()
+        await second.close()
+
+
 @redis_only
 def test_one_leader_per_symbol_across_processes_and_handover_on_release():
-    url = os.environ["REDIS_URL"]
-    prefix = f"test-lead-{uuid.uuid4().hex[:8]}"
-
     async def scenario():
-        first = RedisLeadership(url, prefix, ttl_seconds=5)
-        second = RedisLeadership(url, prefix, ttl_seconds=5)
-        try:
+        async with two_processes() as (first, second, prefix):
             a = await first.claim(["A", "B"])
             b = await second.claim(["A", "B", "C"])
             renewed = await first.claim(["A", "B"])
@@ -454,9 +464,6 @@ def test_one_leader_per_symbol_across_processes_and_handover_on_release():
             await first.release(["B"])
             left = await first.client.keys(f"{prefix}:*")
             return a, b, renewed, after_release, ttl, left
-        finally:
-            await first.close()
-            await second.close()
 
     a, b, renewed, after_release, ttl, left = run(scenario())
     assert a == {"A", "B"} and b == {"C"} and renewed == {"A", "B"}
@@ -467,23 +474,14 @@ def test_one_leader_per_symbol_across_processes_and_handover_on_release():
 
 @redis_only
 def test_an_expired_leader_is_replaced():
-    url = os.environ["REDIS_URL"]
-    prefix = f"test-lead-{uuid.uuid4().hex[:8]}"
-
     async def scenario():
-        first = RedisLeadership(url, prefix, ttl_seconds=0.2)
-        first.ttl_ms = 200
-        second = RedisLeadership(url, prefix, ttl_seconds=5)
-        try:
+        async with two_processes(first_ttl_ms=200) as (first, second, _):
             assert await first.claim(["A"]) == {"A"}
             assert await second.claim(["A"]) == set()
             await asyncio.sleep(0.3)
             taken = await second.claim(["A"])
             await second.release(["A"])
             return taken
-        finally:
-            await first.close()
-            await second.close()
 
     assert run(scenario()) == {"A"}
 
