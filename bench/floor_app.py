@@ -1,12 +1,14 @@
 """The floor for HTTP benchmarks: the smallest Django app that returns the same bytes.
 
-Served by the same gunicorn command and settings as the service, so the difference between
-the two is what the service's request path costs. The body is read from
+Served by the same gunicorn command and settings as the service (a uvicorn worker running
+the WSGI app in a2wsgi's thread pool, as config.asgi does for the API), so the difference
+between the two is what the service's request path costs. The body is read from
 ``BENCH_FLOOR_BODY`` (a file path) at start-up.
 """
 
 import os
 
+from a2wsgi import WSGIMiddleware
 from django.conf import settings
 from django.core.wsgi import get_wsgi_application
 from django.http import HttpResponse
@@ -30,4 +32,5 @@ def same_bytes(request):
 
 
 urlpatterns = [path("v1/simple-quotes", same_bytes)]
-application = get_wsgi_application()
+application = WSGIMiddleware(get_wsgi_application(),
+                             workers=int(os.environ.get("WEB_THREADS", "16")))

@@ -29,17 +29,16 @@ from tests.integration.servers import (  # noqa: E402
 )
 
 
-def start_uvicorn(tmp: Path, env_extra: dict[str, str]) -> Process:
+def start_gthread(tmp: Path, env_extra: dict[str, str]) -> Process:
+    """gunicorn's threaded WSGI workers on the same config (the command line wins)."""
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MARKETDATA_VAR_DIR": str(tmp / "var-uv"),
-           **env_extra}
-    uvicorn = str(Path(sys.executable).parent / "uvicorn")
-    proc = _spawn([uvicorn, "bench.asgi_front:application", "--host", "127.0.0.1", "--port",
-                   str(port), "--workers", "1", "--lifespan", "off", "--loop", "uvloop",
-                   "--http", "httptools", "--no-access-log", "--log-level", "warning"],
-                  env, tmp / "uvicorn.log")
-    server = Process(f"http://127.0.0.1:{port}", proc, tmp / "uvicorn.log")
-    wait_for(f"{server.base_url}/v1/ping")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MARKETDATA_VAR_DIR": str(tmp / "var-gt"),
+           "HOST": "127.0.0.1", "PORT": str(port), **env_extra}
+    gunicorn = str(Path(sys.executable).parent / "gunicorn")
+    proc = _spawn([gunicorn, "-c", "config/gunicorn.conf.py", "-k", "gthread", "config.wsgi"],
+                  env, tmp / "gthread.log")
+    server = Process(f"http://127.0.0.1:{port}", proc, tmp / "gthread.log")
+    wait_for(f"{server.base_url}/v1/ping", timeout=90)
     return server
 
 
@@ -53,9 +52,9 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="bench-serving-"))
     env = {"MARKETDATA_UPSTREAM": "sandbox", "WEB_CONCURRENCY": "1", "WEB_THREADS": "16",
            "LOG_LEVEL": "WARNING"}
-    servers = {"gunicorn gthread": start_service(tmp, env)}
+    servers = {"bin/serve (uvicorn worker + a2wsgi)": start_service(tmp, env)}
     try:
-        servers["uvicorn + a2wsgi"] = start_uvicorn(tmp, env)
+        servers["gunicorn gthread (before)"] = start_gthread(tmp, env)
         for server in servers.values():
             for _ in range(20):
                 status, _, body = http("GET", server.base_url + args.path)
