@@ -60,8 +60,11 @@ async def bounded_gather(coros: list[Any], limit: int = LAYER_CONCURRENCY) -> li
     gate = asyncio.Semaphore(limit)
 
     async def one(coro: Any) -> Any:
-        async with gate:
-            return await coro
+        try:
+            async with gate:
+                return await coro
+        finally:
+            coro.close()  # never started (cancelled at the gate): no "never awaited" warning
 
     return await asyncio.gather(*(one(c) for c in coros), return_exceptions=True)
 
@@ -110,12 +113,15 @@ class Poller:
             delay = cycle * interval - time.time()
             if delay > 0:
                 await asyncio.sleep(delay)
-            await self.hub.poll(cycle, self.symbol)
-            if self.symbol not in self.hub.joined:  # the layer failed when it was added
-                await self.hub.sync_groups()
-            elif time.monotonic() - joined_at >= REJOIN_SECONDS:
-                await self.hub.rejoin(self.symbol)
-                joined_at = time.monotonic()
+            try:
+                await self.hub.poll(cycle, self.symbol)
+                if self.symbol not in self.hub.joined:  # the layer failed when it was added
+                    await self.hub.sync_groups()
+                elif time.monotonic() - joined_at >= REJOIN_SECONDS:
+                    await self.hub.rejoin(self.symbol)
+                    joined_at = time.monotonic()
+            except Exception:  # a poller only stops when its last subscriber leaves
+                log.exception("stream poller error", symbol=self.symbol)
             # A cycle that overran the interval skips the cycles it missed.
             cycle = max(cycle + 1, current_cycle(interval) + 1)
 
@@ -270,7 +276,14 @@ class StreamHub:
         symbols, done = self._cycles.pop(cycle)
         task = self.loop.create_task(self.run_cycle(cycle, sorted(symbols)),
                                      name="stream-cycle")
-        task.add_done_callback(lambda t: done.done() or done.set_result(None))
+
+        def finished(task: asyncio.Task[None]) -> None:
+            if not task.cancelled() and task.exception() is not None:
+                log.error("stream cycle failed", cycle=cycle, exc_info=task.exception())
+            if not done.done():
+                done.set_result(None)
+
+        task.add_done_callback(finished)
 
     async def run_cycle(self, cycle: int, symbols: list[str]) -> None:
         """Claim, fetch and publish one cycle for the symbols this process leads."""

@@ -26,6 +26,7 @@ from apps.stream.hub import (
 from apps.stream.leadership import LocalLeadership, RedisLeadership
 from apps.stream.services import CycleMerger, quote_events
 from marketdata.errors import UpstreamUnavailable
+from tests.conftest import capture_logs
 
 INTERVAL = 0.2
 
@@ -325,6 +326,30 @@ def test_a_layer_outage_neither_loses_local_subscribers_nor_the_membership():
     joined, messages = run(scenario())
     assert joined == {"A"}
     assert all(m["quote"] == quote("A") for m in messages)
+
+
+def test_a_cycle_that_breaks_is_logged_and_the_next_one_runs():
+    class Unlucky(LocalLeadership):
+        calls = 0
+
+        async def claim(self, symbols):
+            Unlucky.calls += 1
+            if Unlucky.calls == 1:
+                raise RuntimeError("bad luck")
+            return set(symbols)
+
+    async def scenario():
+        hub = new_hub(FakeFetch(), leadership=Unlucky())
+        subscriber = Subscriber("A")
+        await hub.connect(subscriber)
+        while not subscriber.messages:
+            await asyncio.sleep(0.01)
+        await hub.disconnect(subscriber)
+        return hub.cycles_run
+
+    with capture_logs("apps.stream.hub") as logs:
+        assert run(scenario()) >= 1
+    assert "stream cycle failed" in logs.text()
 
 
 # -- one connection's generator ------------------------------------------------------------------
