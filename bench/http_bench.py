@@ -38,19 +38,26 @@ from tests.integration.servers import (  # noqa: E402
 )
 
 
+def start_gunicorn(tmp: Path, name: str, args: list[str], env: dict[str, str],
+                   ready_path: str) -> Process:
+    """gunicorn with the production config (``args`` may override it) on a free port."""
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PORT": str(port), "HOST": "127.0.0.1",
+           "MARKETDATA_VAR_DIR": str(tmp / f"var-{name}"), **env}
+    gunicorn = str(Path(sys.executable).parent / "gunicorn")
+    log_path = tmp / f"{name}.log"
+    proc = _spawn([gunicorn, "-c", "config/gunicorn.conf.py", *args], env, log_path)
+    server = Process(f"http://127.0.0.1:{port}", proc, log_path)
+    wait_for(server.base_url + ready_path, timeout=90)
+    return server
+
+
 def start_floor(tmp: Path, body: bytes, workers: int, threads: int) -> Process:
     body_path = tmp / "floor-body.json"
     body_path.write_bytes(body)
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "BENCH_FLOOR_BODY": str(body_path),
-           "PORT": str(port), "HOST": "127.0.0.1", "WEB_CONCURRENCY": str(workers),
-           "WEB_THREADS": str(threads)}
-    gunicorn = str(Path(sys.executable).parent / "gunicorn")
-    proc = _spawn([gunicorn, "-c", "config/gunicorn.conf.py", "bench.floor_app"], env,
-                  tmp / "floor.log")
-    floor = Process(f"http://127.0.0.1:{port}", proc, tmp / "floor.log")
-    wait_for(f"{floor.base_url}/v1/simple-quotes")
-    return floor
+    return start_gunicorn(tmp, "floor", ["bench.floor_app"],
+                          {"BENCH_FLOOR_BODY": str(body_path), "WEB_CONCURRENCY": str(workers),
+                           "WEB_THREADS": str(threads)}, "/v1/simple-quotes")
 
 
 def run_wrk(url: str, duration: int, connections: int) -> dict[str, float]:

@@ -10,7 +10,6 @@ wrk runs alternate between them. Usage:
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 from pathlib import Path
@@ -18,28 +17,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.http_bench import alternate_wrk, print_table  # noqa: E402
-from tests.integration.servers import (  # noqa: E402
-    Process,
-    _spawn,
-    free_port,
-    http,
-    start_service,
-    wait_for,
-)
+from bench.http_bench import alternate_wrk, print_table, start_gunicorn  # noqa: E402
+from tests.integration.servers import Process, http, start_service  # noqa: E402
 
 
-def start_gthread(tmp: Path, env_extra: dict[str, str]) -> Process:
+def start_gthread(tmp: Path, env: dict[str, str]) -> Process:
     """gunicorn's threaded WSGI workers on the same config (the command line wins)."""
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MARKETDATA_VAR_DIR": str(tmp / "var-gt"),
-           "HOST": "127.0.0.1", "PORT": str(port), **env_extra}
-    gunicorn = str(Path(sys.executable).parent / "gunicorn")
-    proc = _spawn([gunicorn, "-c", "config/gunicorn.conf.py", "-k", "gthread", "config.wsgi"],
-                  env, tmp / "gthread.log")
-    server = Process(f"http://127.0.0.1:{port}", proc, tmp / "gthread.log")
-    wait_for(f"{server.base_url}/v1/ping", timeout=90)
-    return server
+    return start_gunicorn(tmp, "gthread", ["-k", "gthread", "config.wsgi"], env, "/v1/ping")
 
 
 def main() -> None:

@@ -135,8 +135,10 @@ async def quote_events(symbols: list[str], initial: dict[str, dict[str, Any]],
             if not connection.pending:
                 timer = loop.call_later(max(0.0, last_write + heartbeat - time.monotonic()),
                                         connection.wake.set)
-                await connection.wake.wait()
-                timer.cancel()
+                try:
+                    await connection.wake.wait()
+                finally:
+                    timer.cancel()
             connection.wake.clear()
             if connection.pending:
                 out = bytes(connection.pending)
