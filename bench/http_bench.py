@@ -48,7 +48,11 @@ def start_gunicorn(tmp: Path, name: str, args: list[str], env: dict[str, str],
     log_path = tmp / f"{name}.log"
     proc = _spawn([gunicorn, "-c", "config/gunicorn.conf.py", *args], env, log_path)
     server = Process(f"http://127.0.0.1:{port}", proc, log_path)
-    wait_for(server.base_url + ready_path, timeout=90)
+    try:
+        wait_for(server.base_url + ready_path, timeout=90)
+    except TimeoutError:
+        server.stop()  # never leave a half-started server behind
+        raise AssertionError(f"{name} did not start:\n{server.log()[-3000:]}") from None
     return server
 
 
