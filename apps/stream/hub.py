@@ -330,11 +330,10 @@ class StreamHub:
         for subscriber in list(self.connections):
             subscriber.close()
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> dict[str, int]:
         return {"connections": len(self.connections), "pollers": len(self.pollers),
                 "leading": len(self.leading),
-                "subscriptions": sum(len(s) for s in list(self.subscribers.values())),
-                "interval_seconds": self.interval, "pid": os.getpid()}
+                "subscriptions": sum(len(s) for s in list(self.subscribers.values()))}
 
 
 def forget_channel(layer: Any, channel: str | None) -> None:
@@ -366,12 +365,10 @@ def get_hub() -> StreamHub:
 
 def stream_stats() -> dict[str, Any]:
     """Totals over this process's hubs (safe to call from any thread)."""
-    hubs = list(_hubs.values())
-    totals = {"connections": 0, "pollers": 0, "leading": 0, "subscriptions": 0}
-    for hub in hubs:
+    totals = dict.fromkeys(("connections", "pollers", "leading", "subscriptions"), 0)
+    for hub in list(_hubs.values()):
         for key, value in hub.stats().items():
-            if key in totals:
-                totals[key] += value
+            totals[key] += value
     return {**totals, "interval_seconds": float(settings.STREAM_INTERVAL_SECONDS),
             "pid": os.getpid()}
 
