@@ -11,6 +11,8 @@ import os
 import orjson
 import pytest
 
+from tests.sse import SseParser
+
 CLIENTS = 1000
 PER_CLIENT = 5
 INTERVAL = 0.5
@@ -64,8 +66,8 @@ class Client:
         await self.app(self.scope, self.receive, self.send)
 
     def quote_events(self) -> list[list[dict]]:
-        blocks = [b for b in self.body.split(b"\n\n") if b.startswith(b"event: quote")]
-        return [orjson.loads(b.split(b"\ndata: ", 1)[1]) for b in blocks]
+        return [orjson.loads(b.data) for b in SseParser().feed(self.body.decode())
+                if b.event == "quote"]
 
 
 @pytest.mark.timeout(300)

@@ -27,6 +27,7 @@ from apps.stream.leadership import LocalLeadership, RedisLeadership
 from apps.stream.services import CycleMerger, quote_events
 from marketdata.errors import UpstreamUnavailable
 from tests.conftest import capture_logs
+from tests.sse import SseParser
 
 INTERVAL = 0.2
 
@@ -41,13 +42,8 @@ def message(symbol: str, cycle: int, **payload) -> dict:
 
 
 def parse_events(data: bytes) -> list[tuple[str, object]]:
-    events = []
-    for block in data.decode().split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line
-                      and not line.startswith(":"))
-        if "event" in fields:
-            events.append((fields["event"], orjson.loads(fields["data"])))
-    return events
+    return [(b.event, orjson.loads(b.data)) for b in SseParser().feed(data.decode())
+            if b.event is not None]
 
 
 # -- wire format ---------------------------------------------------------------------------------

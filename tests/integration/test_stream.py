@@ -26,6 +26,7 @@ from tests.integration.servers import (
     start_sandbox,
     start_service,
 )
+from tests.sse import SseParser
 
 pytestmark = pytest.mark.integration
 
@@ -48,29 +49,22 @@ class Stream:
     opened: float
     comments: list[str] = field(default_factory=list)
     retry: int | None = None
+    parser: SseParser = field(default_factory=SseParser)
 
     def next_event(self, timeout: float = 15.0) -> Event:
+        """The next named event, timed when its last line arrived (read line by line)."""
         self.conn.sock.settimeout(timeout)
-        name, data = None, []
         while True:
             line = self.response.readline()
             if not line:
                 raise EOFError("stream ended")
-            line = line.decode().rstrip("\n")
-            if line == "":
-                if name is not None:
-                    return Event(name, json.loads("\n".join(data)), time.monotonic())
-                continue
-            key, _, value = line.partition(":")
-            value = value[1:] if value.startswith(" ") else value
-            if key == "":
-                self.comments.append(value)
-            elif key == "event":
-                name = value
-            elif key == "data":
-                data.append(value)
-            elif key == "retry":
-                self.retry = int(value)
+            for block in self.parser.feed(line.decode()):
+                self.comments += block.comments
+                if block.retry is not None:
+                    self.retry = int(block.retry)
+                if block.event is not None:
+                    return Event(block.event, json.loads(block.data or "null"),
+                                 time.monotonic())
 
     def events(self, count: int, name: str = "quote", timeout: float = 15.0) -> list[Event]:
         found = []
