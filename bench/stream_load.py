@@ -49,13 +49,7 @@ from urllib.parse import quote, urlsplit
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from marketdata.sandbox.instruments import (  # noqa: E402
-    CRYPTO_LEVELS,
-    FAMOUS,
-    FUTURE_ROOTS,
-    INDEX_VENUES,
-    KNOWN_ETFS,
-)
+from marketdata.sandbox.instruments import sample_symbols  # noqa: E402
 from tests.integration.servers import (  # noqa: E402
     Process,
     http,
@@ -72,20 +66,6 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 # --- symbols ----------------------------------------------------------------------------------
-def sandbox_symbols(count: int = 100) -> list[str]:
-    """``count`` symbols from the sandbox's own tables (famous equities, ETFs, crypto,
-    indices, futures), in a fixed order."""
-    pool = (sorted(s for s in FAMOUS if not s.startswith("^"))
-            + sorted(KNOWN_ETFS - set(FAMOUS))
-            + [f"{coin}-USD" for coin in CRYPTO_LEVELS]
-            + sorted(s for s in FAMOUS if s.startswith("^"))
-            + sorted(INDEX_VENUES)
-            + [f"{root}=F" for root in sorted(FUTURE_ROOTS)])
-    if count > len(pool):
-        raise ValueError(f"the sandbox tables give {len(pool)} symbols, not {count}")
-    return pool[:count]
-
-
 def client_symbols(i: int, symbols: list[str], per_client: int) -> tuple[str, ...]:
     """Client i's subscription: symbols[(i * per_client + j) % len(symbols)]."""
     return tuple(symbols[(i * per_client + j) % len(symbols)] for j in range(per_client))
@@ -682,7 +662,7 @@ def main() -> None:
     args = parser.parse_args()
 
     raise_fd_limit(args.clients + 256)
-    symbols = sandbox_symbols(args.symbols)
+    symbols = sample_symbols(args.symbols)
     if args.redis:
         import redis
 

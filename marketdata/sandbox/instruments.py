@@ -498,3 +498,17 @@ def _security(sym: str, seed: int) -> Instrument:
         sym, kind, short, long, display, exchange, currency, venue, level, hint,
         _first_trade_epoch(first, venue), growth, vol, volume, div_yield, seed,
         sector, industry, shares, pe)
+
+
+def sample_symbols(count: int = 100) -> list[str]:
+    """``count`` symbols from the sandbox's own tables (famous equities, ETFs, crypto,
+    indices, futures), in a fixed order: load tests and stream tests subscribe to these."""
+    pool = (sorted(s for s in FAMOUS if not s.startswith("^"))
+            + sorted(KNOWN_ETFS - set(FAMOUS))
+            + [f"{coin}-USD" for coin in CRYPTO_LEVELS]
+            + sorted(s for s in FAMOUS if s.startswith("^"))
+            + sorted(INDEX_VENUES)
+            + [f"{root}=F" for root in sorted(FUTURE_ROOTS)])
+    if count > len(pool):
+        raise ValueError(f"the sandbox tables give {len(pool)} symbols, not {count}")
+    return pool[:count]

@@ -11,20 +11,12 @@ import os
 import orjson
 import pytest
 
+from marketdata.sandbox.instruments import sample_symbols
 from tests.sse import SseParser
 
 CLIENTS = 1000
 PER_CLIENT = 5
 INTERVAL = 0.5
-
-
-def hundred_symbols() -> list[str]:
-    """The sandbox's well-known tickers, then made-up ones (it quotes any valid symbol)."""
-    from marketdata.sandbox.instruments import FAMOUS
-
-    names = [s for s in FAMOUS if s.isalpha()]
-    names += [f"Q{chr(65 + i // 26)}{chr(65 + i % 26)}" for i in range(100 - len(names))]
-    return names
 
 
 class Client:
@@ -76,7 +68,7 @@ def test_a_thousand_clients_share_pollers_and_leave_nothing_behind(settings, san
     from config.asgi import application
 
     settings.STREAM_INTERVAL_SECONDS = INTERVAL
-    symbols = hundred_symbols()
+    symbols = sample_symbols(100)
     assert len(symbols) == 100
 
     async def scenario():
