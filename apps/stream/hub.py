@@ -223,8 +223,13 @@ class StreamHub:
                     log.warning("stream unsubscribe failed",
                                 error=f"{type(exc).__name__}: {exc}")
             if not wanted and self._receiver is not None:
-                self._receiver.cancel()
-                channel, self._receiver, self.channel = self.channel, None, None
+                receiver, channel = self._receiver, self.channel
+                self._receiver = self.channel = None
+                receiver.cancel()
+                # Let the receive unwind first: channels-redis cleans up its own per-channel
+                # buffer and helper tasks when cancelled, and fails half-way (leaving a task
+                # waiting forever) if that buffer is already gone.
+                await asyncio.wait({receiver}, timeout=RELEASE_TIMEOUT)
                 forget_channel(self.layer, channel)
                 # messages already on their way when the last subscriber left
                 self.loop.call_later(LATE_MESSAGE_SECONDS, forget_channel, self.layer, channel)
