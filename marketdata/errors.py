@@ -97,6 +97,10 @@ class UpstreamUnavailable(UpstreamError):
     code = "upstream_unavailable"
 
 
+class UpstreamCircuitOpen(UpstreamUnavailable):
+    """The provider's circuit breaker refused the call without trying it (503, same body)."""
+
+
 class UpstreamTimeout(UpstreamError):
     """The provider did not answer in time (504)."""
 
@@ -113,8 +117,17 @@ class UpstreamRateLimited(UpstreamError):
 
 _REPLAYABLE = {cls.__name__: cls for cls in (
     NotFound, BadRequest, UpstreamError, UpstreamBadResponse, UpstreamUnavailable,
-    UpstreamTimeout, UpstreamRateLimited,
+    UpstreamCircuitOpen, UpstreamTimeout, UpstreamRateLimited,
 )}
+
+
+def telling_failure(failures: list[MarketDataError]) -> MarketDataError | None:
+    """The failure to report when a fan-out failed everywhere: the first one the upstream
+    itself caused. Breaker refusals come last: the circuit opened *because* of the others,
+    and which calls it refused depends only on thread timing."""
+    refused = [f for f in failures if isinstance(f, UpstreamCircuitOpen)]
+    answered = [f for f in failures if not isinstance(f, UpstreamCircuitOpen)]
+    return (answered or refused or [None])[0]
 
 
 def error_from_dict(data: dict[str, Any]) -> MarketDataError:

@@ -34,6 +34,7 @@ from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait
 
 from marketdata.errors import (
     UpstreamBadResponse,
+    UpstreamCircuitOpen,
     UpstreamError,
     UpstreamRateLimited,
     UpstreamTimeout,
@@ -274,7 +275,7 @@ class UpstreamClient:
             breaker.before_call()
         except CircuitOpen as exc:
             log.warning("upstream circuit open", provider=provider, endpoint=endpoint)
-            raise UpstreamUnavailable(
+            raise UpstreamCircuitOpen(
                 provider, f"{config.display_name} is unavailable (circuit open after repeated "
                 f"failures); retry later") from exc
         try:

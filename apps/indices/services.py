@@ -6,7 +6,12 @@ from typing import Any
 
 from marketdata import formatting as fmt
 from marketdata.concurrency import run_parallel
-from marketdata.errors import MarketDataError, UpstreamBadResponse, UpstreamError
+from marketdata.errors import (
+    MarketDataError,
+    UpstreamBadResponse,
+    UpstreamError,
+    telling_failure,
+)
 from marketdata.logs import get_logger
 from marketdata.providers.yahoo.indices import (
     RETURN_FIELDS,
@@ -50,11 +55,11 @@ def market_indices(ids: list[str] | None = None, region: str | None = None
     selected = select_indices(ids or (), region)
     results = run_parallel(fetch_index, selected)
     out: list[dict[str, Any]] = []
-    upstream_failure: UpstreamError | None = None
+    upstream_failures: list[MarketDataError] = []
     for info, result in zip(selected, results, strict=True):
         if isinstance(result, MarketDataError):
             if isinstance(result, UpstreamError):
-                upstream_failure = upstream_failure or result
+                upstream_failures.append(result)
             log.warning("index left out", index=info.id, symbol=info.symbol,
                         reason=result.detail, error=type(result).__name__)
             continue
@@ -67,6 +72,6 @@ def market_indices(ids: list[str] | None = None, region: str | None = None
             continue
         out.append(item)
     if not out and selected:
-        raise upstream_failure or UpstreamBadResponse(
+        raise telling_failure(upstream_failures) or UpstreamBadResponse(
             "yahoo", "Yahoo Finance has no data for the requested indices")
     return out

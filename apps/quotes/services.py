@@ -7,7 +7,7 @@ from typing import Any
 
 from marketdata import formatting as fmt
 from marketdata.concurrency import run_parallel
-from marketdata.errors import MarketDataError, NotFound
+from marketdata.errors import MarketDataError, NotFound, telling_failure
 from marketdata.formatting import raw
 from marketdata.providers.yahoo.quote import QuoteSnapshot, fetch_quotes
 from marketdata.providers.yahoo.quote_summary import QUOTE_MODULES, fetch_quote_summary
@@ -174,16 +174,16 @@ def full_quotes(symbols: list[str]) -> list[dict[str, Any]]:
     valid = _valid(symbols)
     results = run_parallel(lambda s: fetch_quote_summary(s, QUOTE_MODULES), valid)
     quotes: list[dict[str, Any]] = []
-    failure: MarketDataError | None = None
+    failures: list[MarketDataError] = []
     for symbol, result in zip(valid, results, strict=True):
         if isinstance(result, NotFound):
             continue
         if isinstance(result, MarketDataError):
-            failure = failure or result
+            failures.append(result)
             continue
         if isinstance(result, BaseException):
             raise result
         quotes.append(full_quote(symbol, result))
     if not quotes:
-        raise failure or no_quotes_found(symbols)
+        raise telling_failure(failures) or no_quotes_found(symbols)
     return quotes

@@ -10,7 +10,7 @@ from typing import Any
 
 from marketdata import formatting as fmt
 from marketdata.concurrency import run_parallel
-from marketdata.errors import MarketDataError, NotFound, UpstreamBadResponse
+from marketdata.errors import MarketDataError, NotFound, UpstreamBadResponse, telling_failure
 from marketdata.logs import get_logger
 from marketdata.providers.yahoo.quote_summary import fetch_quote_summary
 from marketdata.providers.yahoo.sectors import (
@@ -64,21 +64,22 @@ def all_sectors() -> list[dict[str, Any]]:
     """Every sector, fetched concurrently, in Yahoo's order (largest first).
 
     A sector whose upstream call fails is left out (and logged) so one bad sector does not
-    hide ten good ones; when every sector fails the first upstream error is raised.
+    hide ten good ones; when every sector fails the most telling upstream error is raised.
     """
     keys = list(SECTOR_NAMES)
     out: list[dict[str, Any]] = []
-    failure: MarketDataError | None = None
+    failures: list[MarketDataError] = []
     for key, result in zip(keys, run_parallel(fetch_sector, keys), strict=True):
         if isinstance(result, MarketDataError):
             log.warning("sector left out", sector=key, error=result.detail)
-            failure = failure or result
+            failures.append(result)
             continue
         if isinstance(result, BaseException):
             raise result
         out.append(market_sector(result))
     if not out:
-        raise failure or UpstreamBadResponse("yahoo", "No sector data from Yahoo Finance")
+        raise telling_failure(failures) or UpstreamBadResponse(
+            "yahoo", "No sector data from Yahoo Finance")
     return out
 
 

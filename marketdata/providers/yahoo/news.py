@@ -18,7 +18,7 @@ from typing import Any
 
 from marketdata.cache import fetch_through
 from marketdata.concurrency import run_parallel
-from marketdata.errors import MarketDataError, UpstreamBadResponse
+from marketdata.errors import MarketDataError, UpstreamBadResponse, telling_failure
 from marketdata.formatting import raw, text
 from marketdata.providers.yahoo.search import get_search
 
@@ -113,22 +113,22 @@ def general_news() -> list[NewsItem]:
     newest first (cache policy ``general_news``).
 
     One failing search does not fail the list; when every search fails, the first upstream
-    error is raised.
+    error is raised (a breaker refusal only when nothing else failed).
     """
     results = run_parallel(lambda q: _search_news(q, "general_news", "general_news"),
                            GENERAL_NEWS_QUERIES)
     merged: dict[str, NewsItem] = {}
-    failure: BaseException | None = None
+    failures: list[MarketDataError] = []
     answered = False
     for result in results:
         if isinstance(result, MarketDataError):
-            failure = failure or result
+            failures.append(result)
             continue
         if isinstance(result, BaseException):
             raise result
         answered = True
         for item in result:
             merged.setdefault(item.uuid, item)
-    if not answered and failure is not None:
-        raise failure
+    if not answered and failures:
+        raise telling_failure(failures)
     return sorted(merged.values(), key=lambda i: i.published, reverse=True)
