@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BASE_STAMP := $(VENV)/.base-$(shell cat requirements/base.txt | sha1sum | cut -c1-10)
 DEV_STAMP  := $(VENV)/.dev-$(shell cat requirements/base.txt requirements/dev.txt | sha1sum | cut -c1-10)
 
-.PHONY: run test lint schema unit sandbox bench bench-indicators clean
+.PHONY: run test lint schema unit sandbox bench bench-indicators fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ bench: $(DEV_STAMP)
 ## bench-indicators: indicator computation vs TA-Lib on 2,500 bars (bench/README.md)
 bench-indicators: $(DEV_STAMP)
 	$(BIN)/python bench/indicators.py
+
+## fuzz: schemathesis (all checks, > 1,000 cases) against the service in sandbox mode
+fuzz: $(DEV_STAMP)
+	PYTHON=$(BIN)/python bin/fuzz $(FUZZ_ARGS)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache

@@ -8,10 +8,16 @@ One port, two paths into the same Django project:
   handler pays several thread hops per request (4-17x slower for JSON endpoints on these
   machines, shared/reference/platform-notes.md), while a2wsgi keeps about 90 % of gunicorn's
   threaded WSGI throughput on cache hits (bench/README.md, "Serving options").
+- ``/v1/ping`` goes to the same WSGI application through a small pool of its own, so it
+  never queues behind requests that wait on an upstream.
+
+Every request is stamped with its arrival time (``time.monotonic()``) in the scope: the
+request deadline counts from there, so a wait for a worker thread is part of it.
 """
 
 import asyncio
 import os
+import time
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -24,7 +30,13 @@ STREAM_PREFIX = "/v1/stream/"
 WEB_THREADS = int(os.environ.get("WEB_THREADS", "16"))
 
 django_asgi = get_asgi_application()
-django_wsgi = WSGIMiddleware(get_wsgi_application(), workers=WEB_THREADS)
+wsgi_application = get_wsgi_application()
+django_wsgi = WSGIMiddleware(wsgi_application, workers=WEB_THREADS)
+# Liveness answers from its own threads: 16 requests hanging on an upstream must not make
+# a load balancer think the process is dead.
+PING_PATHS = ("/v1/ping", "/v1/ping/")
+django_wsgi_ping = WSGIMiddleware(wsgi_application, workers=2)
+ARRIVAL_KEY = "marketdata.arrival"  # read by apps.core.middleware.RequestContextMiddleware
 # Django's ASGI handler runs each request's middleware and view in a thread of its own, so
 # a burst of stream openings would run that many at once (and exhaust the Redis pools).
 # Openings wait here instead: at most WEB_THREADS are between arrival and the response start.
@@ -54,8 +66,12 @@ async def open_stream(scope, receive, send):
 
 
 async def http_router(scope, receive, send):
-    if scope["path"].startswith(STREAM_PREFIX):
+    scope[ARRIVAL_KEY] = time.monotonic()
+    path = scope["path"]
+    if path.startswith(STREAM_PREFIX):
         return await open_stream(scope, receive, send)
+    if path in PING_PATHS:
+        return await django_wsgi_ping(scope, receive, send)
     return await django_wsgi(scope, receive, send)
 
 

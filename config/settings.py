@@ -211,6 +211,19 @@ UPSTREAM_HOST_MAP = os.environ.get("UPSTREAM_HOST_MAP", "")
 CACHE_MAX_STALE_SECONDS = env_int("CACHE_MAX_STALE_SECONDS", 86400)
 CACHE_TTL_CAP_SECONDS = env_int("CACHE_TTL_CAP_SECONDS", 0) or None
 CACHE_FLIGHT_TIMEOUT_SECONDS = env_float("CACHE_FLIGHT_TIMEOUT_SECONDS", 30.0)
+# Every request is answered within this many seconds of its arrival (retries, fallbacks,
+# single-flight and bulkhead waits all use only the time left).
+REQUEST_DEADLINE_SECONDS = env_float("REQUEST_DEADLINE_SECONDS", 10.0)
+# With a stale copy in hand, a request waits this long for the upstream, then serves it.
+STALE_GRACE_SECONDS = env_float("STALE_GRACE_SECONDS", 2.0)
+# Concurrent upstream calls per provider and process (bulkhead); the rest wait within
+# their deadline, then get a 503.
+UPSTREAM_MAX_CONCURRENCY = env_int("UPSTREAM_MAX_CONCURRENCY", 32)
+if REQUEST_DEADLINE_SECONDS <= 0 or STALE_GRACE_SECONDS < 0 or UPSTREAM_MAX_CONCURRENCY < 1:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("REQUEST_DEADLINE_SECONDS must be > 0, STALE_GRACE_SECONDS "
+                               ">= 0 and UPSTREAM_MAX_CONCURRENCY >= 1")
 RESPONSE_CACHE_ENABLED = env_bool("RESPONSE_CACHE", True)
 PERFORMANCE_THRESHOLD_MS = env_float("PERFORMANCE_THRESHOLD_MS", 2000.0)
 # Deadline of /v1/health's 28 service checks (they run concurrently).

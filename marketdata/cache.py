@@ -26,14 +26,24 @@ import uuid
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core.cache import cache as django_cache
 
-from marketdata import markets
-from marketdata.errors import MarketDataError, NotFound, UpstreamError, error_from_dict
+from marketdata import deadline, markets
+from marketdata.concurrency import LazyPool
+from marketdata.errors import (
+    DeadlineExceeded,
+    MarketDataError,
+    NotFound,
+    UpstreamError,
+    error_from_dict,
+    says_nothing_about_upstream,
+)
+from marketdata.http import single_attempt
 from marketdata.logs import get_logger
 
 log = get_logger("marketdata.cache")
@@ -317,41 +327,117 @@ def _lock_timeout() -> float:
     return float(getattr(settings, "CACHE_FLIGHT_TIMEOUT_SECONDS", 30))
 
 
-def _single_flight(flight_key: str, check: Callable[[], T | None],
-                   produce: Callable[[], T]) -> tuple[T, bool]:
+_refresh_pool = LazyPool(max_workers=32, thread_name_prefix="refresh")
+
+
+def _single_flight(provider: str, flight_key: str, check: Callable[[], T | None],
+                   produce: Callable[[], T], stale: T | None = None) -> tuple[T, bool]:
     """Run ``produce`` once for all concurrent callers of ``flight_key``.
 
     Returns (result, produced_here). ``check`` returns the result when another caller has
     already produced it (or raises a remembered error), else None.
+
+    Waiting is bounded by the request deadline. With a ``stale`` copy in hand it is also
+    bounded by ``STALE_GRACE_SECONDS``: the leader's upstream call then runs in the
+    background with a single attempt (no retries), and the stale copy is returned as soon
+    as that attempt fails or the grace runs out; a late answer still refreshes the cache.
+    Without a deadline (work outside a request) a waiter that outlasts
+    ``CACHE_FLIGHT_TIMEOUT_SECONDS`` calls the upstream itself, as before.
     """
-    with _stripe(flight_key):
+    started = time.monotonic()
+    limit = deadline.current()
+    if stale is not None:
+        grace_end = started + deadline.stale_grace_seconds()
+        limit = grace_end if limit is None else min(limit, grace_end)
+    wait_until = limit if limit is not None else started + _lock_timeout()
+    stripe = _stripe(flight_key)
+    if not stripe.acquire(timeout=max(0.0, wait_until - started)):
+        return _gave_up(provider, flight_key, stale, limit)
+    try:
         result = check()
         if result is not None:
             return result, False
         lock_key = f"{flight_key}:flight"
         token = uuid.uuid4().hex
-        deadline = time.monotonic() + _lock_timeout()
         delay = 0.005
+
+        def release() -> None:
+            if _safe_get(lock_key) == token:
+                _safe_delete(lock_key)
+
         while True:
             if _safe_add(lock_key, token, _lock_timeout()):
+                # A leader elsewhere may have stored and released just before our SET NX.
                 try:
-                    # A leader elsewhere may have stored and released just before our SET NX.
                     result = check()
-                    if result is not None:
-                        return result, False
-                    return produce(), True
-                finally:
-                    if _safe_get(lock_key) == token:
-                        _safe_delete(lock_key)
+                except BaseException:
+                    release()
+                    raise
+                if result is not None:
+                    release()
+                    return result, False
+                if stale is None:
+                    try:
+                        return produce(), True
+                    finally:
+                        release()
+                return _produce_within_grace(produce, release, stale, wait_until)
             # Another process leads: wait for its result instead of calling upstream too.
-            time.sleep(delay)
+            time.sleep(min(delay, max(0.0, wait_until - time.monotonic())))
             delay = min(delay * 2, 0.05)
             result = check()
             if result is not None:
                 return result, False
-            if time.monotonic() > deadline:
-                log.warning("single-flight wait timed out", cache_key=flight_key[-40:])
-                return produce(), True
+            if time.monotonic() >= wait_until:
+                if stale is None and limit is None:
+                    log.warning("single-flight wait timed out", cache_key=flight_key[-40:])
+                    return produce(), True
+                return _gave_up(provider, flight_key, stale, limit)
+    finally:
+        stripe.release()
+
+
+def _produce_within_grace(produce: Callable[[], T], release: Callable[[], None], stale: T,
+                          wait_until: float) -> tuple[T, bool]:
+    """The leader's upstream call, one attempt, in the background; the stale copy when it
+    has not answered by ``wait_until``."""
+
+    def run() -> T:
+        try:
+            with single_attempt():
+                return produce()
+        finally:
+            release()
+
+    future = _refresh_pool.submit(run)
+    try:
+        return future.result(timeout=max(0.0, wait_until - time.monotonic())), True
+    except FutureTimeout:
+        log.warning("serving stale while the upstream is slow",
+                    grace_seconds=deadline.stale_grace_seconds())
+        return stale, False
+
+
+def _gave_up(provider: str, flight_key: str, stale: T | None,
+             limit: float | None) -> tuple[T, bool]:
+    """Out of time waiting for another caller's upstream call: the stale copy, else a
+    deadline error (504)."""
+    if stale is not None:
+        return stale, False
+    log.warning("single-flight wait ended at the request deadline", provider=provider,
+                cache_key=flight_key[-40:])
+    raise DeadlineExceeded(provider, f"{provider_label(provider)} did not answer within the "
+                           "request deadline")
+
+
+def provider_label(provider: str) -> str:
+    """A provider's display name for messages (its registry name when unknown)."""
+    try:
+        from marketdata.providers.registry import provider_class
+
+        return provider_class(provider).config.display_name
+    except (KeyError, ImportError, AttributeError):
+        return provider
 
 
 def _remembered_error(key: str) -> dict[str, Any] | None:
@@ -407,7 +493,8 @@ def fetch_through(provider: str, call: str, params: Mapping[str, Any],
         except NotFound as exc:
             return _store(key, None, _negative_ttl(ttl), error=exc)
         except UpstreamError as exc:
-            _remember_error(key, exc)
+            if not says_nothing_about_upstream(exc):
+                _remember_error(key, exc)
             current: _Entry | None = _safe_get(key)
             stale = current.stale_copy() if current is not None else None
             if stale is not None:
@@ -419,8 +506,9 @@ def fetch_through(provider: str, call: str, params: Mapping[str, Any],
         return _store(key, value, ttl)
 
     log.debug("cache miss", cache_key=key[-40:], cache_hit=False)
+    stale = entry.stale_copy() if entry is not None else None
     try:
-        result, produced = _single_flight(key, check, produce)
+        result, produced = _single_flight(provider, key, check, produce, stale)
     except UpstreamError:
         note_incomplete()
         raise
@@ -476,7 +564,8 @@ def fetch_many_through(provider: str, call: str, items: Iterable[str],
             try:
                 fetched = fetch_batch(missing)
             except UpstreamError as exc:
-                _remember_error(flight_key, exc)
+                if not says_nothing_about_upstream(exc):
+                    _remember_error(flight_key, exc)
                 stale = _stale_copies(read(missing))
                 if stale:
                     log.warning("serving stale after upstream error", provider=provider,
@@ -493,8 +582,13 @@ def fetch_many_through(provider: str, call: str, items: Iterable[str],
                                        error=NotFound(f"{item} not found"))
             return out
 
+        # Waiting ends at the grace only when every missing item has a stale copy: a
+        # partial stale answer would silently drop the others.
+        stale_all = _stale_copies({i: entries[i] for i in missing if i in entries})
         try:
-            result, produced = _single_flight(flight_key, check, produce)
+            result, produced = _single_flight(provider, flight_key, check, produce,
+                                              stale_all if len(stale_all) == len(missing)
+                                              else None)
         except UpstreamError:
             note_incomplete()
             raise

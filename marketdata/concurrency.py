@@ -12,7 +12,19 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from typing import Generic, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from marketdata.errors import (
+    IncompleteAnswer,
+    MarketDataError,
+    NotFound,
+    UpstreamError,
+    telling_failure,
+)
+from marketdata.logs import get_logger
+
+log = get_logger("marketdata.concurrency")
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -136,3 +148,76 @@ class DeadlinePool(LazyPool):
         """Call every ``calls[i]()`` concurrently; results (or raised exceptions, or
         :class:`DeadlineExceeded`) in order, within ``timeout`` seconds."""
         return self.start(calls, timeout).results()
+
+
+@dataclass
+class PartialResult(Generic[T, R]):
+    """What a fan-out could serve: values in input order, the items left out and why.
+
+    ``not_found`` are items the upstream does not know (a normal answer); ``failures``
+    are items that failed for another reason (an upstream error, an unusable answer).
+    ``left_out`` has both, in input order.
+    """
+
+    values: list[tuple[T, R]] = field(default_factory=list)
+    not_found: list[tuple[T, MarketDataError]] = field(default_factory=list)
+    failures: list[tuple[T, MarketDataError]] = field(default_factory=list)
+    left_out: list[tuple[T, MarketDataError]] = field(default_factory=list)
+
+    @property
+    def upstream_failed(self) -> bool:
+        return any(isinstance(e, UpstreamError) for _, e in self.failures)
+
+    def telling_failure(self) -> MarketDataError | None:
+        """The upstream failure to report when nothing could be served (see
+        :func:`marketdata.errors.telling_failure`: the upstream's own answers first,
+        breaker refusals and this server's own limits last); None when no item failed
+        upstream."""
+        return telling_failure([e for _, e in self.failures if isinstance(e, UpstreamError)])
+
+    def raise_if_empty(self, nothing: Callable[[], MarketDataError]) -> None:
+        """Nothing served: raise the telling upstream failure, else ``nothing()``."""
+        if not self.values:
+            raise self.telling_failure() or nothing()
+
+    def errors(self, label: Callable[[T], str] = str) -> list[dict[str, str]]:
+        """``[{symbol, message}]`` for every item left out, in input order (v2 batches)."""
+        return [{"symbol": label(item), "message": e.detail} for item, e in self.left_out]
+
+
+def gather_partial(fn: Callable[[T], R], items: Iterable[T], *,
+                   what: str = "item", label: Callable[[T], str] = str,
+                   log_fields: Callable[[T], dict[str, Any]] | None = None,
+                   accept: Callable[[R], bool] | None = None) -> PartialResult[T, R]:
+    """Serve what you can: ``fn`` over ``items`` concurrently (see :func:`run_parallel`),
+    sorted into values, not-found items and failures.
+
+    Domain errors (:class:`MarketDataError`) leave the item out and are logged at WARNING
+    (``<what> left out``, with ``log_fields(item)`` or ``{what: label(item)}``); anything
+    else is a bug and is raised. ``accept`` may refuse a
+    value (e.g. an answer without a price): that item fails with :class:`IncompleteAnswer`.
+    When an item fails upstream the request's answer is marked partial, so no cache keeps
+    it.
+    """
+    items = list(items)
+    result: PartialResult[T, R] = PartialResult()
+    for item, outcome in zip(items, run_parallel(fn, items), strict=True):
+        if isinstance(outcome, BaseException) and not isinstance(outcome, MarketDataError):
+            raise outcome
+        if not isinstance(outcome, BaseException) and accept is not None \
+                and not accept(outcome):
+            outcome = IncompleteAnswer(f"No usable data for {label(item)}")
+        if isinstance(outcome, MarketDataError):
+            fields = log_fields(item) if log_fields else {what: label(item)}
+            log.warning(f"{what} left out", **fields, reason=outcome.detail,
+                        error=type(outcome).__name__)
+            bucket = result.not_found if isinstance(outcome, NotFound) else result.failures
+            bucket.append((item, outcome))
+            result.left_out.append((item, outcome))
+        else:
+            result.values.append((item, outcome))
+    if result.upstream_failed:
+        from marketdata.cache import note_incomplete  # the cache imports this module
+
+        note_incomplete()
+    return result

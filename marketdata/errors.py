@@ -32,6 +32,13 @@ class NotFound(MarketDataError):
     code = "not_found"
 
 
+class IncompleteAnswer(MarketDataError):
+    """An item of a fan-out came back without what the answer needs (e.g. no price)."""
+
+    status_code = 502
+    code = "incomplete_answer"
+
+
 class BadRequest(MarketDataError):
     """A well-formed request that cannot be served as asked (e.g. interval/range combination)."""
 
@@ -108,6 +115,21 @@ class UpstreamTimeout(UpstreamError):
     code = "upstream_timeout"
 
 
+class UpstreamBusy(UpstreamUnavailable):
+    """No slot of the provider's bulkhead came free within the request deadline (503).
+    Says nothing about the upstream's health: not counted by breakers, not remembered."""
+
+
+class DeadlineExceeded(UpstreamTimeout):
+    """The request deadline ended the call (or left no time to make it) (504). Says
+    nothing about the upstream's health: not counted by breakers, not remembered."""
+
+
+def says_nothing_about_upstream(error: MarketDataError) -> bool:
+    """True for failures this server imposed on itself (deadline, bulkhead)."""
+    return isinstance(error, UpstreamBusy | DeadlineExceeded)
+
+
 class UpstreamRateLimited(UpstreamError):
     """The provider rate-limited us (429)."""
 
@@ -117,17 +139,22 @@ class UpstreamRateLimited(UpstreamError):
 
 _REPLAYABLE = {cls.__name__: cls for cls in (
     NotFound, BadRequest, UpstreamError, UpstreamBadResponse, UpstreamUnavailable,
-    UpstreamCircuitOpen, UpstreamTimeout, UpstreamRateLimited,
+    UpstreamCircuitOpen, UpstreamTimeout, UpstreamRateLimited, UpstreamBusy, DeadlineExceeded,
 )}
 
 
 def telling_failure(failures: list[MarketDataError]) -> MarketDataError | None:
     """The failure to report when a fan-out failed everywhere: the first one the upstream
-    itself caused. Breaker refusals come last: the circuit opened *because* of the others,
-    and which calls it refused depends only on thread timing."""
-    refused = [f for f in failures if isinstance(f, UpstreamCircuitOpen)]
-    answered = [f for f in failures if not isinstance(f, UpstreamCircuitOpen)]
-    return (answered or refused or [None])[0]
+    itself caused. This server's own limits (deadline, bulkhead) come next, breaker
+    refusals last: the circuit opened *because* of the others, and which calls it refused
+    depends only on thread timing."""
+
+    def rank(failure: MarketDataError) -> int:
+        if isinstance(failure, UpstreamCircuitOpen):
+            return 2
+        return 1 if says_nothing_about_upstream(failure) else 0
+
+    return min(failures, key=rank) if failures else None
 
 
 def error_from_dict(data: dict[str, Any]) -> MarketDataError:

@@ -1,28 +1,44 @@
-"""The one upstream HTTP client. Every provider call goes through :func:`get_client`.
+"""The one upstream HTTP client. Every provider call goes through :func:`get_client`
+(usually through a :class:`marketdata.providers.base.Provider`).
 
 What it does for every call:
 - pooled keep-alive sessions, one per provider (so one provider's cookies never reach
   another), with separate connect and read timeouts;
-- retries with jittered exponential backoff (tenacity) on transport errors and 5xx only;
-  a 4xx is an answer, never retried;
-- a circuit breaker per provider: after N consecutive failed calls the provider is not
-  called for a while and callers get a 503 at once; after the pause one trial call
-  decides. (pybreaker holds one lock for the whole duration of every call, which would
-  serialise all concurrent calls to a provider, and ``circuitbreaker`` does not check the
-  state in ``call()``; hence the small :class:`CircuitBreaker` below.);
+- the request deadline (:mod:`marketdata.deadline`): each attempt's timeouts shrink to the
+  time left, and no attempt, retry or backoff starts past it;
+- retries with jittered exponential backoff on transport errors and 5xx only; a 4xx is an
+  answer, never retried. :func:`single_attempt` turns retries off for a block (the cache
+  does when it holds a stale copy: the stale copy is served as soon as one attempt fails);
+- a circuit breaker per (provider, upstream endpoint): Yahoo's chart, quote,
+  quoteSummary, sector, screener, search... each its own, so one failing upstream path
+  never refuses calls to the healthy ones. Only answers that say the upstream is
+  unhealthy count (connection errors, timeouts, 5xx, 429); a 404 or other 4xx is a
+  healthy answer. After N consecutive failed calls the endpoint is not called for a while
+  and callers get a 503 at once; after the pause one trial call decides. (pybreaker holds
+  one lock for the whole duration of every call, which would serialise all concurrent
+  calls, and ``circuitbreaker`` does not check the state in ``call()``; hence the small
+  :class:`CircuitBreaker` below.);
+- a bulkhead per provider: at most ``max_concurrency`` calls in flight per process; the
+  rest wait for a slot within their deadline, then get a 503, so a hanging provider holds
+  a bounded number of threads and sockets;
 - ``UPSTREAM_HOST_MAP`` rewrites named hosts (``host=http://127.0.0.1:9000``, ``*.yahoo.com``
-  wildcards allowed) for proxies, replay and load tests;
+  wildcards allowed) for proxies, replay and load tests; a rewritten call carries
+  ``X-Upstream-Host: <original host>`` so one replay server or sandbox can tell providers
+  apart;
 - in sandbox mode a transport adapter answers from the in-process simulator, so the same
   URLs, parsers and error paths run offline;
 - one structured log line per attempt: provider, endpoint, status, duration, attempt,
-  outcome. The query string is never logged (it carries crumbs and keys).
+  outcome. The query string and headers are never logged (they carry crumbs and keys).
 """
 
 from __future__ import annotations
 
+import contextvars
+import random
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -30,15 +46,18 @@ from urllib.parse import urlsplit, urlunsplit
 import orjson
 import requests
 from requests.adapters import HTTPAdapter
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential
 
+from marketdata import deadline
 from marketdata.errors import (
+    DeadlineExceeded,
     UpstreamBadResponse,
+    UpstreamBusy,
     UpstreamCircuitOpen,
     UpstreamError,
     UpstreamRateLimited,
     UpstreamTimeout,
     UpstreamUnavailable,
+    says_nothing_about_upstream,
 )
 from marketdata.logs import get_logger
 
@@ -52,7 +71,12 @@ DEFAULT_USER_AGENT = (
 
 @dataclass(frozen=True)
 class ProviderConfig:
-    """Per-provider transport policy."""
+    """Per-provider transport policy.
+
+    ``max_concurrency`` None means ``UPSTREAM_MAX_CONCURRENCY``. ``hosts`` are the hosts
+    (``*.`` patterns allowed) the provider's URLs use: documentation for operators writing
+    a host map, and what the sandbox routes on.
+    """
 
     name: str
     display_name: str
@@ -63,6 +87,8 @@ class ProviderConfig:
     backoff_max_seconds: float = 2.0
     breaker_fail_max: int = 5
     breaker_reset_seconds: float = 30.0
+    max_concurrency: int | None = None
+    hosts: tuple[str, ...] = ()
 
 
 @dataclass
@@ -95,6 +121,22 @@ class CircuitOpen(Exception):
     """The breaker refused the call."""
 
 
+@dataclass(frozen=True)
+class BreakerState:
+    """A breaker as shown in ``/v1/health`` and the admin's cache page."""
+
+    provider: str
+    endpoint: str
+    state: str
+    consecutive_failures: int
+    retry_in_seconds: float | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"provider": self.provider, "endpoint": self.endpoint, "state": self.state,
+                "consecutive_failures": self.consecutive_failures,
+                "retry_in_seconds": self.retry_in_seconds}
+
+
 class CircuitBreaker:
     """Consecutive-failure breaker: closed -> open (for ``reset_seconds``) -> half-open.
 
@@ -104,8 +146,10 @@ class CircuitBreaker:
 
     CLOSED, OPEN, HALF_OPEN = "closed", "open", "half_open"
 
-    def __init__(self, name: str, fail_max: int, reset_seconds: float) -> None:
+    def __init__(self, name: str, fail_max: int, reset_seconds: float,
+                 endpoint: str = "") -> None:
         self.name = name
+        self.endpoint = endpoint
         self.fail_max = fail_max
         self.reset_seconds = reset_seconds
         self._lock = threading.Lock()
@@ -120,6 +164,14 @@ class CircuitBreaker:
             return self.HALF_OPEN
         return self._state
 
+    def snapshot(self) -> BreakerState:
+        state = self.state
+        retry_in = None
+        if state == self.OPEN:
+            retry_in = round(max(0.0, self._opened_at + self.reset_seconds
+                                 - time.monotonic()), 1)
+        return BreakerState(self.name, self.endpoint, state, self._failures, retry_in)
+
     def before_call(self) -> None:
         """Raise CircuitOpen unless a call may go ahead now."""
         with self._lock:
@@ -130,6 +182,11 @@ class CircuitBreaker:
                 self._trial_running = True
                 return
             raise CircuitOpen(self.name)
+
+    def cancel(self) -> None:
+        """The permitted call was not made (no time left): free the half-open trial."""
+        with self._lock:
+            self._trial_running = False
 
     def record(self, success: bool) -> None:
         with self._lock:
@@ -146,7 +203,7 @@ class CircuitBreaker:
             new = self._state
         if new != old:
             log.warning("upstream circuit state change", provider=self.name,
-                        old_state=old, new_state=new)
+                        endpoint=self.endpoint, old_state=old, new_state=new)
 
     def reset(self) -> None:
         with self._lock:
@@ -159,6 +216,29 @@ class _Retryable(Exception):
     def __init__(self, error: UpstreamError) -> None:
         super().__init__(error.detail)
         self.error = error
+        # A failure this server imposed (deadline, bulkhead) says nothing of the
+        # upstream's health: the breaker does not count it.
+        self.counts = not says_nothing_about_upstream(error)
+
+
+# Retries off for a block (see single_attempt).
+_max_attempts: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "upstream_max_attempts", default=None)
+
+
+@contextmanager
+def single_attempt() -> Iterator[None]:
+    """Calls in the block make one attempt each, no retries (a stale copy is at hand)."""
+    token = _max_attempts.set(1)
+    try:
+        yield
+    finally:
+        _max_attempts.reset(token)
+
+
+# The least time worth starting an attempt with: below it the call is refused as a
+# deadline timeout without touching the upstream.
+MIN_ATTEMPT_SECONDS = 0.05
 
 
 def parse_host_map(text: str) -> dict[str, str]:
@@ -202,13 +282,15 @@ class UpstreamClient:
 
     def __init__(self, host_map: Mapping[str, str] | None = None,
                  transport: requests.adapters.BaseAdapter | None = None,
-                 pool_size: int = 64) -> None:
+                 pool_size: int = 64, max_concurrency: int | None = None) -> None:
         self.host_map = dict(host_map or {})
         self._transport = transport
         self._pool_size = pool_size
+        self._default_concurrency = max_concurrency
         self._providers: dict[str, ProviderConfig] = {}
         self._sessions: dict[str, requests.Session] = {}
-        self._breakers: dict[str, CircuitBreaker] = {}
+        self._bulkheads: dict[str, threading.BoundedSemaphore] = {}
+        self._breakers: dict[tuple[str, str], CircuitBreaker] = {}
         self._lock = threading.Lock()
 
     # -- setup -------------------------------------------------------------------------
@@ -219,10 +301,11 @@ class UpstreamClient:
         with self._lock:
             if provider.name not in self._providers:
                 self._sessions[provider.name] = self._new_session()
-                self._breakers[provider.name] = CircuitBreaker(
-                    provider.name, provider.breaker_fail_max, provider.breaker_reset_seconds)
+                limit = provider.max_concurrency or self._default_concurrency or _settings_int(
+                    "UPSTREAM_MAX_CONCURRENCY", 32)
+                self._bulkheads[provider.name] = threading.BoundedSemaphore(limit)
                 # Published last: the lock-free fast path above (and request()) must never
-                # see a provider whose session or breaker is not there yet.
+                # see a provider whose session or bulkhead is not there yet.
                 self._providers[provider.name] = provider
         return self._providers[provider.name]
 
@@ -235,7 +318,7 @@ class UpstreamClient:
             session.mount("https://", self._transport)
             session.mount("http://", self._transport)
         else:
-            # Retries are ours (tenacity), so urllib3's stay off.
+            # Retries are ours, so urllib3's stay off.
             adapter = HTTPAdapter(pool_connections=16, pool_maxsize=self._pool_size,
                                   max_retries=0)
             session.mount("https://", adapter)
@@ -245,14 +328,42 @@ class UpstreamClient:
     def session(self, provider: str) -> requests.Session:
         return self._sessions[provider]
 
-    def breaker_state(self, provider: str) -> str:
-        return self._breakers[provider].state
+    def breaker(self, provider: str, endpoint: str) -> CircuitBreaker:
+        """The breaker of one upstream endpoint (created on first use)."""
+        key = (provider, endpoint)
+        breaker = self._breakers.get(key)
+        if breaker is None:
+            config = self._providers[provider]
+            with self._lock:
+                breaker = self._breakers.get(key)
+                if breaker is None:
+                    breaker = CircuitBreaker(provider, config.breaker_fail_max,
+                                             config.breaker_reset_seconds, endpoint)
+                    self._breakers[key] = breaker
+        return breaker
+
+    def breaker_state(self, provider: str, endpoint: str | None = None) -> str:
+        """One endpoint's breaker state; without ``endpoint`` the worst of the provider's
+        (open, then half_open, then closed)."""
+        if endpoint is not None:
+            return self.breaker(provider, endpoint).state
+        states = {b.state for (p, _), b in list(self._breakers.items()) if p == provider}
+        for state in (CircuitBreaker.OPEN, CircuitBreaker.HALF_OPEN):
+            if state in states:
+                return state
+        return CircuitBreaker.CLOSED
+
+    def breaker_states(self) -> list[BreakerState]:
+        """Every breaker this process has used, by provider and endpoint."""
+        return sorted((b.snapshot() for b in list(self._breakers.values())),
+                      key=lambda b: (b.provider, b.endpoint))
 
     def reset(self) -> None:
         """Close breakers and drop cookies (tests, and after a config change)."""
-        for name, breaker in self._breakers.items():
+        for breaker in list(self._breakers.values()):
             breaker.reset()
-            self._sessions[name].cookies.clear()
+        for session in self._sessions.values():
+            session.cookies.clear()
 
     # -- calls -------------------------------------------------------------------------
     def rewrite(self, url: str) -> str:
@@ -263,93 +374,148 @@ class UpstreamClient:
                 params: Mapping[str, Any] | None = None, data: Mapping[str, Any] | None = None,
                 headers: Mapping[str, str] | None = None, allow_redirects: bool = True,
                 timeout: tuple[float, float] | None = None) -> UpstreamResponse:
-        """Call ``url`` for ``provider``; ``endpoint`` is a short name for logs and stats.
+        """Call ``url`` for ``provider``; ``endpoint`` names the upstream endpoint (its
+        breaker, logs and stats).
 
         Returns any 2xx-4xx answer except 429. Raises UpstreamRateLimited (429),
-        UpstreamTimeout (504), UpstreamUnavailable (503: unreachable or circuit open)
-        or UpstreamBadResponse (502: 5xx after retries).
+        UpstreamTimeout (504: the upstream or the request deadline), UpstreamUnavailable
+        (503: unreachable, circuit open, or no bulkhead slot in time) or
+        UpstreamBadResponse (502: 5xx after retries).
         """
         config = self._providers[provider]
-        breaker = self._breakers[provider]
+        breaker = self.breaker(provider, endpoint)
         try:
             breaker.before_call()
         except CircuitOpen as exc:
             log.warning("upstream circuit open", provider=provider, endpoint=endpoint)
             raise UpstreamCircuitOpen(
                 provider, f"{config.display_name} is unavailable (circuit open after repeated "
-                f"failures); retry later") from exc
+                f"failures of {endpoint}); retry later") from exc
+        finish = deadline.current()
+        if finish is None:  # outside a request: bound the call by the default budget
+            finish = time.monotonic() + deadline.default_seconds()
         try:
             response = self._with_retries(config, endpoint, url, method, params, data, headers,
-                                          allow_redirects, timeout)
+                                          allow_redirects, timeout, finish)
         except _Retryable as exc:
-            breaker.record(success=False)
+            if exc.counts:
+                breaker.record(success=False)
+            else:
+                breaker.cancel()
             raise exc.error from exc
         except BaseException:
             breaker.record(success=False)
             raise
-        breaker.record(success=True)
         if response.status == 429:
+            breaker.record(success=False)
             raise UpstreamRateLimited(provider, f"{config.display_name} rate limit exceeded",
                                       429)
+        breaker.record(success=True)
         return response
 
     def _with_retries(self, config: ProviderConfig, endpoint: str, url: str, method: str,
                       params: Mapping[str, Any] | None, data: Mapping[str, Any] | None,
                       headers: Mapping[str, str] | None, allow_redirects: bool,
-                      timeout: tuple[float, float] | None) -> UpstreamResponse:
+                      timeout: tuple[float, float] | None, finish: float) -> UpstreamResponse:
         target = self.rewrite(url)
-        retrying = Retrying(
-            stop=stop_after_attempt(config.max_attempts),
-            wait=wait_random_exponential(multiplier=config.backoff_seconds,
-                                         max=config.backoff_max_seconds),
-            retry=retry_if_exception_type(_Retryable),
-            reraise=True,
-        )
-        for attempt in retrying:
-            with attempt:
+        if target != url:
+            headers = {**(headers or {}), "X-Upstream-Host": urlsplit(url).hostname or ""}
+        attempts = min(config.max_attempts, _max_attempts.get() or config.max_attempts)
+        last: _Retryable | None = None
+        for attempt in range(1, attempts + 1):
+            left = finish - time.monotonic()
+            if left < MIN_ATTEMPT_SECONDS:
+                break
+            try:
                 return self._once(config, endpoint, target, method, params, data, headers,
-                                  allow_redirects, timeout,
-                                  attempt.retry_state.attempt_number)
-        raise AssertionError("unreachable")  # pragma: no cover
+                                  allow_redirects, timeout, attempt, finish)
+            except _Retryable as exc:
+                last = exc
+            if attempt < attempts:
+                ceiling = min(config.backoff_max_seconds,
+                              config.backoff_seconds * 2 ** (attempt - 1))
+                pause = random.uniform(0, ceiling)
+                if time.monotonic() + pause + MIN_ATTEMPT_SECONDS >= finish:
+                    break
+                time.sleep(pause)
+        if last is not None:
+            raise last
+        # No attempt could start: the request's time was up before the call.
+        raise _Retryable(DeadlineExceeded(
+            config.name, f"{config.display_name} was not called: the request deadline "
+            "passed"))
+
+    @contextmanager
+    def _slot(self, config: ProviderConfig, finish: float) -> Iterator[None]:
+        """A bulkhead slot of the provider, waited for within the deadline."""
+        bulkhead = self._bulkheads[config.name]
+        if not bulkhead.acquire(timeout=max(0.0, finish - time.monotonic())):
+            raise _Retryable(UpstreamBusy(
+                config.name, f"{config.display_name} is busy (too many calls in flight from "
+                "this server); retry later"))
+        try:
+            yield
+        finally:
+            bulkhead.release()
 
     def _once(self, config: ProviderConfig, endpoint: str, url: str, method: str,
               params: Mapping[str, Any] | None, data: Mapping[str, Any] | None,
               headers: Mapping[str, str] | None, allow_redirects: bool,
-              timeout: tuple[float, float] | None, attempt: int) -> UpstreamResponse:
+              timeout: tuple[float, float] | None, attempt: int,
+              finish: float) -> UpstreamResponse:
         session = self._sessions[config.name]
-        started = time.perf_counter()
-        status: int | None = None
-        outcome = "ok"
-        try:
-            raw = session.request(method, url, params=params, data=data, headers=headers,
-                                  allow_redirects=allow_redirects,
-                                  timeout=timeout or (config.connect_timeout,
-                                                      config.read_timeout))
-            status = raw.status_code
-            response = UpstreamResponse(config, status, raw.headers, raw.content, raw.url,
-                                        raw.cookies.get_dict())
-        except requests.Timeout as exc:
-            outcome = "timeout"
-            raise _Retryable(UpstreamTimeout(
-                config.name, f"{config.display_name} did not answer in time")) from exc
-        except requests.RequestException as exc:
-            outcome = "unreachable"
-            raise _Retryable(UpstreamUnavailable(
-                config.name, f"{config.display_name} could not be reached")) from exc
-        finally:
-            duration_ms = round((time.perf_counter() - started) * 1000, 2)
-            if status is not None and status >= 500:
-                outcome = "server_error"
-            elif status is not None and status >= 400:
-                outcome = "client_error"
-            log_method = log.info if outcome in ("ok", "client_error") else log.warning
-            log_method("upstream call", provider=config.name, endpoint=endpoint,
-                       method=method, path=urlsplit(url).path, status=status,
-                       duration_ms=duration_ms, attempt=attempt, outcome=outcome)
+        with self._slot(config, finish):
+            connect, read = timeout or (config.connect_timeout, config.read_timeout)
+            left = finish - time.monotonic()
+            if left < MIN_ATTEMPT_SECONDS:
+                raise _Retryable(DeadlineExceeded(
+                    config.name, f"{config.display_name} was not called: the request "
+                    "deadline passed"))
+            # A timeout only says the upstream is unhealthy when the attempt had a fair
+            # share of the provider's own read timeout.
+            fair = left >= read / 2
+            connect, read = min(connect, left), min(read, left)
+            started = time.perf_counter()
+            status: int | None = None
+            outcome = "ok"
+            try:
+                raw = session.request(method, url, params=params, data=data, headers=headers,
+                                      allow_redirects=allow_redirects, timeout=(connect, read))
+                status = raw.status_code
+                response = UpstreamResponse(config, status, raw.headers, raw.content, raw.url,
+                                            raw.cookies.get_dict())
+            except requests.Timeout as exc:
+                outcome = "timeout"
+                if not fair:
+                    raise _Retryable(DeadlineExceeded(
+                        config.name, f"{config.display_name} did not answer within the "
+                        "request deadline")) from exc
+                raise _Retryable(UpstreamTimeout(
+                    config.name, f"{config.display_name} did not answer in time")) from exc
+            except requests.RequestException as exc:
+                outcome = "unreachable"
+                raise _Retryable(UpstreamUnavailable(
+                    config.name, f"{config.display_name} could not be reached")) from exc
+            finally:
+                duration_ms = round((time.perf_counter() - started) * 1000, 2)
+                if status is not None and status >= 500:
+                    outcome = "server_error"
+                elif status is not None and status >= 400:
+                    outcome = "client_error"
+                log_method = log.info if outcome in ("ok", "client_error") else log.warning
+                log_method("upstream call", provider=config.name, endpoint=endpoint,
+                           method=method, path=urlsplit(url).path, status=status,
+                           duration_ms=duration_ms, attempt=attempt, outcome=outcome)
         if status >= 500:
             raise _Retryable(UpstreamBadResponse(
                 config.name, f"{config.display_name} answered HTTP {status}", status))
         return response
+
+
+def _settings_int(name: str, default: int) -> int:
+    from django.conf import settings
+
+    return int(getattr(settings, name, default))
 
 
 _client: UpstreamClient | None = None
@@ -380,7 +546,11 @@ def get_client() -> UpstreamClient:
 
 
 def reset_client() -> None:
-    """Forget the process-wide client so the next call rebuilds it from settings (tests)."""
+    """Forget the process-wide client so the next call rebuilds it from settings (tests),
+    and with it every provider bound to it (credentials are read again)."""
     global _client
     with _client_lock:
         _client = None
+    from marketdata.providers import registry
+
+    registry.reset()

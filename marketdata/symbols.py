@@ -27,14 +27,16 @@ def normalize_symbol(text: str) -> str | None:
 
 
 def split_symbols(text: str) -> list[str]:
-    """Comma list -> stripped, non-empty items in request order, duplicates removed.
+    """Comma list -> non-empty items in request order, duplicates removed.
 
-    Items are upper-cased before de-duplication so ``aapl,AAPL`` is one symbol. Invalid
-    items are kept (as typed, upper-cased) so the caller can report or drop them.
+    Every item goes through :func:`normalize_symbol`, the one symbol check (ASCII before any
+    case change, so "spy" spelt with a long s never becomes ``SPY``): a valid item becomes
+    its canonical symbol, which de-duplicates ``aapl,AAPL``; an invalid one is kept as typed
+    (stripped, case untouched) so the caller can report or drop it; it can never resolve.
     """
     seen: dict[str, None] = {}
-    for item in text.split(","):
-        item = item.strip().upper()
+    for raw in text.split(","):
+        item = normalize_symbol(raw) or raw.strip()
         if item and item not in seen:
             seen[item] = None
     return list(seen)

@@ -30,9 +30,10 @@ class UpgradeDowngrade(serializers.Serializer):
     to_grade = serializers.CharField(allow_null=True)
     from_grade = serializers.CharField(allow_null=True,
                                        help_text='"" on an initiation, as Yahoo sends it')
-    action = serializers.CharField(
-        allow_null=True, help_text="upgrade, downgrade, maintain, initiate or reiterate "
-        "(Yahoo's up, down, main, init, reit)")
+    action = serializers.ChoiceField(
+        choices=["upgrade", "downgrade"], allow_null=True,
+        help_text="upgrade or downgrade (Yahoo's up, down); null for other rating actions "
+        "(Yahoo's main, init, reit: maintained, initiated, reiterated)")
     date = serializers.DateTimeField(allow_null=True, help_text="ISO 8601, UTC")
 
 

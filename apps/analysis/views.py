@@ -12,8 +12,9 @@ from apps.core.views import ApiView, sub_route_choice
 _SOURCES = (
     "Sources (Yahoo Finance quoteSummary modules): recommendations <- recommendationTrend "
     "(analyst counts per month, `0m` = current); upgrades_downgrades <- "
-    "upgradeDowngradeHistory (newest first; action is upgrade, downgrade, maintain, initiate "
-    "or reiterate); price_targets <- financialData; earnings_estimate and revenue_estimate "
+    "upgradeDowngradeHistory (newest first; action is upgrade or downgrade, null for a "
+    "maintained, initiated or reiterated rating); price_targets <- financialData; "
+    "earnings_estimate and revenue_estimate "
     "<- earningsTrend (keyed by period end date; periods without an end date or without "
     "analysts are left out; when a quarter and a fiscal year end on the same day the quarter "
     "is kept; growth is a fraction); earnings_history <- earningsHistory (oldest first; "

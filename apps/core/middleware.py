@@ -21,10 +21,13 @@ from django.http import HttpRequest, HttpResponse
 import marketdata
 from apps.core.symbols import encoded_slash_in_path
 from marketdata import cache as md_cache
+from marketdata import deadline
 from marketdata.logs import get_logger
 
 log = get_logger("apps.core.access")
 
+# Where config.asgi records the request's arrival (time.monotonic()) in the ASGI scope.
+ARRIVAL_KEY = "marketdata.arrival"
 _INBOUND_ID = re.compile(r"^[A-Za-z0-9._\-]{6,64}$")
 
 
@@ -42,6 +45,7 @@ class RequestContextMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
         self.data_source = settings.MARKETDATA_UPSTREAM
+        self.deadline_seconds = deadline.default_seconds()
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         inbound = request.META.get("HTTP_X_CORRELATION_ID", "")
@@ -49,9 +53,15 @@ class RequestContextMiddleware:
         request.correlation_id = correlation_id
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(correlation_id=correlation_id)
+        # The deadline counts from arrival at the ASGI front (config.asgi stamps it), so
+        # a wait for a worker thread is part of it; under plain WSGI, from now.
+        scope = getattr(request, "scope", None) or request.META.get("asgi.scope") or {}
+        arrival = scope.get(ARRIVAL_KEY) or time.monotonic()
+        deadline_token = deadline.set_deadline(arrival + self.deadline_seconds)
         try:
             response = self.get_response(request)
         finally:
+            deadline.reset(deadline_token)
             structlog.contextvars.clear_contextvars()
         response["X-Correlation-ID"] = correlation_id
         response["X-Data-Source"] = self.data_source

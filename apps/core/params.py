@@ -8,9 +8,12 @@ already match on ("Field required", "Input should be '25', '50' or '100'", ...).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
+from django.core.validators import ProhibitNullCharactersValidator
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from marketdata.errors import FieldError, InvalidParameters
@@ -46,6 +49,41 @@ _INVALID: dict[type, tuple[str, str]] = {
     serializers.BooleanField: ("bool_parsing",
                                "Input should be a valid boolean, unable to interpret input"),
 }
+
+
+# An integer in a query string: optional sign, ASCII digits; the whole text at most 4,300
+# characters (Python's int() digit limit). Full-width and other Unicode digits,
+# underscores, exponents ('1e5') and decimals ('5.0': the schema says integer) are not.
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+", re.ASCII)
+MAX_INTEGER_TEXT = 4300
+_ASCII_SPACE = " \t\n\r\f\v"
+
+
+def parse_integer(value: Any) -> int | None:
+    """An integer query value, or None when it is not one. Never raises: the one integer
+    parser of every query parameter (DRF's ``int()`` would take full-width digits and
+    '1_0', and ``int()`` of a 5,000-digit string raises ValueError)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if not isinstance(value, str) or len(value) > MAX_INTEGER_TEXT:
+        return None
+    text = value.strip(_ASCII_SPACE)
+    if not _INTEGER_TEXT.fullmatch(text):
+        return None
+    return int(text)
+
+
+class IntegerParam(serializers.IntegerField):
+    """An integer query parameter read by :func:`parse_integer`; anything else is the
+    endpoint's "Input should be a valid integer" error, never a 500."""
+
+    def to_internal_value(self, data: Any) -> int:
+        number = parse_integer(data)
+        if number is None:
+            self.fail("invalid")
+        return number
 
 
 class QuerySerializer(serializers.Serializer):
@@ -89,10 +127,26 @@ def _flatten_item(name: str, detail: Any, field: serializers.Field | None, value
         out.append(FieldError(param=name, message=message or str(item), kind=kind, value=value))
 
 
+def given_values(fields: Mapping[str, serializers.Field],
+                 params: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The query as plain data: each parameter's last value (every value for list fields).
+
+    DRF reads a QueryDict like an HTML form, where an empty optional value (``count=``)
+    means "not given" and the default is used. Here an empty value is a value: it is
+    validated like any other (so ``count=`` is a 422, as the OpenAPI schema says).
+    """
+    if not hasattr(params, "getlist"):
+        return params
+    return {name: params.getlist(name) if isinstance(fields.get(name), serializers.ListField)
+            else params.get(name) for name in params}
+
+
 def validate_query(serializer_class: type[serializers.Serializer],
                    params: Mapping[str, Any]) -> dict[str, Any]:
-    """Validated values, or InvalidParameters listing every bad parameter."""
+    """Validated values, or InvalidParameters listing every bad parameter. An empty value
+    is validated as given, never read as an absent parameter (see :func:`given_values`)."""
     serializer = serializer_class(data=params)
+    serializer.initial_data = given_values(serializer.fields, params)
     if serializer.is_valid():
         return dict(serializer.validated_data)
     errors: list[FieldError] = []
@@ -109,8 +163,9 @@ def choice(choices: tuple[str, ...] | list[str], **kwargs: Any) -> serializers.C
 def symbol_list(text: str | None, param: str = "symbols", max_items: int = 50) -> list[str]:
     """A comma list of symbols: order kept, duplicates removed, 1..max_items items.
 
-    Items are upper-cased but not yet validated: an item that is not a valid symbol is
-    treated by the caller like an unknown one (it can never resolve).
+    Items are split by :func:`marketdata.symbols.split_symbols`: valid ones canonical
+    (checked as ASCII before upper-casing), invalid ones kept as typed; the caller treats
+    an invalid item like an unknown symbol (it can never resolve).
     """
     from marketdata.symbols import split_symbols
 
@@ -125,3 +180,35 @@ def symbol_list(text: str | None, param: str = "symbols", max_items: int = 50) -
             param, f"List should have at most {max_items} items after validation, not "
             f"{len(items)}", "too_long", text)])
     return items
+
+
+# The characters Python's str.strip() removes (str.isspace()), spelled out: `\s` differs
+# between regex dialects (ECMA's lacks \x1c-\x1f and \x85 and has \ufeff), and a pattern
+# in the OpenAPI schema must say exactly what the service trims.
+BLANK = r"\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+NOT_BLANK = rf"[^{BLANK}]"  # "some character that is not blank"
+
+
+class AnyTextParam(serializers.CharField):
+    """A query string taken as given, NUL characters included: DRF refuses those with its
+    own error, but here they mean nothing special (a symbol with one is a malformed symbol,
+    a member name with one is an unknown name)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.validators = [v for v in self.validators
+                           if not isinstance(v, ProhibitNullCharactersValidator)]
+
+
+@extend_schema_field({"type": "string", "minLength": 1, "pattern": NOT_BLANK})
+class SymbolParam(AnyTextParam):
+    """A ticker symbol in the query: blank (empty or whitespace) is a 422; any other text is
+    passed to the view, where a malformed symbol is an unknown one (404, never sent
+    upstream). The OpenAPI pattern ("some non-blank character") says just that."""
+
+
+@extend_schema_field({"type": "string", "minLength": 1, "pattern": rf"[^{BLANK},]"})
+class SymbolListParam(AnyTextParam):
+    """A comma list of symbols (:func:`symbol_list`): at least one non-blank item, else 422
+    (v2: 400); malformed items are left out like unknown symbols. The OpenAPI pattern
+    ("some character that is neither blank nor a comma") says so."""

@@ -44,21 +44,33 @@ class UpstreamErrorBody(serializers.Serializer):
 
 _VALIDATION = {DETAIL_ERRORS: ValidationErrorDetail, DETAIL_LIST: ValidationErrorList,
                ERRORS: ValidationErrors}
+# What each status means on every v1 endpoint that lists it; ``notes`` adds what is
+# particular to one endpoint.
 _DESCRIPTIONS = {
-    400: "Incompatible parameters (e.g. interval and range)",
-    404: "Unknown symbol or no data",
-    422: "Missing or invalid parameter",
+    400: "Incompatible interval and range (the compatibility table is in the operation's "
+         "description). Every parameter is valid on its own, so the parameter schemas cannot "
+         "express this",
+    404: "Unknown symbol or no data. A malformed symbol (not ASCII letters, digits and "
+         "`. - = &` after an optional leading `^`; more than 24 characters; `..`; control "
+         "characters) is an unknown symbol: never sent upstream, always 404. A path value "
+         "with `/` (`%2F`) matches no route: 404",
+    422: "Missing or invalid parameter. An empty value (`count=`) is an invalid value, not an "
+         "absent parameter (the default applies only when the parameter is left out)",
 }
 
 
-def error_responses(*statuses: int, upstream: bool = False,
-                    style: str = DETAIL_ERRORS) -> dict[int, OpenApiResponse]:
+def error_responses(*statuses: int, upstream: bool = False, style: str = DETAIL_ERRORS,
+                    notes: dict[int, str] | None = None) -> dict[int, OpenApiResponse]:
     """Responses for the listed statuses, plus 429/502/503/504 when the endpoint calls an
-    upstream provider."""
+    upstream provider. ``notes`` appends endpoint-specific text to a status's description
+    (e.g. the indicator's 400 for too little history)."""
     out: dict[int, OpenApiResponse] = {}
     for status in statuses:
         schema = _VALIDATION[style] if status == 422 else ErrorDetail
-        out[status] = OpenApiResponse(schema, description=_DESCRIPTIONS.get(status, ""))
+        text = _DESCRIPTIONS.get(status, "")
+        if notes and status in notes:
+            text = f"{text}. {notes[status]}" if text else notes[status]
+        out[status] = OpenApiResponse(schema, description=text)
     if upstream:
         out[429] = OpenApiResponse(UpstreamErrorBody, description="Upstream rate limited us")
         out[502] = OpenApiResponse(UpstreamErrorBody, description="Bad upstream answer")

@@ -5,7 +5,9 @@
 - ``cursor``/``limit``: opt-in. With neither, a list is returned bare; with either, as a
   connection ``{edges: [{cursor, node}], nodes, pageInfo}``. A cursor is the base64url
   (no padding) JSON of the item's 0-based position, so a client can keep one across pages;
-  an undecodable cursor is a 400.
+  an undecodable cursor is a 400. The cursor is decoded while the query is validated, before
+  any upstream call, by a bounded parser (no JSON: at most ``MAX_CURSOR_LENGTH`` characters
+  of base64url whose bytes are the position's decimal digits).
 """
 
 from __future__ import annotations
@@ -13,16 +15,22 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rest_framework import serializers
 
 from apps.core.errors import V2
+from apps.core.params import AnyTextParam, IntegerParam
 from apps.core.views import ApiView
 from marketdata.errors import FieldError, InvalidParameters
 
 MAX_LIMIT = 1000
+# base64url of up to 16 decimal digits is 22 characters; '=' padding is tolerated.
+MAX_CURSOR_LENGTH = 24
+_CURSOR_TEXT = re.compile(r"[A-Za-z0-9_-]+={0,2}", re.ASCII)
+_POSITION = re.compile(rb"0|[1-9][0-9]{0,15}")
 
 
 class V2ApiView(ApiView):
@@ -52,23 +60,53 @@ def encode_cursor(position: int) -> str:
     return base64.urlsafe_b64encode(json.dumps(position).encode()).rstrip(b"=").decode()
 
 
-def decode_cursor(cursor: str, param: str = "cursor") -> int:
+def cursor_position(cursor: Any) -> int | None:
+    """The position a cursor names, or None when it is not one of ours. Bounded work
+    whatever the input: a length check, then a regular expression, never a JSON parser."""
+    if not isinstance(cursor, str) or not 0 < len(cursor) <= MAX_CURSOR_LENGTH \
+            or not _CURSOR_TEXT.fullmatch(cursor):
+        return None
+    text = cursor.rstrip("=")
     try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        value = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
-    except (ValueError, binascii.Error, UnicodeError):
-        value = None
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except (ValueError, binascii.Error):
+        return None
+    if not _POSITION.fullmatch(raw):
+        return None
+    position = int(raw)
+    # Canonical only: 'MB' decodes to b'0' too (base64 drops the spare bits); 'MA' is 0.
+    return position if encode_cursor(position) == text else None
+
+
+def decode_cursor(cursor: str, param: str = "cursor") -> int:
+    position = cursor_position(cursor)
+    if position is None:
         raise InvalidParameters([FieldError(param, "Invalid cursor", "value_error", cursor)])
-    return value
+    return position
 
 
-def paginate(items: Sequence[Any], cursor: str | None, limit: int | None) -> Any:
-    """Bare list without ``cursor`` and ``limit``; otherwise one page as a connection."""
+class CursorParam(serializers.CharField):
+    """The ``cursor`` query parameter, decoded to its position during validation (so a bad
+    cursor is a 400 before any upstream call)."""
+
+    default_error_messages = {"invalid": "Invalid cursor"}
+
+    def to_internal_value(self, data: Any) -> int:
+        position = cursor_position(super().to_internal_value(data))
+        if position is None:
+            self.fail("invalid")
+        return position
+
+
+def paginate(items: Sequence[Any], cursor: int | str | None, limit: int | None) -> Any:
+    """Bare list without ``cursor`` and ``limit``; otherwise one page as a connection.
+    ``cursor`` is a position (as :class:`CursorParam` gives it) or a cursor string."""
     if cursor is None and limit is None:
         return list(items)
     total = len(items)
-    start = min(decode_cursor(cursor) + 1, total) if cursor is not None else 0
+    if isinstance(cursor, str):
+        cursor = decode_cursor(cursor)
+    start = min(cursor + 1, total) if cursor is not None else 0
     end = total if limit is None else min(start + limit, total)
     page = items[start:end]
     edges = [{"cursor": encode_cursor(start + i), "node": node} for i, node in enumerate(page)]
@@ -85,15 +123,16 @@ def paginate(items: Sequence[Any], cursor: str | None, limit: int | None) -> Any
 
 
 class FieldsQuery(serializers.Serializer):
-    fields = serializers.CharField(
+    # Any text: a name with a NUL is just an unknown name, ignored like the others.
+    fields = AnyTextParam(
         required=False, allow_blank=True,
         help_text="Comma-separated member names to include (top level); unknown names are "
                   "ignored, and none known means all")
 
 
 class PageQuery(FieldsQuery):
-    cursor = serializers.CharField(
+    cursor = CursorParam(
         required=False, help_text="`pageInfo.endCursor` of the previous page")
-    limit = serializers.IntegerField(
+    limit = IntegerParam(
         required=False, min_value=0, max_value=MAX_LIMIT,
         help_text="Page size; with `cursor` or `limit` the list comes as a connection")

@@ -42,6 +42,7 @@ from apps.transcripts.services import earnings_transcript
 from marketdata import cache as md_cache
 from marketdata.concurrency import DeadlineExceeded, DeadlinePool
 from marketdata.errors import MarketDataError, UpstreamError
+from marketdata.http import get_client
 from marketdata.logs import get_logger
 from marketdata.markets import market_status
 from marketdata.providers.yahoo.transcripts import fetch_earnings_calls
@@ -187,6 +188,17 @@ def cache_round_trip() -> dict[str, Any]:
     return {"status": HEALTHY if ok else UNHEALTHY, "latency_ms": latency}
 
 
+def circuit_states() -> list[dict[str, Any]]:
+    """The answering process's circuit breakers (one per provider and upstream endpoint
+    used so far), as ``BreakerState.as_dict()``. Reads the breakers only: no upstream call,
+    and never raises (``[]`` when they cannot be read; logged)."""
+    try:
+        return [state.as_dict() for state in get_client().breaker_states()]
+    except Exception:  # reported as no breakers (and logged), never a failed health answer
+        log.warning("health could not read the circuit breakers", exc_info=True)
+        return []
+
+
 def overall_status(cache_ok: bool, results: list[CheckResult]) -> str:
     """``healthy``: the cache answers and every check succeeded; ``unhealthy``: no check
     that needs an upstream succeeded (the service cannot serve data; Market Hours is
@@ -234,5 +246,8 @@ def health_report(checks: tuple[Check, ...] | None = None, timeout: float | None
         "services": services,
         # The counters live in the cache backend: not read when it does not answer.
         "cache_stats": md_cache.stats.snapshot() if cache_ok else {},
+        # Read after the checks, so it includes what they just did. Per process; does not
+        # change ``status`` (the checks already report the calls a breaker refused).
+        "circuits": circuit_states(),
         "stream": stream_stats(),
     }

@@ -1,5 +1,6 @@
-"""Ping, /v1/health (28 service checks, the cache round trip, the cache counters) and
-/v2/health (cheap: version and data-source notices, no upstream call)."""
+"""Ping, /v1/health (28 service checks, the cache round trip, the cache counters, the
+process's circuit breakers) and /v2/health (cheap: version and data-source notices, no
+upstream call)."""
 
 from __future__ import annotations
 
@@ -56,6 +57,24 @@ class StreamStatus(serializers.Serializer):
     pid = serializers.IntegerField(help_text="The process that answered (counts are its own)")
 
 
+class CircuitStatus(serializers.Serializer):
+    provider = serializers.CharField(help_text="Upstream provider (yahoo, algolia)")
+    endpoint = serializers.CharField(
+        help_text="Upstream endpoint the breaker guards (chart, sector, quoteSummary, search, "
+                  "...)")
+    state = serializers.ChoiceField(
+        choices=["closed", "open", "half_open"],
+        help_text="closed: calls go through; open: calls are refused at once (503) after "
+                  "consecutive failures, until `retry_in_seconds` runs out; half_open: the "
+                  "wait is over and the next call is a trial whose outcome closes or "
+                  "re-opens the breaker")
+    consecutive_failures = serializers.IntegerField(
+        help_text="Failed calls in a row (0 after a success)")
+    retry_in_seconds = serializers.FloatField(
+        allow_null=True,
+        help_text="Open only: seconds until a trial call is let through; null otherwise")
+
+
 class HealthStatus(serializers.Serializer):
     status = serializers.CharField(help_text="healthy | degraded | unhealthy")
     timestamp = serializers.DateTimeField()
@@ -65,6 +84,12 @@ class HealthStatus(serializers.Serializer):
     cache_stats = serializers.DictField(
         help_text="{provider: {group: {hit, miss, stale, error}}} counters ({} when the "
                   "cache does not answer)")
+    circuits = CircuitStatus(
+        many=True,
+        help_text="The circuit breakers of the process that answered (each worker process "
+                  "has its own), one per provider and upstream endpoint it has called, by "
+                  "provider and endpoint; [] before its first upstream call. Informational: "
+                  "`status` follows the checks")
     stream = StreamStatus(help_text="The quote stream in the process that answered")
 
 
@@ -119,7 +144,8 @@ _HEALTH_DESCRIPTION = (
     "`error` reason (a check still running at the deadline: `timed out after 8.0 s`). Always "
     "200. `status`: `healthy` when the cache answers and all 28 succeeded; `unhealthy` when "
     "no upstream-backed check succeeded (Market Hours is computed locally and does not "
-    "count); otherwise `degraded`.")
+    "count); otherwise `degraded`. `circuits` lists the answering process's circuit breakers "
+    "(per worker process; read without any upstream call) and does not change `status`.")
 
 
 class HealthView(ApiView):

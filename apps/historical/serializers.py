@@ -1,11 +1,12 @@
 from rest_framework import serializers
 
-from apps.core.params import QuerySerializer, choice
+from apps.core.params import QuerySerializer, SymbolParam, choice
 from marketdata.providers.yahoo.chart import INTERVALS, RANGES
 
 
 class HistoricalQuery(QuerySerializer):
-    symbol = serializers.CharField(help_text="Ticker symbol, e.g. AAPL, BRK-B, ^GSPC, EURUSD=X")
+    symbol = SymbolParam(help_text="Ticker symbol, e.g. AAPL, BRK-B, ^GSPC, EURUSD=X; "
+                         "a malformed one is an unknown symbol (404)")
     range = choice(RANGES, help_text="Time range")
     interval = choice(INTERVALS, help_text="Bar interval (see the compatibility table)")
     epoch = serializers.BooleanField(required=False, default=False,

@@ -6,9 +6,19 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.core.params import QuerySerializer, choice, choices_message
+from apps.core.params import (
+    BLANK,
+    IntegerParam,
+    QuerySerializer,
+    SymbolListParam,
+    SymbolParam,
+    choice,
+    choices_message,
+    parse_integer,
+)
 from apps.core.v2 import FieldsQuery, PageQuery
 from marketdata.errors import FieldError, InvalidParameters
 from marketdata.indicators.functions import ALL_PARAMS, FUNCTIONS, Function
@@ -20,7 +30,8 @@ FUNCTION_NAMES = tuple(FUNCTIONS)
 
 class IndicatorBaseQuery(QuerySerializer):
     function = choice(FUNCTION_NAMES, help_text="Indicator function (case-insensitive)")
-    symbol = serializers.CharField(help_text="Ticker symbol, e.g. AAPL, BRK-B, ^GSPC")
+    symbol = SymbolParam(help_text="Ticker symbol, e.g. AAPL, BRK-B, ^GSPC; a malformed "
+                                   "one is an unknown symbol (404)")
     range = choice(RANGES, required=False, default="2y", help_text="History fetched")
     interval = choice(INTERVALS, required=False, default="1d", help_text="Bar interval")
     epoch = serializers.BooleanField(required=False, default=False,
@@ -33,14 +44,13 @@ def _takers(name: str) -> str:
 
 # The documented query: the base parameters plus every period parameter under its alias.
 IndicatorQuery = type("IndicatorQuery", (IndicatorBaseQuery,), {
-    param.alias: serializers.IntegerField(
-        required=False,
+    param.alias: IntegerParam(
+        required=False, min_value=param.minimum, max_value=param.maximum,
         help_text=f"{param.description}. Taken by: {_takers(param.name)}. Errors are keyed "
                   f"`{param.name}`.")
     for param in ALL_PARAMS.values()
 })
 
-_INTEGER = re.compile(r"^\s*[+-]?\d+\s*$")
 _INT_MESSAGE = "Input should be a valid integer, unable to parse string as an integer"
 
 
@@ -69,10 +79,10 @@ def period_params(function: Function | None,
                                      f"(it takes {takes})", "extra_forbidden", raw))
             continue
         param = param or generic
-        if not _INTEGER.match(str(raw)):
+        number = parse_integer(raw)
+        if number is None:
             errors.append(FieldError(param.name, _INT_MESSAGE, "int_parsing", raw))
             continue
-        number = int(raw)
         if number < param.minimum:
             errors.append(FieldError(param.name, f"Input should be greater than or equal to "
                                      f"{param.minimum}", "greater_than_equal", raw))
@@ -89,24 +99,45 @@ def period_params(function: Function | None,
     return values, errors
 
 
-class LatestQuery(QuerySerializer):
-    symbol = serializers.CharField(help_text="Ticker symbol")
-    interval = choice(INTERVALS, required=False, default="1d", help_text="Bar interval")
-    functions = serializers.CharField(
-        required=False,
-        help_text="Comma-separated function names (" + ", ".join(FUNCTION_NAMES) + "; "
-                  "case-insensitive). Default: every label of the table except OBV.")
-
-
 # The reference's enum spelling, accepted so its clients work unchanged.
 _FUNCTION_ALIASES = {"SUPER_TREND": "SUPERTREND"}
+
+
+def _any_case(name: str) -> str:
+    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else re.escape(c) for c in name)
+
+
+_NAME = "(" + "|".join(_any_case(name) for name in sorted(
+    (*FUNCTION_NAMES, *_FUNCTION_ALIASES), key=len, reverse=True)) + ")"
+# What function_list() accepts: comma-separated names in any case, blank items ignored, at
+# least one name.
+_SPACE = f"[{BLANK}]*"
+FUNCTIONS_PATTERN = rf"^({_SPACE},)*{_SPACE}{_NAME}{_SPACE}(,{_SPACE}({_NAME}{_SPACE})?)*$"
+
+
+@extend_schema_field({"type": "string", "minLength": 1, "pattern": FUNCTIONS_PATTERN})
+class FunctionListParam(serializers.CharField):
+    """``functions``: documented with the pattern of the names function_list() accepts."""
+
+
+class LatestQuery(QuerySerializer):
+    symbol = SymbolParam(help_text="Ticker symbol; a malformed one is an unknown symbol (404)")
+    interval = choice(INTERVALS, required=False, default="1d", help_text="Bar interval")
+    functions = FunctionListParam(
+        required=False,
+        help_text="Comma-separated function names (" + ", ".join(FUNCTION_NAMES) + "; "
+                  "case-insensitive; SUPER_TREND is SUPERTREND). Default: every label of the "
+                  "table except OBV. Empty, blank or an unknown name: 422.")
 
 
 def function_list(text: str | None) -> list[str] | None:
     """Requested function names in request order without repeats; None when omitted."""
     if text is None:
         return None
-    names = [t.strip().upper() for t in text.split(",") if t.strip()]
+    # Upper-cased only when ASCII: the long s (U+017F) upper-cases to S, so 'sma' spelled
+    # with it must not become SMA.
+    names = [t.upper() if t.isascii() else t for t in (t.strip() for t in text.split(","))
+             if t]
     if not names:
         raise InvalidParameters([FieldError("functions", "String should have at least 1 "
                                             "character", "string_too_short", text)])
@@ -125,7 +156,7 @@ def function_list(text: str | None) -> list[str] | None:
 
 
 class V2IndicatorsQuery(PageQuery):
-    symbols = serializers.CharField(help_text="Comma-separated symbols (at most 50)")
+    symbols = SymbolListParam(help_text="Comma-separated symbols (at most 50)")
     interval = choice(V2_INTERVALS, required=False, default="1d", help_text="Bar interval")
     range = choice(V2_RANGES, required=False, default="1y", help_text="History fetched")
 

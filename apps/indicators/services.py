@@ -14,8 +14,8 @@ import numpy as np
 
 from apps.core.symbols import require_symbol
 from apps.historical.services import bar_keys
-from marketdata.concurrency import run_parallel
-from marketdata.errors import BadRequest, MarketDataError, UpstreamError
+from marketdata.concurrency import gather_partial
+from marketdata.errors import BadRequest
 from marketdata.indicators.bars import Bars
 from marketdata.indicators.functions import FUNCTIONS, Function
 from marketdata.indicators.indicator_set import MOVING_AVERAGE_PERIODS, indicator_set
@@ -172,20 +172,9 @@ def indicator_sets(symbols: Sequence[str], interval: str,
     the symbols that could not be served. When none could be served because of an upstream
     failure, that failure is raised (a 5xx/429 naming the provider, not an empty 200)."""
     ordered = sorted(dict.fromkeys(symbols))
-    results = run_parallel(lambda s: indicator_set_for(s, interval, range_), ordered)
-    items: list[dict[str, Any]] = []
-    errors: list[dict[str, str]] = []
-    upstream: UpstreamError | None = None
-    for symbol, result in zip(ordered, results, strict=True):
-        if isinstance(result, dict):
-            items.append({"symbol": symbol, "indicators": result})
-            continue
-        if isinstance(result, UpstreamError):
-            upstream = upstream or result  # the cache already marked the answer partial
-        if not isinstance(result, MarketDataError):
-            raise result
-        errors.append({"symbol": symbol, "message": result.detail})
-    if not items and upstream is not None:
-        raise upstream
-    return items, errors
-
+    fetched = gather_partial(lambda s: indicator_set_for(s, interval, range_), ordered,
+                             what="indicator set")
+    if not fetched.values and fetched.upstream_failed:
+        raise fetched.telling_failure()
+    return ([{"symbol": symbol, "indicators": values} for symbol, values in fetched.values],
+            fetched.errors())

@@ -62,11 +62,16 @@ class IndicatorView(ApiView):
             + _COMPAT + "\n\n" + _function_table()),
         parameters=[IndicatorQuery],
         responses={200: TECHNICAL_INDICATOR_RESPONSE,
-                   **error_responses(400, 404, 422, upstream=True)},
+                   **error_responses(400, 404, 422, upstream=True, notes={
+                       400: "Also when a period is longer than the history (`Not enough "
+                            "data to compute SMA: ...`)",
+                       422: "Also a period parameter the function does not take, and MACD's "
+                            "`fastPeriod` not below `slowPeriod`: rules between parameters "
+                            "that the parameter schemas cannot express"})},
     )
     def get(self, request: Request) -> Response:
         query = request.query_params.copy()
-        if "function" in query:
+        if "function" in query and query["function"].isascii():  # U+017F upper-cases to S
             query["function"] = query["function"].strip().upper()
         errors: list[FieldError] = []
         try:
@@ -100,7 +105,9 @@ class LatestIndicatorsView(ApiView):
               "fill is null."),
         parameters=[LatestQuery],
         responses={200: latest_response_schema(),
-                   **error_responses(400, 404, 422, upstream=True)},
+                   **error_responses(400, 404, 422, upstream=True, notes={
+                       400: "Listed by the spec but not produced here: the history range is "
+                            "chosen per interval, so it always fits"})},
     )
     def get(self, request: Request) -> Response:
         q = self.query(request)

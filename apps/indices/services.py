@@ -5,13 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from marketdata import formatting as fmt
-from marketdata.concurrency import run_parallel
-from marketdata.errors import (
-    MarketDataError,
-    UpstreamBadResponse,
-    UpstreamError,
-    telling_failure,
-)
+from marketdata.concurrency import gather_partial
+from marketdata.errors import UpstreamBadResponse
 from marketdata.logs import get_logger
 from marketdata.providers.yahoo.indices import (
     RETURN_FIELDS,
@@ -24,13 +19,18 @@ from marketdata.providers.yahoo.indices import (
 log = get_logger("apps.indices")
 
 
+def has_level(snap: IndexSnapshot) -> bool:
+    """Did Yahoo give the index's level and move (an index without them is left out)?"""
+    return not (snap.price is None or snap.change is None or snap.change_fraction is None)
+
+
 def market_index(info: MarketIndexInfo, snap: IndexSnapshot) -> dict[str, Any] | None:
     """The v1 MarketIndex, or None when Yahoo gave no level or move for the index.
 
     ``change`` uses the index's precision with thousands separators and a sign, as full
     quotes do; ``percentChange`` and the period returns are signed percents ('+0.69%').
     """
-    if snap.price is None or snap.change is None or snap.change_fraction is None:
+    if not has_level(snap):
         return None
     out: dict[str, Any] = {
         "name": info.name or snap.long_name or snap.short_name or info.id,
@@ -53,25 +53,12 @@ def market_indices(ids: list[str] | None = None, region: str | None = None
     when there was one.
     """
     selected = select_indices(ids or (), region)
-    results = run_parallel(fetch_index, selected)
-    out: list[dict[str, Any]] = []
-    upstream_failures: list[MarketDataError] = []
-    for info, result in zip(selected, results, strict=True):
-        if isinstance(result, MarketDataError):
-            if isinstance(result, UpstreamError):
-                upstream_failures.append(result)
-            log.warning("index left out", index=info.id, symbol=info.symbol,
-                        reason=result.detail, error=type(result).__name__)
-            continue
-        if isinstance(result, BaseException):
-            raise result
-        item = market_index(info, result)
-        if item is None:
-            log.warning("index left out", index=info.id, symbol=info.symbol,
-                        reason="no price in the answer", error="IncompleteData")
-            continue
-        out.append(item)
-    if not out and selected:
-        raise telling_failure(upstream_failures) or UpstreamBadResponse(
-            "yahoo", "Yahoo Finance has no data for the requested indices")
-    return out
+    fetched = gather_partial(fetch_index, selected, what="index",
+                             label=lambda info: info.id,
+                             log_fields=lambda info: {"index": info.id, "symbol": info.symbol},
+                             accept=has_level)
+    if selected:
+        fetched.raise_if_empty(lambda: UpstreamBadResponse(
+            "yahoo", "Yahoo Finance has no data for the requested indices"))
+    return [item for info, snap in fetched.values
+            if (item := market_index(info, snap)) is not None]

@@ -11,7 +11,8 @@ from apps.movers.services import market_movers
 
 _NOTES = (" At most `count` rows (fewer when Yahoo lists fewer). Prices use the "
           "instrument's precision with thousands separators; `change` and `percentChange` "
-          "always carry a sign ('+1.23', '-0.45%'). 422 when `count` is not 25, 50 or 100.")
+          "always carry a sign ('+1.23', '-0.45%'). 422 when `count` is not 25, 50 or 100 "
+          "(an empty `count=` too: leave the parameter out for the default).")
 
 
 class _MoversView(ApiView):

@@ -1,29 +1,15 @@
-from typing import Any
-
 from rest_framework import serializers
 
-from apps.core.params import QuerySerializer
-
-
-class GivenCharField(serializers.CharField):
-    """An optional string that, when present, must not be empty.
-
-    DRF reads an empty optional query value (``symbol=``) as "not given", which here would
-    silently turn a request for one symbol's news into general news; an empty value is a
-    422 instead, like a blank one (``symbol=%20``).
-    """
-
-    def get_value(self, dictionary: Any) -> Any:
-        if self.field_name in dictionary and dictionary.get(self.field_name) == "":
-            return ""
-        return super().get_value(dictionary)
+from apps.core.params import QuerySerializer, SymbolParam
 
 
 class NewsQuery(QuerySerializer):
-    symbol = GivenCharField(
+    # An empty or blank ``symbol=`` is a 422 (like every empty value), never silently
+    # general news.
+    symbol = SymbolParam(
         required=False,
         help_text="Ticker symbol, e.g. AAPL, BRK-B, BTC-USD; general market news when omitted "
-                  "(an empty value is a 422)")
+                  "(an empty or blank value is a 422; a malformed symbol is a 404)")
 
 
 class News(serializers.Serializer):

@@ -1,12 +1,13 @@
 from rest_framework import serializers
 
-from apps.core.params import QuerySerializer
+from apps.core.params import QuerySerializer, SymbolListParam
 
 
 class SymbolsQuery(QuerySerializer):
-    symbols = serializers.CharField(
-        allow_blank=True, trim_whitespace=False,
-        help_text="Comma-separated symbols (at most 50); order is kept, duplicates removed")
+    # Documentation only: the views read ``symbols`` with symbol_list().
+    symbols = SymbolListParam(
+        help_text="Comma-separated symbols (at most 50 after removing empty items and "
+                  "duplicates); order is kept. Empty, blank or only commas: 422")
 
 
 class SimpleQuote(serializers.Serializer):

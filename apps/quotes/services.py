@@ -6,20 +6,19 @@ from __future__ import annotations
 from typing import Any
 
 from marketdata import formatting as fmt
-from marketdata.concurrency import run_parallel
-from marketdata.errors import MarketDataError, NotFound, telling_failure
-from marketdata.formatting import raw
+from marketdata.concurrency import gather_partial
+from marketdata.errors import NotFound
+from marketdata.providers.yahoo.full_quote import FullQuote, fetch_full_quote
 from marketdata.providers.yahoo.quote import QuoteSnapshot, fetch_quotes
-from marketdata.providers.yahoo.quote_summary import QUOTE_MODULES, fetch_quote_summary
 from marketdata.symbols import display_symbol, normalize_symbol
 
 _RISK_RATINGS = {1: "Below Average", 2: "Average", 3: "Above Average", 4: "High"}
+# v1 return key -> PeriodReturns member.
 _RETURNS = (
-    ("fiveDaysReturn", "fiveDaysReturn"), ("oneMonthReturn", "oneMonthReturn"),
-    ("threeMonthReturn", "threeMonthReturn"), ("sixMonthReturn", "sixMonthReturn"),
-    ("ytdReturn", "ytdReturnPct"), ("yearReturn", "oneYearTotalReturn"),
-    ("threeYearReturn", "threeYearTotalReturn"), ("fiveYearReturn", "fiveYearTotalReturn"),
-    ("tenYearReturn", "tenYearTotalReturn"), ("maxReturn", "maxReturn"),
+    ("fiveDaysReturn", "five_days"), ("oneMonthReturn", "one_month"),
+    ("threeMonthReturn", "three_month"), ("sixMonthReturn", "six_month"),
+    ("ytdReturn", "ytd"), ("yearReturn", "one_year"), ("threeYearReturn", "three_year"),
+    ("fiveYearReturn", "five_year"), ("tenYearReturn", "ten_year"), ("maxReturn", "max_period"),
 )
 
 
@@ -74,94 +73,56 @@ def stream_quotes(symbols: list[str]) -> dict[str, dict[str, Any]]:
 
 
 # -- full quotes ------------------------------------------------------------------------------
-def _module(modules: dict[str, Any], name: str) -> dict[str, Any]:
-    value = modules.get(name)
-    return value if isinstance(value, dict) else {}
+def full_quote(q: FullQuote) -> dict[str, Any]:
+    """The v1 Quote object from the parsed full quote (reference notes section 2.2)."""
 
+    def p(value: float | None) -> str | None:
+        return fmt.price(value, q.price_hint)
 
-def _first(*sources: tuple[dict[str, Any], str]) -> Any:
-    """The first present value among (module, field) pairs; a real 0 counts as present."""
-    for module, name in sources:
-        value = raw(module.get(name))
-        if value is not None:
-            return value
-    return None
-
-
-def full_quote(symbol: str, modules: dict[str, Any]) -> dict[str, Any]:
-    """The v1 Quote object from quoteSummary modules (reference notes section 2.2)."""
-    price = _module(modules, "price")
-    detail = _module(modules, "summaryDetail")
-    stats = _module(modules, "defaultKeyStatistics")
-    profile = _module(modules, "assetProfile")
-    calendar = _module(modules, "calendarEvents")
-    performance = _module(_module(modules, "quoteUnadjustedPerformanceOverview"),
-                          "performanceOverview")
-    hint = _first((price, "priceHint"), (detail, "priceHint"))
-    hint = 2 if hint is None else int(hint)
-
-    def p(value: Any) -> str | None:
-        return fmt.price(raw(value), hint)
-
-    market_time = raw(price.get("regularMarketTime")) or 0
-    pre_time = raw(price.get("preMarketTime")) or 0
-    post_time = raw(price.get("postMarketTime")) or 0
-    volume = _first((detail, "volume"), (price, "regularMarketVolume"))
-    avg_volume = _first((detail, "averageVolume"), (price, "averageDailyVolume3Month"))
-    rating = raw(stats.get("morningStarOverallRating"))
-    risk = raw(stats.get("morningStarRiskRating"))
-    earnings = (calendar.get("earnings") or {}).get("earningsDate") or []
-    employees = raw(profile.get("fullTimeEmployees"))
-
+    rating, risk = q.morningstar_rating, q.morningstar_risk_rating
     out: dict[str, Any] = {
-        "symbol": price.get("symbol") or symbol,
-        "name": price.get("longName") or price.get("shortName") or symbol,
-        "price": p(price.get("regularMarketPrice")),
-        "preMarketPrice": p(price.get("preMarketPrice")) if pre_time > market_time else None,
-        "afterHoursPrice": p(price.get("postMarketPrice")) if post_time > market_time else None,
-        "change": fmt.signed(p(price.get("regularMarketChange"))),
-        "percentChange": fmt.percent(raw(price.get("regularMarketChangePercent")),
-                                     fraction=True),
-        "open": p(_first((detail, "open"), (price, "regularMarketOpen"))),
-        "high": p(_first((detail, "dayHigh"), (price, "regularMarketDayHigh"))),
-        "low": p(_first((detail, "dayLow"), (price, "regularMarketDayLow"))),
-        "yearHigh": p(detail.get("fiftyTwoWeekHigh")),
-        "yearLow": p(detail.get("fiftyTwoWeekLow")),
-        "volume": int(volume) if volume is not None else None,
-        "avgVolume": int(avg_volume) if avg_volume is not None else None,
-        "marketCap": fmt.compact(_first((detail, "marketCap"), (price, "marketCap"))),
-        "beta": fmt.fixed(_first((detail, "beta"), (stats, "beta"))),
-        "pe": fmt.fixed(raw(detail.get("trailingPE"))),
-        "eps": fmt.fixed(_first((stats, "trailingEps"), (detail, "trailingEps"))),
-        "dividend": fmt.fixed(raw(detail.get("dividendRate"))),
+        "symbol": q.symbol,
+        "name": q.long_name or q.short_name or q.symbol,
+        "price": p(q.regular_market_price),
+        "preMarketPrice": p(q.pre_market_price) if q.pre_market_current else None,
+        "afterHoursPrice": p(q.post_market_price) if q.post_market_current else None,
+        "change": fmt.signed(p(q.regular_market_change)),
+        "percentChange": fmt.percent(q.regular_market_change_percent, fraction=True),
+        "open": p(q.open),
+        "high": p(q.day_high),
+        "low": p(q.day_low),
+        "yearHigh": p(q.fifty_two_week_high),
+        "yearLow": p(q.fifty_two_week_low),
+        "volume": q.volume,
+        "avgVolume": q.average_volume,
+        "marketCap": fmt.compact(q.market_cap),
+        "beta": fmt.fixed(q.beta),
+        "pe": fmt.fixed(q.trailing_pe),
+        "eps": fmt.fixed(q.trailing_eps),
+        "dividend": fmt.fixed(q.dividend_rate),
         # Funds report their distribution yield as `yield`, stocks as `dividendYield`.
-        "yield": fmt.percent(_first((detail, "dividendYield"), (detail, "yield")),
+        "yield": fmt.percent(q.yield_value if q.dividend_yield is None else q.dividend_yield,
                              fraction=True, sign=False),
-        "exDividend": fmt.long_date(_first((detail, "exDividendDate"),
-                                           (calendar, "exDividendDate"))),
-        "netAssets": fmt.compact(raw(detail.get("totalAssets"))),
-        "nav": p(detail.get("navPrice")),
-        "expenseRatio": fmt.percent(raw(stats.get("annualReportExpenseRatio")), fraction=True,
-                                    sign=False),
-        "category": stats.get("category"),
-        "lastCapitalGain": fmt.fixed(raw(stats.get("lastCapGain"))),
-        "fundRating": "★" * int(rating) if isinstance(rating, int | float) and rating > 0
+        "exDividend": fmt.long_date(q.ex_dividend_date),
+        "netAssets": fmt.compact(q.total_assets),
+        "nav": p(q.nav_price),
+        "expenseRatio": fmt.percent(q.expense_ratio, fraction=True, sign=False),
+        "category": q.category,
+        "lastCapitalGain": fmt.fixed(q.last_cap_gain),
+        "fundRating": "★" * rating if rating is not None and rating > 0 else None,
+        "fundRiskRating": _RISK_RATINGS.get(risk) if risk is not None else None,
+        "holdingsTurnover": fmt.percent(q.holdings_turnover, fraction=True, sign=False),
+        "earningsDate": " - ".join(d for d in map(fmt.long_date, q.earnings_dates) if d) or None,
+        "lastDividend": fmt.fixed(q.last_dividend_value),
+        "inceptionDate": fmt.long_date(q.fund_inception_date),
+        "sector": q.sector,
+        "industry": q.industry,
+        "about": q.long_business_summary,
+        "employees": str(q.full_time_employees) if q.full_time_employees is not None
         else None,
-        "fundRiskRating": _RISK_RATINGS.get(int(risk)) if isinstance(risk, int | float)
-        else None,
-        "holdingsTurnover": fmt.percent(raw(stats.get("annualHoldingsTurnover")),
-                                        fraction=True, sign=False),
-        "earningsDate": " - ".join(d for d in (fmt.long_date(raw(e)) for e in earnings) if d)
-        or None,
-        "lastDividend": fmt.fixed(raw(stats.get("lastDividendValue"))),
-        "inceptionDate": fmt.long_date(raw(stats.get("fundInceptionDate"))),
-        "sector": profile.get("sector") or None,
-        "industry": profile.get("industry") or None,
-        "about": profile.get("longBusinessSummary") or None,
-        "employees": str(int(employees)) if isinstance(employees, int | float) else None,
     }
-    for name, source in _RETURNS:
-        out[name] = fmt.percent(raw(performance.get(source)), fraction=True, sign=False)
+    for name, member in _RETURNS:
+        out[name] = fmt.percent(getattr(q.returns, member), fraction=True, sign=False)
     return {k: v for k, v in out.items() if v is not None}
 
 
@@ -171,19 +132,6 @@ def full_quotes(symbols: list[str]) -> list[dict[str, Any]]:
     Unknown symbols are left out (404 when none resolve). An upstream failure is raised
     when no symbol could be served, so the client sees 502/503/504 rather than a 404.
     """
-    valid = _valid(symbols)
-    results = run_parallel(lambda s: fetch_quote_summary(s, QUOTE_MODULES), valid)
-    quotes: list[dict[str, Any]] = []
-    failures: list[MarketDataError] = []
-    for symbol, result in zip(valid, results, strict=True):
-        if isinstance(result, NotFound):
-            continue
-        if isinstance(result, MarketDataError):
-            failures.append(result)
-            continue
-        if isinstance(result, BaseException):
-            raise result
-        quotes.append(full_quote(symbol, result))
-    if not quotes:
-        raise telling_failure(failures) or no_quotes_found(symbols)
-    return quotes
+    fetched = gather_partial(fetch_full_quote, _valid(symbols), what="quote")
+    fetched.raise_if_empty(lambda: no_quotes_found(symbols))
+    return [full_quote(record) for _, record in fetched.values]

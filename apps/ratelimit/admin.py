@@ -166,7 +166,8 @@ class RateLimitCounterAdmin(_PageAdmin):
 
 @admin.register(CacheStatistic)
 class CacheStatisticAdmin(_PageAdmin):
-    """Hit/miss/stale/error counts per provider and endpoint group, and backend facts."""
+    """Hit/miss/stale/error counts per provider and endpoint group, backend facts and this
+    process's circuit breakers."""
 
     page_title = "Cache statistics"
 
@@ -178,5 +179,6 @@ class CacheStatisticAdmin(_PageAdmin):
         if not self.has_view_permission(request):
             raise PermissionDenied
         context = {**self.page_context(request), "stats": cachestats.read_statistics(),
-                   "flush_seconds": cachestats.stats.FLUSH_SECONDS, **(extra_context or {})}
+                   "flush_seconds": cachestats.stats.FLUSH_SECONDS,
+                   "breakers": cachestats.breaker_rows(), **(extra_context or {})}
         return TemplateResponse(request, "admin/ratelimit/cache_stats.html", context)

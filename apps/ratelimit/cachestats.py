@@ -6,7 +6,9 @@ Two parts:
   with provider totals and a grand total;
 - facts about the default cache backend: for django-redis the key counts and the server's
   ``INFO`` (memory, eviction policy, version, keyspace hits/misses); for the local-memory
-  cache the number of entries of this process.
+  cache the number of entries of this process;
+- the circuit breakers of this process (``breaker_rows()``): one per provider and upstream
+  endpoint called so far, kept in memory by each process's upstream client.
 
 Reading never raises: a failing backend (Redis down, ``INFO`` disabled by the host) is
 reported in ``error`` and shown on the page.
@@ -14,6 +16,7 @@ reported in ``error`` and shown on the page.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +25,7 @@ from django.core.cache import caches
 
 from apps.ratelimit.counters import is_redis
 from marketdata.cache import stats
+from marketdata.http import get_client
 
 # A full SCAN of a large shared Redis costs one round trip per SCAN_COUNT keys; stop after
 # this many keys examined and report a lower bound instead.
@@ -117,6 +121,44 @@ def read_statistics(alias: str = "default") -> CacheStatistics:
     providers = stat_rows(snapshot)
     return CacheStatistics(providers, total_of([p.total for p in providers]),
                            backend_facts(alias), error)
+
+
+# -- circuit breakers ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class BreakerRow:
+    """One circuit breaker of this process, as the page shows it."""
+
+    provider: str
+    endpoint: str
+    state: str  # "closed" | "open" | "half_open"
+    consecutive_failures: int
+    retry_in_seconds: float | None
+
+    @property
+    def tripped(self) -> bool:
+        """Open or half-open: highlighted on the page."""
+        return self.state != "closed"
+
+    @property
+    def retry_in_display(self) -> str:
+        return DASH if self.retry_in_seconds is None else f"{self.retry_in_seconds:.1f}"
+
+
+@dataclass(frozen=True)
+class BreakerRows:
+    rows: list[BreakerRow]
+    error: str | None = None
+    pid: int = field(default_factory=os.getpid)  # the process whose breakers these are
+
+
+def breaker_rows() -> BreakerRows:
+    """This process's breakers by provider and endpoint (no upstream call), never raising."""
+    try:
+        states = get_client().breaker_states()
+    except Exception as exc:  # noqa: BLE001 - shown on the page
+        return BreakerRows([], describe(exc))
+    return BreakerRows([BreakerRow(s.provider, s.endpoint, s.state, s.consecutive_failures,
+                                   s.retry_in_seconds) for s in states])
 
 
 # -- backend facts --------------------------------------------------------------------------

@@ -1,18 +1,26 @@
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.core.params import QuerySerializer, choice
+from apps.core.params import BLANK, IntegerParam, QuerySerializer, choice
 from marketdata.providers.algolia import SECURITY_TYPES
 
 MAX_QUERY_LENGTH = 200
 
 
+# Validation: trimmed, then not blank (422), no NUL character (422), at most 200 characters.
+@extend_schema_field({"type": "string", "minLength": 1, "maxLength": MAX_QUERY_LENGTH,
+                      "pattern": rf"^[^\x00]*[^{BLANK}\x00][^\x00]*$"})
+class SearchText(serializers.CharField):
+    """``query``: its schema says what validation does (a non-blank character, no NUL)."""
+
+
 class SearchQuery(QuerySerializer):
-    query = serializers.CharField(
+    query = SearchText(
         max_length=MAX_QUERY_LENGTH,
         help_text="Partial or full company name or symbol (whitespace is collapsed; at most "
-                  f"{MAX_QUERY_LENGTH} characters)")
-    hits = serializers.IntegerField(required=False, default=50, min_value=1, max_value=100,
-                                    help_text="Maximum number of results (1-100)")
+                  f"{MAX_QUERY_LENGTH} characters). Empty, blank or with a NUL character: 422")
+    hits = IntegerParam(required=False, default=50, min_value=1, max_value=100,
+                        help_text="Maximum number of results (1-100)")
     type = choice(SECURITY_TYPES, required=False,
                   help_text="Only this kind of security; all kinds when omitted")
     use_primary_provider = serializers.BooleanField(

@@ -3,14 +3,16 @@ fallback when the primary fails or the caller asks for the secondary provider.""
 
 from __future__ import annotations
 
+from marketdata import deadline
 from marketdata.errors import UpstreamError
 from marketdata.logs import get_logger
-from marketdata.providers import algolia
+from marketdata.providers import algolia, registry
 from marketdata.providers.yahoo import search as yahoo_search
 
 log = get_logger("apps.search")
 
-PRIMARY, SECONDARY = algolia.PROVIDER.name, "yahoo"
+PRIMARY, SECONDARY = registry.sources("security_search")
+PRIMARY_SHARE = 0.5
 
 
 def normalize_query(text: str) -> str:
@@ -26,7 +28,9 @@ def search_securities(query: str, hits: int, security_type: str | None = None,
     query = normalize_query(query)
     if use_primary:
         try:
-            return algolia.search_securities(query, hits, security_type), PRIMARY
+            # The primary gets half of the time left, so the fallback always has the rest.
+            with deadline.share(PRIMARY_SHARE):
+                return algolia.search_securities(query, hits, security_type), PRIMARY
         except UpstreamError as exc:
             log.warning("primary search provider failed; falling back to the secondary",
                         provider=PRIMARY, fallback=SECONDARY, reason=exc.detail,

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from marketdata import formatting as fmt
-from marketdata.concurrency import run_parallel
-from marketdata.errors import MarketDataError, NotFound, UpstreamBadResponse, telling_failure
+from marketdata.concurrency import gather_partial
+from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.logs import get_logger
 from marketdata.providers.yahoo.quote_summary import fetch_quote_summary
 from marketdata.providers.yahoo.sectors import (
@@ -66,21 +66,10 @@ def all_sectors() -> list[dict[str, Any]]:
     A sector whose upstream call fails is left out (and logged) so one bad sector does not
     hide ten good ones; when every sector fails the most telling upstream error is raised.
     """
-    keys = list(SECTOR_NAMES)
-    out: list[dict[str, Any]] = []
-    failures: list[MarketDataError] = []
-    for key, result in zip(keys, run_parallel(fetch_sector, keys), strict=True):
-        if isinstance(result, MarketDataError):
-            log.warning("sector left out", sector=key, error=result.detail)
-            failures.append(result)
-            continue
-        if isinstance(result, BaseException):
-            raise result
-        out.append(market_sector(result))
-    if not out:
-        raise telling_failure(failures) or UpstreamBadResponse(
-            "yahoo", "No sector data from Yahoo Finance")
-    return out
+    fetched = gather_partial(fetch_sector, list(SECTOR_NAMES), what="sector")
+    fetched.raise_if_empty(lambda: UpstreamBadResponse("yahoo", "No sector data from Yahoo "
+                                                       "Finance"))
+    return [market_sector(data) for _, data in fetched.values]
 
 
 def details_for(name: str) -> dict[str, Any]:

@@ -59,8 +59,8 @@ class SectorDetailsView(ApiView):
                      "sector's share of the whole market. `topIndustries` lists at most "
                      f"{TOP_INDUSTRIES} industries and `topCompanies` at most {TOP_COMPANIES} "
                      "symbols, largest market weight first. The path value is the exact "
-                     "display name (URL-encoded, e.g. `Basic%20Materials`); anything else is "
-                     "422."),
+                     "display name (URL-encoded, e.g. `Basic%20Materials`); anything else, "
+                     "including values with `/` or control characters, is 422."),
         parameters=[OpenApiParameter("sector", OpenApiTypes.STR, OpenApiParameter.PATH,
                                      enum=list(SECTOR_CHOICES), description="Sector name")],
         responses={200: MarketSectorDetails, **error_responses(422, upstream=True)})

@@ -4,10 +4,12 @@ A :class:`StreamHub` lives in each event loop that serves streams (one per serve
 Connections register with it; the first subscriber of a symbol starts its :class:`Poller`
 and puts the hub's channel in that symbol's channel-layer group, the last one leaving
 stops both. Pollers wake at wall-clock multiples of the interval (the same instants in
-every process, so a connection can merge updates from several processes by cycle number);
-the pollers that wake together are served by one :meth:`StreamHub.run_cycle`: one
-leadership claim, one batch call through the quotes service (and so through the data
-cache), then one message per symbol to the symbol's group. A failure becomes an error
+every process, so cycle numbers agree and a connection can drop a second leader's duplicate
+by cycle number); each connection keeps the latest quotes and writes them on its own
+schedule (:mod:`apps.stream.services`), not at the pollers' instants. The pollers that
+wake together are served by one :meth:`StreamHub.run_cycle`: one leadership claim, one
+batch call through the quotes service (and so through the data cache), then one message
+per symbol to the symbol's group. A failure becomes an error
 message for its symbols; the pollers keep going.
 
 The groups' members are hubs, not connections: a message crosses the channel layer once

@@ -15,19 +15,21 @@ from apps.core.views import ApiView
 from apps.quotes.serializers import SymbolsQuery
 from apps.quotes.services import no_quotes_found, stream_quotes
 from apps.stream.services import quote_events
+from marketdata import cache as md_cache
 from marketdata.errors import MarketDataError
 
 EVENT_STREAM = "text/event-stream"
 
 _DESCRIPTION = """\
-Server-Sent Events. The first `quote` event is sent at once; after that one event per
-update cycle, every `STREAM_INTERVAL_SECONDS` (10 by default).
+Server-Sent Events. The first `quote` event is sent at once; after that one event every
+`STREAM_INTERVAL_SECONDS` (10 by default) from the connection's own start, with the latest
+quotes of the shared pollers.
 
 - `event: quote` / `data:` a JSON array of `{symbol, name, price, change, percentChange}`
   (plus `logo` when known), one item per resolved symbol, in request order. A symbol whose
-  update failed in a cycle keeps its last quote and is named in that cycle's `error` event.
+  update failed keeps its last quote and is named in the `error` event that follows.
 - `event: error` / `data:` `{detail, status, symbols, [provider, code]}` when an upstream
-  update fails; the stream stays open and retries next cycle.
+  update fails; the stream stays open and the update is retried.
 - `: keep-alive` comment lines when nothing else was sent for `STREAM_HEARTBEAT_SECONDS`.
 
 Symbols are upper-cased, deduplicated, order kept; unknown or malformed symbols are left
@@ -58,7 +60,15 @@ class QuoteStreamView(ApiView):
     def get(self, request: Request) -> HttpResponse:
         symbols = symbol_list(request.query_params.get("symbols"),
                               max_items=settings.QUOTES_MAX_SYMBOLS)
-        initial = stream_quotes(symbols)
+        # The opening fetch goes through the data cache under a report of its own: the
+        # request's report would make the response middleware label the stream X-Cache
+        # (and Cache-Control: no-store after a partial fetch), which describes only this
+        # first event of an endless body.
+        _, token = md_cache.start_report()
+        try:
+            initial = stream_quotes(symbols)
+        finally:
+            md_cache.end_report(token)
         if not initial:
             raise no_quotes_found(symbols)
         headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}

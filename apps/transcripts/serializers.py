@@ -2,7 +2,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from apps.core.params import QuerySerializer
+from apps.core.params import IntegerParam, QuerySerializer
 from apps.transcripts.services import MIN_YEAR, latest_year
 from marketdata.providers.yahoo.transcripts import QUARTERS
 
@@ -16,8 +16,8 @@ class QuarterField(serializers.ChoiceField):
         return super().to_internal_value(data)
 
 
-def _year_field() -> serializers.IntegerField:
-    return serializers.IntegerField(
+def _year_field() -> IntegerParam:
+    return IntegerParam(
         required=False, min_value=MIN_YEAR, max_value=latest_year(),
         help_text=f"Fiscal year, {MIN_YEAR} to the current year + 1. Alone: every call of "
                   "that fiscal year, newest first")

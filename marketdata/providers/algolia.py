@@ -17,21 +17,24 @@ type}``.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
 import orjson
 from django.conf import settings
 
-from marketdata.cache import fetch_through
-from marketdata.errors import UpstreamBadResponse
+from marketdata.errors import MarketDataError, UpstreamBadResponse
 from marketdata.formatting import text
-from marketdata.http import ProviderConfig, get_client
+from marketdata.http import ProviderConfig, UpstreamResponse
+from marketdata.providers.base import Provider
+from marketdata.providers.registry import get_provider
 from marketdata.providers.yahoo.search import query_key
 
 # A fallback exists (Yahoo), so fail fast: short timeouts, one retry.
 PROVIDER = ProviderConfig(name="algolia", display_name="Search provider (Algolia)",
-                          connect_timeout=2.0, read_timeout=4.0, max_attempts=2)
+                          connect_timeout=2.0, read_timeout=4.0, max_attempts=2,
+                          hosts=("*.algolia.net",))
 
 SECURITY_TYPES = ("stock", "etf", "trust")
 ATTRIBUTES = ("name", "symbol", "exchangeShortName", "type")
@@ -90,20 +93,32 @@ def parse_hits(payload: Any, hits: int | None = None,
 
 
 
-def _fetch(query: str, hits: int, security_type: str | None) -> list[dict[str, str]]:
-    client = get_client()
-    client.register(PROVIDER)
-    url = search_url(settings.SEARCH_APP_ID, settings.SEARCH_INDEX)
-    headers = {"X-Algolia-Application-Id": settings.SEARCH_APP_ID,
-               "X-Algolia-API-Key": settings.SEARCH_API_KEY}
-    response = client.request(PROVIDER.name, "search", url,
-                              params=search_params(query, hits, security_type),
-                              headers=headers)
-    if response.status >= 400:
-        # 403 = revoked/invalid key, 404 = unknown index, 400 = bad parameter: all mean
-        # "use the fallback". The body is not echoed (it is the provider's, not ours).
-        raise _bad(f"answered HTTP {response.status}", response.status)
-    return parse_hits(response.json(), hits, security_type)
+class AlgoliaProvider(Provider):
+    """The search application: id, key and index read once from settings; the key goes
+    only in a header. Any 4xx (revoked key, unknown index, bad parameter) is a 502, which
+    sends the caller to the fallback; the body is not echoed (it is the provider's)."""
+
+    config = PROVIDER
+
+    def load_credentials(self) -> Mapping[str, Any]:
+        return {"app_id": settings.SEARCH_APP_ID, "api_key": settings.SEARCH_API_KEY,
+                "index": settings.SEARCH_INDEX}
+
+    def authenticate(self, params: dict[str, Any], headers: dict[str, str]) -> None:
+        headers["X-Algolia-Application-Id"] = self.credentials["app_id"]
+        headers["X-Algolia-API-Key"] = self.credentials["api_key"]
+
+    def error_for(self, response: UpstreamResponse, endpoint: str,
+                  not_found: str | None) -> MarketDataError | None:
+        if response.status >= 400:
+            return _bad(f"answered HTTP {response.status}", response.status)
+        return None
+
+    def search(self, query: str, hits: int,
+               security_type: str | None) -> list[dict[str, str]]:
+        url = search_url(self.credentials["app_id"], self.credentials["index"])
+        payload = self.get_json("search", url, search_params(query, hits, security_type))
+        return parse_hits(payload, hits, security_type)
 
 
 def search_securities(query: str, hits: int,
@@ -113,7 +128,8 @@ def search_securities(query: str, hits: int,
     Raises an UpstreamError (502/503/504/429, provider ``algolia``) when the provider
     cannot answer; the caller falls back to the secondary provider.
     """
-    return fetch_through(PROVIDER.name, "search",
-                         {"q": query_key(query), "hits": hits,
-                          "type": security_type or "all"},
-                         lambda: _fetch(query, hits, security_type), "search", group="search")
+    provider: AlgoliaProvider = get_provider(PROVIDER.name)
+    return provider.cached("search", {"q": query_key(query), "hits": hits,
+                                      "type": security_type or "all"},
+                           lambda: provider.search(query, hits, security_type), "search",
+                           group="search")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 
-from marketdata.sandbox.core import YahooSandbox
+from marketdata.sandbox.core import UpstreamSandbox
 from marketdata.sandbox.server import make_server
 
 log = logging.getLogger("marketdata.sandbox")
@@ -24,11 +24,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def serve(host: str, port: int, latency_ms: int = 0, fail_rate: float = 0.0, seed: int = 0,
           crumb_ttl: float | None = None, announce: object = None) -> None:
     """Serve forever; ``announce`` (a callable) receives the one start-up line."""
-    sandbox = YahooSandbox(fail_rate=fail_rate, latency_ms=latency_ms, seed=seed,
-                           crumb_ttl_seconds=crumb_ttl)
+    sandbox = UpstreamSandbox(fail_rate=fail_rate, latency_ms=latency_ms, seed=seed,
+                              crumb_ttl_seconds=crumb_ttl)
     server = make_server(host, port, sandbox)
     bound_host, bound_port = server.server_address[:2]
-    line = (f"Yahoo sandbox upstream listening on http://{bound_host}:{bound_port} "
+    line = (f"Sandbox upstream ({', '.join(sandbox.provider_names)}) listening on "
+            f"http://{bound_host}:{bound_port} "
             f"(latency_ms={latency_ms}, fail_rate={fail_rate}, seed={seed}, "
             f"crumb_ttl={crumb_ttl})")
     if callable(announce):
@@ -44,8 +45,9 @@ def serve(host: str, port: int, latency_ms: int = 0, fail_rate: float = 0.0, see
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m marketdata.sandbox",
-                                     description="Serve the Yahoo Finance sandbox over HTTP.")
+    parser = argparse.ArgumentParser(
+        prog="python -m marketdata.sandbox",
+        description="Serve the upstream sandbox (Yahoo, Algolia...) over HTTP.")
     add_arguments(parser)
     args = parser.parse_args(argv)
     serve(args.host, args.port, args.latency_ms, args.fail_rate, args.seed, args.crumb_ttl,

@@ -1,8 +1,14 @@
-"""YahooSandbox: the in-process simulator of the Yahoo Finance upstream.
+"""UpstreamSandbox: the in-process simulator of the upstream providers (Yahoo, Algolia...).
 
 Why: the market-data service must run offline through its real HTTP client and parsers.
 ``handle`` takes a plain request (method, host, path, query, headers, body) and returns a
 ``SandboxResponse``; the requests transport adapter and the HTTP server both call it.
+
+Routing: the upstream host is the ``X-Upstream-Host`` header when present (the service's
+client sends it when ``UPSTREAM_HOST_MAP`` rewrote the URL), else the request's host. If a
+simulated provider owns that host, only its route table is used (a path outside it is that
+provider's 404). Otherwise each provider's routes are tried by path in registry order
+(Yahoo first), so host maps that send every host to one server keep working.
 """
 
 from __future__ import annotations
@@ -11,51 +17,117 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import unquote
 
+from marketdata.sandbox.common import Request
+from marketdata.sandbox.providers import (
+    ProviderFactory,
+    Route,
+    SandboxOptions,
+    SimulatedProvider,
+    normalise_host,
+)
 from marketdata.sandbox.response import SandboxResponse
-from marketdata.sandbox.yahoo import auth, router
-from marketdata.sandbox.yahoo.common import Request, error_response, service_unavailable
 
 log = logging.getLogger("marketdata.sandbox")
 
 REQUEST_LOG_CAP = 100_000
+UPSTREAM_HOST_HEADER = "x-upstream-host"
+
+
+@dataclass(frozen=True)
+class PathFault:
+    """A fault on one upstream path: ``fail_rate`` of its requests answer 503, each after
+    ``latency_ms``."""
+
+    path_prefix: str
+    fail_rate: float = 1.0
+    latency_ms: int = 0
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PathFault:
+        prefix = data.get("path_prefix")
+        if not isinstance(prefix, str) or not prefix.startswith("/"):
+            raise ValueError("a fault needs a path_prefix starting with /")
+        return cls(prefix, float(data.get("fail_rate", 1.0)), int(data.get("latency_ms", 0)))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"path_prefix": self.path_prefix, "fail_rate": self.fail_rate,
+                "latency_ms": self.latency_ms}
 
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class YahooSandbox:
-    """Deterministic Yahoo Finance simulator (thread-safe).
+class UpstreamSandbox:
+    """Deterministic simulator of every registered upstream provider (thread-safe).
 
     ``clock`` drives market data and market state (default: real UTC time); ``fail_rate``
-    is the seeded fraction of requests answered 503 (the cookie/crumb handshake is spared
-    unless it is 1.0); ``latency_ms`` is slept before every answer; ``seed`` drives the
-    fault sequence and the cookie/crumb tokens (prices depend on the symbol only);
-    ``crumb_ttl_seconds`` expires issued crumbs after that many real seconds.
+    is the seeded fraction of requests answered 503 (auth handshakes are spared unless it
+    is 1.0); ``latency_ms`` is slept before every answer; ``seed`` drives the fault
+    sequence and the cookie/crumb tokens (prices depend on the symbol only);
+    ``crumb_ttl_seconds`` expires issued crumbs after that many real seconds;
+    ``providers`` replaces the registry's factories (tests).
     """
 
     def __init__(self, *, clock: Callable[[], datetime] | None = None, fail_rate: float = 0.0,
                  latency_ms: int = 0, seed: int = 0,
-                 crumb_ttl_seconds: float | None = None) -> None:
+                 crumb_ttl_seconds: float | None = None,
+                 providers: Iterable[ProviderFactory] | None = None) -> None:
         self.clock: Callable[[], datetime] = clock or _utc_now
         self.fail_rate = float(fail_rate)
         self.latency_ms = int(latency_ms)
+        self.faults: list[PathFault] = []
         self.seed = seed
         self.request_log: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._rng = random.Random(seed)
-        self.auth = auth.AuthState(seed, crumb_ttl_seconds)
-        self.routes = router.build_routes(self.auth)
+        if providers is None:
+            from marketdata.sandbox.registry import PROVIDERS
+
+            providers = PROVIDERS
+        options = SandboxOptions(seed=seed, crumb_ttl_seconds=crumb_ttl_seconds,
+                                 clock=self.clock)
+        self.providers: tuple[SimulatedProvider, ...] = tuple(f(options) for f in providers)
+        if not self.providers:
+            raise ValueError("a sandbox needs at least one provider")
+        names = [p.name for p in self.providers]
+        if len(set(names)) != len(names):
+            raise ValueError(f"duplicate sandbox provider names: {names}")
+
+    @property
+    def provider_names(self) -> list[str]:
+        return [p.name for p in self.providers]
+
+    def provider(self, name: str) -> SimulatedProvider:
+        for p in self.providers:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def provider_for_host(self, host: str) -> SimulatedProvider | None:
+        """The provider that owns ``host`` (first in registry order), None if none does."""
+        host = normalise_host(host)
+        return next((p for p in self.providers if host and p.serves(host)), None)
 
     # --- configuration -------------------------------------------------------------------
-    def configure(self, *, fail_rate: float | None = None, latency_ms: int | None = None) -> None:
-        """Change fault injection or latency while running (control endpoint, tests)."""
+    def configure(self, *, fail_rate: float | None = None, latency_ms: int | None = None,
+                  faults: list[PathFault] | None = None) -> None:
+        """Change fault injection or latency while running (control endpoint, tests).
+
+        ``faults`` replaces the per-path faults: each fails that fraction of the requests
+        whose path starts with its prefix (503 in the provider's envelope, the handshake
+        included) and/or adds latency to them, so one upstream endpoint can fail while
+        the others stay healthy. ``[]`` clears them.
+        """
         with self._lock:
+            if faults is not None:
+                self.faults = list(faults)
             if fail_rate is not None:
                 self.fail_rate = float(fail_rate)
             if latency_ms is not None:
@@ -65,36 +137,79 @@ class YahooSandbox:
         with self._lock:
             self.request_log.clear()
 
-    def requests_matching(self, path_prefix: str = "") -> list[dict[str, Any]]:
-        """A copy of the log entries whose path starts with ``path_prefix``."""
+    def requests_matching(self, path_prefix: str = "",
+                          provider: str | None = None) -> list[dict[str, Any]]:
+        """A copy of the log entries whose path starts with ``path_prefix`` (and, when
+        given, answered by ``provider``)."""
         with self._lock:
-            return [dict(e) for e in self.request_log if e["path"].startswith(path_prefix)]
+            return [dict(e) for e in self.request_log if e["path"].startswith(path_prefix)
+                    and (provider is None or e["provider"] == provider)]
 
     # --- requests ------------------------------------------------------------------------
+    def resolve(self, host: str, method: str, path: str
+                ) -> tuple[SimulatedProvider | None, Route | None, dict[str, str]]:
+        """(provider, route, path parameters) for a request meant for ``host``.
+
+        A known host picks its provider (route None when the path is not in its table);
+        an unknown host picks the first provider with a matching route, else (None, None).
+        """
+        owner = self.provider_for_host(host)
+        if owner is not None:
+            route, params = owner.match(method, path)
+            return owner, route, params
+        for candidate in self.providers:
+            route, params = candidate.match(method, path)
+            if route is not None:
+                return candidate, route, params
+        return None, None, {}
+
     def handle(self, method: str, host: str, path: str, query: dict[str, list[str]],
                headers: dict[str, str], body: bytes = b"") -> SandboxResponse:
-        """Answer one upstream request like Yahoo would."""
-        if self.latency_ms > 0:
-            time.sleep(self.latency_ms / 1000.0)
+        """Answer one upstream request like the provider it was meant for would."""
         method = method.upper()
         clean_path = unquote(path.split("?", 1)[0]) or "/"
+        fault = self._fault_for(clean_path)
+        latency_ms = max(self.latency_ms, fault.latency_ms if fault else 0)
+        if latency_ms > 0:
+            time.sleep(latency_ms / 1000.0)
         query = _as_lists(query)
-        req = Request(method, host or "", clean_path, query,
-                      {k.lower(): v for k, v in headers.items()}, body or b"", self.clock)
-        route, _ = router.match(self.routes, method, clean_path)
-        if self._should_fail(route):
-            response = service_unavailable(route.wrapper if route else "finance")
+        lowered = {k.lower(): v for k, v in (headers or {}).items()}
+        connected = normalise_host(host)
+        upstream = normalise_host(lowered.get(UPSTREAM_HOST_HEADER)) or connected
+        provider, route, params = self.resolve(upstream, method, clean_path)
+        answering = provider or self.providers[0]
+        req = Request(method, connected, clean_path, query, lowered, body or b"", self.clock,
+                      upstream_host=upstream)
+        if self._should_fail(route) or (fault is not None and self._fault_fires(fault)):
+            response = answering.unavailable(route)
+        elif provider is None or route is None:
+            response = answering.not_found()
         else:
             try:
-                response = router.dispatch(self.routes, req, self.auth)
+                response = provider.dispatch(route, params, req)
             except Exception as exc:  # a sandbox bug must look like an upstream 500
-                log.exception("sandbox handler failed for %s %s", method, clean_path)
-                response = error_response(route.wrapper if route else "finance",
-                                          "Internal Server Error", str(exc), 500)
-        self._record(method, host, clean_path, query, response.status)
+                log.exception("sandbox %s handler failed for %s %s", provider.name, method,
+                              clean_path)
+                response = provider.error(route, 500, "Internal Server Error", str(exc))
+        self._record(method, connected, upstream, provider, clean_path, query, response.status)
         return response
 
-    def _should_fail(self, route: router.Route | None) -> bool:
+    def _fault_for(self, path: str) -> PathFault | None:
+        """The first configured path fault whose prefix the path starts with."""
+        for fault in self.faults:
+            if path.startswith(fault.path_prefix):
+                return fault
+        return None
+
+    def _fault_fires(self, fault: PathFault) -> bool:
+        if fault.fail_rate >= 1.0:
+            return True
+        if fault.fail_rate <= 0.0:
+            return False
+        with self._lock:
+            return self._rng.random() < fault.fail_rate
+
+    def _should_fail(self, route: Route | None) -> bool:
         with self._lock:
             rate = self.fail_rate
             if rate >= 1.0:
@@ -103,9 +218,11 @@ class YahooSandbox:
                 return False
             return self._rng.random() < rate
 
-    def _record(self, method: str, host: str, path: str, query: dict[str, list[str]],
+    def _record(self, method: str, host: str, upstream_host: str,
+                provider: SimulatedProvider | None, path: str, query: dict[str, list[str]],
                 status: int) -> None:
-        entry = {"method": method, "host": host, "path": path,
+        entry = {"method": method, "host": host, "upstream_host": upstream_host,
+                 "provider": provider.name if provider is not None else None, "path": path,
                  "query": {k: list(v) for k, v in query.items()}, "status": status,
                  "ts": time.time()}
         with self._lock:
@@ -115,20 +232,24 @@ class YahooSandbox:
                 del self.request_log[:overflow]
 
 
+# The original name (Yahoo was the only provider); kept for existing code and tests.
+YahooSandbox = UpstreamSandbox
+
+
 def _as_lists(query: dict[str, Any]) -> dict[str, list[str]]:
     """parse_qs-style values; a bare string value is accepted as a one-item list."""
     return {k: [v] if isinstance(v, str) else list(v) for k, v in (query or {}).items()}
 
 
-_singleton: YahooSandbox | None = None
+_singleton: UpstreamSandbox | None = None
 _singleton_lock = threading.Lock()
 
 
-def get_sandbox() -> YahooSandbox:
+def get_sandbox() -> UpstreamSandbox:
     """The process-wide sandbox (created on first use)."""
     global _singleton
     if _singleton is None:
         with _singleton_lock:
             if _singleton is None:
-                _singleton = YahooSandbox()
+                _singleton = UpstreamSandbox()
     return _singleton

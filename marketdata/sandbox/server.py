@@ -1,12 +1,17 @@
-"""Serve a YahooSandbox over HTTP (stdlib ThreadingHTTPServer, HTTP/1.1 keep-alive).
+"""Serve an UpstreamSandbox over HTTP (stdlib ThreadingHTTPServer, HTTP/1.1 keep-alive).
 
 Why: load and fault tests run the real service against a separate upstream process over
-loopback (``UPSTREAM_HOST_MAP`` points the Yahoo hosts here). Besides Yahoo's paths the
+loopback (``UPSTREAM_HOST_MAP`` points the Yahoo and Algolia hosts here). The provider is
+chosen by the ``X-Upstream-Host`` header the service's client adds to rewritten requests,
+else by the ``Host`` header, else by path (see core.py). Besides the providers' paths the
 server has control endpoints, which are not logged:
 
-- ``GET  /__sandbox__/requests[?path_prefix=/v8/finance/chart]`` -> {"count", "requests"}
+- ``GET  /__sandbox__/requests[?path_prefix=/v8/finance/chart][&provider=yahoo]``
+  -> {"count", "requests"}
 - ``POST /__sandbox__/reset``  clears the request log
-- ``POST /__sandbox__/config`` with {"fail_rate": 1.0, "latency_ms": 0} changes behaviour
+- ``POST /__sandbox__/config`` with {"fail_rate": 1.0, "latency_ms": 0} changes behaviour;
+  ``"faults": [{"path_prefix": "/v1/finance/sectors/", "fail_rate": 1.0, "latency_ms": 0}]``
+  makes one upstream path fail or hang while the others stay healthy (``[]`` clears)
 """
 
 from __future__ import annotations
@@ -17,22 +22,23 @@ from urllib.parse import parse_qs, urlsplit
 
 import orjson
 
-from marketdata.sandbox.core import YahooSandbox
+from marketdata.sandbox.common import json_response
+from marketdata.sandbox.core import PathFault, UpstreamSandbox
 from marketdata.sandbox.response import SandboxResponse
-from marketdata.sandbox.yahoo.common import json_response
 
 log = logging.getLogger("marketdata.sandbox.server")
 
 CONTROL_PREFIX = "/__sandbox__/"
 
 
-def handle_control(sandbox: YahooSandbox, method: str, path: str,
+def handle_control(sandbox: UpstreamSandbox, method: str, path: str,
                    query: dict[str, list[str]], body: bytes) -> SandboxResponse:
     """The control endpoints (request log, reset, run-time configuration)."""
     action = path[len(CONTROL_PREFIX):].strip("/")
     if action == "requests" and method == "GET":
         prefix = (query.get("path_prefix") or [""])[-1]
-        entries = sandbox.requests_matching(prefix)
+        provider = (query.get("provider") or [""])[-1] or None
+        entries = sandbox.requests_matching(prefix, provider=provider)
         return json_response({"count": len(entries), "requests": entries})
     if action == "reset" and method == "POST":
         sandbox.reset_log()
@@ -42,12 +48,16 @@ def handle_control(sandbox: YahooSandbox, method: str, path: str,
             conf = orjson.loads(body or b"{}")
             fail_rate = conf.get("fail_rate")
             latency_ms = conf.get("latency_ms")
+            faults = conf.get("faults")
             sandbox.configure(fail_rate=None if fail_rate is None else float(fail_rate),
-                              latency_ms=None if latency_ms is None else int(latency_ms))
+                              latency_ms=None if latency_ms is None else int(latency_ms),
+                              faults=None if faults is None
+                              else [PathFault.from_dict(f) for f in faults])
         except (orjson.JSONDecodeError, AttributeError, TypeError, ValueError) as exc:
             return json_response({"ok": False, "error": str(exc)}, 400)
         return json_response({"ok": True, "fail_rate": sandbox.fail_rate,
-                              "latency_ms": sandbox.latency_ms})
+                              "latency_ms": sandbox.latency_ms,
+                              "faults": [f.as_dict() for f in sandbox.faults]})
     return json_response({"ok": False, "error": f"unknown control endpoint {method} {path}"},
                          404)
 
@@ -56,8 +66,8 @@ class SandboxRequestHandler(BaseHTTPRequestHandler):
     """Passes every request to the sandbox and writes its answer."""
 
     protocol_version = "HTTP/1.1"
-    server_version = "YahooSandbox/1.0"
-    sandbox: YahooSandbox  # set on the subclass made by make_server
+    server_version = "MarketDataSandbox/1.0"
+    sandbox: UpstreamSandbox  # set on the subclass made by make_server
 
     def _serve(self) -> None:
         parts = urlsplit(self.path)
@@ -67,7 +77,8 @@ class SandboxRequestHandler(BaseHTTPRequestHandler):
         if parts.path.startswith(CONTROL_PREFIX):
             answer = handle_control(self.sandbox, self.command, parts.path, query, body)
         else:
-            host = (self.headers.get("Host") or "").split(":")[0]
+            # The Host header as sent (port included): the sandbox normalises it.
+            host = self.headers.get("Host") or ""
             answer = self.sandbox.handle(self.command, host, parts.path, query,
                                          dict(self.headers.items()), body)
         self.send_response(answer.status)
@@ -91,7 +102,7 @@ class SandboxRequestHandler(BaseHTTPRequestHandler):
         log.debug("%s - %s", self.address_string(), format % args)
 
 
-def make_server(host: str, port: int, sandbox: YahooSandbox) -> ThreadingHTTPServer:
+def make_server(host: str, port: int, sandbox: UpstreamSandbox) -> ThreadingHTTPServer:
     """A threaded HTTP server for the sandbox (port 0 = pick a free one)."""
     handler = type("BoundSandboxRequestHandler", (SandboxRequestHandler,), {"sandbox": sandbox})
     server = ThreadingHTTPServer((host, port), handler)

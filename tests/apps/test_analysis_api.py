@@ -79,15 +79,35 @@ def test_upgrades_downgrades(api, yahoo, recording):
     assert body == body_with("upgrades_downgrades", rows)  # symbol upper-cased
     assert len(rows) == 968
     assert rows[:3] == [
-        {"firm": "Citigroup", "to_grade": "Buy", "from_grade": "Buy", "action": "maintain",
+        {"firm": "Citigroup", "to_grade": "Buy", "from_grade": "Buy", "action": None,
          "date": "2025-01-31T19:45:59Z"},
-        {"firm": "Needham", "to_grade": "Buy", "from_grade": "Buy", "action": "reiterate",
+        {"firm": "Needham", "to_grade": "Buy", "from_grade": "Buy", "action": None,
          "date": "2025-01-31T12:31:06Z"},
         {"firm": "Morgan Stanley", "to_grade": "Overweight", "from_grade": "Overweight",
-         "action": "maintain", "date": "2025-01-31T12:09:41Z"},
+         "action": None, "date": "2025-01-31T12:09:41Z"},
     ]
-    assert {r["action"] for r in rows} == {"maintain", "reiterate", "upgrade", "downgrade",
-                                           "initiate"}
+    # The spec's action is "upgrade or downgrade"; maintained, reiterated and initiated
+    # ratings (Yahoo's main, reit, init) are null.
+    assert {r["action"] for r in rows} == {"upgrade", "downgrade", None}
+
+
+def test_upgrades_downgrades_action_is_the_spec_enum_or_null(api, yahoo, recording):
+    """Issue 13 item 6: a client generated from the spec accepts every row, on the query
+    form and the sub-route alias; the OpenAPI schema says the same."""
+    yahoo.summary("AAPL", recording(SOURCES["upgrades_downgrades"][1]))
+    for url in ("/v1/analysis/AAPL?analysis_type=upgrades_downgrades",
+                "/v1/analysis/AAPL/upgrades-downgrades"):
+        rows = api.get(url).json()["upgrades_downgrades"]
+        assert {r["action"] for r in rows} <= {"upgrade", "downgrade", None}, url
+        oppenheimer = rows[9]
+        assert (oppenheimer["firm"], oppenheimer["from_grade"], oppenheimer["to_grade"],
+                oppenheimer["action"]) == ("Oppenheimer", "Outperform", "Perform", "downgrade")
+        assert sum(r["action"] == "upgrade" for r in rows) == 37
+    schema = api.get("/openapi.json").json()["components"]["schemas"]
+    action = schema["UpgradeDowngrade"]["properties"]["action"]
+    assert action.get("nullable") is True
+    enums = [schema[ref["$ref"].rsplit("/", 1)[1]] for ref in action["oneOf"]]
+    assert {v for e in enums for v in e["enum"]} - {None, ""} == {"upgrade", "downgrade"}
 
 
 def test_upgrades_downgrades_initiation_keeps_empty_from_grade(api, yahoo, recording):
@@ -95,7 +115,7 @@ def test_upgrades_downgrades_initiation_keeps_empty_from_grade(api, yahoo, recor
     response = api.get("/v1/analysis/OCDO.L?analysis_type=upgrades_downgrades")
     assert response.status_code == 200
     assert response.json()["upgrades_downgrades"] == [
-        {"firm": "Bernstein", "to_grade": "Outperform", "from_grade": "", "action": "initiate",
+        {"firm": "Bernstein", "to_grade": "Outperform", "from_grade": "", "action": None,
          "date": "2021-07-08T08:58:52Z"}]
 
 

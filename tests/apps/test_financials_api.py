@@ -227,11 +227,12 @@ def test_other_invalid_values_422(api, yahoo, query, expected):
     assert len(yahoo.mock.calls) == 0
 
 
-def test_empty_frequency_means_the_default(api, yahoo, recording):
-    yahoo.get(TIMESERIES + "AAPL", recording(AAPL_INCOME))
+def test_empty_frequency_is_422_not_the_default(api, yahoo):
+    # The OpenAPI enum has no "": an empty value is invalid; leaving it out gives annual.
     response = api.get("/v1/financials/AAPL?statement=income&frequency=")
-    assert response.status_code == 200
-    assert response.json()["frequency"] == "annual"
+    assert response.status_code == 422
+    assert response.json() == {"errors": {"frequency": [FREQUENCY_ERROR]}}
+    assert len(yahoo.mock.calls) == 0
 
 
 def test_parameters_are_checked_before_the_symbol(api, yahoo):

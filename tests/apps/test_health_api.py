@@ -81,7 +81,7 @@ def test_health_all_checks_succeed_on_the_sandbox(api, sandbox_upstream, setting
     assert response.get("X-Cache") is None, "the checks' cache statuses are not the response's"
     body = response.json()
     assert list(body) == ["status", "timestamp", "upstream", "cache", "services", "cache_stats",
-                          "stream"]
+                          "circuits", "stream"]
     assert body["stream"] == {"connections": 0, "pollers": 0, "leading": 0, "subscriptions": 0,
                               "interval_seconds": 10.0, "pid": os.getpid()}
     assert body["status"] == "healthy"
@@ -104,6 +104,17 @@ def test_health_all_checks_succeed_on_the_sandbox(api, sandbox_upstream, setting
     assert sandbox_upstream.requests_matching("/xhr/transcript")
     assert sandbox_upstream.requests_matching("/quote/AAPL/earnings-calls")
     assert "yahoo" in body["cache_stats"]
+    # The breakers the checks used, all closed, by provider and endpoint.
+    circuits = body["circuits"]
+    keys = [(c["provider"], c["endpoint"]) for c in circuits]
+    assert keys == sorted(keys)
+    assert {("algolia", "search"), ("yahoo", "chart"), ("yahoo", "quoteSummary"),
+            ("yahoo", "sector")} <= set(keys)
+    for circuit in circuits:
+        assert circuit == {**circuit, "state": "closed", "consecutive_failures": 0,
+                           "retry_in_seconds": None}
+        assert set(circuit) == {"provider", "endpoint", "state", "consecutive_failures",
+                                "retry_in_seconds"}
 
 
 def test_health_checks_go_through_the_data_cache(api, sandbox_upstream, settings):
@@ -303,6 +314,84 @@ def test_health_is_never_served_from_cache(api, sandbox_upstream, settings):
     second = api.get("/v1/health")
     assert second.get("X-Cache") is None
     assert second.json()["timestamp"] > first["timestamp"]
+
+
+# -- circuits -----------------------------------------------------------------------------------
+def _local_checks_only(monkeypatch) -> None:
+    """Only Market Hours (computed locally): the health request makes no upstream call."""
+    from apps.health import checks
+
+    monkeypatch.setattr(checks, "CHECKS", tuple(c for c in checks.CHECKS if not c.upstream))
+
+
+def open_breaker(endpoint: str):
+    """Force this process's Yahoo breaker of ``endpoint`` open (fail_max failures in a row)."""
+    from marketdata.http import get_client
+    from marketdata.providers import yahoo
+
+    client = get_client()
+    client.register(yahoo.PROVIDER)
+    breaker = client.breaker("yahoo", endpoint)
+    for _ in range(breaker.fail_max):
+        breaker.record(success=False)
+    return breaker
+
+
+def test_health_circuits_empty_on_a_fresh_client(api, yahoo, monkeypatch):
+    _local_checks_only(monkeypatch)
+    body = api.get("/v1/health").json()
+    assert body["circuits"] == []
+    assert len(yahoo.mock.calls) == 0, "reading the breakers makes no upstream call"
+
+
+def test_health_reports_an_open_breaker(api, sandbox_upstream, settings):
+    settings.HEALTH_CHECK_TIMEOUT_SECONDS = SLOW_OK
+    breaker = open_breaker("sector")
+    assert breaker.fail_max == 5
+    response = api.get("/v1/health")
+    assert response.status_code == 200
+    body = response.json()
+    circuits = {(c["provider"], c["endpoint"]): c for c in body["circuits"]}
+    sector = circuits[("yahoo", "sector")]
+    assert sector["state"] == "open"
+    assert sector["consecutive_failures"] == breaker.fail_max
+    assert 0 < sector["retry_in_seconds"] <= breaker.reset_seconds
+    # The checks whose calls the breaker refused failed; the others' breakers are closed.
+    failed = _failed(body)
+    assert {"Market Sectors", "Detailed Sector"} <= set(failed)
+    assert "circuit" in failed["Market Sectors"].lower(), failed["Market Sectors"]
+    assert sandbox_upstream.requests_matching("/v1/finance/sectors/") == []
+    assert circuits[("yahoo", "chart")]["state"] == "closed"
+    # The status rules are unchanged: failed checks make it degraded.
+    assert body["status"] == "degraded"
+
+
+def test_health_circuits_never_fail_the_answer(api, yahoo, monkeypatch):
+    from apps.health import checks
+
+    _local_checks_only(monkeypatch)
+
+    def broken():
+        raise RuntimeError("no client")
+
+    monkeypatch.setattr(checks, "get_client", broken)
+    response = api.get("/v1/health")
+    assert response.status_code == 200
+    assert response.json()["circuits"] == []
+
+
+def test_health_schema_documents_circuits():
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    components = schema["components"]["schemas"]
+    health = components["HealthStatus"]["properties"]["circuits"]
+    assert health["type"] == "array"
+    assert "process" in health["description"]
+    item = components[health["items"]["$ref"].rsplit("/", 1)[-1]]
+    assert list(item["properties"]) == ["provider", "endpoint", "state",
+                                        "consecutive_failures", "retry_in_seconds"]
+    assert "half_open" in item["properties"]["state"]["description"]
 
 
 # -- the deadline pool ------------------------------------------------------------------------

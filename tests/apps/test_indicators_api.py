@@ -7,6 +7,7 @@ test.
 
 from __future__ import annotations
 
+import base64
 import re
 from urllib.parse import parse_qs, urlsplit
 
@@ -239,6 +240,39 @@ def test_invalid_parameters_422(api, yahoo, query, errors):
     assert not calls_to(yahoo.mock, "/v8/finance/chart"), "nothing reaches Yahoo"
 
 
+_NOT_AN_INTEGER = ["Input should be a valid integer, unable to parse string as an integer"]
+_ABOVE_MAX = ["Input should be less than or equal to 1000"]
+_BELOW_MIN = ["Input should be greater than or equal to 1"]
+
+
+@pytest.mark.parametrize(("value", "errors"), [
+    ("9" * 4400, _NOT_AN_INTEGER),  # past Python's int() digit limit: was a 500
+    ("1" + "0" * 4299, _ABOVE_MAX),  # a digit string int() still takes: out of range
+    ("%EF%BC%91%EF%BC%92", _NOT_AN_INTEGER),  # full-width 12: int() would read 12
+    ("1e5", _NOT_AN_INTEGER),
+    ("1_0", _NOT_AN_INTEGER),  # int() would read 10
+    ("NaN", _NOT_AN_INTEGER),
+    ("inf", _NOT_AN_INTEGER),
+    ("%E2%80%8310", _NOT_AN_INTEGER),  # a Unicode space before the digits
+    ("-0", _BELOW_MIN),
+])
+def test_non_integer_periods_are_the_endpoints_422(api, yahoo, value, errors):
+    """Issue 13 item 3: every bad integer is the endpoint's own 422, keyed by python name,
+    before any upstream call; never a 500."""
+    response = api.get(f"/v1/indicator?function=SMA&symbol=AAPL&lookBackPeriod={value}")
+    assert _invalid(response) == {"period": errors}
+    assert not calls_to(yahoo.mock, "/v8/finance/chart")
+
+
+@pytest.mark.parametrize("value", ["%2B5", "%205%20", "05"])
+def test_integer_spellings_accepted(api, aapl, value):
+    """'+5', ' 5 ' and '05' are the integer 5."""
+    five = api.get("/v1/indicator?function=SMA&symbol=AAPL&lookBackPeriod=5").json()
+    response = api.get(f"/v1/indicator?function=SMA&symbol=AAPL&lookBackPeriod={value}")
+    assert response.status_code == 200, response.content
+    assert response.json() == five
+
+
 def test_incompatible_interval_and_range_400(api, yahoo):
     response = api.get("/v1/indicator?function=SMA&symbol=AAPL&interval=1m")
     assert response.status_code == 400
@@ -433,6 +467,56 @@ def test_v2_pagination_over_symbols(api, yahoo):
     bad = api.get("/v2/indicators?symbols=AAPL&cursor=!!")
     assert bad.status_code == 400
     assert bad.json() == {"error": "cursor: Invalid cursor", "status": 400}
+
+
+def _cursor(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+@pytest.mark.parametrize("cursor", [
+    _cursor(b"[" * 5000),  # json.loads recursed: was a RecursionError 500
+    _cursor(b"9" * 5000),
+    _cursor(b"1.0"), _cursor(b"-1"), _cursor(b"true"), _cursor(b'"1"'), _cursor(b" 1"),
+    _cursor(b"01"), _cursor(b"\xff"), "MB", "M" * 25, "MQ%3D%3D%3D", "M", "M+",
+    "%EF%BC%AD%EF%BC%B1",
+])
+def test_v2_bad_cursor_is_400_before_any_upstream_call(api, yahoo, cursor):
+    """Issue 13 item 3: the cursor is decoded with bounded work (no JSON parser) while the
+    query is validated, so a bad one is a 400 ApiError and Yahoo is never asked."""
+    response = api.get(f"/v2/indicators?symbols=AAPL,MSFT&cursor={cursor}")
+    assert response.status_code == 400, response.content
+    assert response.json() == {"error": "cursor: Invalid cursor", "status": 400}
+    assert not calls_to(yahoo.mock, "/v8/finance/chart")
+
+
+@pytest.mark.parametrize("limit", ["9" * 4400, "%EF%BC%91", "1e3", "NaN", "2.5"])
+def test_v2_bad_limit_is_400_before_any_upstream_call(api, yahoo, limit):
+    response = api.get(f"/v2/indicators?symbols=AAPL&limit={limit}")
+    assert response.status_code == 400, response.content
+    assert response.json() == {"error": "limit: Input should be a valid integer, unable to "
+                                        "parse string as an integer", "status": 400}
+    assert not calls_to(yahoo.mock, "/v8/finance/chart")
+
+
+def test_v2_padded_cursor_is_accepted(api, yahoo):
+    for symbol in ("AAPL", "IBM", "MSFT"):
+        yahoo.chart(symbol, chart_from_bokeh(symbol, 120, symbol))
+    page = api.get("/v2/indicators?symbols=MSFT,IBM,AAPL&fields=sma10&cursor=MQ%3D%3D")
+    assert page.status_code == 200, page.content
+    assert [n["symbol"] for n in page.json()["indicators"]["nodes"]] == ["MSFT"]
+
+
+def test_v2_non_ascii_symbols_are_not_upper_cased_into_others(api, yahoo):
+    """Issue 13 item 4: 'spy' spelt with a long s (U+017F) upper-cases to SPY; it is an
+    invalid symbol, listed in `errors` as typed, and never fetched."""
+    yahoo.chart("AAPL", chart_from_bokeh("AAPL", 120))
+    response = api.get("/v2/indicators?symbols=%C5%BFpy,AAPL,%C5%BFPY")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert [n["symbol"] for n in body["indicators"]] == ["AAPL"]
+    assert {e["symbol"] for e in body["errors"]} == {"\u017fpy", "\u017fPY"}
+    assert [urlsplit(c.request.url).path for c in calls_to(yahoo.mock, "/v8/finance/chart")] \
+        == ["/v8/finance/chart/AAPL"]
 
 
 @pytest.mark.parametrize(("query", "message"), [

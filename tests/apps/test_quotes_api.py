@@ -170,6 +170,25 @@ def test_full_quotes_unknown_symbols_left_out(api, yahoo, recording):
     assert [q["symbol"] for q in response.json()] == ["AAPL"]
 
 
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+def test_non_ascii_symbols_are_not_upper_cased_into_others(api, yahoo, endpoint):
+    """Issue 13 item 4: 'spy,msft' spelt with a long s (U+017F) upper-cases to SPY,MSFT; the
+    items are invalid symbols (as on the single-symbol endpoints), so none resolves: 404 and
+    Yahoo is never asked."""
+    response = api.get(f"{endpoint}?symbols=%C5%BFpy,m%C5%BFft")
+    assert response.status_code == 404, response.content
+    assert response.json()["detail"].startswith("No quotes found for symbols: ")
+    assert not [c for c in yahoo.mock.calls if "/finance/" in c.request.url]
+
+
+def test_simple_quotes_non_ascii_item_left_out(api, yahoo, recording):
+    yahoo.quote(recording(AAPL_QUOTE))
+    response = api.get("/v1/simple-quotes?symbols=%C5%BFpy,AAPL")
+    assert response.status_code == 200
+    assert [q["symbol"] for q in response.json()] == ["AAPL"]
+    assert _symbols_param(calls_to(yahoo.mock, "/v7/finance/quote")[0]) == "AAPL"
+
+
 def test_full_quotes_none_known_404(api, yahoo):
     yahoo.summary("ZZZZ", QUOTE_SUMMARY_NOT_FOUND, status=404)
     yahoo.summary("YYYY", QUOTE_SUMMARY_NOT_FOUND, status=404)

@@ -326,6 +326,72 @@ def test_cache_stats_empty(admin):
     assert stat_rows(page)[-1] == ["All providers", "0", "0", "0", "0", "—"]
 
 
+def breaker_rows(response) -> list[list[str]]:
+    return tables(response)["breakers"][1:]
+
+
+def test_cache_stats_breakers_empty_in_a_fresh_process(admin):
+    page = admin.get(STATS)
+    html = page.content.decode()
+    assert "Circuit breakers (this process)" in html
+    assert tables(page)["breakers"][0] == ["Provider", "Endpoint", "State",
+                                           "Consecutive failures", "Retry in (s)"]
+    assert breaker_rows(page) == [["No upstream endpoint called yet in this process."]]
+
+
+def test_cache_stats_shows_an_open_breaker(admin, api, sandbox_upstream):
+    from marketdata.http import get_client
+    from marketdata.providers import yahoo
+
+    api_get(api, QUOTE)  # a real call: the quote breaker, closed
+    client = get_client()
+    client.register(yahoo.PROVIDER)
+    breaker = client.breaker("yahoo", "sector")
+    for _ in range(breaker.fail_max):
+        breaker.record(success=False)
+
+    page = admin.get(STATS)
+    html = page.content.decode()
+    rows = {(row[0], row[1]): row for row in breaker_rows(page)}
+    _, _, state, failures, retry = rows[("yahoo", "sector")]
+    assert (state, failures) == ("open", "5")
+    assert 0 < float(retry) <= breaker.reset_seconds
+    closed = [row for key, row in rows.items() if key != ("yahoo", "sector")]
+    assert closed and all(row[2:] == ["closed", "0", "—"] for row in closed)
+    assert list(rows) == sorted(rows)
+    # Open (and half-open) rows are highlighted.
+    assert 'class="breaker-open" data-provider="yahoo" data-endpoint="sector"' in html
+    assert "<strong>open</strong>" in html
+    assert "No upstream endpoint called yet" not in html
+
+
+def test_cache_stats_shows_a_half_open_breaker(admin, monkeypatch):
+    from marketdata.http import get_client
+    from marketdata.providers import yahoo
+
+    client = get_client()
+    client.register(yahoo.PROVIDER)
+    breaker = client.breaker("yahoo", "chart")
+    for _ in range(breaker.fail_max):
+        breaker.record(success=False)
+    monkeypatch.setattr(breaker, "reset_seconds", 0.0)  # the wait is over
+
+    page = admin.get(STATS)
+    assert breaker_rows(page) == [["yahoo", "chart", "half_open", "5", "—"]]
+    assert 'class="breaker-half_open"' in page.content.decode()
+
+
+def test_cache_stats_breaker_failure_is_shown_not_a_500(admin, monkeypatch):
+    def broken():
+        raise RuntimeError("no client")
+
+    monkeypatch.setattr(cachestats, "get_client", broken)
+    page = admin.get(STATS)
+    assert page.status_code == 200
+    assert "Could not read the circuit breakers: RuntimeError: no client" in \
+        page.content.decode()
+
+
 def test_hit_ratio():
     assert cachestats.StatRow("p", "g", hits=1, misses=1, stale=2).hit_ratio == 0.25
     assert cachestats.StatRow("p", "g", errors=5).hit_ratio is None

@@ -301,9 +301,22 @@ def test_hits_bounds_are_inclusive(api, yahoo):
     assert [_q(c)["hitsPerPage"] for c in algolia_calls(yahoo)] == [["1"], ["100"]]
 
 
-def test_empty_optional_parameters_take_their_defaults(api, yahoo):
-    yahoo.get(ALGOLIA_URL, ALGOLIA_BODY)
+def test_empty_optional_parameters_are_invalid_not_defaults(api, yahoo):
+    # As the OpenAPI schema says: an empty value is a value; only leaving a parameter out
+    # gives its default.
     response = api.get("/v1/search?query=apple&hits=&type=&use_primary_provider=")
+    assert response.status_code == 422
+    assert response.json() == {"detail": "Invalid request", "errors": {
+        "hits": ["Input should be a valid integer, unable to parse string as an integer"],
+        "type": ["Input should be 'stock', 'etf' or 'trust'"],
+        "use_primary_provider": ["Input should be a valid boolean, unable to interpret input"],
+    }}
+    assert algolia_calls(yahoo) == []
+
+
+def test_left_out_optional_parameters_take_their_defaults(api, yahoo):
+    yahoo.get(ALGOLIA_URL, ALGOLIA_BODY)
+    response = api.get("/v1/search?query=apple")
     assert response.status_code == 200
     assert response["X-Search-Provider"] == "algolia"
     (call,) = algolia_calls(yahoo)

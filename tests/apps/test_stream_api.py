@@ -70,6 +70,7 @@ def test_head_answers_the_stream_headers_without_a_body(api, yahoo, recording):
     assert response["Content-Type"] == "text/event-stream"
     assert response["Cache-Control"] == "no-cache"
     assert response["X-Accel-Buffering"] == "no"
+    assert "X-Cache" not in response, "a stream is not a cached response"
     assert response.content == b""
 
 

@@ -1,7 +1,8 @@
-"""The quote stream through the production ASGI application (config.asgi), in process:
-1,000 connections over 100 symbols on the sandbox upstream, then all of them leave at once.
-Afterwards no poller, connection, group membership, buffered channel or task of the
-stream may be left (the issue's "killing 1,000 clients" criterion, checked from inside)."""
+"""The quote stream through the production ASGI application (config.asgi), in process: no
+X-Cache header on a stream, and 1,000 connections over 100 symbols on the sandbox upstream,
+then all of them leave at once. Afterwards no poller, connection, group membership,
+buffered channel or task of the stream may be left (the issue's "killing 1,000 clients"
+criterion, checked from inside)."""
 
 from __future__ import annotations
 
@@ -60,6 +61,32 @@ class Client:
     def quote_events(self) -> list[list[dict]]:
         return [orjson.loads(b.data) for b in SseParser().feed(self.body.decode())
                 if b.event == "quote"]
+
+
+def test_stream_responses_carry_no_x_cache(settings, sandbox_upstream):
+    """The opening fetch goes through the data cache (a HIT for the second client), but the
+    header would describe only the first event of an endless body: streams have none."""
+    from config.asgi import application
+
+    settings.STREAM_INTERVAL_SECONDS = 60
+
+    async def scenario():
+        clients = []
+        for i in range(2):
+            client = Client(application, "symbols=AAPL,MSFT", i)
+            task = asyncio.create_task(client.run())
+            await asyncio.wait_for(client.first_event.wait(), 30)
+            client.gone.set()
+            await asyncio.wait_for(task, 10)
+            clients.append(client)
+        return clients
+
+    clients = asyncio.run(scenario())
+    assert [c.status for c in clients] == [200, 200]
+    assert all(c.headers[b"cache-control"] == b"no-cache" for c in clients)
+    assert [c.headers.get(b"x-cache") for c in clients] == [None, None]
+    assert len(sandbox_upstream.requests_matching("/v7/finance/quote")) == 1, \
+        "the second client's opening fetch was a data-cache hit"
 
 
 @pytest.mark.timeout(300)

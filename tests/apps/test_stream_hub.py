@@ -1,13 +1,16 @@
-"""The stream's parts without a server: SSE encoding, group names, the per-cycle merge, the
-hub's pollers (one per symbol, one batch call per cycle, errors keep them alive), the
-connection generator's clean-up and shutdown, and the Redis leader locks."""
+"""The stream's parts without a server: SSE encoding, group names, a connection's snapshot of
+the latest quotes, the hub's pollers (one per symbol, one batch call per cycle, errors keep
+them alive), the connection generator's schedule, clean-up and shutdown, and the Redis
+leader locks."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
 import threading
+import time
 import uuid
 
 import orjson
@@ -24,7 +27,7 @@ from apps.stream.hub import (
     get_hub,
 )
 from apps.stream.leadership import LocalLeadership, RedisLeadership
-from apps.stream.services import CycleMerger, quote_events
+from apps.stream.services import Snapshot, quote_events
 from marketdata.errors import UpstreamUnavailable
 from tests.conftest import capture_logs
 from tests.sse import SseParser
@@ -62,59 +65,55 @@ def test_group_names_are_valid_and_distinct(symbol, group):
     InMemoryChannelLayer().require_valid_group_name(group)
 
 
-# -- merging a cycle -----------------------------------------------------------------------------
-def test_a_complete_cycle_is_one_quote_event_in_request_order():
-    merger = CycleMerger(["B", "A"], {"A": quote("A"), "B": quote("B")}, window=1.0)
-    assert merger.add(message("A", 7, quote=quote("A", "2.00")), now=0.0) == b""
-    out = merger.add(message("B", 7, quote=quote("B", "3.00")), now=0.1)
-    assert parse_events(out) == [("quote", [quote("B", "3.00"), quote("A", "2.00")])]
+# -- one connection's snapshot -------------------------------------------------------------------
+def test_an_event_is_the_latest_quotes_in_request_order():
+    snapshot = Snapshot(["B", "A"], {"A": quote("A"), "B": quote("B")})
+    snapshot.add(message("A", 7, quote=quote("A", "2.00")))
+    snapshot.add(message("A", 8, quote=quote("A", "3.00")))  # two polls between events
+    assert parse_events(snapshot.event()) == [("quote", [quote("B"), quote("A", "3.00")])]
+    # nothing new: the next event repeats the latest quotes
+    assert parse_events(snapshot.event()) == [("quote", [quote("B"), quote("A", "3.00")])]
 
 
-def test_a_slow_symbol_does_not_hold_up_the_cycle_past_the_window():
-    merger = CycleMerger(["A", "B"], {"A": quote("A"), "B": quote("B")}, window=1.0)
-    merger.add(message("A", 7, quote=quote("A", "2.00")), now=0.0)
-    assert not merger.due(0.9) and merger.due(1.0)
-    # the quote event carries B's last known quote
-    assert parse_events(merger.flush()) == [("quote", [quote("A", "2.00"), quote("B")])]
-    # B's late update for cycle 7 is kept for the next event, not written on its own
-    assert merger.add(message("B", 7, quote=quote("B", "9.00")), now=1.5) == b""
-    assert merger.snapshot() == [quote("A", "2.00"), quote("B", "9.00")]
-
-
-def test_a_later_cycle_flushes_the_pending_one_first():
-    merger = CycleMerger(["A", "B"], {"A": quote("A"), "B": quote("B")}, window=5.0)
-    merger.add(message("A", 7, quote=quote("A", "2.00")), now=0.0)
-    out = merger.add(message("A", 8, quote=quote("A", "3.00")), now=0.2)
-    assert parse_events(out) == [("quote", [quote("A", "2.00"), quote("B")])]
-    assert merger.cycle == 8
-
-
-def test_failures_are_one_error_event_per_reason_after_the_quotes():
-    merger = CycleMerger(["A", "B", "C"], {s: quote(s) for s in "ABC"}, window=1.0)
+def test_failures_are_one_error_event_per_reason_after_the_quotes_and_reported_once():
+    snapshot = Snapshot(["A", "B", "C"], {s: quote(s) for s in "ABC"})
     down = failure_body(UpstreamUnavailable("yahoo", "Yahoo Finance is unreachable"))
-    merger.add(message("C", 3, error=down), now=0.0)
-    merger.add(message("A", 3, error=down), now=0.0)
-    out = merger.add(message("B", 3, quote=quote("B", "5.00")), now=0.0)
-    assert parse_events(out) == [
+    snapshot.add(message("C", 3, error=down))
+    snapshot.add(message("A", 3, error=down))
+    snapshot.add(message("B", 3, quote=quote("B", "5.00")))
+    assert parse_events(snapshot.event()) == [
         ("quote", [quote("A"), quote("B", "5.00"), quote("C")]),
         ("error", {"detail": "Yahoo Finance is unreachable", "provider": "yahoo",
                    "code": "upstream_unavailable", "status": 503, "symbols": ["A", "C"]}),
     ]
+    assert parse_events(snapshot.event()) == [
+        ("quote", [quote("A"), quote("B", "5.00"), quote("C")])]
 
 
-def test_a_cycle_where_everything_failed_is_only_an_error_event():
-    merger = CycleMerger(["A"], {"A": quote("A")}, window=1.0)
-    out = merger.add(message("A", 3, error={"detail": "x", "status": 502}), now=0.0)
-    assert parse_events(out) == [("error", {"detail": "x", "status": 502, "symbols": ["A"]})]
+def test_when_every_latest_update_failed_the_event_is_only_errors():
+    snapshot = Snapshot(["A"], {"A": quote("A")})
+    snapshot.add(message("A", 3, error={"detail": "x", "status": 502}))
+    assert parse_events(snapshot.event()) == [
+        ("error", {"detail": "x", "status": 502, "symbols": ["A"]})]
+    assert snapshot.event() == b""  # still failing, nothing new to say
+    snapshot.add(message("A", 4, quote=quote("A", "2.00")))  # recovered
+    assert parse_events(snapshot.event()) == [("quote", [quote("A", "2.00")])]
+
+
+def test_a_failure_followed_by_a_quote_before_the_event_is_not_reported():
+    snapshot = Snapshot(["A"], {"A": quote("A")})
+    snapshot.add(message("A", 3, error={"detail": "x", "status": 502}))
+    snapshot.add(message("A", 4, quote=quote("A", "2.00")))
+    assert parse_events(snapshot.event()) == [("quote", [quote("A", "2.00")])]
 
 
 def test_duplicates_old_cycles_and_foreign_symbols_are_ignored():
-    merger = CycleMerger(["A", "B"], {"A": quote("A"), "B": quote("B")}, window=1.0)
-    merger.add(message("A", 5, quote=quote("A", "2.00")), now=0.0)
-    assert merger.add(message("A", 5, quote=quote("A", "7.00")), now=0.0) == b""  # second leader
-    assert merger.add(message("A", 4, quote=quote("A", "8.00")), now=0.0) == b""  # older cycle
-    assert merger.add(message("Z", 5, quote=quote("Z")), now=0.0) == b""
-    assert merger.snapshot()[0] == quote("A", "2.00")
+    snapshot = Snapshot(["A", "B"], {"A": quote("A"), "B": quote("B")})
+    snapshot.add(message("A", 5, quote=quote("A", "2.00")))
+    snapshot.add(message("A", 5, quote=quote("A", "7.00")))  # a second leader
+    snapshot.add(message("A", 4, quote=quote("A", "8.00")))  # an older cycle
+    snapshot.add(message("Z", 5, quote=quote("Z")))
+    assert snapshot.quotes() == [quote("A", "2.00"), quote("B")]
 
 
 # -- the hub -------------------------------------------------------------------------------------
@@ -349,7 +348,7 @@ def test_a_cycle_that_breaks_is_logged_and_the_next_one_runs():
 
 
 # -- one connection's generator ------------------------------------------------------------------
-def test_the_generator_writes_the_first_event_then_each_cycle_and_cleans_up(settings):
+def test_the_generator_writes_the_first_event_then_one_per_interval_and_cleans_up(settings):
     settings.STREAM_INTERVAL_SECONDS = INTERVAL
     fetch = FakeFetch()
 
@@ -360,7 +359,9 @@ def test_the_generator_writes_the_first_event_then_each_cycle_and_cleans_up(sett
         events = quote_events(["A", "B"], {"A": quote("A"), "B": quote("B")},
                               interval=INTERVAL, heartbeat=60)
         first = await events.__anext__()
+        opened = time.monotonic()
         second = await events.__anext__()
+        assert time.monotonic() - opened >= INTERVAL, "the next event an interval later"
         assert hub.stats()["connections"] == 1 and sorted(hub.pollers) == ["A", "B"]
         await events.aclose()
         await asyncio.sleep(0)
@@ -373,6 +374,102 @@ def test_the_generator_writes_the_first_event_then_each_cycle_and_cleans_up(sett
     assert parse_events(second) == [("quote", [quote("A"), quote("B")])]
     assert stats["connections"] == 0 and stats["pollers"] == 0 and stats["subscriptions"] == 0
     assert groups == []
+
+
+class StubHub:
+    """Stands in for the hub: keeps the connections; the test plays the pollers."""
+
+    def __init__(self) -> None:
+        self.connections: list = []
+
+    async def connect(self, connection) -> None:
+        self.connections.append(connection)
+
+    async def disconnect(self, connection) -> None:
+        self.connections.remove(connection)
+
+    def publish(self, msg: dict) -> None:
+        for connection in self.connections:
+            connection.deliver(msg)
+
+
+def test_each_connection_writes_at_once_then_every_interval_from_its_own_start(monkeypatch):
+    """Two connections opened a third of an interval apart, pollers publishing several times
+    per interval: each gets its first event at once and then one per interval from its own
+    start (not at shared instants), never two closer than the interval, each with the
+    latest quotes published before it."""
+    hub = StubHub()
+    monkeypatch.setattr("apps.stream.services.get_hub", lambda: hub)
+    interval, count = 0.25, 5
+    latest = {"price": 1}
+
+    async def poll() -> None:  # the shared pollers, on a faster cycle of their own
+        cycle = 0
+        while True:
+            await asyncio.sleep(interval / 7)
+            cycle += 1
+            latest["price"] += 1
+            hub.publish(message("A", cycle, quote=quote("A", f"{latest['price']}.00")))
+
+    async def connection(delay: float) -> list[tuple[float, float, bytes, int]]:
+        await asyncio.sleep(delay)
+        opened = time.monotonic()
+        events = quote_events(["A", "B"], {"A": quote("A"), "B": quote("B")},
+                              interval=interval, heartbeat=60)
+        received = []
+        try:
+            for _ in range(count):
+                chunk = await events.__anext__()
+                received.append((opened, time.monotonic(), chunk, latest["price"]))
+        finally:
+            await events.aclose()
+        return received
+
+    async def scenario():
+        poller = asyncio.create_task(poll())
+        try:
+            return await asyncio.gather(connection(0.0), connection(interval / 3))
+        finally:
+            poller.cancel()
+
+    first, second = run(scenario())
+    for received in (first, second):
+        opened = received[0][0]
+        times = [at for _, at, _, _ in received]
+        assert times[0] - opened < 0.05, "the first event at once"
+        gaps = [b - a for a, b in itertools.pairwise(times)]
+        assert all(gap >= interval for gap in gaps), gaps
+        for k, at in enumerate(times):  # one per interval from this connection's start
+            assert k * interval <= at - opened < k * interval + 0.15, (k, at - opened)
+        first_chunk = received[0][2]
+        assert first_chunk.startswith(b"retry: 250\n\n")
+        for k, (_, _, chunk, price) in enumerate(received):
+            events = parse_events(chunk)
+            assert [name for name, _ in events] == ["quote"]
+            if k:  # the latest quote the pollers published before this event
+                assert events[0][1] == [quote("A", f"{price}.00"), quote("B")]
+    assert 0.05 < second[0][1] - first[0][1] < interval - 0.05, "phases are per connection"
+    assert hub.connections == []
+
+
+def test_heartbeats_between_events_do_not_move_the_schedule(monkeypatch):
+    hub = StubHub()
+    monkeypatch.setattr("apps.stream.services.get_hub", lambda: hub)
+    interval = 0.3
+
+    async def scenario():
+        events = quote_events(["A"], {"A": quote("A")}, interval=interval, heartbeat=0.08)
+        chunks = [(await events.__anext__(), time.monotonic())]
+        while sum(b"event: quote" in c for c, _ in chunks) < 3:
+            chunks.append((await events.__anext__(), time.monotonic()))
+        await events.aclose()
+        return chunks
+
+    chunks = run(scenario())
+    quotes = [at for chunk, at in chunks if b"event: quote" in chunk]
+    assert all(b - a >= interval for a, b in itertools.pairwise(quotes))
+    assert quotes[-1] - quotes[0] < 2 * interval + 0.15
+    assert sum(chunk == HEARTBEAT for chunk, _ in chunks) >= 2
 
 
 def test_a_cancelled_connection_releases_everything(settings):

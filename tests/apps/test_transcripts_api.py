@@ -162,11 +162,12 @@ def test_latest_skips_a_call_whose_transcript_is_not_out_yet(api, yahoo, recordi
     assert requested_events(yahoo) == ["548666", "401122"]
 
 
-def test_empty_parameters_count_as_absent(api, yahoo, recording):
-    setup_aapl(yahoo, recording)
+def test_empty_parameters_are_invalid_not_absent(api, yahoo):
+    # As the OpenAPI schema says (enum Q1..Q4, an integer year): leave them out instead.
     response = api.get("/v1/earnings-transcript/AAPL?quarter=&year=")
-    assert response.status_code == 200
-    assert [i["metadata"]["eventId"] for i in response.json()["transcripts"]] == [548666]
+    assert response.status_code == 422
+    assert set(response.json()["errors"]) == {"quarter", "year"}
+    assert len(yahoo.mock.calls) == 0
 
 
 def test_second_request_is_served_from_the_cache(api, yahoo, recording):

@@ -571,3 +571,101 @@ class TestOnRedis:
         with pytest.raises(NotFound):
             get(Fetch(NotFound("x")), {"symbol": "ZZ"}, policy=LONG)
         assert 295 <= django_cache.ttl(cache_key("t", "thing", {"symbol": "ZZ"})) <= 300
+
+
+# -- the request deadline and the stale grace -------------------------------------------------
+class TestDeadlineAndGrace:
+    def test_a_slow_upstream_serves_stale_after_the_grace_and_refreshes_later(
+            self, clock, settings):
+        settings.STALE_GRACE_SECONDS = 0.2
+        fetch = Fetch("v1", "v2")
+        get(fetch)
+        clock(61)
+        fetch.delay = 0.6
+        rep, token = start_report()
+        started = time.monotonic()
+        assert get(fetch) == "v1"
+        end_report(token)
+        assert 0.15 < time.monotonic() - started < 0.5
+        assert rep.header == STALE
+        time.sleep(0.7)  # the background call finishes and stores its answer
+        assert get(fetch) == "v2"
+        assert fetch.calls == 2
+
+    def test_with_a_stale_copy_the_upstream_gets_one_attempt(self, clock):
+        from marketdata import http as md_http
+
+        attempts_caps = []
+
+        def fetch():
+            attempts_caps.append(md_http._max_attempts.get())
+            raise unavailable()
+
+        get(Fetch("v1"))
+        clock(61)
+        started = time.monotonic()
+        assert get(fetch) == "v1"
+        assert time.monotonic() - started < 0.5
+        assert attempts_caps == [1]
+
+    def test_without_a_stale_copy_retries_stay_on(self):
+        from marketdata import http as md_http
+
+        caps = []
+        get(lambda: caps.append(md_http._max_attempts.get()) or "v")
+        assert caps == [None]
+
+    def test_a_waiter_without_a_stale_copy_gives_up_at_the_deadline(self):
+        from marketdata import deadline
+        from marketdata.errors import DeadlineExceeded
+
+        key = cache_key("t", "thing", PARAMS)
+        assert django_cache.add(f"{key}:flight", "other-process", 30)
+        fetch = Fetch("mine")
+        started = time.monotonic()
+        with deadline.within(0.3), pytest.raises(DeadlineExceeded) as info:
+            get(fetch)
+        assert 0.25 <= time.monotonic() - started < 1.0
+        assert info.value.status_code == 504
+        assert fetch.calls == 0
+
+    def test_a_waiter_with_a_stale_copy_gets_it_after_the_grace(self, clock, settings):
+        settings.STALE_GRACE_SECONDS = 0.2
+        get(Fetch("v1"))
+        clock(61)
+        key = cache_key("t", "thing", PARAMS)
+        assert django_cache.add(f"{key}:flight", "other-process", 30)
+        fetch = Fetch("mine")
+        started = time.monotonic()
+        assert get(fetch) == "v1"
+        assert time.monotonic() - started < 0.6
+        assert fetch.calls == 0
+
+    def test_a_deadline_failure_is_not_remembered(self):
+        """A request that ran out of time must not make the next one fail for 2 s."""
+        from marketdata.errors import DeadlineExceeded
+
+        fetch = Fetch(DeadlineExceeded("t", "no time left"), "v")
+        with pytest.raises(DeadlineExceeded):
+            get(fetch)
+        assert get(fetch) == "v"
+        assert fetch.calls == 2
+
+    def test_a_batch_with_every_item_stale_serves_them_after_the_grace(self, clock, settings):
+        settings.STALE_GRACE_SECONDS = 0.2
+        calls = []
+
+        def batch(items):
+            calls.append(list(items))
+            if len(calls) > 1:
+                time.sleep(0.6)
+            return {i: f"{i}-{len(calls)}" for i in items}
+
+        assert fetch_many_through("t", "q", ["A", "B"], batch, FIXED) == {"A": "A-1",
+                                                                          "B": "B-1"}
+        clock(61)
+        started = time.monotonic()
+        assert fetch_many_through("t", "q", ["A", "B"], batch, FIXED) == {"A": "A-1",
+                                                                          "B": "B-1"}
+        assert time.monotonic() - started < 0.5
+        time.sleep(0.7)

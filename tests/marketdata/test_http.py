@@ -306,16 +306,25 @@ class TestCircuitBreaker:
                 client.request("ex", "thing", URL)
         assert client.breaker_state("ex") == "closed"
 
-    def test_4xx_and_429_do_not_count_as_failures(self, mock):
+    @pytest.mark.parametrize("status", [400, 401, 403, 404, 410, 422])
+    def test_4xx_does_not_count_as_a_failure(self, mock, status):
         client = make_client(max_attempts=1, breaker_fail_max=2)
-        mock.get(URL, status=404)
+        mock.get(URL, status=status)
         for _ in range(3):
-            assert client.request("ex", "thing", URL).status == 404
-        mock.replace(responses.GET, URL, status=429)
-        for _ in range(3):
+            assert client.request("ex", "thing", URL).status == status
+        assert client.breaker_state("ex", "thing") == "closed"
+
+    def test_429_counts_as_a_failure(self, mock):
+        """A provider that rate-limits us is unhealthy for us: back off."""
+        client = make_client(max_attempts=1, breaker_fail_max=2)
+        mock.get(URL, status=429)
+        for _ in range(2):
             with pytest.raises(UpstreamRateLimited):
                 client.request("ex", "thing", URL)
-        assert client.breaker_state("ex") == "closed"
+        assert client.breaker_state("ex", "thing") == "open"
+        with pytest.raises(UpstreamUnavailable):
+            client.request("ex", "thing", URL)
+        assert len(mock.calls) == 2
 
     def test_timeouts_count_as_failures(self, mock):
         client = make_client(max_attempts=1, breaker_fail_max=2)
@@ -372,7 +381,7 @@ class TestCircuitBreaker:
         mock.add_callback(responses.GET, URL, callback=slow_ok)
         result = {}
         trial = threading.Thread(
-            target=lambda: result.setdefault("status", client.request("ex", "t", URL).status))
+            target=lambda: result.setdefault("status", client.request("ex", "thing", URL).status))
         trial.start()
         try:
             assert entered.wait(5)
@@ -385,7 +394,7 @@ class TestCircuitBreaker:
         assert client.breaker_state("ex") == "closed"
         assert len(mock.calls) == 2
 
-    def test_breakers_are_per_provider(self, mock):
+    def test_breakers_are_per_provider(self, mock):  # and per endpoint (below)
         client = make_client(max_attempts=1, breaker_fail_max=1)
         client.register(ProviderConfig(name="other", display_name="Other", max_attempts=1))
         mock.get(URL, status=500)
@@ -461,3 +470,140 @@ class TestCallLog:
 def test_structlog_is_configured_for_stdlib():
     # The log_lines fixture relies on structlog handing events to stdlib logging.
     assert structlog.is_configured()
+
+
+# -- breakers per upstream endpoint ----------------------------------------------------------
+class TestBreakersPerEndpoint:
+    OTHER = "https://api.example.com/v1/other"
+
+    def test_a_failing_endpoint_never_refuses_another(self, mock):
+        client = make_client(max_attempts=1, breaker_fail_max=2)
+        mock.get(URL, status=503)
+        mock.get(self.OTHER, json={"ok": True})
+        for _ in range(5):
+            with pytest.raises((UpstreamBadResponse, UpstreamUnavailable)):
+                client.request("ex", "sector", URL)
+        assert client.breaker_state("ex", "sector") == "open"
+        assert client.breaker_state("ex", "chart") == "closed"
+        for _ in range(5):
+            assert client.request("ex", "chart", self.OTHER).status == 200
+        assert len(calls := [c for c in mock.calls if c.request.url.startswith(URL)]) == 2, calls
+
+    def test_states_are_listed_per_provider_and_endpoint(self, mock):
+        client = make_client(max_attempts=1, breaker_fail_max=1, breaker_reset_seconds=30)
+        mock.get(URL, status=500)
+        mock.get(self.OTHER, json={})
+        with pytest.raises(UpstreamBadResponse):
+            client.request("ex", "sector", URL)
+        client.request("ex", "chart", self.OTHER)
+        states = {(b.provider, b.endpoint): b for b in client.breaker_states()}
+        assert states["ex", "sector"].state == "open"
+        assert states["ex", "sector"].consecutive_failures == 1
+        assert 0 < states["ex", "sector"].retry_in_seconds <= 30
+        assert states["ex", "chart"].as_dict() == {
+            "provider": "ex", "endpoint": "chart", "state": "closed",
+            "consecutive_failures": 0, "retry_in_seconds": None}
+        # Without an endpoint: the worst state of the provider.
+        assert client.breaker_state("ex") == "open"
+
+
+# -- request deadline, bulkhead, single attempt ----------------------------------------------
+class TestDeadline:
+    def test_no_call_once_the_deadline_has_passed(self, mock):
+        from marketdata import deadline
+        from marketdata.errors import DeadlineExceeded
+
+        client = make_client(max_attempts=3, breaker_fail_max=1)
+        mock.get(URL, json={})
+        token = deadline.set_deadline(time.monotonic() - 1)
+        try:
+            with pytest.raises(DeadlineExceeded) as info:
+                client.request("ex", "thing", URL)
+        finally:
+            deadline.reset(token)
+        assert info.value.status_code == 504
+        assert len(mock.calls) == 0
+        # A refusal of our own making says nothing about the upstream.
+        assert client.breaker_state("ex", "thing") == "closed"
+
+    def test_attempt_timeouts_shrink_to_the_time_left(self, monkeypatch):
+        from marketdata import deadline
+
+        client = make_client(max_attempts=1)
+        seen = {}
+
+        def fake_request(self, method, url, **kwargs):
+            seen["timeout"] = kwargs["timeout"]
+            raise requests.exceptions.ReadTimeout()
+
+        monkeypatch.setattr(requests.Session, "request", fake_request)
+        with deadline.within(1.5), pytest.raises(UpstreamTimeout):
+            client.request("ex", "thing", URL)
+        connect, read = seen["timeout"]
+        assert 1.0 < read <= 1.5 and connect <= 1.5
+        # Cut short by the deadline (1.5 s of a 10 s read timeout): not the upstream's fault.
+        assert client.breaker_state("ex", "thing") == "closed"
+
+    def test_no_retry_past_the_deadline(self, mock):
+        from marketdata import deadline
+
+        client = make_client(max_attempts=5, backoff_seconds=0.2, backoff_max_seconds=0.2)
+        mock.get(URL, status=503)
+        started = time.monotonic()
+        with deadline.within(0.3), pytest.raises(UpstreamBadResponse):
+            client.request("ex", "thing", URL)
+        assert time.monotonic() - started < 0.5
+        assert 1 <= len(mock.calls) < 5
+
+    def test_single_attempt_turns_retries_off(self, mock):
+        client = make_client(max_attempts=3)
+        mock.get(URL, status=503)
+        with md_http.single_attempt(), pytest.raises(UpstreamBadResponse):
+            client.request("ex", "thing", URL)
+        assert len(mock.calls) == 1
+
+    def test_bulkhead_caps_calls_in_flight(self, monkeypatch):
+        from marketdata import deadline
+        from marketdata.errors import UpstreamBusy
+
+        client = make_client(max_attempts=1, max_concurrency=2)
+        entered, release = threading.Semaphore(0), threading.Event()
+
+        def slow_request(self, method, url, **kwargs):
+            entered.release()
+            release.wait(5)
+            response = requests.Response()
+            response.status_code, response._content = 200, b"{}"
+            return response
+
+        monkeypatch.setattr(requests.Session, "request", slow_request)
+        threads = [threading.Thread(target=client.request, args=("ex", "thing", URL))
+                   for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        assert entered.acquire(timeout=5) and entered.acquire(timeout=5)
+        try:
+            started = time.monotonic()
+            with deadline.within(0.2), pytest.raises(UpstreamBusy) as info:
+                client.request("ex", "other", URL)
+            assert 0.15 < time.monotonic() - started < 1.0
+            assert info.value.status_code == 503
+            assert client.breaker_state("ex", "other") == "closed"
+        finally:
+            release.set()
+            for thread in threads:
+                thread.join(5)
+
+
+def test_a_rewritten_call_names_its_original_host(mock):
+    client = make_client(host_map={"api.example.com": "http://127.0.0.1:9"})
+    mock.get("http://127.0.0.1:9/v1/thing", json={})
+    client.request("ex", "thing", URL)
+    assert mock.calls[0].request.headers["X-Upstream-Host"] == "api.example.com"
+
+
+def test_an_unmapped_call_sends_no_upstream_host_header(mock):
+    client = make_client()
+    mock.get(URL, json={})
+    client.request("ex", "thing", URL)
+    assert "X-Upstream-Host" not in mock.calls[0].request.headers

@@ -81,8 +81,21 @@ class TestSplitSymbols:
     def test_empty(self, text):
         assert split_symbols(text) == []
 
-    def test_invalid_items_are_kept_upper_cased_for_the_caller(self):
-        assert split_symbols("a/b,aapl,../x") == ["A/B", "AAPL", "../X"]
+    def test_invalid_items_are_kept_as_typed_for_the_caller(self):
+        assert split_symbols("a/b,aapl, ../x ") == ["a/b", "AAPL", "../x"]
+
+    @pytest.mark.parametrize("text", ["\u017fpy", "\u00dfAPL", "\ufb00", "\uff21APL"])
+    def test_non_ascii_items_are_never_upper_cased_into_valid_symbols(self, text):
+        # Issue 13 item 4: 'spy' with a long s (U+017F) upper-cases to 'SPY'; the list must
+        # check ASCII first, as normalize_symbol does for single symbols.
+        items = split_symbols(f"{text},msft")
+        assert items == [text, "MSFT"]
+        assert normalize_symbol(items[0]) is None
+
+    def test_items_agree_with_normalize_symbol(self):
+        text = "aapl, \u017fpy ,A B,brk-b,\u00e4,BRK-B"
+        for raw, item in zip(text.split(","), split_symbols(text), strict=False):
+            assert item == (normalize_symbol(raw) or raw.strip())
 
     def test_single(self):
         assert split_symbols(" brk-b ") == ["BRK-B"]

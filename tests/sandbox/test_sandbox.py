@@ -542,7 +542,9 @@ def test_request_log_and_latency() -> None:
     get(sb, "/v8/finance/chart/AAPL", range="1d", interval="1d")
     assert time.perf_counter() - start >= 0.03
     entry = sb.request_log[-1]
-    assert set(entry) == {"method", "host", "path", "query", "status", "ts"}
+    assert set(entry) == {"method", "host", "upstream_host", "provider", "path", "query",
+                          "status", "ts"}
+    assert entry["provider"] == "yahoo"
     assert entry["path"] == "/v8/finance/chart/AAPL" and entry["status"] == 200
     sb.reset_log()
     assert sb.request_log == []

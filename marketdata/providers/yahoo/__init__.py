@@ -2,7 +2,7 @@
 
 from marketdata.http import ProviderConfig
 
-PROVIDER = ProviderConfig(name="yahoo", display_name="Yahoo Finance")
+PROVIDER = ProviderConfig(name="yahoo", display_name="Yahoo Finance", hosts=("*.yahoo.com",))
 
 QUERY1 = "https://query1.finance.yahoo.com"
 QUERY2 = "https://query2.finance.yahoo.com"

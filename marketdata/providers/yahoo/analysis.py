@@ -26,10 +26,9 @@ EARNINGS_TREND = "earningsTrend"
 EARNINGS_HISTORY = "earningsHistory"
 ESG_SCORES = "esgScores"
 
-# Yahoo's rating-change codes -> the words clients read ("upgrade or downgrade" in the spec;
-# the other three are what analysts call them). Unknown codes pass through as sent.
-ACTIONS = {"up": "upgrade", "down": "downgrade", "main": "maintain", "init": "initiate",
-           "reit": "reiterate"}
+# Yahoo's rating-change codes -> the spec's words: `action` is "upgrade or downgrade", so
+# only the two moves have one; every other code (main, init, reit, anything new) is None.
+ACTIONS = {"up": "upgrade", "down": "downgrade"}
 
 # Strings pass through as Yahoo sends them ("" stays "": an empty fromGrade means none).
 _as_sent = partial(text, clean=False)
@@ -135,9 +134,10 @@ def parse_recommendation_trend(module: Any) -> list[Recommendation]:
 
 
 def grade_action(code: Any) -> str | None:
-    if not isinstance(code, str) or not code:
+    """Yahoo's ``up``/``down`` as the spec's words (upgrade, downgrade); None otherwise."""
+    if not isinstance(code, str):
         return None
-    return ACTIONS.get(code.strip().lower(), code)
+    return ACTIONS.get(code.strip().lower())
 
 
 def parse_upgrade_downgrade_history(module: Any) -> list[GradeChange]:

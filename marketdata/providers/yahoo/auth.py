@@ -17,7 +17,9 @@ import re
 import threading
 from dataclasses import dataclass
 
+from marketdata import deadline
 from marketdata.errors import (
+    DeadlineExceeded,
     UpstreamError,
     UpstreamRateLimited,
     UpstreamTimeout,
@@ -59,7 +61,12 @@ class YahooAuth:
 
     def refresh(self, seen_generation: int | None) -> Credentials:
         """Fetch a new crumb unless someone did since the caller saw ``seen_generation``."""
-        with self._lock:
+        # Wait for another thread's handshake only within the request deadline.
+        left = deadline.remaining()
+        if not self._lock.acquire(timeout=-1 if left is None else max(0.0, left)):
+            raise DeadlineExceeded("yahoo", "Yahoo Finance authentication did not finish "
+                                   "within the request deadline")
+        try:
             credentials = self._credentials
             if credentials is not None and credentials.generation != seen_generation:
                 return credentials
@@ -68,6 +75,8 @@ class YahooAuth:
             self._credentials = Credentials(crumb, self._generation)
             log.info("yahoo crumb refreshed", generation=self._generation)
             return self._credentials
+        finally:
+            self._lock.release()
 
     def _handshake(self) -> str:
         client = self._client

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from marketdata.cache import fetch_through
-from marketdata.concurrency import run_parallel
-from marketdata.errors import MarketDataError, UpstreamBadResponse, telling_failure
+from marketdata.concurrency import gather_partial
+from marketdata.errors import UpstreamBadResponse
 from marketdata.formatting import raw, text
 from marketdata.providers.yahoo.search import get_search
 
@@ -115,20 +115,12 @@ def general_news() -> list[NewsItem]:
     One failing search does not fail the list; when every search fails, the first upstream
     error is raised (a breaker refusal only when nothing else failed).
     """
-    results = run_parallel(lambda q: _search_news(q, "general_news", "general_news"),
-                           GENERAL_NEWS_QUERIES)
+    fetched = gather_partial(lambda q: _search_news(q, "general_news", "general_news"),
+                             GENERAL_NEWS_QUERIES, what="news search")
+    if not fetched.values and fetched.left_out:
+        raise fetched.telling_failure() or fetched.left_out[0][1]
     merged: dict[str, NewsItem] = {}
-    failures: list[MarketDataError] = []
-    answered = False
-    for result in results:
-        if isinstance(result, MarketDataError):
-            failures.append(result)
-            continue
-        if isinstance(result, BaseException):
-            raise result
-        answered = True
-        for item in result:
+    for _, items in fetched.values:
+        for item in items:
             merged.setdefault(item.uuid, item)
-    if not answered and failures:
-        raise telling_failure(failures)
     return sorted(merged.values(), key=lambda i: i.published, reverse=True)

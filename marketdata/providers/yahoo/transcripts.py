@@ -29,9 +29,8 @@ from urllib.parse import quote, unquote, urljoin, urlsplit
 from marketdata.cache import fetch_through
 from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.formatting import raw
-from marketdata.http import get_client
 from marketdata.providers import yahoo
-from marketdata.providers.yahoo.client import get_json, yahoo_error_description
+from marketdata.providers.yahoo.client import get_json, yahoo_error_description, yahoo_provider
 
 GROUP = "transcripts"
 QUARTERS = ("Q1", "Q2", "Q3", "Q4")
@@ -118,15 +117,9 @@ def earnings_calls_url(symbol: str) -> str:
 
 
 def _get_page(url: str, symbol: str) -> str:
-    client = get_client()
-    client.register(yahoo.PROVIDER)
-    response = client.request("yahoo", "earningsCalls", url, headers={"Accept": _HTML_ACCEPT})
-    if response.status == 404:
-        raise NotFound(f"No earnings calls found for {symbol}")
-    if response.status >= 400:
-        raise UpstreamBadResponse("yahoo", f"Yahoo Finance answered HTTP {response.status} "
-                                  "for earningsCalls", response.status)
-    return response.text
+    return yahoo_provider().get("earningsCalls", url, headers={"Accept": _HTML_ACCEPT},
+                                auth=False,
+                                not_found=f"No earnings calls found for {symbol}").text
 
 
 def fetch_earnings_calls(symbol: str) -> list[EarningsCall]:

@@ -14,6 +14,7 @@ import threading
 import time
 from collections import OrderedDict
 
+from marketdata.sandbox.providers import host_matches, normalise_host
 from marketdata.sandbox.response import SandboxResponse
 from marketdata.sandbox.yahoo.common import (
     BASE_HEADERS,
@@ -91,11 +92,18 @@ class AuthState:
         return _token(7, "csrf", self.seed, n), session
 
 
+def _connected_to_yahoo(req: Request) -> bool:
+    """Whether the client really called a Yahoo host. ``req.host`` (the URL host / ``Host``
+    header), never ``X-Upstream-Host``: the client's cookie jar and redirect handling are
+    keyed on the URL it really called, which may be a host-mapped 127.0.0.1."""
+    return host_matches(normalise_host(req.host), "*.yahoo.com")
+
+
 def _set_cookie(req: Request, auth: AuthState) -> str:
     """Set-Cookie for A3: Domain/Secure only on real Yahoo hosts (the server may be on
     127.0.0.1 over plain HTTP, where a cookie jar would drop a foreign-domain or Secure one)."""
     parts = [f"A3={auth.cookie_value()}", "Max-Age=31557600", "Path=/"]
-    if req.host.lower().endswith("yahoo.com"):
+    if _connected_to_yahoo(req):
         parts += ["Domain=.yahoo.com", "SameSite=None", "Secure"]
     parts.append("HttpOnly")
     return "; ".join(parts)
@@ -148,7 +156,7 @@ def consent_form(req: Request, auth: AuthState) -> SandboxResponse:
 def collect_consent(req: Request, auth: AuthState) -> SandboxResponse:
     """consent.yahoo.com/v2/collectConsent (POST): redirect to copyConsent."""
     session = req.arg("sessionId", "") or ""
-    base = "https://guce.yahoo.com" if req.host.lower().endswith("yahoo.com") else ""
+    base = "https://guce.yahoo.com" if _connected_to_yahoo(req) else ""
     headers = {"Content-Type": "text/html; charset=utf-8", **BASE_HEADERS,
                "Location": f"{base}/copyConsent?sessionId={session}"}
     return SandboxResponse(302, headers, b"")

@@ -1,21 +1,19 @@
-"""Path-based routing of Yahoo requests to endpoint modules.
+"""Yahoo's route table and its simulated provider (hosts ``*.yahoo.com``).
 
-Why by path and not host: a host map may send query1/query2/fc/guce/consent hosts to one
-sandbox server, so the host is informational only. To add an endpoint (screener, search,
-recommendationsbysymbol, fundamentals-timeseries...), write one module with a
-``handle_x(req) -> SandboxResponse`` function and add one ``Route`` to ``ROUTES``.
+The sandbox picks the provider by host (see ``marketdata/sandbox/core.py``); within Yahoo,
+routing is by path, since query1, query2, finance, fc, guce and consent hosts share one
+table. To add an endpoint, write one module with a ``handle_x(req) -> SandboxResponse``
+function and add one ``Route`` to ``build_routes``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 
+from marketdata.sandbox.providers import Handler, Route, SandboxOptions, SimulatedProvider
 from marketdata.sandbox.response import SandboxResponse
 from marketdata.sandbox.yahoo import (
-    algolia,
     auth,
     chart,
     quote,
@@ -27,26 +25,12 @@ from marketdata.sandbox.yahoo import (
     timeseries,
     transcripts,
 )
-from marketdata.sandbox.yahoo.common import Request, not_found_route
+from marketdata.sandbox.yahoo.common import Request, error_response, not_found_route
 
-Handler = Callable[[Request], SandboxResponse]
+__all__ = ["HOSTS", "Handler", "Route", "build_provider", "build_routes"]
 
-
-@dataclass(frozen=True)
-class Route:
-    """One endpoint: methods, a full-match path regex with named groups, its handler.
-
-    ``crumb``: the endpoint needs a valid crumb query parameter.
-    ``handshake``: part of the cookie/crumb/consent flow (spared by fault injection
-    unless fail_rate is 1.0). ``wrapper``: the JSON envelope name used for its errors.
-    """
-
-    methods: tuple[str, ...]
-    pattern: re.Pattern[str]
-    handler: Handler
-    crumb: bool = False
-    handshake: bool = False
-    wrapper: str = "finance"
+# query1/query2.finance.yahoo.com, finance.yahoo.com, fc.yahoo.com, guce/consent.yahoo.com
+HOSTS = ("*.yahoo.com",)
 
 
 def build_routes(auth_state: auth.AuthState) -> list[Route]:
@@ -84,27 +68,23 @@ def build_routes(auth_state: auth.AuthState) -> list[Route]:
               transcripts.handle_quote_type, wrapper="quoteType"),
         Route(("GET",), re.compile(r"/xhr/transcript/?"), transcripts.handle_transcript,
               crumb=True),
-        # Not Yahoo: the primary search provider (an Algolia app) answers on its own host;
-        # routing is by path, and Algolia's paths never collide with Yahoo's.
-        Route(("GET", "POST"), re.compile(r"/1/indexes/(?P<index>[^/]+)(?:/query)?"),
-              algolia.handle_algolia_query),
     ]
 
 
-def match(routes: list[Route], method: str, path: str) -> tuple[Route | None, dict[str, str]]:
-    """The route for a request, with its path parameters (None when nothing matches)."""
-    for route in routes:
-        m = route.pattern.fullmatch(path)
-        if m and method in route.methods:
-            return route, m.groupdict()
-    return None, {}
+def _error(route: Route | None, status: int, code: str, description: str) -> SandboxResponse:
+    return error_response(route.wrapper if route else "finance", code, description, status)
 
 
-def dispatch(routes: list[Route], req: Request, auth_state: auth.AuthState) -> SandboxResponse:
-    route, params = match(routes, req.method, req.path)
-    if route is None:
-        return not_found_route()
-    if route.crumb and not auth_state.crumb_is_valid(req.arg("crumb")):
+def _crumb_guard(route: Route, req: Request, auth_state: auth.AuthState) -> SandboxResponse | None:
+    if not auth_state.crumb_is_valid(req.arg("crumb")):
         return auth.invalid_crumb()
-    req.params = params
-    return route.handler(req)
+    return None
+
+
+def build_provider(options: SandboxOptions) -> SimulatedProvider:
+    """Yahoo Finance, with its own cookie/crumb state (seeded by the sandbox's seed)."""
+    auth_state = auth.AuthState(options.seed, options.crumb_ttl_seconds)
+    return SimulatedProvider(
+        name="yahoo", hosts=HOSTS, routes=tuple(build_routes(auth_state)), error=_error,
+        not_found=not_found_route, guard=partial(_crumb_guard, auth_state=auth_state),
+        state=auth_state)

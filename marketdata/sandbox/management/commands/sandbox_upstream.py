@@ -1,4 +1,4 @@
-"""``manage.py sandbox_upstream``: serve the Yahoo sandbox as a separate upstream process.
+"""``manage.py sandbox_upstream``: serve the upstream sandbox as a separate upstream process.
 
 Why a management command: same entry point style as the rest of the project; it imports
 nothing database-related, so it starts without a configured database.
@@ -15,7 +15,8 @@ from marketdata.sandbox.cli import add_arguments, serve
 
 
 class Command(BaseCommand):
-    help = "Serve the deterministic Yahoo Finance simulator over HTTP (loopback tests)."
+    help = ("Serve the deterministic upstream simulator (Yahoo, Algolia...) over HTTP "
+            "(loopback tests).")
     requires_system_checks: list[str] = []
     requires_migrations_checks = False
 

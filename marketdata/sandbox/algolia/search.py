@@ -24,9 +24,9 @@ import math
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
+from marketdata.sandbox.common import Request, json_response
 from marketdata.sandbox.instruments import EQUITY, ETF, MUTUALFUND, Instrument, stable_hash
 from marketdata.sandbox.response import SandboxResponse
-from marketdata.sandbox.yahoo.common import Request, json_response
 from marketdata.sandbox.yahoo.search import all_instruments, match_instruments
 
 TYPES = {EQUITY: "stock", ETF: "etf", MUTUALFUND: "trust"}
@@ -38,7 +38,8 @@ _EXCHANGES = {"NMS": "NASDAQ", "NGM": "NASDAQ", "NCM": "NASDAQ", "NAS": "NASDAQ"
 ATTRIBUTES = ("name", "symbol", "exchangeShortName", "type")
 
 
-def _error(message: str, status: int) -> SandboxResponse:
+def error(message: str, status: int) -> SandboxResponse:
+    """Algolia's error body: ``{"message": ..., "status": ...}``."""
     return json_response({"message": message, "status": status}, status)
 
 
@@ -106,7 +107,7 @@ def record(inst: Instrument) -> dict[str, Any]:
 
 def handle_algolia_query(req: Request) -> SandboxResponse:
     if not _authorised(req):
-        return _error("Invalid Application-ID or API key", 403)
+        return error("Invalid Application-ID or API key", 403)
     try:
         params = _params(req)
         hits_per_page = int(params.get("hitsPerPage", 20))
@@ -114,9 +115,9 @@ def handle_algolia_query(req: Request) -> SandboxResponse:
         filters = _array(params.get("facetFilters")) or []
         attributes = _array(params.get("attributesToRetrieve"))
     except ValueError as exc:
-        return _error(f"Invalid parameters: {exc}", 400)
+        return error(f"Invalid parameters: {exc}", 400)
     if not 0 <= hits_per_page <= 1000 or page < 0:
-        return _error("hitsPerPage must be between 0 and 1000, page at least 0", 400)
+        return error("hitsPerPage must be between 0 and 1000, page at least 0", 400)
     query = params.get("query", "")
     found = match_instruments(query) if query.strip() else all_instruments()
     records = [record(i) for i in found if i.kind in TYPES]

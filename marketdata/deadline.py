@@ -1,0 +1,86 @@
+"""The request deadline: one point in time by which the current request must be answered.
+
+Set once per request (``apps.core.middleware``, from the moment the request arrived at the
+ASGI front, so a wait for a worker thread counts) and read by everything that may wait:
+the upstream client (attempt timeouts shrink to the time left; no retry or backoff past
+it; a bulkhead slot is waited for only within it), the cache (single-flight waits) and
+fallbacks (a primary provider gets only a share of it). It lives in a context variable,
+so it follows fan-out tasks into pool threads (:mod:`marketdata.concurrency` copies the
+caller's context).
+
+Work outside a request (stream pollers, management commands) has no deadline; the
+upstream client then bounds each call by ``REQUEST_DEADLINE_SECONDS`` from its start.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.conf import settings
+
+_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "request_deadline", default=None)
+
+
+def default_seconds() -> float:
+    """``REQUEST_DEADLINE_SECONDS`` (10 by default)."""
+    return float(getattr(settings, "REQUEST_DEADLINE_SECONDS", 10.0))
+
+
+def stale_grace_seconds() -> float:
+    """How long a request with a stale copy in hand waits for the upstream
+    (``STALE_GRACE_SECONDS``, 2 by default)."""
+    return float(getattr(settings, "STALE_GRACE_SECONDS", 2.0))
+
+
+def current() -> float | None:
+    """The deadline as a ``time.monotonic()`` value, or None outside a request."""
+    return _deadline.get()
+
+
+def remaining() -> float | None:
+    """Seconds left before the deadline (may be negative), or None when there is none."""
+    at = _deadline.get()
+    return None if at is None else at - time.monotonic()
+
+
+def expired() -> bool:
+    left = remaining()
+    return left is not None and left <= 0
+
+
+def set_deadline(at: float | None) -> contextvars.Token:
+    """Set the deadline (a monotonic time) for the current context; reset with the token."""
+    return _deadline.set(at)
+
+
+def reset(token: contextvars.Token) -> None:
+    _deadline.reset(token)
+
+
+@contextmanager
+def within(seconds: float) -> Iterator[float]:
+    """Run the block with a deadline at most ``seconds`` from now (never later than the
+    one already in force). Yields the effective deadline."""
+    at = time.monotonic() + max(0.0, seconds)
+    outer = _deadline.get()
+    if outer is not None:
+        at = min(at, outer)
+    token = _deadline.set(at)
+    try:
+        yield at
+    finally:
+        _deadline.reset(token)
+
+
+@contextmanager
+def share(fraction: float) -> Iterator[float]:
+    """Run the block with ``fraction`` of the time left (for a primary provider that has a
+    fallback: the fallback keeps the rest). Without a deadline, of the default budget."""
+    left = remaining()
+    budget = default_seconds() if left is None else max(0.0, left)
+    with within(budget * fraction) as at:
+        yield at

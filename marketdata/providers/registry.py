@@ -1,0 +1,75 @@
+"""The registry of providers: name -> Provider class, and the instances bound to the
+process's upstream client.
+
+Adding a provider: write its module (a :class:`marketdata.providers.base.Provider`
+subclass plus its typed fetches) and add one line to ``PROVIDERS``. ``CAPABILITIES``
+orders the sources of a capability that more than one provider can serve (the first that
+is configured and answers wins; the next is the fallback).
+"""
+
+from __future__ import annotations
+
+import threading
+from importlib import import_module
+from typing import Any
+
+from marketdata.providers.base import Provider
+
+# name -> "module:Class"
+PROVIDERS: dict[str, str] = {
+    "yahoo": "marketdata.providers.yahoo.client:YahooProvider",
+    "algolia": "marketdata.providers.algolia:AlgoliaProvider",
+}
+
+# capability -> provider names, in order of preference.
+CAPABILITIES: dict[str, tuple[str, ...]] = {
+    "security_search": ("algolia", "yahoo"),
+}
+
+_instances: dict[str, Provider] = {}
+_lock = threading.Lock()
+
+
+def provider_class(name: str) -> type[Provider]:
+    module, _, cls = PROVIDERS[name].partition(":")
+    return getattr(import_module(module), cls)
+
+
+def get_provider(name: str) -> Any:
+    """The provider ``name`` bound to the current upstream client (built on first use)."""
+    instance = _instances.get(name)
+    if instance is not None:
+        return instance
+    from marketdata.http import get_client
+
+    with _lock:
+        instance = _instances.get(name)
+        if instance is None:
+            instance = provider_class(name)(get_client())
+            _instances[name] = instance
+    return instance
+
+
+def sources(capability: str) -> tuple[str, ...]:
+    """The providers that serve ``capability``, preferred first."""
+    return CAPABILITIES[capability]
+
+
+def reset() -> None:
+    """Forget every instance (the client was reset, or settings changed)."""
+    with _lock:
+        _instances.clear()
+
+
+def _on_setting_changed(setting: str, **kwargs: Any) -> None:
+    # Credentials are read once per instance; a changed setting (tests, override_settings)
+    # must be seen by the next call.
+    reset()
+
+
+try:
+    from django.test.signals import setting_changed
+
+    setting_changed.connect(_on_setting_changed, dispatch_uid="marketdata.providers.registry")
+except ImportError:  # pragma: no cover - Django is always installed here
+    pass

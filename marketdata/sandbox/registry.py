@@ -1,0 +1,19 @@
+"""The simulated providers, in fallback order.
+
+Each entry builds one provider (host patterns + route table + error shapes) for a sandbox.
+A request whose upstream host belongs to a provider is routed only within that provider;
+a request for an unknown host (an old-style ``UPSTREAM_HOST_MAP`` to 127.0.0.1 without
+``X-Upstream-Host``) tries each provider's routes by path, in this order. Adding a provider
+is one package with its routes and ``build_provider``, plus one line here.
+"""
+
+from __future__ import annotations
+
+from marketdata.sandbox.algolia import router as algolia
+from marketdata.sandbox.providers import ProviderFactory
+from marketdata.sandbox.yahoo import router as yahoo
+
+PROVIDERS: tuple[ProviderFactory, ...] = (
+    yahoo.build_provider,  # first: unknown hosts fall back to Yahoo's paths before others'
+    algolia.build_provider,
+)

@@ -1,0 +1,101 @@
+"""marketdata.concurrency.gather_partial: the one "serve what you can, report the most
+telling failure" fan-out (full quotes, sectors, indices, general news, v2 indicator sets)."""
+
+from __future__ import annotations
+
+import pytest
+
+from marketdata.cache import end_report, start_report
+from marketdata.concurrency import gather_partial
+from marketdata.errors import (
+    DeadlineExceeded,
+    IncompleteAnswer,
+    NotFound,
+    UpstreamBadResponse,
+    UpstreamCircuitOpen,
+    UpstreamTimeout,
+)
+from tests.conftest import capture_logs
+
+
+def outcome_of(table):
+    def fn(item):
+        value = table[item]
+        if isinstance(value, BaseException):
+            raise value
+        return value
+    return fn
+
+
+def test_values_in_input_order_and_left_out_items_sorted_out():
+    table = {"A": 1, "B": NotFound("B not found"), "C": UpstreamTimeout("yahoo", "slow"),
+             "D": 4}
+    result = gather_partial(outcome_of(table), ["D", "B", "A", "C"])
+    assert result.values == [("D", 4), ("A", 1)]
+    assert [item for item, _ in result.not_found] == ["B"]
+    assert [item for item, _ in result.failures] == ["C"]
+    assert result.errors() == [{"symbol": "B", "message": "B not found"},
+                               {"symbol": "C", "message": "slow"}]
+    assert result.upstream_failed
+
+
+def test_the_telling_failure_is_the_upstreams_own_answer():
+    """Breaker refusals come last (the circuit opened because of the others), this server's
+    own limits (deadline) next; the first answer the upstream itself gave wins."""
+    table = {"A": UpstreamCircuitOpen("yahoo", "circuit open"),
+             "B": DeadlineExceeded("yahoo", "deadline"),
+             "C": UpstreamBadResponse("yahoo", "HTTP 500", 500),
+             "D": UpstreamTimeout("yahoo", "slow")}
+    result = gather_partial(outcome_of(table), ["A", "B", "C", "D"])
+    with pytest.raises(UpstreamBadResponse):
+        result.raise_if_empty(lambda: NotFound("none"))
+    only_limits = gather_partial(outcome_of(table), ["A", "B"])
+    assert isinstance(only_limits.telling_failure(), DeadlineExceeded)
+    only_refusals = gather_partial(outcome_of(table), ["A"])
+    assert isinstance(only_refusals.telling_failure(), UpstreamCircuitOpen)
+
+
+def test_nothing_found_raises_the_callers_error():
+    result = gather_partial(outcome_of({"A": NotFound("a"), "B": NotFound("b")}), ["A", "B"])
+    with pytest.raises(NotFound, match="none of them"):
+        result.raise_if_empty(lambda: NotFound("none of them"))
+    assert not result.upstream_failed
+
+
+def test_accept_refuses_an_unusable_value():
+    result = gather_partial(outcome_of({"A": {"price": None}, "B": {"price": 1}}), ["A", "B"],
+                            accept=lambda v: v["price"] is not None)
+    assert result.values == [("B", {"price": 1})]
+    [(item, error)] = result.failures
+    assert item == "A" and isinstance(error, IncompleteAnswer)
+    assert not result.upstream_failed
+
+
+def test_a_bug_is_raised_not_left_out():
+    with pytest.raises(ZeroDivisionError):
+        gather_partial(lambda item: 1 / 0, ["A", "B"])
+
+
+def test_an_upstream_failure_marks_the_answer_partial():
+    report, token = start_report()
+    try:
+        gather_partial(outcome_of({"A": 1, "B": UpstreamTimeout("yahoo", "slow")}), ["A", "B"])
+    finally:
+        end_report(token)
+    assert report.incomplete
+    report, token = start_report()
+    try:
+        gather_partial(outcome_of({"A": 1, "B": NotFound("b")}), ["A", "B"])
+    finally:
+        end_report(token)
+    assert not report.incomplete
+
+
+def test_left_out_items_are_logged_with_the_callers_fields():
+    with capture_logs("marketdata.concurrency") as logs:
+        gather_partial(outcome_of({"dax": UpstreamTimeout("yahoo", "slow")}), ["dax"],
+                       what="index", log_fields=lambda i: {"index": i, "symbol": "^GDAXI"})
+    [record] = logs.records()
+    assert record["message"] == "index left out"
+    assert record["index"] == "dax" and record["symbol"] == "^GDAXI"
+    assert record["reason"] == "slow" and record["error"] == "UpstreamTimeout"
