@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import SuspiciousOperation, TooManyFieldsSent
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_default_handler
@@ -31,6 +32,15 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
                         provider=getattr(exc, "provider", None))
         return Response(error_body(exc, style), status=error_status(exc, style),
                         headers=error_headers(exc))
+    if isinstance(exc, SuspiciousOperation):
+        # A request Django refuses to parse (over DATA_UPLOAD_MAX_NUMBER_FIELDS query
+        # parameters, a malformed multipart body...): the client's fault, never a 500.
+        log.warning("request refused", error_type=type(exc).__name__)
+        detail = "Too many query parameters" if isinstance(exc, TooManyFieldsSent) \
+            else "Malformed request"
+        if style == V2:
+            return Response(v2_error_body(detail, 400), status=400)
+        return Response({"detail": detail}, status=400)
     if isinstance(exc, drf_exceptions.APIException):
         response = drf_default_handler(exc, context)
         if response is not None and style == V2:

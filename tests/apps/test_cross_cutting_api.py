@@ -302,3 +302,15 @@ def test_fast_request_logs_no_slow_warning(settings, logs):
     client = Client()
     client.get("/v1/ping")
     assert not [r for r in logs.records() if "Slow operation" in r["message"]]
+
+
+@pytest.mark.parametrize("path, body", [
+    ("/v1/quotes", {"detail": "Too many query parameters"}),
+    ("/v2/indicators", {"error": "Too many query parameters", "status": 400}),
+])
+def test_too_many_query_parameters_is_a_400_not_a_500(api, path, body):
+    """Django refuses more than DATA_UPLOAD_MAX_NUMBER_FIELDS (1,000) query parameters."""
+    query = "&".join(f"symbols=A{i}" for i in range(1500))
+    response = api.get(f"{path}?{query}")
+    assert response.status_code == 400
+    assert response.json() == body
