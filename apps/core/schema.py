@@ -42,6 +42,10 @@ class UpstreamErrorBody(serializers.Serializer):
                                  "upstream_timeout | upstream_rate_limited")
 
 
+UPSTREAM_503 = ("Upstream unreachable, its endpoint's circuit open after repeated failures, "
+                "or too many calls to it in flight from this server (Retry-After)")
+UPSTREAM_504 = ("Upstream timed out, or the request deadline (REQUEST_DEADLINE_SECONDS from "
+                "arrival) passed before it answered")
 _VALIDATION = {DETAIL_ERRORS: ValidationErrorDetail, DETAIL_LIST: ValidationErrorList,
                ERRORS: ValidationErrors}
 # What each status means on every v1 endpoint that lists it; ``notes`` adds what is
@@ -74,9 +78,8 @@ def error_responses(*statuses: int, upstream: bool = False, style: str = DETAIL_
     if upstream:
         out[429] = OpenApiResponse(UpstreamErrorBody, description="Upstream rate limited us")
         out[502] = OpenApiResponse(UpstreamErrorBody, description="Bad upstream answer")
-        out[503] = OpenApiResponse(UpstreamErrorBody,
-                                   description="Upstream unreachable or circuit open")
-        out[504] = OpenApiResponse(UpstreamErrorBody, description="Upstream timed out")
+        out[503] = OpenApiResponse(UpstreamErrorBody, description=UPSTREAM_503)
+        out[504] = OpenApiResponse(UpstreamErrorBody, description=UPSTREAM_504)
     return out
 
 
@@ -92,8 +95,7 @@ _V2_DESCRIPTIONS = {
     404: "Unknown symbol or no data",
     429: "Rate limited (upstream rate limits carry `provider`)",
     500: "Internal server error",
-    502: "Bad upstream answer", 503: "Upstream unreachable or circuit open",
-    504: "Upstream timed out",
+    502: "Bad upstream answer", 503: UPSTREAM_503, 504: UPSTREAM_504,
 }
 
 
