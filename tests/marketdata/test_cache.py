@@ -581,14 +581,14 @@ class TestDeadlineAndGrace:
         fetch = Fetch("v1", "v2")
         get(fetch)
         clock(61)
-        fetch.delay = 0.6
+        fetch.delay = 2.0
         rep, token = start_report()
         started = time.monotonic()
         assert get(fetch) == "v1"
         end_report(token)
-        assert 0.15 < time.monotonic() - started < 0.5
+        assert 0.15 < time.monotonic() - started < 1.5  # the grace, not the 2 s call
         assert rep.header == STALE
-        time.sleep(0.7)  # the background call finishes and stores its answer
+        time.sleep(2.2)  # the background call finishes and stores its answer
         assert get(fetch) == "v2"
         assert fetch.calls == 2
 
@@ -605,7 +605,7 @@ class TestDeadlineAndGrace:
         clock(61)
         started = time.monotonic()
         assert get(fetch) == "v1"
-        assert time.monotonic() - started < 0.5
+        assert time.monotonic() - started < 1.5  # at once, not after the 2 s grace
         assert attempts_caps == [1]
 
     def test_without_a_stale_copy_retries_stay_on(self):
@@ -625,7 +625,7 @@ class TestDeadlineAndGrace:
         started = time.monotonic()
         with deadline.within(0.3), pytest.raises(DeadlineExceeded) as info:
             get(fetch)
-        assert 0.25 <= time.monotonic() - started < 1.0
+        assert 0.25 <= time.monotonic() - started < 3.0  # not the 30 s flight timeout
         assert info.value.status_code == 504
         assert fetch.calls == 0
 
@@ -638,7 +638,7 @@ class TestDeadlineAndGrace:
         fetch = Fetch("mine")
         started = time.monotonic()
         assert get(fetch) == "v1"
-        assert time.monotonic() - started < 0.6
+        assert time.monotonic() - started < 3.0  # the grace, not the 30 s flight timeout
         assert fetch.calls == 0
 
     def test_a_deadline_failure_is_not_remembered(self):
@@ -658,7 +658,7 @@ class TestDeadlineAndGrace:
         def batch(items):
             calls.append(list(items))
             if len(calls) > 1:
-                time.sleep(0.6)
+                time.sleep(2.0)
             return {i: f"{i}-{len(calls)}" for i in items}
 
         assert fetch_many_through("t", "q", ["A", "B"], batch, FIXED) == {"A": "A-1",
@@ -667,5 +667,5 @@ class TestDeadlineAndGrace:
         started = time.monotonic()
         assert fetch_many_through("t", "q", ["A", "B"], batch, FIXED) == {"A": "A-1",
                                                                           "B": "B-1"}
-        assert time.monotonic() - started < 0.5
-        time.sleep(0.7)
+        assert time.monotonic() - started < 1.5  # the grace, not the 2 s call
+        time.sleep(2.2)
