@@ -26,6 +26,8 @@ from channels.routing import ProtocolTypeRouter
 from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
 
+from marketdata import deadline
+
 STREAM_PREFIX = "/v1/stream/"
 WEB_THREADS = int(os.environ.get("WEB_THREADS", "16"))
 
@@ -36,7 +38,6 @@ django_wsgi = WSGIMiddleware(wsgi_application, workers=WEB_THREADS)
 # a load balancer think the process is dead.
 PING_PATHS = ("/v1/ping", "/v1/ping/")
 django_wsgi_ping = WSGIMiddleware(wsgi_application, workers=2)
-ARRIVAL_KEY = "marketdata.arrival"  # read by apps.core.middleware.RequestContextMiddleware
 # Django's ASGI handler runs each request's middleware and view in a thread of its own, so
 # a burst of stream openings would run that many at once (and exhaust the Redis pools).
 # Openings wait here instead: at most WEB_THREADS are between arrival and the response start.
@@ -66,7 +67,7 @@ async def open_stream(scope, receive, send):
 
 
 async def http_router(scope, receive, send):
-    scope[ARRIVAL_KEY] = time.monotonic()
+    scope[deadline.ARRIVAL_KEY] = time.monotonic()
     path = scope["path"]
     if path.startswith(STREAM_PREFIX):
         return await open_stream(scope, receive, send)

@@ -367,21 +367,19 @@ def _single_flight(provider: str, flight_key: str, check: Callable[[], T | None]
 
         while True:
             if _safe_add(lock_key, token, _lock_timeout()):
-                # A leader elsewhere may have stored and released just before our SET NX.
+                handed_off = False  # the background call releases the lock itself
                 try:
+                    # A leader elsewhere may have stored and released just before our SET NX.
                     result = check()
-                except BaseException:
-                    release()
-                    raise
-                if result is not None:
-                    release()
-                    return result, False
-                if stale is None:
-                    try:
+                    if result is not None:
+                        return result, False
+                    if stale is None:
                         return produce(), True
-                    finally:
+                    handed_off = True
+                    return _produce_within_grace(produce, release, stale, wait_until)
+                finally:
+                    if not handed_off:
                         release()
-                return _produce_within_grace(produce, release, stale, wait_until)
             # Another process leads: wait for its result instead of calling upstream too.
             time.sleep(min(delay, max(0.0, wait_until - time.monotonic())))
             delay = min(delay * 2, 0.05)
@@ -426,11 +424,11 @@ def _gave_up(provider: str, flight_key: str, stale: T | None,
         return stale, False
     log.warning("single-flight wait ended at the request deadline", provider=provider,
                 cache_key=flight_key[-40:])
-    raise DeadlineExceeded(provider, f"{provider_label(provider)} did not answer within the "
+    raise DeadlineExceeded(provider, f"{_provider_label(provider)} did not answer within the "
                            "request deadline")
 
 
-def provider_label(provider: str) -> str:
+def _provider_label(provider: str) -> str:
     """A provider's display name for messages (its registry name when unknown)."""
     try:
         from marketdata.providers.registry import provider_class

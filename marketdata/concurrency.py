@@ -154,26 +154,32 @@ class DeadlinePool(LazyPool):
 class PartialResult(Generic[T, R]):
     """What a fan-out could serve: values in input order, the items left out and why.
 
-    ``not_found`` are items the upstream does not know (a normal answer); ``failures``
-    are items that failed for another reason (an upstream error, an unusable answer).
-    ``left_out`` has both, in input order.
+    ``left_out`` has every item that was not served, in input order; of those,
+    ``not_found`` are the ones the upstream does not know (a normal answer) and
+    ``failures`` the ones that failed otherwise (an upstream error, an unusable answer).
     """
 
     values: list[tuple[T, R]] = field(default_factory=list)
-    not_found: list[tuple[T, MarketDataError]] = field(default_factory=list)
-    failures: list[tuple[T, MarketDataError]] = field(default_factory=list)
     left_out: list[tuple[T, MarketDataError]] = field(default_factory=list)
 
     @property
+    def not_found(self) -> list[tuple[T, MarketDataError]]:
+        return [(item, e) for item, e in self.left_out if isinstance(e, NotFound)]
+
+    @property
+    def failures(self) -> list[tuple[T, MarketDataError]]:
+        return [(item, e) for item, e in self.left_out if not isinstance(e, NotFound)]
+
+    @property
     def upstream_failed(self) -> bool:
-        return any(isinstance(e, UpstreamError) for _, e in self.failures)
+        return any(isinstance(e, UpstreamError) for _, e in self.left_out)
 
     def telling_failure(self) -> MarketDataError | None:
         """The upstream failure to report when nothing could be served (see
-        :func:`marketdata.errors.telling_failure`: the upstream's own answers first,
-        breaker refusals and this server's own limits last); None when no item failed
+        :func:`marketdata.errors.telling_failure`: the upstream's own answers first, this
+        server's own limits next, breaker refusals last); None when no item failed
         upstream."""
-        return telling_failure([e for _, e in self.failures if isinstance(e, UpstreamError)])
+        return telling_failure([e for _, e in self.left_out if isinstance(e, UpstreamError)])
 
     def raise_if_empty(self, nothing: Callable[[], MarketDataError]) -> None:
         """Nothing served: raise the telling upstream failure, else ``nothing()``."""
@@ -190,32 +196,28 @@ def gather_partial(fn: Callable[[T], R], items: Iterable[T], *,
                    log_fields: Callable[[T], dict[str, Any]] | None = None,
                    accept: Callable[[R], bool] | None = None) -> PartialResult[T, R]:
     """Serve what you can: ``fn`` over ``items`` concurrently (see :func:`run_parallel`),
-    sorted into values, not-found items and failures.
+    sorted into values and items left out.
 
     Domain errors (:class:`MarketDataError`) leave the item out and are logged at WARNING
     (``<what> left out``, with ``log_fields(item)`` or ``{what: label(item)}``); anything
-    else is a bug and is raised. ``accept`` may refuse a
-    value (e.g. an answer without a price): that item fails with :class:`IncompleteAnswer`.
-    When an item fails upstream the request's answer is marked partial, so no cache keeps
-    it.
+    else is a bug and is raised. ``accept`` may refuse a value (e.g. an answer without a
+    price): that item fails with :class:`IncompleteAnswer`. When an item fails upstream the
+    request's answer is marked partial, so no cache keeps it.
     """
     items = list(items)
     result: PartialResult[T, R] = PartialResult()
     for item, outcome in zip(items, run_parallel(fn, items), strict=True):
-        if isinstance(outcome, BaseException) and not isinstance(outcome, MarketDataError):
-            raise outcome
-        if not isinstance(outcome, BaseException) and accept is not None \
-                and not accept(outcome):
+        if not isinstance(outcome, BaseException):
+            if accept is None or accept(outcome):
+                result.values.append((item, outcome))
+                continue
             outcome = IncompleteAnswer(f"No usable data for {label(item)}")
-        if isinstance(outcome, MarketDataError):
-            fields = log_fields(item) if log_fields else {what: label(item)}
-            log.warning(f"{what} left out", **fields, reason=outcome.detail,
-                        error=type(outcome).__name__)
-            bucket = result.not_found if isinstance(outcome, NotFound) else result.failures
-            bucket.append((item, outcome))
-            result.left_out.append((item, outcome))
-        else:
-            result.values.append((item, outcome))
+        elif not isinstance(outcome, MarketDataError):
+            raise outcome
+        fields = log_fields(item) if log_fields else {what: label(item)}
+        log.warning(f"{what} left out", **fields, reason=outcome.detail,
+                    error=type(outcome).__name__)
+        result.left_out.append((item, outcome))
     if result.upstream_failed:
         from marketdata.cache import note_incomplete  # the cache imports this module
 

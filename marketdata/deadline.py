@@ -21,6 +21,10 @@ from contextlib import contextmanager
 
 from django.conf import settings
 
+# Where config.asgi stamps a request's arrival (a time.monotonic() value) in its ASGI scope;
+# the deadline counts from there.
+ARRIVAL_KEY = "marketdata.arrival"
+
 _deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "request_deadline", default=None)
 
@@ -45,11 +49,6 @@ def remaining() -> float | None:
     """Seconds left before the deadline (may be negative), or None when there is none."""
     at = _deadline.get()
     return None if at is None else at - time.monotonic()
-
-
-def expired() -> bool:
-    left = remaining()
-    return left is not None and left <= 0
 
 
 def set_deadline(at: float | None) -> contextvars.Token:

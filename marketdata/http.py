@@ -73,9 +73,9 @@ DEFAULT_USER_AGENT = (
 class ProviderConfig:
     """Per-provider transport policy.
 
-    ``max_concurrency`` None means ``UPSTREAM_MAX_CONCURRENCY``. ``hosts`` are the hosts
-    (``*.`` patterns allowed) the provider's URLs use: documentation for operators writing
-    a host map, and what the sandbox routes on.
+    ``max_concurrency`` None means the client's default (``UPSTREAM_MAX_CONCURRENCY``).
+    ``hosts`` are the hosts (``*.`` patterns allowed) the provider's URLs use, for operators
+    writing an ``UPSTREAM_HOST_MAP``.
     """
 
     name: str
@@ -258,6 +258,18 @@ def parse_host_map(text: str) -> dict[str, str]:
     return mapping
 
 
+# Sent on a call UPSTREAM_HOST_MAP rewrote: the host the URL named before the rewrite.
+UPSTREAM_HOST_HEADER = "X-Upstream-Host"
+
+
+def host_matches(host: str, pattern: str) -> bool:
+    """``pattern`` is a host or ``*.domain``, which also matches the bare domain (the rule
+    of ``UPSTREAM_HOST_MAP``, and of the sandbox's provider hosts)."""
+    if pattern.startswith("*."):
+        return host == pattern[2:] or host.endswith(pattern[1:])
+    return host == pattern
+
+
 def rewrite_url(url: str, host_map: Mapping[str, str]) -> str:
     """Send ``url`` to the base URL its host is mapped to (exact host, then ``*.`` patterns)."""
     if not host_map:
@@ -266,10 +278,8 @@ def rewrite_url(url: str, host_map: Mapping[str, str]) -> str:
     host = (parts.hostname or "").lower()
     target = host_map.get(host)
     if target is None:
-        for pattern, base in host_map.items():
-            if pattern.startswith("*.") and (host.endswith(pattern[1:]) or host == pattern[2:]):
-                target = base
-                break
+        target = next((base for pattern, base in host_map.items()
+                       if pattern.startswith("*.") and host_matches(host, pattern)), None)
     if target is None:
         return url
     base = urlsplit(target)
@@ -282,11 +292,11 @@ class UpstreamClient:
 
     def __init__(self, host_map: Mapping[str, str] | None = None,
                  transport: requests.adapters.BaseAdapter | None = None,
-                 pool_size: int = 64, max_concurrency: int | None = None) -> None:
+                 pool_size: int = 64, max_concurrency: int = 32) -> None:
         self.host_map = dict(host_map or {})
         self._transport = transport
         self._pool_size = pool_size
-        self._default_concurrency = max_concurrency
+        self._max_concurrency = max_concurrency
         self._providers: dict[str, ProviderConfig] = {}
         self._sessions: dict[str, requests.Session] = {}
         self._bulkheads: dict[str, threading.BoundedSemaphore] = {}
@@ -301,9 +311,8 @@ class UpstreamClient:
         with self._lock:
             if provider.name not in self._providers:
                 self._sessions[provider.name] = self._new_session()
-                limit = provider.max_concurrency or self._default_concurrency or _settings_int(
-                    "UPSTREAM_MAX_CONCURRENCY", 32)
-                self._bulkheads[provider.name] = threading.BoundedSemaphore(limit)
+                self._bulkheads[provider.name] = threading.BoundedSemaphore(
+                    provider.max_concurrency or self._max_concurrency)
                 # Published last: the lock-free fast path above (and request()) must never
                 # see a provider whose session or bulkhead is not there yet.
                 self._providers[provider.name] = provider
@@ -419,7 +428,7 @@ class UpstreamClient:
                       timeout: tuple[float, float] | None, finish: float) -> UpstreamResponse:
         target = self.rewrite(url)
         if target != url:
-            headers = {**(headers or {}), "X-Upstream-Host": urlsplit(url).hostname or ""}
+            headers = {**(headers or {}), UPSTREAM_HOST_HEADER: urlsplit(url).hostname or ""}
         attempts = min(config.max_attempts, _max_attempts.get() or config.max_attempts)
         last: _Retryable | None = None
         for attempt in range(1, attempts + 1):
@@ -438,12 +447,8 @@ class UpstreamClient:
                 if time.monotonic() + pause + MIN_ATTEMPT_SECONDS >= finish:
                     break
                 time.sleep(pause)
-        if last is not None:
-            raise last
-        # No attempt could start: the request's time was up before the call.
-        raise _Retryable(DeadlineExceeded(
-            config.name, f"{config.display_name} was not called: the request deadline "
-            "passed"))
+        # The last attempt's failure; none when the deadline left no time for an attempt.
+        raise last or _not_called(config)
 
     @contextmanager
     def _slot(self, config: ProviderConfig, finish: float) -> Iterator[None]:
@@ -468,9 +473,7 @@ class UpstreamClient:
             connect, read = timeout or (config.connect_timeout, config.read_timeout)
             left = finish - time.monotonic()
             if left < MIN_ATTEMPT_SECONDS:
-                raise _Retryable(DeadlineExceeded(
-                    config.name, f"{config.display_name} was not called: the request "
-                    "deadline passed"))
+                raise _not_called(config)
             # A timeout only says the upstream is unhealthy when the attempt had a fair
             # share of the provider's own read timeout.
             fair = left >= read / 2
@@ -512,10 +515,9 @@ class UpstreamClient:
         return response
 
 
-def _settings_int(name: str, default: int) -> int:
-    from django.conf import settings
-
-    return int(getattr(settings, name, default))
+def _not_called(config: ProviderConfig) -> _Retryable:
+    return _Retryable(DeadlineExceeded(
+        config.name, f"{config.display_name} was not called: the request deadline passed"))
 
 
 _client: UpstreamClient | None = None
@@ -532,7 +534,8 @@ def build_client() -> UpstreamClient:
 
         transport = SandboxTransport()
     return UpstreamClient(host_map=parse_host_map(settings.UPSTREAM_HOST_MAP),
-                          transport=transport)
+                          transport=transport,
+                          max_concurrency=settings.UPSTREAM_MAX_CONCURRENCY)
 
 
 def get_client() -> UpstreamClient:

@@ -26,6 +26,13 @@ def normalize_symbol(text: str) -> str | None:
     return symbol
 
 
+def upper_if_ascii(text: str) -> str:
+    """``text`` trimmed and upper-cased when it is ASCII, else as typed: a case change must
+    never turn non-ASCII into a valid name (the long s upper-cases to ``S``). For names
+    that are not symbols (indicator functions); symbols go through :func:`normalize_symbol`."""
+    return text.strip().upper() if text.isascii() else text
+
+
 def split_symbols(text: str) -> list[str]:
     """Comma list -> non-empty items in request order, duplicates removed.
 

@@ -26,8 +26,6 @@ from marketdata.logs import get_logger
 
 log = get_logger("apps.core.access")
 
-# Where config.asgi records the request's arrival (time.monotonic()) in the ASGI scope.
-ARRIVAL_KEY = "marketdata.arrival"
 _INBOUND_ID = re.compile(r"^[A-Za-z0-9._\-]{6,64}$")
 
 
@@ -56,7 +54,7 @@ class RequestContextMiddleware:
         # The deadline counts from arrival at the ASGI front (config.asgi stamps it), so
         # a wait for a worker thread is part of it; under plain WSGI, from now.
         scope = getattr(request, "scope", None) or request.META.get("asgi.scope") or {}
-        arrival = scope.get(ARRIVAL_KEY) or time.monotonic()
+        arrival = scope.get(deadline.ARRIVAL_KEY) or time.monotonic()
         deadline_token = deadline.set_deadline(arrival + self.deadline_seconds)
         try:
             response = self.get_response(request)
@@ -172,6 +170,11 @@ class ResponseCacheMiddleware:
             response = self.get_response(request)
         finally:
             md_cache.end_report(token)
+        if response.streaming or response.get("Content-Type", "").startswith(
+                "text/event-stream"):
+            # A stream (or a HEAD of one): X-Cache or no-store would describe only its
+            # opening fetch, and nothing of an endless body can be stored.
+            return response
         header = report.header
         if header is not None:
             response["X-Cache"] = header
@@ -181,7 +184,7 @@ class ResponseCacheMiddleware:
             response["Cache-Control"] = "no-store"
         if (key is not None and response.status_code == 200 and header in (md_cache.HIT,
                                                                            md_cache.MISS)
-                and not response.streaming and not report.incomplete
+                and not report.incomplete
                 and report.min_ttl is not None
                 and report.min_ttl >= 1):
             try:

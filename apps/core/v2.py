@@ -24,7 +24,6 @@ from rest_framework import serializers
 from apps.core.errors import V2
 from apps.core.params import AnyTextParam, IntegerParam
 from apps.core.views import ApiView
-from marketdata.errors import FieldError, InvalidParameters
 
 MAX_LIMIT = 1000
 # base64url of up to 16 decimal digits is 22 characters; '=' padding is tolerated.
@@ -78,13 +77,6 @@ def cursor_position(cursor: Any) -> int | None:
     return position if encode_cursor(position) == text else None
 
 
-def decode_cursor(cursor: str, param: str = "cursor") -> int:
-    position = cursor_position(cursor)
-    if position is None:
-        raise InvalidParameters([FieldError(param, "Invalid cursor", "value_error", cursor)])
-    return position
-
-
 class CursorParam(serializers.CharField):
     """The ``cursor`` query parameter, decoded to its position during validation (so a bad
     cursor is a 400 before any upstream call)."""
@@ -98,14 +90,12 @@ class CursorParam(serializers.CharField):
         return position
 
 
-def paginate(items: Sequence[Any], cursor: int | str | None, limit: int | None) -> Any:
+def paginate(items: Sequence[Any], cursor: int | None, limit: int | None) -> Any:
     """Bare list without ``cursor`` and ``limit``; otherwise one page as a connection.
-    ``cursor`` is a position (as :class:`CursorParam` gives it) or a cursor string."""
+    ``cursor`` is the position :class:`CursorParam` decoded."""
     if cursor is None and limit is None:
         return list(items)
     total = len(items)
-    if isinstance(cursor, str):
-        cursor = decode_cursor(cursor)
     start = min(cursor + 1, total) if cursor is not None else 0
     end = total if limit is None else min(start + limit, total)
     page = items[start:end]

@@ -24,6 +24,7 @@ from marketdata.errors import FieldError, InvalidParameters
 from marketdata.indicators.functions import ALL_PARAMS, FUNCTIONS, Function
 from marketdata.indicators.indicator_set import NUMBER_MEMBERS, OBJECT_MEMBERS
 from marketdata.providers.yahoo.chart import INTERVALS, RANGES, V2_INTERVALS, V2_RANGES
+from marketdata.symbols import upper_if_ascii
 
 FUNCTION_NAMES = tuple(FUNCTIONS)
 
@@ -134,10 +135,7 @@ def function_list(text: str | None) -> list[str] | None:
     """Requested function names in request order without repeats; None when omitted."""
     if text is None:
         return None
-    # Upper-cased only when ASCII: the long s (U+017F) upper-cases to S, so 'sma' spelled
-    # with it must not become SMA.
-    names = [t.upper() if t.isascii() else t for t in (t.strip() for t in text.split(","))
-             if t]
+    names = [upper_if_ascii(t) for t in (t.strip() for t in text.split(",")) if t]
     if not names:
         raise InvalidParameters([FieldError("functions", "String should have at least 1 "
                                             "character", "string_too_short", text)])

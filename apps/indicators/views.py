@@ -31,6 +31,7 @@ from marketdata.errors import FieldError, InvalidParameters
 from marketdata.indicators.functions import FUNCTIONS
 from marketdata.indicators.indicator_set import MEMBERS
 from marketdata.providers.yahoo.chart import check_range_interval
+from marketdata.symbols import upper_if_ascii
 
 _COMPAT = ("Interval/range compatibility: 1m: 1d, 5d; 5m/15m/30m: 1d, 5d, 1mo; 1h: 1d, 5d, "
            "1mo, 3mo, 6mo, ytd, 1y; range max needs interval 1mo. Other combinations: 400.")
@@ -71,8 +72,8 @@ class IndicatorView(ApiView):
     )
     def get(self, request: Request) -> Response:
         query = request.query_params.copy()
-        if "function" in query and query["function"].isascii():  # U+017F upper-cases to S
-            query["function"] = query["function"].strip().upper()
+        if "function" in query:
+            query["function"] = upper_if_ascii(query["function"])
         errors: list[FieldError] = []
         try:
             base = validate_query(IndicatorBaseQuery, query)

@@ -1,7 +1,8 @@
 from rest_framework import serializers
 
 from apps.core.params import QuerySerializer, choice
-from marketdata.providers.yahoo.indices import INDEX_IDS, REGIONS, RETURN_FIELDS
+from marketdata.providers.yahoo.full_quote import RETURN_NAMES
+from marketdata.providers.yahoo.indices import INDEX_IDS, REGIONS
 
 
 class IndicesQuery(QuerySerializer):
@@ -20,5 +21,5 @@ MarketIndex = type("MarketIndex", (serializers.Serializer,), {
     "change": serializers.CharField(help_text="Signed change in points, e.g. '+12.34'"),
     "percentChange": serializers.CharField(help_text="Signed percent change, e.g. '-0.52%'"),
     **{name: serializers.CharField(required=False, help_text="Signed percent return")
-       for name, _ in RETURN_FIELDS},
+       for name, _ in RETURN_NAMES},
 })

@@ -7,16 +7,13 @@ from typing import Any
 from marketdata import formatting as fmt
 from marketdata.concurrency import gather_partial
 from marketdata.errors import UpstreamBadResponse
-from marketdata.logs import get_logger
+from marketdata.providers.yahoo.full_quote import RETURN_NAMES
 from marketdata.providers.yahoo.indices import (
-    RETURN_FIELDS,
     IndexSnapshot,
     MarketIndexInfo,
     fetch_index,
     select_indices,
 )
-
-log = get_logger("apps.indices")
 
 
 def has_level(snap: IndexSnapshot) -> bool:
@@ -38,7 +35,7 @@ def market_index(info: MarketIndexInfo, snap: IndexSnapshot) -> dict[str, Any] |
         "change": fmt.signed(fmt.price(snap.change, snap.price_hint)),
         "percentChange": fmt.percent(snap.change_fraction, fraction=True),
     }
-    for name, _ in RETURN_FIELDS:
+    for name, _ in RETURN_NAMES:
         if name in snap.returns:
             out[name] = fmt.percent(snap.returns[name], fraction=True)
     return out

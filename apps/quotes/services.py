@@ -8,18 +8,11 @@ from typing import Any
 from marketdata import formatting as fmt
 from marketdata.concurrency import gather_partial
 from marketdata.errors import NotFound
-from marketdata.providers.yahoo.full_quote import FullQuote, fetch_full_quote
+from marketdata.providers.yahoo.full_quote import RETURN_NAMES, FullQuote, fetch_full_quote
 from marketdata.providers.yahoo.quote import QuoteSnapshot, fetch_quotes
 from marketdata.symbols import display_symbol, normalize_symbol
 
 _RISK_RATINGS = {1: "Below Average", 2: "Average", 3: "Above Average", 4: "High"}
-# v1 return key -> PeriodReturns member.
-_RETURNS = (
-    ("fiveDaysReturn", "five_days"), ("oneMonthReturn", "one_month"),
-    ("threeMonthReturn", "three_month"), ("sixMonthReturn", "six_month"),
-    ("ytdReturn", "ytd"), ("yearReturn", "one_year"), ("threeYearReturn", "three_year"),
-    ("fiveYearReturn", "five_year"), ("tenYearReturn", "ten_year"), ("maxReturn", "max_period"),
-)
 
 
 def _valid(symbols: list[str]) -> list[str]:
@@ -121,7 +114,7 @@ def full_quote(q: FullQuote) -> dict[str, Any]:
         "employees": str(q.full_time_employees) if q.full_time_employees is not None
         else None,
     }
-    for name, member in _RETURNS:
+    for name, member in RETURN_NAMES:
         out[name] = fmt.percent(getattr(q.returns, member), fraction=True, sign=False)
     return {k: v for k, v in out.items() if v is not None}
 

@@ -25,7 +25,7 @@ from django.core.cache import caches
 
 from apps.ratelimit.counters import is_redis
 from marketdata.cache import stats
-from marketdata.http import get_client
+from marketdata.http import BreakerState, get_client
 
 # A full SCAN of a large shared Redis costs one round trip per SCAN_COUNT keys; stop after
 # this many keys examined and report a lower bound instead.
@@ -125,28 +125,8 @@ def read_statistics(alias: str = "default") -> CacheStatistics:
 
 # -- circuit breakers ----------------------------------------------------------------------
 @dataclass(frozen=True)
-class BreakerRow:
-    """One circuit breaker of this process, as the page shows it."""
-
-    provider: str
-    endpoint: str
-    state: str  # "closed" | "open" | "half_open"
-    consecutive_failures: int
-    retry_in_seconds: float | None
-
-    @property
-    def tripped(self) -> bool:
-        """Open or half-open: highlighted on the page."""
-        return self.state != "closed"
-
-    @property
-    def retry_in_display(self) -> str:
-        return DASH if self.retry_in_seconds is None else f"{self.retry_in_seconds:.1f}"
-
-
-@dataclass(frozen=True)
 class BreakerRows:
-    rows: list[BreakerRow]
+    rows: list[BreakerState]
     error: str | None = None
     pid: int = field(default_factory=os.getpid)  # the process whose breakers these are
 
@@ -157,8 +137,7 @@ def breaker_rows() -> BreakerRows:
         states = get_client().breaker_states()
     except Exception as exc:  # noqa: BLE001 - shown on the page
         return BreakerRows([], describe(exc))
-    return BreakerRows([BreakerRow(s.provider, s.endpoint, s.state, s.consecutive_failures,
-                                   s.retry_in_seconds) for s in states])
+    return BreakerRows(states)
 
 
 # -- backend facts --------------------------------------------------------------------------

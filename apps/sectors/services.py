@@ -11,7 +11,6 @@ from typing import Any
 from marketdata import formatting as fmt
 from marketdata.concurrency import gather_partial
 from marketdata.errors import NotFound, UpstreamBadResponse
-from marketdata.logs import get_logger
 from marketdata.providers.yahoo.quote_summary import fetch_quote_summary
 from marketdata.providers.yahoo.sectors import (
     SECTOR_KEYS,
@@ -19,8 +18,6 @@ from marketdata.providers.yahoo.sectors import (
     SectorData,
     fetch_sector,
 )
-
-log = get_logger("apps.sectors")
 
 # The spec's enum order (alphabetical) for validation messages and docs.
 SECTOR_CHOICES = tuple(sorted(SECTOR_KEYS))

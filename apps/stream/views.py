@@ -15,7 +15,6 @@ from apps.core.views import ApiView
 from apps.quotes.serializers import SymbolsQuery
 from apps.quotes.services import no_quotes_found, stream_quotes
 from apps.stream.services import quote_events
-from marketdata import cache as md_cache
 from marketdata.errors import MarketDataError
 
 EVENT_STREAM = "text/event-stream"
@@ -60,15 +59,7 @@ class QuoteStreamView(ApiView):
     def get(self, request: Request) -> HttpResponse:
         symbols = symbol_list(request.query_params.get("symbols"),
                               max_items=settings.QUOTES_MAX_SYMBOLS)
-        # The opening fetch goes through the data cache under a report of its own: the
-        # request's report would make the response middleware label the stream X-Cache
-        # (and Cache-Control: no-store after a partial fetch), which describes only this
-        # first event of an endless body.
-        _, token = md_cache.start_report()
-        try:
-            initial = stream_quotes(symbols)
-        finally:
-            md_cache.end_report(token)
+        initial = stream_quotes(symbols)
         if not initial:
             raise no_quotes_found(symbols)
         headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}

@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import unquote
 
+from marketdata.http import UPSTREAM_HOST_HEADER
 from marketdata.sandbox.common import Request
 from marketdata.sandbox.providers import (
     ProviderFactory,
@@ -36,7 +37,6 @@ from marketdata.sandbox.response import SandboxResponse
 log = logging.getLogger("marketdata.sandbox")
 
 REQUEST_LOG_CAP = 100_000
-UPSTREAM_HOST_HEADER = "x-upstream-host"
 
 
 @dataclass(frozen=True)
@@ -175,12 +175,12 @@ class UpstreamSandbox:
         query = _as_lists(query)
         lowered = {k.lower(): v for k, v in (headers or {}).items()}
         connected = normalise_host(host)
-        upstream = normalise_host(lowered.get(UPSTREAM_HOST_HEADER)) or connected
+        upstream = normalise_host(lowered.get(UPSTREAM_HOST_HEADER.lower())) or connected
         provider, route, params = self.resolve(upstream, method, clean_path)
         answering = provider or self.providers[0]
         req = Request(method, connected, clean_path, query, lowered, body or b"", self.clock,
                       upstream_host=upstream)
-        if self._should_fail(route) or (fault is not None and self._fault_fires(fault)):
+        if self._should_fail(route, fault):
             response = answering.unavailable(route)
         elif provider is None or route is None:
             response = answering.not_found()
@@ -201,21 +201,19 @@ class UpstreamSandbox:
                 return fault
         return None
 
-    def _fault_fires(self, fault: PathFault) -> bool:
-        if fault.fail_rate >= 1.0:
-            return True
-        if fault.fail_rate <= 0.0:
-            return False
-        with self._lock:
-            return self._rng.random() < fault.fail_rate
+    def _should_fail(self, route: Route | None, fault: PathFault | None) -> bool:
+        """Inject a 503? The global ``fail_rate`` spares auth handshakes unless it is 1.0;
+        a path fault applies to every request on its path."""
+        rate = self.fail_rate
+        spared = rate < 1.0 and route is not None and route.handshake
+        return (not spared and self._roll(rate)) or \
+            (fault is not None and self._roll(fault.fail_rate))
 
-    def _should_fail(self, route: Route | None) -> bool:
+    def _roll(self, rate: float) -> bool:
+        """True for ``rate`` of the calls, from the seeded sequence (no draw at 0 or 1)."""
+        if rate >= 1.0 or rate <= 0.0:
+            return rate >= 1.0
         with self._lock:
-            rate = self.fail_rate
-            if rate >= 1.0:
-                return True
-            if rate <= 0.0 or (route is not None and route.handshake):
-                return False
             return self._rng.random() < rate
 
     def _record(self, method: str, host: str, upstream_host: str,

@@ -14,10 +14,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from marketdata.http import host_matches
 from marketdata.sandbox.common import Request
 from marketdata.sandbox.response import SandboxResponse
 
 Handler = Callable[[Request], SandboxResponse]
+__all__ = ["Handler", "Route", "SandboxOptions", "SimulatedProvider", "host_matches",
+           "normalise_host"]
 
 
 @dataclass(frozen=True)
@@ -46,14 +49,6 @@ class SandboxOptions:
     seed: int = 0
     crumb_ttl_seconds: float | None = None
     clock: Callable[[], datetime] | None = None
-
-
-def host_matches(host: str, pattern: str) -> bool:
-    """``pattern`` is a host or ``*.domain`` (which also matches the bare domain), the
-    same rule as ``UPSTREAM_HOST_MAP``."""
-    if pattern.startswith("*."):
-        return host == pattern[2:] or host.endswith(pattern[1:])
-    return host == pattern
 
 
 def normalise_host(value: str | None) -> str:

@@ -8,6 +8,8 @@ import asyncio
 
 import pytest
 
+from marketdata import deadline
+
 
 def _scope(path: str) -> dict:
     return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
@@ -70,7 +72,7 @@ def test_every_request_is_stamped_with_its_arrival(monkeypatch):
 
     monkeypatch.setattr(front, "django_wsgi", capture)
     asyncio.run(front.http_router(_scope("/v1/quotes"), None, None))
-    assert isinstance(seen[front.ARRIVAL_KEY], float)
+    assert isinstance(seen[deadline.ARRIVAL_KEY], float)
 
 
 def test_the_deadline_counts_from_the_arrival(settings):
@@ -79,8 +81,7 @@ def test_the_deadline_counts_from_the_arrival(settings):
 
     from django.test import RequestFactory
 
-    from apps.core.middleware import ARRIVAL_KEY, RequestContextMiddleware
-    from marketdata import deadline
+    from apps.core.middleware import RequestContextMiddleware
 
     settings.REQUEST_DEADLINE_SECONDS = 10
     left = {}
@@ -92,7 +93,7 @@ def test_the_deadline_counts_from_the_arrival(settings):
         return HttpResponse("ok")
 
     request = RequestFactory().get("/v1/quotes")
-    request.META["asgi.scope"] = {ARRIVAL_KEY: time.monotonic() - 9}
+    request.META["asgi.scope"] = {deadline.ARRIVAL_KEY: time.monotonic() - 9}
     RequestContextMiddleware(view)(request)
     assert 0.5 < left["seconds"] <= 1.0
     assert deadline.remaining() is None  # reset after the request

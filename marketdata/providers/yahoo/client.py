@@ -8,6 +8,7 @@ upstream client, so a failing sector JSON never refuses chart calls.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -67,12 +68,15 @@ def _client() -> UpstreamClient:
     return yahoo_provider().client
 
 
+_auth_lock = threading.Lock()
+
+
 def get_auth(client: UpstreamClient) -> YahooAuth:
     """The auth state of a client (and its cookie jar), created once: two auth objects for
     one client would each make their own cookie + crumb handshake."""
     auth = getattr(client, "_yahoo_auth", None)
     if auth is None:
-        with client._lock:
+        with _auth_lock:
             auth = getattr(client, "_yahoo_auth", None)
             if auth is None:
                 auth = YahooAuth(client)

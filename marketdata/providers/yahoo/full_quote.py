@@ -20,6 +20,15 @@ from typing import Any
 from marketdata.formatting import integer, mapping, number, text, utc_datetime
 from marketdata.providers.yahoo.quote_summary import QUOTE_MODULES, fetch_quote_summary
 
+# Our name of each period return (v1's member names, and the keys of an index snapshot's
+# returns) per PeriodReturns member.
+RETURN_NAMES = (
+    ("fiveDaysReturn", "five_days"), ("oneMonthReturn", "one_month"),
+    ("threeMonthReturn", "three_month"), ("sixMonthReturn", "six_month"),
+    ("ytdReturn", "ytd"), ("yearReturn", "one_year"), ("threeYearReturn", "three_year"),
+    ("fiveYearReturn", "five_year"), ("tenYearReturn", "ten_year"), ("maxReturn", "max_period"),
+)
+
 # quoteUnadjustedPerformanceOverview.performanceOverview key per PeriodReturns member.
 _RETURN_SOURCES = (
     ("five_days", "fiveDaysReturn"), ("one_month", "oneMonthReturn"),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from marketdata.formatting import mapping, number
+from marketdata.providers.yahoo.full_quote import RETURN_NAMES, parse_returns
 from marketdata.providers.yahoo.quote_summary import fetch_quote_summary
 
 INDEX_MODULES = ("price", "quoteUnadjustedPerformanceOverview")
@@ -70,14 +71,6 @@ INDICES: tuple[MarketIndexInfo, ...] = tuple(
 INDEX_IDS: tuple[str, ...] = tuple(i.id for i in INDICES)
 BY_ID: dict[str, MarketIndexInfo] = {i.id: i for i in INDICES}
 
-# quoteUnadjustedPerformanceOverview field -> our return name (fractions: 0.05 = 5%).
-RETURN_FIELDS = (
-    ("fiveDaysReturn", "fiveDaysReturn"), ("oneMonthReturn", "oneMonthReturn"),
-    ("threeMonthReturn", "threeMonthReturn"), ("sixMonthReturn", "sixMonthReturn"),
-    ("ytdReturn", "ytdReturnPct"), ("yearReturn", "oneYearTotalReturn"),
-    ("threeYearReturn", "threeYearTotalReturn"), ("fiveYearReturn", "fiveYearTotalReturn"),
-    ("tenYearReturn", "tenYearTotalReturn"), ("maxReturn", "maxReturn"),
-)
 
 
 def select_indices(ids: Iterable[str] = (), region: str | None = None
@@ -110,11 +103,10 @@ class IndexSnapshot:
 def parse_index(symbol: str, modules: dict[str, Any]) -> IndexSnapshot:
     """quoteSummary ``price`` + performance modules -> snapshot (numbers bare or {raw, fmt})."""
     price = mapping(modules.get("price"))
-    overview = mapping(modules.get("quoteUnadjustedPerformanceOverview"))
-    performance = mapping(overview.get("performanceOverview"))
+    period = parse_returns(mapping(modules.get("quoteUnadjustedPerformanceOverview")))
     hint = number(price.get("priceHint"))
-    returns = {name: value for name, source in RETURN_FIELDS
-               if (value := number(performance.get(source))) is not None}
+    returns = {name: value for name, member in RETURN_NAMES
+               if (value := getattr(period, member)) is not None}
     return IndexSnapshot(
         symbol=price.get("symbol") or symbol,
         long_name=price.get("longName") or None,

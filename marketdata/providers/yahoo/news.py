@@ -117,8 +117,7 @@ def general_news() -> list[NewsItem]:
     """
     fetched = gather_partial(lambda q: _search_news(q, "general_news", "general_news"),
                              GENERAL_NEWS_QUERIES, what="news search")
-    if not fetched.values and fetched.left_out:
-        raise fetched.telling_failure() or fetched.left_out[0][1]
+    fetched.raise_if_empty(lambda: fetched.left_out[0][1])
     merged: dict[str, NewsItem] = {}
     for _, items in fetched.values:
         for item in items:
