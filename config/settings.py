@@ -106,6 +106,8 @@ MIDDLEWARE = [
     # Answers repeated GETs here, inside the header-setting middleware above and before
     # sessions, CSRF, auth and DRF below.
     "apps.core.middleware.ResponseCacheMiddleware",
+    # Only requests that can reach an upstream get a deadline (not response-cache hits).
+    "apps.core.middleware.RequestDeadlineMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",

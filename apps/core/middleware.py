@@ -43,7 +43,6 @@ class RequestContextMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
         self.data_source = settings.MARKETDATA_UPSTREAM
-        self.deadline_seconds = deadline.default_seconds()
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         inbound = request.META.get("HTTP_X_CORRELATION_ID", "")
@@ -51,19 +50,35 @@ class RequestContextMiddleware:
         request.correlation_id = correlation_id
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(correlation_id=correlation_id)
-        # The deadline counts from arrival at the ASGI front (config.asgi stamps it), so
-        # a wait for a worker thread is part of it; under plain WSGI, from now.
-        scope = getattr(request, "scope", None) or request.META.get("asgi.scope") or {}
-        arrival = scope.get(deadline.ARRIVAL_KEY) or time.monotonic()
-        deadline_token = deadline.set_deadline(arrival + self.deadline_seconds)
         try:
             response = self.get_response(request)
         finally:
-            deadline.reset(deadline_token)
             structlog.contextvars.clear_contextvars()
         response["X-Correlation-ID"] = correlation_id
         response["X-Data-Source"] = self.data_source
         return response
+
+
+class RequestDeadlineMiddleware:
+    """The request deadline (``REQUEST_DEADLINE_SECONDS``) for everything below it.
+
+    It counts from arrival at the ASGI front (config.asgi stamps it), so a wait for a
+    worker thread is part of it; under plain WSGI, from now. Placed after the response
+    cache: a hit makes no upstream call, so it never pays for setting one.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+        self.seconds = deadline.default_seconds()
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        scope = getattr(request, "scope", None) or request.META.get("asgi.scope") or {}
+        arrival = scope.get(deadline.ARRIVAL_KEY) or time.monotonic()
+        token = deadline.set_deadline(arrival + self.seconds)
+        try:
+            return self.get_response(request)
+        finally:
+            deadline.reset(token)
 
 
 class AccessLogMiddleware:

@@ -81,7 +81,7 @@ def test_the_deadline_counts_from_the_arrival(settings):
 
     from django.test import RequestFactory
 
-    from apps.core.middleware import RequestContextMiddleware
+    from apps.core.middleware import RequestDeadlineMiddleware
 
     settings.REQUEST_DEADLINE_SECONDS = 10
     left = {}
@@ -94,6 +94,6 @@ def test_the_deadline_counts_from_the_arrival(settings):
 
     request = RequestFactory().get("/v1/quotes")
     request.META["asgi.scope"] = {deadline.ARRIVAL_KEY: time.monotonic() - 9}
-    RequestContextMiddleware(view)(request)
+    RequestDeadlineMiddleware(view)(request)
     assert 0.5 < left["seconds"] <= 1.0
     assert deadline.remaining() is None  # reset after the request
