@@ -88,6 +88,9 @@ INSTALLED_APPS = [
     "apps.financials",
     "apps.transcripts",
     "apps.indicators",
+    "apps.charts",
+    "apps.calendar",
+    "apps.hours",
     "apps.ratelimit",
     "apps.stream",
 ]
@@ -276,7 +279,9 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Market data service",
     "DESCRIPTION": "Read-only market data API: quotes, charts, indicators, fundamentals "
                    "and more, from upstream providers behind a cache.",
-    "VERSION": "0.1.0",
+    # The interface description's version (the v2 spec's header), not the package's.
+    "VERSION": "3.2.0",
+    "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -11,7 +11,7 @@ from drf_spectacular.views import (
 urlpatterns = [
     path("", include("apps.health.urls")),  # v1/ping, v1/health, v2/health
     path("v1/", include("apps.historical.urls")),
-    path("v1/", include("apps.quotes.urls")),
+    path("", include("apps.quotes.urls")),  # v1 and v2 routes
     path("v1/", include("apps.stream.urls")),
     path("v1/", include("apps.movers.urls")),
     path("v1/", include("apps.indices.urls")),
@@ -19,11 +19,14 @@ urlpatterns = [
     path("v1/", include("apps.search.urls")),
     path("v1/", include("apps.similar.urls")),
     path("v1/", include("apps.news.urls")),
-    path("v1/", include("apps.analysis.urls")),
-    path("v1/", include("apps.holders.urls")),
+    path("", include("apps.analysis.urls")),  # v1 and v2 routes
+    path("", include("apps.holders.urls")),  # v1 and v2 routes
     path("v1/", include("apps.financials.urls")),
     path("v1/", include("apps.transcripts.urls")),
     path("", include("apps.indicators.urls")),  # v1 and v2 routes
+    path("", include("apps.charts.urls")),  # v2: chart, charts, capital gains
+    path("", include("apps.calendar.urls")),  # v2: calendar
+    path("", include("apps.hours.urls")),  # v2: market hours
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="schema"),
     path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("redoc", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),

@@ -3,8 +3,8 @@ from django.urls import path
 from apps.analysis.views import AnalysisAliasView, AnalysisView
 
 urlpatterns = [
-    path("analysis/<str:symbol>", AnalysisView.as_view(), name="analysis"),
+    path("v1/analysis/<str:symbol>", AnalysisView.as_view(), name="analysis"),
     # The reference implementation's sub-routes (documented aliases).
-    path("analysis/<str:symbol>/<str:analysis_type>", AnalysisAliasView.as_view(),
+    path("v1/analysis/<str:symbol>/<str:analysis_type>", AnalysisAliasView.as_view(),
          name="analysis-by-path"),
 ]

@@ -127,6 +127,11 @@ class AccessLogMiddleware:
 _UNCACHEABLE = ("/v1/health", "/v1/ping", "/v1/stream/")
 
 
+# Paths whose body depends on the client's language when the query names none (v2 quotes:
+# ``lang`` wins, ``Accept-Language`` is the fallback), so the header is part of their key.
+_LANGUAGE_DEPENDENT = ("/v2/quote/", "/v2/quotes")
+_LANG_PARAM = re.compile(r"(?:^|&)lang=")
+
 # Headers that describe the body (which provider answered) and so travel with it.
 _REPLAYED_HEADERS = ("X-Search-Provider",)
 _KEY_SAFE = re.compile(r"[\x21-\x7e]*")
@@ -159,6 +164,8 @@ class ResponseCacheMiddleware:
         if "&" in query:
             query = "&".join(sorted(query.split("&")))
         url = f"{path}?{query}"
+        if path.startswith(_LANGUAGE_DEPENDENT) and not _LANG_PARAM.search(query):
+            url += "#" + request.META.get("HTTP_ACCEPT_LANGUAGE", "").strip().lower()
         # Long symbol lists, and decoded paths with spaces, control or non-ASCII characters
         # (memcached-unsafe keys): a digest keeps every key short and portable.
         if len(url) > 160 or not _KEY_SAFE.fullmatch(url):

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse
+from typing import Any
+
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
 from apps.core.errors import DETAIL_ERRORS, DETAIL_LIST, ERRORS
@@ -91,9 +95,13 @@ class ApiError(serializers.Serializer):
 
 
 _V2_DESCRIPTIONS = {
-    400: "Missing or invalid parameter, or incompatible interval and range",
-    404: "Unknown symbol or no data",
-    429: "Rate limited (upstream rate limits carry `provider`)",
+    400: "Missing or invalid parameter (unknown enum value, bad path segment, non-integer or "
+         "out-of-range `limit`, garbled `cursor`, malformed JSON body), or incompatible "
+         "interval and range",
+    404: "Unknown symbol, no data, or no such route",
+    429: "Rate limited: by this service's token bucket (RateLimitError with "
+         "`retryAfterSeconds` and `Retry-After`), or by the upstream (ApiError with "
+         "`provider` and `Retry-After`)",
     500: "Internal server error",
     502: "Bad upstream answer", 503: UPSTREAM_503, 504: UPSTREAM_504,
 }
@@ -103,3 +111,58 @@ def v2_error_responses() -> dict[int, OpenApiResponse]:
     """The four statuses every v2 endpoint lists, plus the upstream failures."""
     return {status: OpenApiResponse(ApiError, description=text)
             for status, text in _V2_DESCRIPTIONS.items()}
+
+
+_PATH_DESCRIPTIONS = {
+    "symbol": "Ticker symbol, e.g. AAPL, BRK-B, ^GSPC, EURUSD=X; a malformed one is an "
+              "unknown symbol (404, never sent upstream)",
+}
+
+
+class V2AutoSchema(AutoSchema):
+    """The OpenAPI operation of a :class:`apps.core.v2.V2ApiView`, derived from what the view
+    declares: its query serializer and path enums (parameters), body serializer (request
+    body), ``response_schema`` (200) and the v2 error statuses. No per-view ``extend_schema``
+    block is needed; a view that still has one overrides these."""
+
+    def _v2(self, name: str) -> Any:
+        return getattr(self.view, name, None)
+
+    def get_override_parameters(self) -> list[Any]:
+        params = list(super().get_override_parameters())
+        query = self._v2("query_serializer")
+        if query is not None and query not in params:
+            params.append(query)
+        for name, choices in (self._v2("path_choices") or {}).items():
+            params.append(OpenApiParameter(name, OpenApiTypes.STR, OpenApiParameter.PATH,
+                                           enum=list(choices)))
+        path = self.path or ""
+        for name, text in _PATH_DESCRIPTIONS.items():
+            if "{" + name + "}" in path:
+                params.append(OpenApiParameter(name, OpenApiTypes.STR, OpenApiParameter.PATH,
+                                               description=text))
+        return params
+
+    def get_request_serializer(self) -> Any:
+        body = self._v2("body_serializer")
+        return body if body is not None else super().get_request_serializer()
+
+    def get_response_serializers(self) -> Any:
+        schema = self._v2("response_schema")
+        if schema is None:
+            return super().get_response_serializers()
+        return {200: OpenApiResponse(schema, description="OK"), **v2_error_responses()}
+
+    def get_operation_id(self) -> str:
+        return self._v2("operation_id") or super().get_operation_id()
+
+    def get_tags(self) -> list[str]:
+        tag = self._v2("tag")
+        return [tag] if tag else super().get_tags()
+
+    def get_summary(self) -> str | None:
+        return self._v2("summary") or super().get_summary()
+
+    def get_description(self) -> str:
+        text = self._v2("description")
+        return text if text else super().get_description()

@@ -1,13 +1,23 @@
-"""The v2 conventions shared by every /v2 endpoint: ``fields`` selection and cursor paging.
+"""The v2 endpoint kit: the base view, the spec's enums, ``fields`` and cursor paging.
+
+Every /v2 view derives from :class:`V2ApiView` and *declares* what it takes:
+``query_serializer`` (query parameters), ``path_choices`` (path segments that are enums),
+``body_serializer`` (a JSON POST body) and ``response_schema`` (its 200 body). The base view
+validates all of them before the handler runs (so a bad value is a 400 ApiError before any
+upstream call) and :class:`apps.core.schema.V2AutoSchema` derives the OpenAPI operation,
+its parameters and its error responses from the same declarations.
 
 - ``fields``: comma list of top-level member names (camelCase, exact); unknown names are
   ignored and, when none is known, everything is returned (a filter never empties a body).
+  A requested member is present even when the data has no value for it (null). For a list,
+  the filter applies to each item.
 - ``cursor``/``limit``: opt-in. With neither, a list is returned bare; with either, as a
   connection ``{edges: [{cursor, node}], nodes, pageInfo}``. A cursor is the base64url
   (no padding) JSON of the item's 0-based position, so a client can keep one across pages;
   an undecodable cursor is a 400. The cursor is decoded while the query is validated, before
   any upstream call, by a bounded parser (no JSON: at most ``MAX_CURSOR_LENGTH`` characters
-  of base64url whose bytes are the position's decimal digits).
+  of base64url whose bytes are the position's decimal digits). A cursor past the end gives
+  an empty page.
 """
 
 from __future__ import annotations
@@ -16,14 +26,19 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from rest_framework import serializers
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
 
 from apps.core.errors import V2
-from apps.core.params import AnyTextParam, IntegerParam
+from apps.core.params import AnyTextParam, IntegerParam, choice, choices_message, validate_query
+from apps.core.schema import V2AutoSchema
 from apps.core.views import ApiView
+from marketdata.errors import FieldError, InvalidParameters
+from marketdata.providers.yahoo.chart import V2_INTERVALS, V2_RANGES
 
 MAX_LIMIT = 1000
 # base64url of up to 16 decimal digits is 22 characters; '=' padding is tolerated.
@@ -31,13 +46,98 @@ MAX_CURSOR_LENGTH = 24
 _CURSOR_TEXT = re.compile(r"[A-Za-z0-9_-]+={0,2}", re.ASCII)
 _POSITION = re.compile(rb"0|[1-9][0-9]{0,15}")
 
+# -- the spec's enumerations, declared once -----------------------------------------------------
+INTERVALS = V2_INTERVALS
+TIME_RANGES = V2_RANGES
+VALUE_FORMATS = ("raw", "pretty", "both")
+ANALYSIS_TYPES = ("recommendations", "upgrades-downgrades", "earnings-estimate",
+                  "earnings-history")
+HOLDER_TYPES = ("major", "institutional", "mutualfund", "insider-transactions",
+                "insider-purchases", "insider-roster")
+REGIONS = ("AR", "AU", "BR", "CA", "CN", "DK", "FI", "FR", "DE", "GR", "HK", "IN", "IL", "IT",
+           "JP", "KR", "MY", "MX", "NZ", "NO", "PT", "QA", "RU", "SG", "ES", "SE", "TW", "TH",
+           "TR", "GB", "US", "VN")
 
+
+def interval_param(default: str = "1d") -> serializers.ChoiceField:
+    return choice(INTERVALS, required=False, default=default,
+                  help_text=f"Bar interval (Interval); default {default}")
+
+
+def range_param(default: str, text: str = "History window") -> serializers.ChoiceField:
+    return choice(TIME_RANGES, required=False, default=default,
+                  help_text=f"{text} (TimeRange); default {default}")
+
+
+def format_param() -> serializers.ChoiceField:
+    return choice(VALUE_FORMATS, required=False, default="raw",
+                  help_text="Number format (ValueFormat): `raw` numbers, `pretty` Yahoo's "
+                            "formatted strings (null where Yahoo sends none), `both` "
+                            "`{raw, fmt, longFmt}` objects; default raw")
+
+
+# -- the base view ------------------------------------------------------------------------------
 class V2ApiView(ApiView):
-    """Base for /v2 endpoints: errors are ``{error, status}``."""
+    """Base for /v2 endpoints: declared inputs validated before the handler, errors as
+    ApiError ``{error, status}``.
+
+    After validation the handler finds ``self.params`` (the validated query) and, for a
+    POST view, ``self.body`` (the validated body); path values arrive as usual.
+    """
 
     error_style = V2
+    query_serializer: type | None = None
+    path_choices: Mapping[str, tuple[str, ...]] = {}
+    body_serializer: type | None = None
+    response_schema: Any = None
+    # OpenAPI: operation id, tag, one-line summary; the description is the class docstring
+    # unless ``description`` is set.
+    operation_id: str | None = None
+    tag: str | None = None
+    summary: str | None = None
+    description: str | None = None
+
+    schema = V2AutoSchema()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.body_serializer is not None:  # a POST endpoint (JSON body only)
+            cls.http_method_names = ["post", "options"]
+            cls.parser_classes = [JSONParser]
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)
+        errors: list[FieldError] = []
+        for name, choices in self.path_choices.items():
+            value = kwargs.get(name)
+            if value not in choices:
+                errors.append(FieldError(name, choices_message(choices), "enum", value,
+                                         location="path"))
+        try:
+            self.params = (validate_query(self.query_serializer, request.query_params)
+                           if self.query_serializer is not None else {})
+        except InvalidParameters as exc:
+            errors.extend(exc.errors)
+        if errors:
+            raise InvalidParameters(errors)
+        self.body = validate_body(self.body_serializer, request.data) \
+            if self.body_serializer is not None else None
+
+    # ``fields`` of this request, as a helper for handlers.
+    def fields(self, known: Iterable[str]) -> frozenset[str] | None:
+        return requested_fields(self.params.get("fields"), known)
 
 
+def validate_body(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
+    """A JSON body validated by its serializer; a body that is not an object, or a member
+    that is wrong, is InvalidParameters (400 naming the member)."""
+    if not isinstance(data, dict):
+        raise InvalidParameters([FieldError("body", "Input should be a JSON object",
+                                            "model_type", None, location="body")])
+    return validate_query(serializer_class, data)
+
+
+# -- fields ---------------------------------------------------------------------------------
 def requested_fields(text: str | None, known: Iterable[str]) -> frozenset[str] | None:
     """The known names listed in ``fields``, or None for "everything"."""
     if not text:
@@ -47,14 +147,28 @@ def requested_fields(text: str | None, known: Iterable[str]) -> frozenset[str] |
     return chosen or None
 
 
-def select(obj: dict[str, Any], fields: frozenset[str] | None) -> dict[str, Any]:
-    """``obj`` reduced to ``fields`` (all of it when None); requested members stay present
-    even when null, so a client's columns are stable."""
+def select(obj: dict[str, Any], fields: frozenset[str] | None,
+           always: Iterable[str] = ()) -> dict[str, Any]:
+    """``obj`` reduced to ``fields`` (all of it when None) plus the ``always`` members.
+    Requested members stay present even when null or absent from ``obj``, so a client's
+    columns are stable; order follows ``obj``, absent ones last in name order."""
     if fields is None:
         return obj
-    return {key: value for key, value in obj.items() if key in fields}
+    keep = fields.union(always)
+    out = {key: value for key, value in obj.items() if key in keep}
+    for name in sorted(keep - out.keys()):
+        out[name] = None
+    return out
 
 
+def select_each(items: Iterable[dict[str, Any]], fields: frozenset[str] | None,
+                always: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """:func:`select` applied to every item of a list."""
+    always = tuple(always)
+    return [select(item, fields, always) for item in items]
+
+
+# -- cursors and connections ------------------------------------------------------------------
 def encode_cursor(position: int) -> str:
     return base64.urlsafe_b64encode(json.dumps(position).encode()).rstrip(b"=").decode()
 
@@ -112,17 +226,89 @@ def paginate(items: Sequence[Any], cursor: int | None, limit: int | None) -> Any
     }
 
 
+def paginate_member(obj: dict[str, Any], member: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``obj`` with its list ``member`` paged by the request's ``cursor``/``limit`` (chart
+    candles, holders lists, observations, backtest curves); the other members unchanged.
+    A member that is not a list (absent, or a plain object) is left as it is."""
+    value = obj.get(member)
+    if not isinstance(value, list):
+        return obj
+    return {**obj, member: paginate(value, params.get("cursor"), params.get("limit"))}
+
+
+def page(items: Sequence[Any], params: Mapping[str, Any]) -> Any:
+    """A top-level list paged by the request's ``cursor``/``limit``."""
+    return paginate(items, params.get("cursor"), params.get("limit"))
+
+
+# -- query declarations ---------------------------------------------------------------------
 class FieldsQuery(serializers.Serializer):
     # Any text: a name with a NUL is just an unknown name, ignored like the others.
     fields = AnyTextParam(
         required=False, allow_blank=True,
-        help_text="Comma-separated member names to include (top level); unknown names are "
-                  "ignored, and none known means all")
+        help_text="Comma-separated member names to include (top level; for a list, of each "
+                  "item). Unknown names are ignored; none known means all. A requested "
+                  "member is present even when null")
 
 
 class PageQuery(FieldsQuery):
     cursor = CursorParam(
-        required=False, help_text="`pageInfo.endCursor` of the previous page")
+        required=False, help_text="`pageInfo.endCursor` of the previous page (opaque); past "
+                                  "the end gives an empty page")
     limit = IntegerParam(
         required=False, min_value=0, max_value=MAX_LIMIT,
-        help_text="Page size; with `cursor` or `limit` the list comes as a connection")
+        help_text=f"Page size, 0..{MAX_LIMIT}; with `cursor` or `limit` the list comes as a "
+                  "connection `{edges, nodes, pageInfo}`, with neither as a bare array")
+
+
+# -- OpenAPI schema pieces ------------------------------------------------------------------
+PAGE_INFO_SCHEMA: dict[str, Any] = {"type": "object", "properties": {
+    "startCursor": {"type": ["string", "null"]},
+    "endCursor": {"type": ["string", "null"]},
+    "hasNextPage": {"type": "boolean"},
+    "hasPreviousPage": {"type": "boolean"}},
+    "required": ["startCursor", "endCursor", "hasNextPage", "hasPreviousPage"]}
+
+ERRORS_SCHEMA: dict[str, Any] = {
+    "type": "array", "description": "Symbols that could not be served, in request order",
+    "items": {"type": "object", "properties": {"symbol": {"type": "string"},
+                                               "message": {"type": "string"}},
+              "required": ["symbol", "message"]}}
+
+
+def connection_schema(item: dict[str, Any], what: str = "items") -> dict[str, Any]:
+    """A paged list: the bare array without ``cursor``/``limit``, a connection with either."""
+    return {
+        "description": f"Bare array of {what} without `cursor`/`limit`; a connection "
+                       "`{edges, nodes, pageInfo}` with either",
+        "oneOf": [
+            {"type": "array", "items": item},
+            {"type": "object", "properties": {
+                "edges": {"type": "array", "items": {"type": "object", "properties": {
+                    "cursor": {"type": "string"}, "node": item}}},
+                "nodes": {"type": "array", "items": item},
+                "pageInfo": PAGE_INFO_SCHEMA},
+             "required": ["edges", "nodes", "pageInfo"]},
+        ],
+    }
+
+
+def object_schema(properties: Mapping[str, Any], description: str | None = None,
+                  required: Sequence[str] = ()) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "object", "properties": dict(properties)}
+    if description:
+        out["description"] = description
+    if required:
+        out["required"] = list(required)
+    return out
+
+
+def nullable(type_: str, **extra: Any) -> dict[str, Any]:
+    """A JSON-schema type that may be null (OpenAPI 3.1 spelling)."""
+    return {"type": [type_, "null"], **extra}
+
+
+NUMBER = nullable("number")
+INTEGER = nullable("integer")
+STRING = nullable("string")
+BOOLEAN = nullable("boolean")

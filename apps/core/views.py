@@ -48,19 +48,25 @@ def sub_route_choice(request: HttpRequest, symbol: str, name: str, param: str,
     return resolved
 
 
+def _error(request: HttpRequest, message: str, status: int) -> HttpResponse:
+    """Django's own error pages as JSON: v2's ApiError on /v2 paths (unknown routes
+    included), v1's ``{detail}`` elsewhere."""
+    if request.path.startswith("/v2/"):
+        return JsonResponse({"error": message, "status": status}, status=status)
+    return JsonResponse({"detail": message}, status=status)
+
+
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    if request.path.startswith("/v2/"):  # v2's ApiError shape, also for unknown routes
-        return JsonResponse({"error": "Not Found", "status": 404}, status=404)
-    return JsonResponse({"detail": "Not Found"}, status=404)
+    return _error(request, "Not Found", 404)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    return JsonResponse({"detail": "Internal server error"}, status=500)
+    return _error(request, "Internal server error", 500)
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return JsonResponse({"detail": "Bad request"}, status=400)
+    return _error(request, "Bad request", 400)
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return JsonResponse({"detail": "Forbidden"}, status=403)
+    return _error(request, "Forbidden", 403)

@@ -14,8 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 import marketdata
-from apps.core.schema import v2_error_responses
-from apps.core.v2 import FieldsQuery, V2ApiView, requested_fields, select
+from apps.core.v2 import FieldsQuery, V2ApiView, select
 from apps.core.views import ApiView
 from apps.health.checks import CHECKS, HEALTHY, health_report
 
@@ -156,20 +155,14 @@ class HealthView(ApiView):
 
 
 class V2HealthView(V2ApiView):
-    query_serializer = FieldsQuery
+    """Liveness with the service version and the data-source notices (no upstream call).
+    `fields` selects members (`status`, `timestamp`, `version`, `notices`)."""
 
-    @extend_schema(
-        operation_id="get_health", tags=["Health (v2)"], summary="Health",
-        description="Liveness with the service version and the data-source notices (no "
-                    "upstream call). `fields` selects members (`status`, `timestamp`, "
-                    "`version`, `notices`).",
-        parameters=[FieldsQuery],
-        responses={200: V2Health, **{status: response for status, response
-                                     in v2_error_responses().items()
-                                     if status in (400, 404, 429, 500)}})
+    query_serializer = FieldsQuery
+    response_schema = V2Health
+    operation_id, tag, summary = "get_health", "Health (v2)", "Health"
+
     def get(self, request: Request) -> Response:
-        q = self.query(request)
         body: dict[str, Any] = {"status": HEALTHY, "timestamp": _now(),
                                 "version": marketdata.__version__, "notices": notices()}
-        return Response(select(body, requested_fields(q.get("fields"), V2_HEALTH_FIELDS)),
-                        headers=_NO_CACHE)
+        return Response(select(body, self.fields(V2_HEALTH_FIELDS)), headers=_NO_CACHE)

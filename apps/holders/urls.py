@@ -3,8 +3,8 @@ from django.urls import path
 from apps.holders.views import HoldersAliasView, HoldersView
 
 urlpatterns = [
-    path("holders/<str:symbol>", HoldersView.as_view(), name="holders"),
+    path("v1/holders/<str:symbol>", HoldersView.as_view(), name="holders"),
     # The reference implementation's sub-routes and bodies (documented aliases).
-    path("holders/<str:symbol>/<str:holder_type>", HoldersAliasView.as_view(),
+    path("v1/holders/<str:symbol>/<str:holder_type>", HoldersAliasView.as_view(),
          name="holders-by-path"),
 ]

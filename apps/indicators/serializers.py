@@ -19,7 +19,7 @@ from apps.core.params import (
     choices_message,
     parse_integer,
 )
-from apps.core.v2 import FieldsQuery, PageQuery
+from apps.core.v2 import ERRORS_SCHEMA, FieldsQuery, PageQuery, connection_schema
 from marketdata.errors import FieldError, InvalidParameters
 from marketdata.indicators.functions import ALL_PARAMS, FUNCTIONS, Function
 from marketdata.indicators.indicator_set import NUMBER_MEMBERS, OBJECT_MEMBERS
@@ -250,30 +250,12 @@ INDICATOR_SET_SCHEMA: dict[str, Any] = {
 
 _SYMBOL_SET = {"type": "object", "properties": {"symbol": {"type": "string"},
                                                 "indicators": INDICATOR_SET_SCHEMA}}
-_ERRORS = {"type": "array", "items": {"type": "object", "properties": {
-    "symbol": {"type": "string"}, "message": {"type": "string"}}}}
 
 V2_BATCH_RESPONSE = {
     "type": "object",
     "properties": {
-        "indicators": {
-            "description": "Bare array by symbol (alphabetical) without `cursor`/`limit`; a "
-                           "connection with either",
-            "oneOf": [
-                {"type": "array", "items": _SYMBOL_SET},
-                {"type": "object", "properties": {
-                    "edges": {"type": "array", "items": {"type": "object", "properties": {
-                        "cursor": {"type": "string"}, "node": _SYMBOL_SET}}},
-                    "nodes": {"type": "array", "items": _SYMBOL_SET},
-                    "pageInfo": {"type": "object", "properties": {
-                        "startCursor": {"type": "string", "nullable": True},
-                        "endCursor": {"type": "string", "nullable": True},
-                        "hasNextPage": {"type": "boolean"},
-                        "hasPreviousPage": {"type": "boolean"}}}}},
-            ],
-        },
-        "errors": _ERRORS,
+        "indicators": connection_schema(_SYMBOL_SET, "symbol sets (alphabetical)"),
+        "errors": ERRORS_SCHEMA,
     },
     "required": ["indicators", "errors"],
 }
-

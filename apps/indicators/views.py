@@ -4,8 +4,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.params import symbol_list, validate_query
-from apps.core.schema import error_responses, v2_error_responses
-from apps.core.v2 import V2ApiView, paginate, requested_fields, select
+from apps.core.schema import error_responses
+from apps.core.v2 import V2ApiView, page, select
 from apps.core.views import ApiView
 from apps.indicators.serializers import (
     INDICATOR_SET_SCHEMA,
@@ -117,45 +117,39 @@ class LatestIndicatorsView(ApiView):
 
 
 class V2IndicatorsView(V2ApiView):
-    query_serializer = V2IndicatorsQuery
+    """The indicator set (values at the last bar) of each symbol, alphabetical; symbols
+    that cannot be served are listed in `errors` with a message. `fields` filters the
+    members of each set (`symbol` and `indicators` are always present). `cursor`/`limit`
+    page over symbols. When no symbol can be served because of an upstream failure, that
+    failure's status is returned."""
 
-    @extend_schema(
-        operation_id="get_indicators_batch", tags=["Technical indicators (v2)"],
-        summary="Indicator sets for many symbols",
-        description=(
-            "The indicator set (values at the last bar) of each symbol, alphabetical; "
-            "symbols that cannot be served are listed in `errors` with a message. "
-            "`fields` filters the members of each set (`symbol` and `indicators` are always "
-            "present). `cursor`/`limit` page over symbols. When no symbol can be served "
-            "because of an upstream failure, that failure's status is returned."),
-        parameters=[V2IndicatorsQuery],
-        responses={200: V2_BATCH_RESPONSE, **v2_error_responses()},
-    )
+    query_serializer = V2IndicatorsQuery
+    response_schema = V2_BATCH_RESPONSE
+    operation_id, tag = "get_indicators_batch", "Technical indicators (v2)"
+    summary = "Indicator sets for many symbols"
+
     def get(self, request: Request) -> Response:
-        q = self.query(request)
+        q = self.params
         symbols = symbol_list(q["symbols"], max_items=settings.QUOTES_MAX_SYMBOLS)
         check_range_interval(q["range"], q["interval"])
         items, errors = indicator_sets(symbols, q["interval"], q["range"])
-        fields = requested_fields(q.get("fields"), MEMBERS)
+        fields = self.fields(MEMBERS)
         items = [{"symbol": item["symbol"], "indicators": select(item["indicators"], fields)}
                  for item in items]
-        return Response({"indicators": paginate(items, q.get("cursor"), q.get("limit")),
-                         "errors": errors})
+        return Response({"indicators": page(items, q), "errors": errors})
 
 
 class V2IndicatorView(V2ApiView):
-    query_serializer = V2IndicatorQuery
+    """The indicator set of one symbol (values at the last bar; null where not defined).
+    `fields` selects members."""
 
-    @extend_schema(
-        operation_id="get_indicators", tags=["Technical indicators (v2)"],
-        summary="Indicator set for one symbol",
-        description="The indicator set of one symbol (values at the last bar; null where "
-                    "not defined). `fields` selects members.",
-        parameters=[V2IndicatorQuery],
-        responses={200: INDICATOR_SET_SCHEMA, **v2_error_responses()},
-    )
+    query_serializer = V2IndicatorQuery
+    response_schema = INDICATOR_SET_SCHEMA
+    operation_id, tag = "get_indicators", "Technical indicators (v2)"
+    summary = "Indicator set for one symbol"
+
     def get(self, request: Request, symbol: str) -> Response:
-        q = self.query(request)
+        q = self.params
         check_range_interval(q["range"], q["interval"])
         result = indicator_set_for(symbol, q["interval"], q["range"])
-        return Response(select(result, requested_fields(q.get("fields"), MEMBERS)))
+        return Response(select(result, self.fields(MEMBERS)))

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class CalendarConfig(AppConfig):
+    name = "apps.calendar"
+    label = "calendar"

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ChartsConfig(AppConfig):
+    name = "apps.charts"
+    label = "charts"
