@@ -288,7 +288,8 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": False,
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
-                             "apps.ratelimit.schema.postprocess_rate_limits"],
+                             "apps.ratelimit.schema.postprocess_rate_limits",
+                             "apps.core.schema.postprocess_nullable"],
     "ENUM_NAME_OVERRIDES": {"SecurityTypeEnum": "marketdata.providers.algolia.SECURITY_TYPES"},
 }
 

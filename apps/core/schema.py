@@ -166,3 +166,36 @@ class V2AutoSchema(AutoSchema):
     def get_description(self) -> str:
         text = self._v2("description")
         return text if text else super().get_description()
+
+
+def postprocess_nullable(result: dict[str, Any], generator: Any, request: Any, public: bool,
+                         **kwargs: Any) -> dict[str, Any]:
+    """OpenAPI 3.1 has no ``nullable``: hand-written schemas that still say
+    ``nullable: true`` get ``null`` added to their type (or a null alternative), so a client
+    generated from the document accepts the nulls the service sends."""
+
+    def walk(node: Any) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item)
+            return
+        if not isinstance(node, dict):
+            return
+        for value in node.values():
+            walk(value)
+        if node.pop("nullable", False) is True:
+            kind = node.get("type")
+            if isinstance(kind, str):
+                node["type"] = [kind, "null"]
+            elif isinstance(kind, list):
+                if "null" not in kind:
+                    kind.append("null")
+            elif "oneOf" in node:
+                node["oneOf"].append({"type": "null"})
+            else:
+                alternatives = {k: node.pop(k) for k in list(node) if k not in (
+                    "description", "title", "default", "example", "examples")}
+                node["oneOf"] = [alternatives, {"type": "null"}]
+
+    walk(result)
+    return result
