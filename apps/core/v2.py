@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from rest_framework import serializers
+from rest_framework import exceptions, serializers
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 
@@ -107,6 +107,13 @@ class V2ApiView(ApiView):
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)
+        method = request.method.lower()
+        # DRF looks the handler up after initial(): a wrong method is a 405, not a 400
+        # about the parameters it would have taken; OPTIONS validates nothing.
+        if method not in self.http_method_names or not hasattr(self, method):
+            raise exceptions.MethodNotAllowed(request.method)
+        if method == "options":
+            return
         errors: list[FieldError] = []
         for name, choices in self.path_choices.items():
             value = kwargs.get(name)
