@@ -7,9 +7,13 @@ requests/s and p50/p99. Usage:
 
     .venv/bin/python bench/http_bench.py [--duration 15] [--connections 50] [--rounds 2]
                                          [--workers 1] [--path '/v1/simple-quotes?symbols=AAPL']
+                                         [--path '/v2/quote/AAPL' ...]
                                          [--env USE_SECURITY=true --env ...]
 
-Needs wrk (apt-get install wrk). Loopback only; every run is bounded by --duration.
+With several ``--path`` options every path is measured on the same service in the same run,
+alternating with the floor (whose body is the first path's), e.g. a cached ``/v2/quote``
+hit next to a cached ``/v1/quotes`` hit. Needs wrk (apt-get install wrk). Loopback only;
+every run is bounded by --duration.
 """
 
 from __future__ import annotations
@@ -110,13 +114,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--threads", type=int, default=16)
-    parser.add_argument("--path", default="/v1/simple-quotes?symbols=AAPL")
+    parser.add_argument("--path", action="append", default=[],
+                        help="repeatable; default /v1/simple-quotes?symbols=AAPL")
     parser.add_argument("--log-level", default="INFO",
                         help="the service's LOG_LEVEL (INFO writes one access line a request)")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="extra environment for the service (repeatable), e.g. "
                              "USE_SECURITY=true APP_RATE_LIMIT_PER_DAY=1000000000")
     args = parser.parse_args()
+    paths = args.path or ["/v1/simple-quotes?symbols=AAPL"]
     if shutil.which("wrk") is None:
         sys.exit("wrk not found: apt-get install wrk")
 
@@ -128,17 +134,23 @@ def main() -> None:
     floor = None
     try:
         # Warm every worker process (with the local-memory cache each has its own).
-        for _ in range(20 * args.workers):
-            status, headers, body = http("GET", service.base_url + args.path)
-            assert status == 200, body
-        assert headers.get("X-Cache") == "HIT", headers
-        floor = start_floor(tmp, body, args.workers, args.threads)
-        floor_path = args.path.split("?")[0]
-        results = alternate_wrk({"floor": floor.base_url + floor_path,
-                                 "service": service.base_url + args.path},
-                                args.rounds, args.duration, args.connections)
+        bodies = {}
+        for path in paths:
+            for _ in range(20 * args.workers):
+                status, headers, body = http("GET", service.base_url + path)
+                assert status == 200, body
+            assert headers.get("X-Cache") == "HIT", (path, headers)
+            bodies[path] = body
+        floor = start_floor(tmp, bodies[paths[0]], args.workers, args.threads)
+        floor_path = paths[0].split("?")[0]
+        targets = {"floor": floor.base_url + floor_path}
+        for path in paths:
+            targets["service" if len(paths) == 1 else f"service {path}"] = \
+                service.base_url + path
+        results = alternate_wrk(targets, args.rounds, args.duration, args.connections)
         summary = {
-            "path": args.path, "bytes": len(body), "duration_s": args.duration,
+            "paths": paths, "bytes": {p: len(b) for p, b in bodies.items()},
+            "duration_s": args.duration,
             "connections": args.connections, "workers": args.workers, "threads": args.threads,
             "log_level": args.log_level, "env": args.env,
             "results": results,
@@ -147,7 +159,9 @@ def main() -> None:
         print()
         print_table(results)
         best = {n: max(r["rps"] for r in runs) for n, runs in results.items()}
-        print(f"\nservice / floor (best rounds): {best['service'] / best['floor']:.0%}")
+        for name in best:
+            if name != "floor":
+                print(f"\n{name} / floor (best rounds): {best[name] / best['floor']:.0%}")
     finally:
         service.stop()
         if floor is not None:
