@@ -1,9 +1,13 @@
-"""Analysis: the query declaration and the AnalysisData response shape (for the docs)."""
+"""Analysis: the query declarations and the response shapes (for the docs): v1's
+AnalysisData and v2's raw module."""
+
+from typing import Any
 
 from rest_framework import serializers
 
 from apps.analysis.services import ALIASES, ANALYSIS_TYPES
 from apps.core.params import QuerySerializer, choice
+from apps.core.v2 import INTEGER, STRING, PageQuery, connection_schema
 
 # Names accepted by the sub-route form, for the docs: the reference's names first.
 ALIAS_NAMES = ("recommendations", *ALIASES, "sustainability",
@@ -116,3 +120,42 @@ ANALYSIS_EXAMPLE = {
     "upgrades_downgrades": None, "price_targets": None, "earnings_estimate": None,
     "revenue_estimate": None, "earnings_history": None, "sustainability": None,
 }
+
+
+# -- v2 ---------------------------------------------------------------------------------------
+def v2_module_schema(what: str, list_members: dict[str, str],
+                     members: dict[str, Any]) -> dict[str, Any]:
+    """The v2 body of a raw-module endpoint: an object whose members depend on the type.
+
+    The known members are declared (each list member as a paged list: a bare array, or a
+    connection with `cursor`/`limit`); anything else Yahoo sends is passed through
+    (additionalProperties)."""
+    row = {"type": "object", "additionalProperties": True,
+           "description": "One row, Yahoo's camelCase members, numbers raw"}
+    properties: dict[str, Any] = {
+        name: {**connection_schema(row, "rows"), "description": f"{text} (paged)"}
+        for name, text in list_members.items()}
+    properties.update(members)
+    return {"type": "object", "additionalProperties": True, "properties": properties,
+            "description": f"The {what} module's members as Yahoo sends them (camelCase "
+                           "names; every `{raw, fmt}` object reduced to its raw value, "
+                           "Yahoo's empty `{}` to null). Which members appear depends on the "
+                           "type: see the operation description"}
+
+
+class V2AnalysisQuery(PageQuery):
+    """`fields` selects top-level members; `cursor`/`limit` page the type's list member."""
+
+
+V2_ANALYSIS_RESPONSE = v2_module_schema(
+    "analysis",
+    {"trend": "recommendations: `{period, strongBuy, buy, hold, sell, strongSell}` per month; "
+              "earnings-estimate: one row per period with `earningsEstimate`, "
+              "`revenueEstimate`, `epsTrend`, `epsRevisions`",
+     "history": "upgrades-downgrades: rating changes `{epochGradeDate, firm, toGrade, "
+                "fromGrade, action, ...}`; earnings-history: reported quarters `{quarter, "
+                "period, currency, epsActual, epsEstimate, epsDifference, surprisePercent, "
+                "maxAge}`"},
+    {"maxAge": INTEGER,
+     "defaultMethodology": {**STRING, "description": "earnings-estimate, earnings-history "
+                                                     "(when Yahoo sends it)"}})

@@ -3,10 +3,19 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schem
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.analysis.serializers import ALIAS_NAMES, ANALYSIS_EXAMPLE, AnalysisData, AnalysisQuery
-from apps.analysis.services import ALIASES, ANALYSIS_TYPES, analysis_data
+from apps.analysis.serializers import (
+    ALIAS_NAMES,
+    ANALYSIS_EXAMPLE,
+    V2_ANALYSIS_RESPONSE,
+    AnalysisData,
+    AnalysisQuery,
+    V2AnalysisQuery,
+)
+from apps.analysis.services import ALIASES, ANALYSIS_TYPES, analysis_data, analysis_module
+from apps.core import v2
 from apps.core.errors import DETAIL_LIST
 from apps.core.schema import error_responses
+from apps.core.v2 import V2ApiView, paginate_member, select
 from apps.core.views import ApiView, sub_route_choice
 
 _SOURCES = (
@@ -79,3 +88,42 @@ class AnalysisAliasView(ApiView):
         resolved = sub_route_choice(request, symbol, analysis_type, "analysis_type", ANALYSIS_TYPES,
                                     ALIASES)
         return Response(analysis_data(symbol, resolved))
+
+
+class V2AnalysisView(V2ApiView):
+    """One analyst data set of a stock: the Yahoo Finance quoteSummary module of the type,
+    with Yahoo's camelCase member names and its values raw (every `{raw, fmt}` object
+    reduced to its raw number, Yahoo's empty `{}` to null; strings as sent).
+
+    Types (type -> Yahoo module: members; the member `cursor`/`limit` page):
+    - `recommendations` -> recommendationTrend: `trend` `[{period, strongBuy, buy, hold,
+      sell, strongSell}]` (`0m` is this month, `-1m` the one before), `maxAge`. Paged: `trend`.
+    - `upgrades-downgrades` -> upgradeDowngradeHistory: `history` `[{epochGradeDate, firm,
+      toGrade, fromGrade, action, ...}]` newest first, `maxAge`. Paged: `history`.
+    - `earnings-estimate` -> earningsTrend: `trend` `[{period, endDate, growth,
+      earningsEstimate, revenueEstimate, epsTrend, epsRevisions, ...}]`, `maxAge`
+      (`defaultMethodology` when Yahoo sends it). Paged: `trend`.
+    - `earnings-history` -> earningsHistory: `history` `[{quarter, period, currency,
+      epsActual, epsEstimate, epsDifference, surprisePercent, maxAge}]` oldest first,
+      `maxAge` (`defaultMethodology` when Yahoo sends it). Paged: `history`.
+
+    `fields` selects top-level members (a requested member is present even when null).
+    `cursor`/`limit` page the type's list member: it becomes a connection `{edges, nodes,
+    pageInfo}` while the other members stay as they are; with neither it is the bare
+    array. 404 when the symbol is malformed or unknown, or when Yahoo has no data of that
+    type for it (`No ... data found for SYM`: Yahoo's 404 for the module, an empty list, or
+    only placeholder rows); 400 for an unknown type or a bad `cursor`/`limit`, before any
+    upstream call."""
+
+    query_serializer = V2AnalysisQuery
+    path_choices = {"type": v2.ANALYSIS_TYPES}
+    response_schema = V2_ANALYSIS_RESPONSE
+    operation_id, tag = "get_analysis_v2", "Analysis (v2)"
+    summary = "Analyst data for a stock"
+
+    def get(self, request: Request, symbol: str, type: str) -> Response:
+        kind, body = analysis_module(symbol, type)
+        body = select(body, self.fields({*kind.v2_members, *body}))
+        if kind.v2_list is not None:
+            body = paginate_member(body, kind.v2_list, self.params)
+        return Response(body)

@@ -36,8 +36,9 @@ from rest_framework.request import Request
 from apps.core.errors import V2
 from apps.core.params import AnyTextParam, IntegerParam, choice, choices_message, validate_query
 from apps.core.schema import V2AutoSchema
+from apps.core.symbols import encoded_slash_in_path
 from apps.core.views import ApiView
-from marketdata.errors import FieldError, InvalidParameters
+from marketdata.errors import FieldError, InvalidParameters, NotFound
 from marketdata.providers.yahoo.chart import V2_INTERVALS, V2_RANGES
 
 MAX_LIMIT = 1000
@@ -114,6 +115,10 @@ class V2ApiView(ApiView):
             raise exceptions.MethodNotAllowed(request.method)
         if method == "options":
             return
+        if kwargs and encoded_slash_in_path(request.META):
+            # /v2/holders/AAPL%2Fx/major: the server decoded the slash before routing; a
+            # slash is never part of a path value, so this is no symbol.
+            raise NotFound("Not Found")
         errors: list[FieldError] = []
         for name, choices in self.path_choices.items():
             value = kwargs.get(name)

@@ -1,10 +1,12 @@
-"""Holders: the query declaration, the HoldersData response shape and the reference's
-sub-route bodies (for the docs)."""
+"""Holders: the query declarations, the HoldersData response shape, the reference's
+sub-route bodies and v2's raw module (for the docs)."""
 
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
+from apps.analysis.serializers import v2_module_schema
 from apps.core.params import QuerySerializer, choice
+from apps.core.v2 import INTEGER, NUMBER, STRING, PageQuery
 from apps.holders.services import ALIASES, HOLDER_TYPES
 
 # Names accepted by the sub-route form, for the docs: the reference's names first.
@@ -124,3 +126,31 @@ HOLDERS_EXAMPLE = {
     "mutualfund_holders": None, "insider_transactions": None, "insider_purchases": None,
     "insider_roster": None,
 }
+
+
+# -- v2 ---------------------------------------------------------------------------------------
+class V2HoldersQuery(PageQuery):
+    """`fields` selects top-level members; `cursor`/`limit` page the list types' list."""
+
+
+V2_HOLDERS_RESPONSE = v2_module_schema(
+    "holders",
+    {"ownershipList": "institutional, mutualfund: `{maxAge, reportDate, organization, "
+                      "pctHeld, position, value, pctChange}`, largest first",
+     "transactions": "insider-transactions: `{maxAge, shares, value, filerUrl, "
+                     "transactionText, filerName, filerRelation, moneyText, startDate, "
+                     "ownership}`, newest first",
+     "holders": "insider-roster: `{maxAge, name, relation, url, transactionDescription, "
+                "latestTransDate, positionDirect, positionDirectDate, ...}`"},
+    {"maxAge": INTEGER,
+     **{name: {**NUMBER, "description": "major (a fraction)"}
+        for name in ("insidersPercentHeld", "institutionsPercentHeld",
+                     "institutionsFloatPercentHeld")},
+     "institutionsCount": {**INTEGER, "description": "major"},
+     "period": {**STRING, "description": "insider-purchases, e.g. \"6m\""},
+     **{name: {**INTEGER, "description": "insider-purchases"}
+        for name in ("buyInfoCount", "buyInfoShares", "sellInfoCount", "sellInfoShares",
+                     "netInfoCount", "netInfoShares", "totalInsiderShares")},
+     **{name: {**NUMBER, "description": "insider-purchases (a fraction)"}
+        for name in ("buyPercentInsiderShares", "sellPercentInsiderShares",
+                     "netPercentInsiderShares")}})

@@ -3,17 +3,27 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schem
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core import v2
 from apps.core.errors import ERRORS
 from apps.core.schema import error_responses
+from apps.core.v2 import V2ApiView, paginate_member, select
 from apps.core.views import ApiView, sub_route_choice
 from apps.holders.serializers import (
     ALIAS_NAMES,
     HOLDERS_ALIAS_RESPONSE,
     HOLDERS_EXAMPLE,
+    V2_HOLDERS_RESPONSE,
     HoldersData,
     HoldersQuery,
+    V2HoldersQuery,
 )
-from apps.holders.services import ALIASES, HOLDER_TYPES, holders_data, reference_body
+from apps.holders.services import (
+    ALIASES,
+    HOLDER_TYPES,
+    holders_data,
+    holders_module,
+    reference_body,
+)
 
 _SOURCES = (
     "Sources (Yahoo Finance quoteSummary modules): major <- majorHoldersBreakdown; "
@@ -83,3 +93,51 @@ class HoldersAliasView(ApiView):
         resolved = sub_route_choice(request, symbol, holder_type, "holder_type", HOLDER_TYPES,
                                     ALIASES)
         return Response(reference_body(symbol, resolved))
+
+
+class V2HoldersView(V2ApiView):
+    """One ownership data set of a stock: the Yahoo Finance quoteSummary module of the type,
+    with Yahoo's camelCase member names and its values raw (every `{raw, fmt}` object
+    reduced to its raw number, Yahoo's empty `{}` to null; strings as sent, `""` included).
+    Percentages are fractions (0.0929 = 9.29%); dates are Unix seconds, as Yahoo sends them.
+
+    Types (type -> Yahoo module: members; the member `cursor`/`limit` page):
+    - `major` -> majorHoldersBreakdown: `maxAge`, `insidersPercentHeld`,
+      `institutionsPercentHeld`, `institutionsFloatPercentHeld`, `institutionsCount`. Not
+      paged: `cursor`/`limit` have no effect.
+    - `institutional` -> institutionOwnership: `maxAge`, `ownershipList` `[{maxAge,
+      reportDate, organization, pctHeld, position, value, pctChange}]` largest first.
+      Paged: `ownershipList`.
+    - `mutualfund` -> fundOwnership: same shape as institutional. Paged: `ownershipList`.
+    - `insider-transactions` -> insiderTransactions: `transactions` `[{maxAge, shares,
+      value, filerUrl, transactionText, filerName, filerRelation, moneyText, startDate,
+      ownership}]` newest first, `maxAge`. Paged: `transactions`.
+    - `insider-purchases` -> netSharePurchaseActivity: `maxAge`, `period` (e.g. "6m"),
+      `buyInfoCount`, `buyInfoShares`, `buyPercentInsiderShares`, `sellInfoCount`,
+      `sellInfoShares`, `sellPercentInsiderShares`, `netInfoCount`, `netInfoShares`,
+      `netPercentInsiderShares`, `totalInsiderShares` (members Yahoo leaves out are absent
+      unless named in `fields`). Not paged: `cursor`/`limit` have no effect.
+    - `insider-roster` -> insiderHolders: `holders` `[{maxAge, name, relation, url,
+      transactionDescription, latestTransDate, positionDirect, positionDirectDate, ...}]`,
+      `maxAge`. Paged: `holders`.
+
+    `fields` selects top-level members (a requested member is present even when null).
+    `cursor`/`limit` page the list member of the list types: it becomes a connection
+    `{edges, nodes, pageInfo}` while the other members stay as they are; with neither it
+    is the bare array. 404 when the symbol is malformed or unknown, or when Yahoo has no
+    data of that type for it (`No ... data found for SYM`: Yahoo's 404 for the module, an
+    empty list, or no numbers); 400 for an unknown type or a bad `cursor`/`limit`, before
+    any upstream call."""
+
+    query_serializer = V2HoldersQuery
+    path_choices = {"type": v2.HOLDER_TYPES}
+    response_schema = V2_HOLDERS_RESPONSE
+    operation_id, tag = "get_holders_v2", "Holders (v2)"
+    summary = "Holders of a stock"
+
+    def get(self, request: Request, symbol: str, type: str) -> Response:
+        kind, body = holders_module(symbol, type)
+        body = select(body, self.fields({*kind.v2_members, *body}))
+        if kind.v2_list is not None:
+            body = paginate_member(body, kind.v2_list, self.params)
+        return Response(body)

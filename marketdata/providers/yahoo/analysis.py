@@ -7,6 +7,9 @@ with a 404 ("No fundamentals data found for any of the summaryTypes=..."), so "n
 never a guess, and the cache keeps one entry per (symbol, module), so the earnings and
 revenue estimates share one upstream call. Parsers take the module body and accept both
 bare numbers and ``{raw, fmt}`` objects (Yahoo mixes them even with ``formatted=false``).
+
+v2 serves a module as Yahoo sends it, only with every ``{raw, fmt, longFmt}`` object reduced
+to its raw value: :func:`plain` / :func:`raw_module` do that for analysis and holders alike.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
-from marketdata.formatting import integer, mapping, number, rows, text, utc_datetime
+from marketdata.formatting import integer, mapping, number, raw, rows, text, utc_datetime
 from marketdata.providers.yahoo.quote_summary import fetch_module
 
 RECOMMENDATION_TREND = "recommendationTrend"
@@ -29,6 +32,10 @@ ESG_SCORES = "esgScores"
 # Yahoo's rating-change codes -> the spec's words: `action` is "upgrade or downgrade", so
 # only the two moves have one; every other code (main, init, reit, anything new) is None.
 ACTIONS = {"up": "upgrade", "down": "downgrade"}
+
+# The members of Yahoo's formatted values ({raw, fmt, longFmt}); an object made only of these
+# (or empty: Yahoo's {} for a missing value) is a value, not a structure.
+_FORMATTED_KEYS = frozenset({"raw", "fmt", "longFmt"})
 
 # Strings pass through as Yahoo sends them ("" stays "": an empty fromGrade means none).
 _as_sent = partial(text, clean=False)
@@ -122,6 +129,29 @@ class EsgScores:
 
 
 
+
+
+# -- raw values (v2: the module as Yahoo sends it, numbers unformatted) -----------------------
+def plain(value: Any) -> Any:
+    """``value`` with every ``{raw, fmt, longFmt}`` object, at any depth, reduced to its raw
+    value, so v2 clients get one number per member whichever way Yahoo chose to send it.
+
+    Yahoo's empty object ``{}`` (its "no value") and NaN become None; keys, order, strings
+    (``""`` included) and bare numbers are kept exactly as sent.
+    """
+    if isinstance(value, dict):
+        if value.keys() <= _FORMATTED_KEYS:
+            return raw(value)
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    return raw(value)
+
+
+def raw_module(module: Any) -> dict[str, Any]:
+    """A module body with its values reduced by :func:`plain`; ``{}`` when it is not an
+    object (Yahoo left it out)."""
+    return {key: plain(value) for key, value in mapping(module).items()}
 
 
 # -- parsers (module body -> typed values) ----------------------------------------------------

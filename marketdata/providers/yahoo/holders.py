@@ -7,6 +7,8 @@ for is a 404 of its own, and each (symbol, module) pair is cached on its own. Pa
 the module body and read bare numbers and ``{raw, fmt}`` objects alike (Yahoo sends the
 breakdown as bare numbers and the ownership lists as objects, both with ``formatted=false``).
 Dates are epochs turned into UTC datetimes; a missing date stays None.
+
+v2 serves these modules raw through :func:`raw_module`, shared with :mod:`.analysis`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from functools import partial
 from typing import Any
 
 from marketdata.formatting import integer, mapping, number, raw, rows, text, utc_datetime
+from marketdata.providers.yahoo.analysis import raw_module as raw_module  # v2's raw reading
 from marketdata.providers.yahoo.quote_summary import fetch_module
 
 MAJOR_HOLDERS_BREAKDOWN = "majorHoldersBreakdown"
