@@ -38,6 +38,14 @@ class Paged:
 PAGED = [
     Paged("/v2/indicators?symbols=AAPL,MSFT,SPY,QQQ,NVDA&range=3mo", "indicators",
           INDICATOR_MEMBERS, within="indicators"),
+    Paged("/v2/analysis/AAPL/recommendations", "trend"),
+    Paged("/v2/analysis/AAPL/upgrades-downgrades", "history"),
+    Paged("/v2/analysis/AAPL/earnings-estimate", "trend"),
+    Paged("/v2/analysis/AAPL/earnings-history", "history"),
+    Paged("/v2/holders/AAPL/institutional", "ownershipList"),
+    Paged("/v2/holders/AAPL/mutualfund", "ownershipList"),
+    Paged("/v2/holders/AAPL/insider-transactions", "transactions"),
+    Paged("/v2/holders/AAPL/insider-roster", "holders"),
 ]
 _IDS = [p.url for p in PAGED]
 _SETTINGS = settings(max_examples=12, deadline=None,
