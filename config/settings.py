@@ -272,6 +272,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": [],
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # `format` is a query member of the spec (v2 quotes' ValueFormat), never a renderer name.
+    "URL_FORMAT_OVERRIDE": None,
     "EXCEPTION_HANDLER": "apps.core.exceptions.exception_handler",
 }
 

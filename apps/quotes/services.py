@@ -3,14 +3,36 @@ quotes (one v7 batch call), in the v1 formatted-string shapes."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
+from apps.core.symbols import require_symbol
+from apps.quotes.serializers import region_of
 from marketdata import formatting as fmt
-from marketdata.concurrency import gather_partial
-from marketdata.errors import NotFound
-from marketdata.providers.yahoo.full_quote import RETURN_NAMES, FullQuote, fetch_full_quote
-from marketdata.providers.yahoo.quote import QuoteSnapshot, fetch_quotes
+from marketdata.concurrency import gather_partial, run_parallel
+from marketdata.errors import MarketDataError, NotFound
+from marketdata.logs import get_logger
+from marketdata.providers.yahoo.full_quote import (
+    QUOTE_MEMBERS,
+    RETURN_NAMES,
+    FullQuote,
+    GqlQuoteRecord,
+    fetch_full_quote,
+    fetch_gql_quote,
+    fetch_quote_type,
+    present_value,
+)
+from marketdata.providers.yahoo.quote import (
+    LogoUrls,
+    QuoteSnapshot,
+    fetch_gql_quotes,
+    fetch_logos,
+    fetch_quotes,
+)
 from marketdata.symbols import display_symbol, normalize_symbol
+
+log = get_logger("apps.quotes")
+T = TypeVar("T")
 
 _RISK_RATINGS = {1: "Below Average", 2: "Average", 3: "Above Average", 4: "High"}
 
@@ -128,3 +150,99 @@ def full_quotes(symbols: list[str]) -> list[dict[str, Any]]:
     fetched = gather_partial(fetch_full_quote, _valid(symbols), what="quote")
     fetched.raise_if_empty(lambda: no_quotes_found(symbols))
     return [full_quote(record) for _, record in fetched.values]
+
+
+# -- v2 quotes ----------------------------------------------------------------------------------
+# Quotes are presented from the provider's GqlQuote records: Yahoo's keys and number objects
+# are read in marketdata.providers.yahoo only (present_value applies the client's format).
+SYMBOL_NOT_FOUND = "Symbol not found"
+
+
+def present_quote(record: GqlQuoteRecord, value_format: str) -> dict[str, Any]:
+    """Every GqlQuote member of ``record`` in the client's ``format`` (raw|pretty|both)."""
+    return {name: present_value(record.values.get(name), value_format)
+            for name in QUOTE_MEMBERS}
+
+
+def _logos_or_nothing(symbols: list[str]) -> dict[str, LogoUrls]:
+    """The logo lookup; a failure is logged and means "no logos", never an error."""
+    try:
+        return fetch_logos(symbols)
+    except MarketDataError as exc:
+        log.warning("logo lookup failed", symbols=",".join(symbols[:10]), reason=exc.detail,
+                    error=type(exc).__name__)
+        return {}
+
+
+def _with_logos(fetch: Callable[[], T], symbols: list[str],
+                logo: bool) -> tuple[T, dict[str, LogoUrls] | None]:
+    """``fetch()`` and, with ``logo``, the logo lookup running concurrently with it (two
+    upstream round trips in the time of one). ``fetch``'s errors propagate."""
+    if not logo:
+        return fetch(), None
+    main, logos = run_parallel(lambda call: call(), [fetch, lambda: _logos_or_nothing(symbols)])
+    if isinstance(main, BaseException):
+        raise main
+    if isinstance(logos, BaseException):  # a bug in the logo path: never fail the quote
+        log.error("logo lookup crashed", error=type(logos).__name__)
+        logos = {}
+    return main, logos
+
+
+def _apply_logos(record: GqlQuoteRecord, logos: dict[str, LogoUrls] | None) -> GqlQuoteRecord:
+    if logos is None:
+        return record
+    found = logos.get(record.symbol)
+    return record.with_logos(found.logo_url if found else None,
+                             found.company_logo_url if found else None)
+
+
+def v2_quote(symbol_text: str, *, lang: str | None, logo: bool) -> GqlQuoteRecord:
+    """The full v2 quote of one symbol (one quoteSummary call, plus the logo lookup in
+    parallel when asked). A malformed symbol is a 404 without an upstream call."""
+    symbol = require_symbol(symbol_text)
+    region = region_of(lang)
+    record, logos = _with_logos(lambda: fetch_gql_quote(symbol, lang=lang, region=region),
+                                [symbol], logo)
+    return _apply_logos(record, logos)
+
+
+def v2_quotes(symbols: list[str], *, lang: str | None,
+              logo: bool) -> tuple[list[GqlQuoteRecord], list[dict[str, str]]]:
+    """Batch v2 quotes in request order (one v7 call for all, plus one logo call in
+    parallel when asked) and ``[{symbol, message}]`` for the symbols not served: malformed
+    ones (never sent upstream) and the ones Yahoo does not return. An upstream failure
+    fails the whole batch (it is one call): its status is the answer."""
+    canonical = [(text, normalize_symbol(text)) for text in symbols]
+    valid = list(dict.fromkeys(s for _, s in canonical if s is not None))
+    region = region_of(lang)
+    found: dict[str, GqlQuoteRecord] = {}
+    logos: dict[str, LogoUrls] | None = None
+    if valid:
+        found, logos = _with_logos(lambda: fetch_gql_quotes(valid, lang=lang, region=region),
+                                   valid, logo)
+    quotes: list[GqlQuoteRecord] = []
+    errors: list[dict[str, str]] = []
+    for text, symbol in canonical:
+        record = found.get(symbol) if symbol is not None else None
+        if record is None:
+            errors.append({"symbol": display_symbol(symbol or text),
+                           "message": SYMBOL_NOT_FOUND})
+        else:
+            quotes.append(_apply_logos(record, logos))
+    return quotes, errors
+
+
+def v2_quote_type(symbol_text: str) -> dict[str, Any]:
+    """GqlQuoteTypeData of one symbol (module quoteType)."""
+    record = fetch_quote_type(require_symbol(symbol_text))
+    return {
+        "symbol": record.symbol, "exchange": record.exchange, "longName": record.long_name,
+        "shortName": record.short_name, "quoteType": record.quote_type,
+        "messageBoardId": record.message_board_id,
+        "timeZoneFullName": record.time_zone_full_name,
+        "timeZoneShortName": record.time_zone_short_name,
+        "underlyingSymbol": record.underlying_symbol, "uuid": record.uuid,
+        "firstTradeDateEpochUtc": record.first_trade_date_epoch_utc,
+        "gmtOffSetMilliseconds": record.gmt_off_set_milliseconds, "maxAge": record.max_age,
+    }

@@ -1,3 +1,4 @@
+
 from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
@@ -5,9 +6,29 @@ from rest_framework.response import Response
 
 from apps.core.params import symbol_list
 from apps.core.schema import error_responses
+from apps.core.v2 import FieldsQuery, V2ApiView, page, select, select_each
 from apps.core.views import ApiView
-from apps.quotes.serializers import Quote, SimpleQuote, SymbolsQuery
-from apps.quotes.services import full_quotes, simple_quotes
+from apps.quotes.serializers import (
+    GQL_QUOTE_SCHEMA,
+    QUOTE_TYPE_MEMBERS,
+    QUOTE_TYPE_SCHEMA,
+    V2_QUOTES_RESPONSE,
+    Quote,
+    SimpleQuote,
+    SymbolsQuery,
+    V2QuoteQuery,
+    V2QuotesQuery,
+    accept_language,
+)
+from apps.quotes.services import (
+    full_quotes,
+    present_quote,
+    simple_quotes,
+    v2_quote,
+    v2_quote_type,
+    v2_quotes,
+)
+from marketdata.providers.yahoo.full_quote import QUOTE_MEMBERS
 
 _LIST_RULES = (" Symbols are upper-cased; order is kept and duplicates are removed. Unknown "
                "or malformed symbols are left out; 404 when none resolve. 422 when `symbols` "
@@ -39,3 +60,80 @@ class SimpleQuotesView(ApiView):
         symbols = symbol_list(request.query_params.get("symbols"),
                               max_items=settings.QUOTES_MAX_SYMBOLS)
         return Response(simple_quotes(symbols))
+
+
+# -- v2 -----------------------------------------------------------------------------------------
+def _language(view: V2ApiView, request: Request) -> str | None:
+    """``lang`` when given, else the preferred tag of ``Accept-Language`` (None: Yahoo's
+    default language)."""
+    return view.params.get("lang") or accept_language(request.headers.get("Accept-Language"))
+
+
+class V2QuoteView(V2ApiView):
+    """The full quote of one symbol: every GqlQuote member Yahoo's quoteSummary carries for
+    the instrument (price, key statistics, financial data, profile, ownership and the module
+    objects such as `earnings` or `calendarEvents`), null where it carries none.
+
+    - `format`: `raw` (default) gives numbers; `pretty` Yahoo's formatted strings (`"3.69T"`,
+      `"0.41%"`, `"2025-02-10"`; null where Yahoo sends none); `both` the `{raw, fmt,
+      longFmt}` objects as Yahoo sends them. It applies inside the object members too.
+    - `lang`: BCP 47 tag passed to Yahoo for its translated texts (its region subtag as
+      Yahoo's region); without it the `Accept-Language` header's preferred tag is used.
+    - `logo`: also fetch the 50x50 logo images (`logoUrl`, `companyLogoUrl`) in parallel; a
+      failed logo lookup leaves them null. Without it they are whatever the quote carries
+      (usually null).
+
+    Fractions stay fractions (`dividendYield` 0.0041 is 0.41%); dates and times are Unix
+    seconds. A malformed symbol is a 404 without an upstream call."""
+
+    query_serializer = V2QuoteQuery
+    response_schema = GQL_QUOTE_SCHEMA
+    operation_id, tag = "get_quote_v2", "Quotes (v2)"
+    summary = "Full quote of one symbol"
+
+    def get(self, request: Request, symbol: str) -> Response:
+        q = self.params
+        record = v2_quote(symbol, lang=_language(self, request), logo=q["logo"])
+        return Response(select(present_quote(record, q["format"]),
+                               self.fields(QUOTE_MEMBERS)))
+
+
+class V2QuotesView(V2ApiView):
+    """Quotes of many symbols from one Yahoo batch call, in request order, each a GqlQuote
+    with the members the batch source carries (prices, sessions, ranges, market cap,
+    P/E, EPS, dividends, bid/ask...; the others null). Note that the batch source sends
+    `regularMarketChangePercent`, `preMarketChangePercent`, `postMarketChangePercent` and
+    `dividendYield` in percent units (1.27 is 1.27%), where the single quote sends fractions.
+
+    `format`, `lang` and `logo` work as for the single quote (one logo lookup for the whole
+    batch). `fields` filters the members of each quote (`symbol` is always kept).
+    `cursor`/`limit` page over the served quotes. Symbols that are malformed (never sent
+    upstream) or that Yahoo does not know are listed in `errors`. When the upstream call
+    fails, its status is the answer."""
+
+    query_serializer = V2QuotesQuery
+    response_schema = V2_QUOTES_RESPONSE
+    operation_id, tag = "get_quotes_v2", "Quotes (v2)"
+    summary = "Quotes of many symbols"
+
+    def get(self, request: Request) -> Response:
+        q = self.params
+        symbols = q["symbols"]
+        records, errors = v2_quotes(symbols, lang=_language(self, request), logo=q["logo"])
+        items = select_each([present_quote(r, q["format"]) for r in records],
+                            self.fields(QUOTE_MEMBERS), always=("symbol",))
+        return Response({"quotes": page(items, q), "errors": errors})
+
+
+class V2QuoteTypeView(V2ApiView):
+    """The instrument's identity from Yahoo's quoteType module: symbol, names, exchange,
+    quote type, time zone, first trade date (Unix seconds) and GMT offset (milliseconds).
+    A malformed symbol is a 404 without an upstream call."""
+
+    query_serializer = FieldsQuery
+    response_schema = QUOTE_TYPE_SCHEMA
+    operation_id, tag = "get_quote_type_v2", "Quotes (v2)"
+    summary = "Quote type of one symbol"
+
+    def get(self, request: Request, symbol: str) -> Response:
+        return Response(select(v2_quote_type(symbol), self.fields(QUOTE_TYPE_MEMBERS)))

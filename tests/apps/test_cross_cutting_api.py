@@ -99,7 +99,7 @@ def test_unknown_route_404_json(api):
         assert response.status_code == 404, path
         assert response.json() == {"detail": "Not Found"}
     # Under /v2 the body is v2's ApiError.
-    response = api.get("/v2/quotes")
+    response = api.get("/v2/no-such-route")
     assert response.status_code == 404
     assert response.json() == {"error": "Not Found", "status": 404}
 

@@ -1,4 +1,5 @@
-"""v7 quote: one batch call for many symbols (simple quotes, streams)."""
+"""v7 quote: one batch call for many symbols (simple quotes, streams, v2 batch quotes,
+logo URLs)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from marketdata.errors import UpstreamBadResponse
 from marketdata.formatting import raw
 from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json
+from marketdata.providers.yahoo.full_quote import QUOTE_MEMBERS, GqlQuoteRecord, usable_value
 
 MAX_BATCH = 50
 
@@ -108,3 +110,134 @@ def _fetch_batch(symbols: list[str]) -> dict[str, QuoteSnapshot]:
 def fetch_quotes(symbols: list[str]) -> dict[str, QuoteSnapshot]:
     """Snapshots for validated symbols (one upstream call for all uncached ones)."""
     return fetch_many_through("yahoo", "quote", symbols, _fetch_batch, "quote", group="quotes")
+
+
+# -- v2 batch quotes ----------------------------------------------------------------------------
+# GqlQuote member -> v7 key. v7 reports its percents in percent units
+# (regularMarketChangePercent 1.27 is 1.27%, dividendYield 0.41 is 0.41%) where quoteSummary
+# sends fractions; the values are passed on as Yahoo sends them.
+V7_MEMBERS: dict[str, str] = {
+    "symbol": "symbol", "shortName": "shortName", "longName": "longName",
+    "quoteType": "quoteType", "currency": "currency", "exchange": "exchange",
+    "exchangeName": "fullExchangeName", "marketState": "marketState",
+    "financialCurrency": "financialCurrency", "timeZoneFullName": "exchangeTimezoneName",
+    "timeZoneShortName": "exchangeTimezoneShortName", "underlyingSymbol": "underlyingSymbol",
+    "fromCurrency": "fromCurrency", "toCurrency": "toCurrency", "logoUrl": "logoUrl",
+    "companyLogoUrl": "companyLogoUrl", "tradeable": "tradeable",
+    "gmtOffSetMilliseconds": "gmtOffSetMilliseconds",
+    "exchangeDataDelayedBy": "exchangeDataDelayedBy", "priceHint": "priceHint",
+    "regularMarketPrice": "regularMarketPrice", "regularMarketChange": "regularMarketChange",
+    "regularMarketChangePercent": "regularMarketChangePercent",
+    "regularMarketDayHigh": "regularMarketDayHigh", "regularMarketDayLow": "regularMarketDayLow",
+    "regularMarketOpen": "regularMarketOpen",
+    "regularMarketPreviousClose": "regularMarketPreviousClose",
+    "regularMarketTime": "regularMarketTime", "regularMarketVolume": "regularMarketVolume",
+    "dayHigh": "regularMarketDayHigh", "dayLow": "regularMarketDayLow",
+    "open": "regularMarketOpen", "previousClose": "regularMarketPreviousClose",
+    "volume": "regularMarketVolume",
+    "preMarketPrice": "preMarketPrice", "preMarketChange": "preMarketChange",
+    "preMarketChangePercent": "preMarketChangePercent", "preMarketTime": "preMarketTime",
+    "postMarketPrice": "postMarketPrice", "postMarketChange": "postMarketChange",
+    "postMarketChangePercent": "postMarketChangePercent", "postMarketTime": "postMarketTime",
+    "bid": "bid", "ask": "ask", "bidSize": "bidSize", "askSize": "askSize",
+    "fiftyTwoWeekHigh": "fiftyTwoWeekHigh", "fiftyTwoWeekLow": "fiftyTwoWeekLow",
+    "fiftyDayAverage": "fiftyDayAverage", "twoHundredDayAverage": "twoHundredDayAverage",
+    "averageVolume": "averageDailyVolume3Month", "marketCap": "marketCap",
+    "trailingPe": "trailingPE", "forwardPe": "forwardPE",
+    "trailingEps": "epsTrailingTwelveMonths", "forwardEps": "epsForward",
+    "sharesOutstanding": "sharesOutstanding", "bookValue": "bookValue",
+    "priceToBook": "priceToBook", "dividendRate": "dividendRate",
+    "dividendYield": "dividendYield", "exDividendDate": "exDividendDate",
+    "trailingAnnualDividendRate": "trailingAnnualDividendRate",
+    "trailingAnnualDividendYield": "trailingAnnualDividendYield",
+    "navPrice": "navPrice", "allTimeHigh": "allTimeHigh", "allTimeLow": "allTimeLow",
+}
+
+LOGO_FIELDS = "logoUrl,companyLogoUrl"
+_LOGO_SIZE = "50"
+
+
+def parse_gql_quote_v7(item: dict[str, Any]) -> GqlQuoteRecord:
+    """One v7 result -> every GqlQuote member (the ones v7 does not carry are None)."""
+    values: dict[str, Any] = {}
+    for name, kind in QUOTE_MEMBERS.items():
+        key = V7_MEMBERS.get(name)
+        values[name] = usable_value(kind, item.get(key)) if key is not None else None
+    symbol = str(item["symbol"]).upper()
+    values["symbol"] = values["symbol"] or symbol
+    return GqlQuoteRecord(symbol=symbol, values=values)
+
+
+def _results(payload: Any) -> list[dict[str, Any]]:
+    try:
+        results = payload["quoteResponse"]["result"] or []
+    except (KeyError, TypeError) as exc:
+        raise UpstreamBadResponse("yahoo", "Yahoo Finance quote answer has no "
+                                  "quoteResponse.result") from exc
+    return [item for item in results if isinstance(item, dict) and item.get("symbol")]
+
+
+def parse_gql_quotes(payload: Any) -> dict[str, GqlQuoteRecord]:
+    """v7 body -> {SYMBOL: record}; Yahoo silently omits unknown symbols."""
+    return {record.symbol: record for record in map(parse_gql_quote_v7, _results(payload))}
+
+
+def _locale(lang: str | None, region: str | None) -> dict[str, str]:
+    return {k: v for k, v in (("lang", lang), ("region", region)) if v}
+
+
+def fetch_gql_quotes(symbols: list[str], *, lang: str | None = None,
+                     region: str | None = None) -> dict[str, GqlQuoteRecord]:
+    """v2 batch quotes for validated symbols: one v7 call (``formatted=true``, so the
+    client's ``format`` applies) for every uncached symbol; absent symbols are unknown."""
+    locale = _locale(lang, region)
+
+    def batch(missing: list[str]) -> dict[str, GqlQuoteRecord]:
+        found: dict[str, GqlQuoteRecord] = {}
+        for start in range(0, len(missing), MAX_BATCH):
+            chunk = missing[start:start + MAX_BATCH]
+            payload = get_json("quote", f"{yahoo.QUERY1}/v7/finance/quote",
+                               {"symbols": ",".join(chunk), "formatted": "true", **locale})
+            found.update(parse_gql_quotes(payload))
+        return found
+
+    return fetch_many_through("yahoo", "quote_v2", symbols, batch, "quote", group="quotes",
+                              params=locale)
+
+
+@dataclass(frozen=True)
+class LogoUrls:
+    """Yahoo's 50x50 logo images of one instrument (either may be missing)."""
+
+    logo_url: str | None
+    company_logo_url: str | None
+
+
+def parse_logos(payload: Any) -> dict[str, LogoUrls]:
+    """v7 body asked for the logo fields -> {SYMBOL: urls}; symbols without any are absent."""
+    out: dict[str, LogoUrls] = {}
+    for item in _results(payload):
+        logos = LogoUrls(usable_value("string", item.get("logoUrl")),
+                         usable_value("string", item.get("companyLogoUrl")))
+        if logos.logo_url or logos.company_logo_url:
+            out[str(item["symbol"]).upper()] = logos
+    return out
+
+
+def fetch_logos(symbols: list[str]) -> dict[str, LogoUrls]:
+    """Logo URLs of validated symbols: one v7 call asking only for the logo fields (50x50
+    images), cached a day. Symbols without a logo are absent."""
+
+    def batch(missing: list[str]) -> dict[str, LogoUrls]:
+        found: dict[str, LogoUrls] = {}
+        for start in range(0, len(missing), MAX_BATCH):
+            chunk = missing[start:start + MAX_BATCH]
+            payload = get_json("quote", f"{yahoo.QUERY1}/v7/finance/quote",
+                               {"symbols": ",".join(chunk), "formatted": "false",
+                                "fields": LOGO_FIELDS, "imgHeights": _LOGO_SIZE,
+                                "imgWidths": _LOGO_SIZE})
+            found.update(parse_logos(payload))
+        return found
+
+    return fetch_many_through("yahoo", "quote_logo", symbols, batch, "fundamentals",
+                              group="quotes")

@@ -30,19 +30,31 @@ def parse_quote_summary(payload: Any) -> dict[str, Any]:
 
 
 def fetch_quote_summary(symbol: str, modules: Sequence[str], policy: str = "quote_summary",
-                        group: str = "quotes") -> dict[str, Any]:
-    """Modules for a validated symbol, through the cache."""
+                        group: str = "quotes", *, formatted: bool = False,
+                        lang: str | None = None, region: str | None = None) -> dict[str, Any]:
+    """Modules for a validated symbol, through the cache.
+
+    ``formatted`` asks Yahoo for ``{raw, fmt, longFmt}`` number objects (v2 quote's
+    ``format``), ``lang``/``region`` for its translated texts. Each is part of the cache key
+    only when set, so the default (bare numbers, Yahoo's own language) keeps its key.
+    """
     module_list = ",".join(modules)
+    params: dict[str, str] = {"modules": module_list,
+                              "formatted": "true" if formatted else "false"}
+    key: dict[str, str] = {"symbol": symbol, "modules": module_list}
+    if formatted:
+        key["formatted"] = "true"
+    for name, value in (("lang", lang), ("region", region)):
+        if value:
+            params[name] = key[name] = value
 
     def fetch() -> dict[str, Any]:
         payload = get_json("quoteSummary",
                            f"{yahoo.QUERY2}/v10/finance/quoteSummary/{quote(symbol, safe='')}",
-                           {"modules": module_list, "formatted": "false"},
-                           not_found=f"Symbol {symbol} not found")
+                           params, not_found=f"Symbol {symbol} not found")
         return parse_quote_summary(payload)
 
-    return fetch_through("yahoo", "quoteSummary", {"symbol": symbol, "modules": module_list},
-                         fetch, policy, group=group)
+    return fetch_through("yahoo", "quoteSummary", key, fetch, policy, group=group)
 
 
 def fetch_module(symbol: str, module: str, policy: str, group: str) -> dict[str, Any]:

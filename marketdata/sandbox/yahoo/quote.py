@@ -2,8 +2,10 @@
 
 Why: the batch quote is the hot path of the service (simple quotes, streams). Key order
 follows the recordings of each quote type; unknown symbols are silently omitted, as Yahoo
-does; ``fields=`` returns Yahoo's always-present base keys plus the requested ones.
-Percent fields are in percent units here (v10 uses fractions).
+does; ``fields=`` returns Yahoo's always-present base keys plus the requested ones (the logo
+fields only when asked, sized by ``imgHeights``/``imgWidths``). Percent fields are in
+percent units here (v10 uses fractions). ``formatted=true`` wraps numbers in Yahoo's
+``{raw, fmt, longFmt}`` objects; ``lang``/``region`` are accepted and change nothing.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from marketdata.sandbox.instruments import (
 )
 from marketdata.sandbox.prices import get_series
 from marketdata.sandbox.response import SandboxResponse
+from marketdata.sandbox.yahoo import fmt
 from marketdata.sandbox.yahoo.common import Request, finance_error, json_response
 from marketdata.sandbox.yahoo.market import MarketView, market_view
 
@@ -286,14 +289,66 @@ def _future_values(view: MarketView, vals: dict[str, Any]) -> None:
                 openInterest=int(view.snap.avg_vol_3m * 40))
 
 
-def quote_object(view: MarketView, fields: set[str] | None = None) -> dict[str, Any]:
-    """One result object, keys in Yahoo's order for the quote type."""
+LOGO_FIELDS = ("logoUrl", "companyLogoUrl")
+_LOGO_KINDS = (EQUITY, ETF, MUTUALFUND)
+
+
+def logo_values(view: MarketView, size: tuple[int, int]) -> dict[str, str]:
+    """Deterministic logo image URLs of an instrument that has a brand (equities and funds;
+    a coin's ``logoUrl`` is its coin image, already among its values)."""
+    inst = view.inst
+    if inst.kind not in _LOGO_KINDS:
+        return {}
+    height, width = size
+    slug = inst.symbol.lower().replace("^", "").replace("=", "-")
+    base = f"https://s.yimg.com/sandbox/logos/{height}x{width}"
+    return {"logoUrl": f"{base}/{slug}.png", "companyLogoUrl": f"{base}/company/{slug}.png"}
+
+
+def quote_object(view: MarketView, fields: set[str] | None = None,
+                 logo_size: tuple[int, int] = (50, 50)) -> dict[str, Any]:
+    """One result object, keys in Yahoo's order for the quote type. The logo fields are
+    only sent when ``fields`` asks for them (as Yahoo does, sized by imgHeights/imgWidths)."""
     vals = quote_values(view)
     template = TEMPLATES[view.inst.kind]
     if fields is not None:
         wanted = BASE_FIELDS | fields
-        return {k: vals[k] for k in template if k in vals and k in wanted}
+        out = {k: vals[k] for k in template if k in vals and k in wanted}
+        if wanted & set(LOGO_FIELDS):
+            logos = {**logo_values(view, logo_size),
+                     **{k: vals[k] for k in LOGO_FIELDS if k in vals}}
+            out.update({k: logos[k] for k in LOGO_FIELDS if k in wanted and k in logos})
+        return out
     return {k: vals[k] for k in template if k in vals}
+
+
+# formatted=true: which v7 numbers Yahoo sends bare, and how it formats the others.
+_BARE = frozenset({"sourceInterval", "exchangeDataDelayedBy", "gmtOffSetMilliseconds",
+                   "firstTradeDateMilliseconds"})
+_BIG = frozenset({"regularMarketVolume", "averageDailyVolume3Month", "averageDailyVolume10Day",
+                  "marketCap", "sharesOutstanding", "netAssets", "circulatingSupply",
+                  "volume24Hr", "volumeAllCurrencies", "openInterest"})
+
+
+def _formatted(key: str, value: Any, dp: int) -> Any:
+    """A v7 value as Yahoo sends it with formatted=true."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or key in _BARE:
+        return value
+    if key.endswith("Percent") or key == "dividendYield":
+        return {"raw": value, "fmt": f"{value:.2f}%"}
+    if key.endswith(("Time", "Date", "Timestamp", "TimestampStart", "TimestampEnd")) \
+            or key in ("startDate", "expireDate"):
+        return fmt.render(fmt.day(int(value)), True)
+    if key in _BIG:
+        return fmt.render(fmt.big(value), True)
+    if key in ("priceHint", "bidSize", "askSize"):
+        return fmt.render(fmt.integer(int(value)), True)
+    return fmt.render(fmt.num(float(value), dp), True)
+
+
+def format_quote_object(obj: dict[str, Any], price_hint: int) -> dict[str, Any]:
+    dp = max(2, price_hint)
+    return {k: _formatted(k, v, dp) for k, v in obj.items()}
 
 
 def handle_quote(req: Request) -> SandboxResponse:
@@ -303,6 +358,8 @@ def handle_quote(req: Request) -> SandboxResponse:
         return finance_error("Bad Request", 'Missing value for the "symbols" argument', 400)
     fields_raw = req.arg("fields")
     fields = {f.strip() for f in fields_raw.split(",") if f.strip()} if fields_raw else None
+    formatted = (req.arg("formatted", "false") or "false").lower() == "true"
+    logo_size = (req.int_arg("imgHeights", 50) or 50, req.int_arg("imgWidths", 50) or 50)
     now = req.now()
     seen: set[str] = set()
     result = []
@@ -313,5 +370,6 @@ def handle_quote(req: Request) -> SandboxResponse:
         inst = get_instrument(symbol)
         if inst is None:
             continue
-        result.append(quote_object(market_view(get_series(inst), now), fields))
+        obj = quote_object(market_view(get_series(inst), now), fields, logo_size)
+        result.append(format_quote_object(obj, inst.price_hint) if formatted else obj)
     return json_response({"quoteResponse": {"result": result, "error": None}})
