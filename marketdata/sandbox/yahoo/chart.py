@@ -4,21 +4,38 @@ Why: the chart parser, the range/interval rules and the null-row handling of the
 client must run unchanged offline. Bars come from ``marketdata.sandbox.prices``: daily
 bars at the session open, intraday bars at their start, weekly bars at Monday 00:00 and
 monthly bars at the 1st 00:00 (exchange time), regular session only.
+
+Events (``events=div,split,capitalGain``, ``|`` also accepted) follow the prices: quarterly
+dividends (``prices``); a stock split whenever a split-prone equity's price has grown by
+its trigger factor since its last split (or first trade), the ratio being that growth
+rounded down (prices are split-adjusted, as Yahoo's are, so a split leaves no gap); a
+yearly December capital gain for mutual funds (and one ETF in four) after a year whose
+return exceeded 2%, a share of that return (at most 5% of the price). Daily ``adjclose``
+accounts for dividends and capital gains, Yahoo-style.
 """
 
 from __future__ import annotations
 
 import math
 from datetime import date, datetime
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from marketdata.sandbox.instruments import FUTURE, MUTUALFUND
+from marketdata.sandbox.instruments import (
+    EQUITY,
+    ETF,
+    FUTURE,
+    MUTUALFUND,
+    get_instrument,
+    stable_hash,
+)
 from marketdata.sandbox.prices import (
     Bars,
     DailySeries,
     daily_range,
+    get_series,
     intraday_bars,
     series_for,
     snapshot,
@@ -191,7 +208,7 @@ def _daily_bars(series: DailySeries, interval: str, i0: int, i1: int,
         while i0 > 0 and _period_keys(series, interval, np.arange(i0 - 1, i0))[0] == keys_all[0]:
             i0 -= 1  # whole periods only, so a week/month bar never depends on the range
     bars = daily_range(series, i0, i1, now)
-    factors = series.adj_factors(last)[i0:i1 + 1]
+    factors = (series.adj_factors(last) * _gain_factors(series, last))[i0:i1 + 1]
     adj = np.round(bars.c * factors, 6)
     if interval == "1d" or not len(bars):
         return bars, adj
@@ -347,11 +364,112 @@ def build_chart(series: DailySeries, interval: str, range_: str | None, p1: int 
 
 
 def _event_block(series: DailySeries, events: set[str], i0: int, i1: int) -> dict:
+    """Yahoo's ``events`` object for sessions i0..i1: maps keyed by the timestamp text."""
     out: dict = {}
-    if "div" in events and i1 >= i0:
+    if i1 < i0:
+        return out
+    if "div" in events:
         idx = np.nonzero(series.div[i0:i1 + 1])[0] + i0
         if len(idx):
             out["dividends"] = {str(int(series.opens[i])): {"amount": float(series.div[i]),
                                                             "date": int(series.opens[i])}
                                 for i in idx}
+    if "split" in events:
+        splits = {str(int(series.opens[i])): {"date": int(series.opens[i]), "numerator": ratio,
+                                              "denominator": 1, "splitRatio": f"{ratio}:1"}
+                  for i, ratio in split_sessions(series.inst.symbol) if i0 <= i <= i1}
+        if splits:
+            out["splits"] = splits
+    if "capitalGain" in events:
+        gains = {str(int(series.opens[i])): {"amount": amount, "date": int(series.opens[i])}
+                 for i, amount in capital_gain_sessions(series.inst.symbol) if i0 <= i <= i1}
+        if gains:
+            out["capitalGains"] = gains
     return out
+
+
+# --- splits and capital gains -------------------------------------------------------------
+
+SPLIT_TRIGGERS = (3.0, 4.0, 5.0)  # growth since the last split that makes a company split
+MAX_SPLIT_RATIO = 10
+GAIN_DAY_FIRST = 10  # capital gains go ex on the first session on/after Dec 10..19
+GAIN_SHARE = {MUTUALFUND: 0.1, ETF: 0.03}  # share of the year's return distributed
+MAX_GAIN_FRACTION = 0.05  # of the price
+MIN_YEAR_RETURN = 0.02
+SESSIONS_PER_YEAR = 252
+
+
+@lru_cache(maxsize=1024)
+def split_sessions(symbol: str) -> tuple[tuple[int, int], ...]:
+    """``(local session index, ratio)`` of every N:1 split, oldest first.
+
+    Two equities in three are split-prone: walking forward from the first trade, a split
+    goes ex on the first session whose previous close is ``trigger`` times the reference
+    close (the first close, then the close of the last split's session); the ratio is that
+    growth rounded down (2..10). Only past prices decide, so history never changes."""
+    inst = get_instrument(symbol)
+    if inst is None or inst.kind != EQUITY or stable_hash("split-prone", inst.symbol) % 3 == 0:
+        return ()
+    series = get_series(inst)
+    closes = series.c
+    trigger = SPLIT_TRIGGERS[stable_hash("split-trigger", inst.symbol) % len(SPLIT_TRIGGERS)]
+    out: list[tuple[int, int]] = []
+    ref = 0  # session whose close is the reference
+    while ref + 2 < len(closes):
+        hits = np.nonzero(closes[ref:-1] >= closes[ref] * trigger)[0]
+        if not len(hits):
+            break
+        k = ref + int(hits[0]) + 1  # ex-date: the session after the close that got there
+        ratio = int(min(max(closes[k - 1] / closes[ref], 2.0), MAX_SPLIT_RATIO))
+        out.append((k, ratio))
+        ref = k
+    return tuple(out)
+
+
+@lru_cache(maxsize=1024)
+def capital_gain_sessions(symbol: str) -> tuple[tuple[int, float], ...]:
+    """``(local session index, amount)`` of every capital gain distribution, oldest first.
+
+    Mutual funds, and one ETF in four, distribute once a year in December (first session
+    on/after a per-symbol day, Dec 10..19), after a year whose return (the last 252
+    sessions) exceeded 2%: a share of that return times the price, at most 5% of it."""
+    inst = get_instrument(symbol)
+    if inst is None or inst.kind not in GAIN_SHARE:
+        return ()
+    if inst.kind == ETF and stable_hash("etf-gains", inst.symbol) % 4:
+        return ()
+    series = get_series(inst)
+    table = series.table
+    months = table.months[series.start:]
+    dom = table.day_of_month[series.start:]
+    day = GAIN_DAY_FIRST + stable_hash("gain-day", inst.symbol) % 10
+    cand = np.nonzero((months % 12 == 11) & (dom >= day))[0]
+    cand = cand[cand > SESSIONS_PER_YEAR]
+    if not len(cand):
+        return ()
+    first_of_year = cand[np.concatenate([[True], np.diff(months[cand]) != 0])]
+    closes = series.c
+    out: list[tuple[int, float]] = []
+    for k in first_of_year.tolist():
+        prev = float(closes[k - 1])
+        year_return = prev / float(closes[k - 1 - SESSIONS_PER_YEAR]) - 1.0
+        if year_return <= MIN_YEAR_RETURN:
+            continue
+        fraction = min(GAIN_SHARE[inst.kind] * year_return, MAX_GAIN_FRACTION)
+        amount = round(prev * fraction, 4)
+        if amount > 0:
+            out.append((k, amount))
+    return tuple(out)
+
+
+def _gain_factors(series: DailySeries, upto: int) -> np.ndarray:
+    """Adjustment factors for the capital gains up to session ``upto`` (as dividends)."""
+    n = len(series)
+    m = np.zeros(n)
+    for k, amount in capital_gain_sessions(series.inst.symbol):
+        if 0 < k <= upto:
+            m[k] = math.log1p(-amount / float(series.c[k - 1]))
+    if not m.any():
+        return np.ones(n)
+    cs = np.cumsum(m)
+    return np.exp(cs[-1] - cs)

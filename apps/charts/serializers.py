@@ -1,0 +1,156 @@
+"""Query declarations and response schemas of the v2 chart and capital-gains endpoints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from apps.core.params import IntegerParam
+from apps.core.v2 import (
+    BOOLEAN,
+    ERRORS_SCHEMA,
+    INTEGER,
+    NUMBER,
+    STRING,
+    FieldsQuery,
+    PageQuery,
+    SymbolsParam,
+    connection_schema,
+    interval_param,
+    nullable,
+    object_schema,
+    range_param,
+)
+from marketdata.indicators.patterns import PATTERNS
+
+# Unix seconds up to the end of year 9999: larger values are no date.
+MAX_EPOCH = 253402300799
+
+
+def _epoch(text: str) -> IntegerParam:
+    return IntegerParam(required=False, min_value=0, max_value=MAX_EPOCH, help_text=text)
+
+
+class V2ChartQuery(PageQuery):
+    interval = interval_param("1d")
+    range = range_param("1mo", "History window; ignored when `start` is given")
+    start = _epoch("Unix seconds: the window starts here (Yahoo's absolute window) instead "
+                   "of `range`")
+    end = _epoch("Unix seconds: the window ends here (exclusive); defaults to now when "
+                 "`start` is given, and needs `start`")
+    events = serializers.BooleanField(
+        required=False, default=False,
+        help_text="Add `events`: the dividends, splits and capital gains of the window")
+    patterns = serializers.BooleanField(
+        required=False, default=False,
+        help_text="Add `patterns`: the candlestick pattern of each candle (null for none)")
+
+
+class V2ChartsQuery(PageQuery):
+    symbols = SymbolsParam(help_text="Comma-separated symbols (at most 50)")
+    interval = interval_param("1d")
+    range = range_param("1mo")
+    patterns = serializers.BooleanField(
+        required=False, default=False,
+        help_text="Add `patterns` to each chart (aligned with its candles)")
+
+
+class V2CapitalGainsQuery(FieldsQuery):
+    range = range_param("max", "Only capital gains within this window back from now")
+
+
+class V2CapitalGainsBatchQuery(V2CapitalGainsQuery):
+    symbols = SymbolsParam(help_text="Comma-separated symbols (at most 50)")
+
+
+# ---- response schemas -----------------------------------------------------------------------
+_INT = {"type": "integer"}
+_NUM = {"type": "number"}
+_STR = {"type": "string"}
+
+CANDLE_SCHEMA = object_schema({
+    "timestamp": _INT, "open": _NUM, "high": _NUM, "low": _NUM, "close": _NUM,
+    "adjClose": nullable("number", description="Null when Yahoo has no adjusted close"),
+    "volume": _INT,
+}, "One bar, values as Yahoo sent them (a null volume is 0)",
+    required=("timestamp", "open", "high", "low", "close", "adjClose", "volume"))
+
+META_NUMBERS = ("chartPreviousClose", "fiftyTwoWeekHigh", "fiftyTwoWeekLow", "previousClose",
+                "regularMarketDayHigh", "regularMarketDayLow", "regularMarketPrice")
+META_STRINGS = ("currency", "dataGranularity", "exchangeName", "exchangeTimezoneName",
+                "fullExchangeName", "instrumentType", "range", "symbol", "timezone")
+META_INTEGERS = ("firstTradeDate", "gmtOffset", "priceHint", "regularMarketTime",
+                 "regularMarketVolume")
+META_BOOLEANS = ("hasPrePostMarketData",)
+META_MEMBERS = META_NUMBERS + META_STRINGS + META_INTEGERS + META_BOOLEANS
+
+META_SCHEMA = object_schema(dict(sorted({
+    **{name: NUMBER for name in META_NUMBERS},
+    **{name: STRING for name in META_STRINGS},
+    **{name: INTEGER for name in META_INTEGERS},
+    **{name: BOOLEAN for name in META_BOOLEANS},
+}.items())), "Yahoo's chart meta (null where Yahoo sends none; `gmtOffset` is Yahoo's "
+   "`gmtoffset`)", required=META_MEMBERS)
+
+_AMOUNT_EVENT = object_schema({"timestamp": _INT, "amount": _NUM},
+                              required=("timestamp", "amount"))
+_SPLIT_EVENT = object_schema(
+    {"timestamp": _INT, "numerator": _NUM, "denominator": _NUM,
+     "ratio": {"type": "string", "description": "numerator:denominator, e.g. `4:1`"}},
+    required=("timestamp", "numerator", "denominator", "ratio"))
+EVENTS_SCHEMA = object_schema({
+    "dividends": {"type": "array", "items": _AMOUNT_EVENT},
+    "splits": {"type": "array", "items": _SPLIT_EVENT},
+    "capitalGains": {"type": "array", "items": _AMOUNT_EVENT},
+}, "Corporate events within the chart's window, oldest first (only with `events=true`)",
+    required=("dividends", "splits", "capitalGains"))
+
+PATTERN_SCHEMA: dict[str, Any] = nullable(
+    "string", description="Candlestick pattern completed on this candle, null for none: "
+                          + ", ".join(PATTERNS))
+
+
+def chart_schema(paged: bool) -> dict[str, Any]:
+    """GqlChart; ``paged``: candles (and patterns) may come as connections."""
+    if paged:
+        candles = connection_schema(CANDLE_SCHEMA, "candles")
+        patterns = connection_schema(PATTERN_SCHEMA, "pattern names (same page as candles)")
+    else:
+        candles = {"type": "array", "items": CANDLE_SCHEMA}
+        patterns = {"type": "array", "items": PATTERN_SCHEMA}
+    return object_schema({
+        "symbol": _STR,
+        "interval": _STR,
+        "range": nullable("string", description="The range asked for; null for an "
+                                                "absolute `start`/`end` window"),
+        "meta": META_SCHEMA,
+        "candles": candles,
+        "events": {**EVENTS_SCHEMA, "type": ["object", "null"]},
+        "patterns": {**patterns, "description": "Only with `patterns=true`: one entry per "
+                                                "candle. " + patterns.get("description", "")},
+    }, "GqlChart; `fields` selects these members")
+
+
+CHART_RESPONSE = chart_schema(paged=True)
+
+_SYMBOL_CHART = object_schema({"symbol": _STR, "chart": chart_schema(paged=False)},
+                              required=("symbol", "chart"))
+CHARTS_RESPONSE = object_schema({
+    "charts": connection_schema(_SYMBOL_CHART, "`{symbol, chart}` items (request order)"),
+    "errors": ERRORS_SCHEMA,
+}, required=("charts", "errors"))
+
+CAPITAL_GAIN_SCHEMA = object_schema({"amount": NUMBER, "timestamp": INTEGER},
+                                    "One capital gain distribution")
+CAPITAL_GAINS_RESPONSE: dict[str, Any] = {
+    "type": "array", "items": CAPITAL_GAIN_SCHEMA,
+    "description": "Capital gain distributions, oldest first"}
+CAPITAL_GAINS_BATCH_RESPONSE = object_schema({
+    "capitalGains": {"type": "array", "description": "One entry per served symbol, in "
+                                                     "request order",
+                     "items": object_schema({"symbol": _STR,
+                                             "capitalGains": CAPITAL_GAINS_RESPONSE},
+                                            required=("symbol", "capitalGains"))},
+    "errors": ERRORS_SCHEMA,
+}, required=("capitalGains", "errors"))

@@ -1,0 +1,165 @@
+"""v2 charts and capital gains: Yahoo's v8 chart reshaped into the spec's GqlChart.
+
+Every answer starts from :func:`marketdata.providers.yahoo.chart.fetch_chart` (one cached
+upstream call per symbol, interval and window; events always included), so a chart with or
+without `events`, and the capital gains of a symbol, share cache entries.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from apps.charts.serializers import META_BOOLEANS, META_INTEGERS, META_NUMBERS, META_STRINGS
+from apps.core.symbols import require_symbol
+from marketdata.concurrency import PartialResult, gather_partial
+from marketdata.errors import BadRequest
+from marketdata.formatting import raw
+from marketdata.indicators.patterns import detect_patterns
+from marketdata.providers.yahoo.chart import Chart, ChartEvents, fetch_chart
+
+# Capital gains: how far back each range reaches (days); ytd is Jan 1 (UTC), max all.
+RANGE_DAYS = {"1d": 1, "5d": 5, "1mo": 30, "3mo": 90, "6mo": 180, "1y": 365, "2y": 730,
+              "5y": 1825, "10y": 3650}
+# Yahoo sends every event of the window whatever the bar size, and range=max is served
+# only with monthly bars (check_range_interval): the smallest answer with all history.
+CAPITAL_GAINS_INTERVAL = "1mo"
+# Yahoo's spelling of a meta member, where it differs from the spec's.
+_YAHOO_META = {"gmtOffset": "gmtoffset"}
+
+
+def check_window(start: int | None, end: int | None, now: int) -> None:
+    """The absolute window's own rules (400 before any upstream call)."""
+    if start is None:
+        if end is not None:
+            raise BadRequest("`end` requires `start` to be set")
+        return
+    if start >= (now if end is None else end):
+        raise BadRequest("`start` must be before `end` (which defaults to now)")
+
+
+def _meta_value(value: Any, kind: str) -> Any:
+    value = raw(value)
+    if value is None:
+        return None
+    if kind == "number":
+        return float(value) if isinstance(value, int | float) and \
+            not isinstance(value, bool) else None
+    if kind == "integer":
+        return int(value) if isinstance(value, int | float) and \
+            not isinstance(value, bool) else None
+    if kind == "boolean":
+        return value if isinstance(value, bool) else None
+    return value if isinstance(value, str) else None
+
+
+def chart_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """The spec's Chart meta from Yahoo's: every member present (null where Yahoo sends
+    none or a value of the wrong type), in the spec's order."""
+    out: dict[str, Any] = {}
+    for kind, names in (("number", META_NUMBERS), ("string", META_STRINGS),
+                        ("integer", META_INTEGERS), ("boolean", META_BOOLEANS)):
+        for name in names:
+            out[name] = _meta_value(meta.get(_YAHOO_META.get(name, name)), kind)
+    return out
+
+
+def candles(chart: Chart) -> list[dict[str, Any]]:
+    adj = chart.adjclose
+    return [{"timestamp": ts, "open": chart.open[i], "high": chart.high[i],
+             "low": chart.low[i], "close": chart.close[i],
+             "adjClose": None if adj is None else adj[i], "volume": chart.volume[i]}
+            for i, ts in enumerate(chart.timestamps)]
+
+
+def events_of(events: ChartEvents) -> dict[str, list[dict[str, Any]]]:
+    return {
+        "dividends": [{"timestamp": ts, "amount": amount} for ts, amount in events.dividends],
+        "splits": [{"timestamp": ts, "numerator": num, "denominator": den, "ratio": ratio}
+                   for ts, num, den, ratio in events.splits],
+        "capitalGains": [{"timestamp": ts, "amount": amount}
+                         for ts, amount in events.capital_gains],
+    }
+
+
+def gql_chart(symbol: str, chart: Chart, interval: str, range_: str | None, *,
+              events: bool = False, patterns: bool = False) -> dict[str, Any]:
+    """GqlChart ``{symbol, interval, range, meta, candles}`` (+ ``events``, ``patterns``)
+    with candles (and patterns) as bare lists; the view pages them."""
+    meta = chart_meta(chart.meta)
+    out: dict[str, Any] = {"symbol": meta["symbol"] or symbol, "interval": interval,
+                           "range": range_, "meta": meta, "candles": candles(chart)}
+    if events:
+        out["events"] = events_of(chart.events)
+    if patterns:
+        out["patterns"] = detect_patterns(chart.open, chart.high, chart.low, chart.close)
+    return out
+
+
+def chart_for(symbol_text: str, interval: str, range_: str, *, start: int | None = None,
+              end: int | None = None, events: bool = False, patterns: bool = False,
+              now: int | None = None) -> dict[str, Any]:
+    """The GqlChart of one symbol. With ``start`` the window is absolute and ``range`` is
+    null in the answer; events are those Yahoo sends for the window (the candles' own)."""
+    current = int(time.time()) if now is None else now
+    check_window(start, end, current)
+    symbol = require_symbol(symbol_text)
+    chart = fetch_chart(symbol, interval, None if start is not None else range_,
+                        start=start, end=end, now=current)
+    return gql_chart(symbol, chart, interval, None if start is not None else range_,
+                     events=events, patterns=patterns)
+
+
+def _served(fetched: PartialResult) -> None:
+    """Nothing served because of an upstream failure: raise it (a 5xx/429 naming the
+    provider, not an empty 200)."""
+    if not fetched.values and fetched.upstream_failed:
+        failure = fetched.telling_failure()
+        if failure is not None:
+            raise failure
+
+
+def charts_for(symbols: Sequence[str], interval: str, range_: str, *,
+               patterns: bool = False) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """v2 batch: ``[{symbol, chart}]`` in request order and ``[{symbol, message}]`` for the
+    symbols that could not be served (request order too)."""
+    fetched = gather_partial(lambda s: chart_for(s, interval, range_, patterns=patterns),
+                             symbols, what="chart")
+    _served(fetched)
+    return ([{"symbol": symbol, "chart": chart} for symbol, chart in fetched.values],
+            fetched.errors())
+
+
+def range_cutoff(range_: str, now: int) -> int | None:
+    """The earliest timestamp a range keeps (None for max): ``now`` minus the range's
+    days, or Jan 1 (UTC) of the current year for ytd."""
+    if range_ == "max":
+        return None
+    if range_ == "ytd":
+        year = datetime.fromtimestamp(now, UTC).year
+        return int(datetime(year, 1, 1, tzinfo=UTC).timestamp())
+    return now - RANGE_DAYS[range_] * 86400
+
+
+def capital_gains_for(symbol_text: str, range_: str,
+                      now: int | None = None) -> list[dict[str, Any]]:
+    """``[{amount, timestamp}]`` oldest first, within the range back from now. From the
+    symbol's whole history (monthly bars, range max: one cached call for every range)."""
+    symbol = require_symbol(symbol_text)
+    chart = fetch_chart(symbol, CAPITAL_GAINS_INTERVAL, "max")
+    cutoff = range_cutoff(range_, int(time.time()) if now is None else now)
+    return [{"amount": amount, "timestamp": ts} for ts, amount in chart.events.capital_gains
+            if cutoff is None or ts >= cutoff]
+
+
+def capital_gains_batch(symbols: Sequence[str], range_: str,
+                        ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """``[{symbol, capitalGains}]`` and ``[{symbol, message}]``, both in request order."""
+    now = int(time.time())
+    fetched = gather_partial(lambda s: capital_gains_for(s, range_, now), symbols,
+                             what="capital gains")
+    _served(fetched)
+    return ([{"symbol": symbol, "capitalGains": gains} for symbol, gains in fetched.values],
+            fetched.errors())

@@ -1,0 +1,140 @@
+"""v2 chart endpoints: one chart, a batch of charts, capital gains (one symbol or many)."""
+
+from __future__ import annotations
+
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.charts.serializers import (
+    CAPITAL_GAINS_BATCH_RESPONSE,
+    CAPITAL_GAINS_RESPONSE,
+    CHART_RESPONSE,
+    CHARTS_RESPONSE,
+    V2CapitalGainsBatchQuery,
+    V2CapitalGainsQuery,
+    V2ChartQuery,
+    V2ChartsQuery,
+)
+from apps.charts.services import capital_gains_batch, capital_gains_for, chart_for, charts_for
+from apps.core.v2 import V2ApiView, page, paginate_member, select, select_each
+from marketdata.indicators.patterns import PATTERNS
+from marketdata.providers.yahoo.chart import check_range_interval
+
+TAG = "Charts (v2)"
+CHART_MEMBERS = ("symbol", "interval", "range", "meta", "candles", "events", "patterns")
+CAPITAL_GAIN_MEMBERS = ("amount", "timestamp")
+_COMPAT = ("Interval/range compatibility: 1m: 1d, 5d; 2m/5m/15m/30m/90m: 1d, 5d, 1mo; 1h: "
+           "1d, 5d, 1mo, 3mo, 6mo, ytd, 1y; range max needs interval 1mo or 3mo. Other "
+           "combinations: 400.")
+_PATTERNS = ("Patterns (`patterns=true`), one name per candle, null for none; when several "
+             "match, the first of this list wins (3-bar, then 2-bar, then 1-bar): "
+             + ", ".join(PATTERNS) + ". Thresholds: marketdata/indicators/patterns.py.")
+
+
+class V2ChartView(V2ApiView):
+    __doc__ = f"""OHLCV candles of one symbol with Yahoo's chart meta (GqlChart).
+
+    Candles are oldest first, values exactly as Yahoo sent them: bars without an open,
+    high, low or close are left out, a missing volume is 0, `adjClose` is null where Yahoo
+    has none (intraday). A window without bars gives `candles: []`.
+
+    The window is `range` back from now, or, with `start` (Unix seconds), the absolute
+    window `start`..`end` (`end` defaults to now; `range` is then ignored and null in the
+    answer). `end` without `start`, or `start` not before `end`, is a 400; so is an
+    intraday window further back than Yahoo keeps (1m: 30 days and at most 8 days long;
+    2m..90m: 60 days; 1h: 730 days). {_COMPAT}
+
+    `events=true` adds `events: {{dividends: [{{timestamp, amount}}], splits: [{{timestamp,
+    numerator, denominator, ratio}}], capitalGains: [{{timestamp, amount}}]}}`, oldest first,
+    the events within the chart's window. {_PATTERNS}
+
+    `cursor`/`limit` page the candles; `patterns` is paged the same way (the same
+    positions and cursors), so `patterns.nodes[i]` belongs to `candles.nodes[i]`. Without
+    either both are bare arrays. `fields` selects top-level members."""
+
+    query_serializer = V2ChartQuery
+    response_schema = CHART_RESPONSE
+    operation_id, tag = "get_chart", TAG
+    summary = "Chart of one symbol"
+
+    def get(self, request: Request, symbol: str) -> Response:
+        q = self.params
+        start, end = q.get("start"), q.get("end")
+        if start is None:
+            check_range_interval(q["range"], q["interval"])
+        chart = chart_for(symbol, q["interval"], q["range"], start=start, end=end,
+                          events=q["events"], patterns=q["patterns"])
+        chart = paginate_member(paginate_member(chart, "candles", q), "patterns", q)
+        return Response(select(chart, self.fields(CHART_MEMBERS)))
+
+
+class V2ChartsView(V2ApiView):
+    __doc__ = f"""Charts of many symbols: `{{charts, errors}}`.
+
+    `charts` holds `{{symbol, chart}}` items in request order (duplicates removed); each
+    `chart` is a GqlChart as `/v2/chart/{{symbol}}` gives it for `range`/`interval`, with its
+    candles (and `patterns`) always as bare arrays. Symbols that cannot be served are listed
+    in `errors` (`{{symbol, message}}`, request order). When no symbol can be served because
+    of an upstream failure, that failure's status is returned. `cursor`/`limit` page over
+    the symbols. `fields` selects the members of each chart (`symbol` and `chart` are
+    always present). No `events` here. {_COMPAT} {_PATTERNS}"""
+
+    query_serializer = V2ChartsQuery
+    response_schema = CHARTS_RESPONSE
+    operation_id, tag = "get_charts_batch", TAG
+    summary = "Charts of many symbols"
+
+    def get(self, request: Request) -> Response:
+        q = self.params
+        symbols = q["symbols"]
+        check_range_interval(q["range"], q["interval"])
+        items, errors = charts_for(symbols, q["interval"], q["range"], patterns=q["patterns"])
+        fields = self.fields(CHART_MEMBERS)
+        items = [{"symbol": item["symbol"], "chart": select(item["chart"], fields)}
+                 for item in items]
+        return Response({"charts": page(items, q), "errors": errors})
+
+
+class V2CapitalGainsView(V2ApiView):
+    """Capital gain distributions of one symbol (a fund), oldest first: `[{amount,
+    timestamp}]`.
+
+    From Yahoo's chart events over the symbol's whole history, kept when within `range`
+    back from now (1d, 5d: days; 1mo: 30 days; 3mo: 90; 6mo: 180; 1y: 365; 2y: 730; 5y:
+    1825; 10y: 3650; ytd: since Jan 1 UTC; max: all). A symbol without capital gains (most
+    stocks, many funds) gives `[]`; an unknown symbol is a 404. `fields` applies to each
+    item."""
+
+    query_serializer = V2CapitalGainsQuery
+    response_schema = CAPITAL_GAINS_RESPONSE
+    operation_id, tag = "get_capital_gains", TAG
+    summary = "Capital gains of one symbol"
+
+    def get(self, request: Request, symbol: str) -> Response:
+        gains = capital_gains_for(symbol, self.params["range"])
+        return Response(select_each(gains, self.fields(CAPITAL_GAIN_MEMBERS)))
+
+
+class V2CapitalGainsBatchView(V2ApiView):
+    """Capital gain distributions of many symbols: `{capitalGains: [{symbol,
+    capitalGains: [{amount, timestamp}]}], errors}`.
+
+    Items in request order (duplicates removed), each list oldest first and cut to `range`
+    as `/v2/capital-gains/{symbol}` does. Symbols that cannot be served (unknown,
+    upstream failure) are listed in `errors`; when none can be served because of an
+    upstream failure, that failure's status is returned. `fields` applies to each capital
+    gain (`symbol` and `capitalGains` are always present). Not paged."""
+
+    query_serializer = V2CapitalGainsBatchQuery
+    response_schema = CAPITAL_GAINS_BATCH_RESPONSE
+    operation_id, tag = "get_capital_gains_batch", TAG
+    summary = "Capital gains of many symbols"
+
+    def get(self, request: Request) -> Response:
+        q = self.params
+        symbols = q["symbols"]
+        items, errors = capital_gains_batch(symbols, q["range"])
+        fields = self.fields(CAPITAL_GAIN_MEMBERS)
+        items = [{"symbol": item["symbol"],
+                  "capitalGains": select_each(item["capitalGains"], fields)} for item in items]
+        return Response({"capitalGains": items, "errors": errors})
