@@ -1,0 +1,85 @@
+"""GET /v2/calendar: upcoming earnings and dividend dates of many symbols."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.calendar import services
+from apps.core.v2 import (
+    BOOLEAN,
+    INTEGER,
+    NUMBER,
+    FieldsQuery,
+    SymbolsParam,
+    V2ApiView,
+    object_schema,
+    range_param,
+    select_each,
+)
+
+EVENT_MEMBERS = ("date", "symbol", "timestamp", "event")
+
+
+class CalendarQuery(FieldsQuery):
+    symbols = SymbolsParam(
+        help_text=f"Comma-separated symbols (at most {settings.QUOTES_MAX_SYMBOLS})")
+    range = range_param("1mo", "Forward window from now: 1d=1 day, 5d=5, 1mo=30, 3mo=90, "
+                               "6mo=180, 1y and ytd=365, 2y=730, 5y=1825, 10y=3650, "
+                               "max=36500 days")
+
+
+_AMOUNT = object_schema({"amount": {"type": "null",
+                                    "description": "Not known from this source: null"}},
+                        required=["amount"])
+EVENT_SCHEMA = object_schema({
+    "date": {"type": "string", "format": "date", "description": "UTC date of `timestamp`"},
+    "symbol": {"type": "string"},
+    "timestamp": {"type": "integer", "description": "Unix seconds"},
+    "event": {
+        "type": "object", "minProperties": 1, "maxProperties": 1,
+        "description": "Keyed by event kind: `EARNINGS`, `EX_DIVIDEND` or `DIVIDEND`",
+        "properties": {
+            "EARNINGS": object_schema({
+                "epsEstimateAvg": NUMBER, "epsEstimateHigh": NUMBER, "epsEstimateLow": NUMBER,
+                "isEstimate": BOOLEAN, "revenueEstimateAvg": INTEGER},
+                required=["epsEstimateAvg", "epsEstimateHigh", "epsEstimateLow",
+                          "isEstimate", "revenueEstimateAvg"]),
+            "EX_DIVIDEND": _AMOUNT,
+            "DIVIDEND": _AMOUNT}},
+})
+CALENDAR_RESPONSE = {"type": "array", "items": EVENT_SCHEMA,
+                     "description": "Events sorted by timestamp, then symbol"}
+
+
+class V2CalendarView(V2ApiView):
+    """Upcoming events of the symbols inside the forward window `[now, now + range]`
+    (1d=1 day, 5d=5, 1mo=30, 3mo=90, 6mo=180, 1y and ytd=365, 2y=730, 5y=1825, 10y=3650,
+    max=36500 days), as one array sorted by `timestamp`, then `symbol`. Source: Yahoo's
+    quoteSummary `calendarEvents` module of each symbol.
+
+    Event kinds (the single key of `event`):
+    - `EARNINGS`: the next earnings date with the analysts' EPS estimates (average, high,
+      low) and average revenue estimate. When Yahoo gives a window of two dates the first
+      is used and `isEstimate` is true; a single date is an estimate when Yahoo flags it
+      so.
+    - `EX_DIVIDEND`: the ex-dividend date; `amount` is null (not in this source).
+    - `DIVIDEND`: the dividend payment date; `amount` is null.
+
+    Dividend dates are whole UTC days (timestamp at 00:00 UTC) and are listed until their
+    day ends; earnings are listed while their time is in the window. A symbol that cannot
+    be served (malformed, unknown, upstream error) is left out; when no symbol could be
+    served because of an upstream failure, that failure's status (502/503/504/429) is
+    returned rather than an empty array. `fields` selects members of each event."""
+
+    query_serializer = CalendarQuery
+    response_schema = CALENDAR_RESPONSE
+    operation_id, tag = "get_calendar", "Calendar (v2)"
+    summary = "Earnings and dividend calendar of many symbols"
+
+    def get(self, request: Request) -> Response:
+        q = self.params
+        symbols = q["symbols"]
+        events = services.calendar(symbols, q["range"], services.utc_now())
+        return Response(select_each(events, self.fields(EVENT_MEMBERS)))

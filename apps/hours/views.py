@@ -1,0 +1,99 @@
+"""GET /v2/hours: is a region's main exchange open, and until when.
+
+Computed locally from exchange calendars (:mod:`marketdata.exchange_hours`), so no upstream
+provider is called and nothing is written to the data cache. The response cache
+(:class:`apps.core.middleware.ResponseCacheMiddleware`) stores only answers built from
+provider data, so these answers are never stored either: each request gets the clock of
+its own moment.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.core.params import choice
+from apps.core.v2 import REGIONS, FieldsQuery, V2ApiView, object_schema, select_each
+from marketdata.exchange_hours import MarketClock, iso_utc, market_clock
+
+MARKET_MEMBERS = ("id", "name", "status", "message", "open", "close", "time", "timezone",
+                  "timezoneShort", "dst", "gmtOffset")
+
+
+class HoursQuery(FieldsQuery):
+    region = choice(REGIONS, required=False, default="US",
+                    help_text="Region (Region) whose main exchange is described; default US")
+
+
+MARKET_SCHEMA = object_schema({
+    "id": {"type": "string", "description": "`<region>_market`, e.g. `us_market`"},
+    "name": {"type": "string", "description": "The exchange's name"},
+    "status": {"type": "string", "enum": ["open", "closed"],
+               "description": "Regular session only: pre-market and after-hours are "
+                              "`closed`; an early-close day is `open` until the early close"},
+    "message": {"type": "string",
+                "description": "`closes in 2 h 5 min`, `closes early in 45 min`, `opens in "
+                               "14 h 2 min`, `lunch break, reopens in 35 min`"},
+    "open": {"type": "string", "format": "date-time",
+             "description": "Open of the current session, or of the next one once it has "
+                            "closed (ISO 8601, UTC)"},
+    "close": {"type": "string", "format": "date-time",
+              "description": "Close of that session (the early close on an early-close day)"},
+    "time": {"type": "string", "format": "date-time", "description": "Now (ISO 8601, UTC)"},
+    "timezone": {"type": "string", "description": "IANA time zone of the exchange"},
+    "timezoneShort": {"type": "string", "description": "Abbreviation in force now (EST, EDT)"},
+    "dst": {"type": "boolean", "description": "Daylight saving time in force now"},
+    "gmtOffset": {"type": "integer", "description": "UTC offset in force now, in seconds"},
+})
+HOURS_RESPONSE = object_schema({"markets": {"type": "array", "items": MARKET_SCHEMA}},
+                               required=["markets"])
+
+
+def utc_now() -> datetime:
+    """The request's "now" (a seam for tests)."""
+    return datetime.now(UTC)
+
+
+def market_json(clock: MarketClock) -> dict[str, Any]:
+    return {"id": clock.id, "name": clock.name, "status": clock.status,
+            "message": clock.message, "open": iso_utc(clock.open),
+            "close": iso_utc(clock.close), "time": iso_utc(clock.time),
+            "timezone": clock.timezone, "timezoneShort": clock.timezone_short,
+            "dst": clock.dst, "gmtOffset": clock.gmt_offset}
+
+
+class V2HoursView(V2ApiView):
+    """Trading hours of the region's main exchange (US: NYSE, GB: LSE, DE: Xetra, JP: TSE,
+    ...), computed locally from exchange calendars with holidays, early closes, lunch breaks
+    and DST; no upstream call.
+
+    - `status` describes the regular session: `open` or `closed` (pre-market and
+      after-hours are `closed`). On an early-close day (NYSE Black Friday, Christmas Eve)
+      it is `open` until the early close, `close` is the early close and `message` says
+      `closes early in ...`.
+    - `open`/`close` are the current session's, or the next session's once the day's
+      session has closed (weekends and holidays too); ISO 8601 UTC. `time` is now.
+    - `message`: `closes in 2 h 5 min`, `opens in 14 h 2 min`, `opens in 2 d 16 h 30 min`,
+      `lunch break, reopens in 35 min` (rounded up to the minute).
+    - `timezone` is the IANA name, `timezoneShort` the abbreviation in force now,
+      `dst` whether daylight saving time is in force now, `gmtOffset` the UTC offset now
+      in **seconds**.
+    - QA and VN (and GR, whose calendar the installed calendar package cannot build) use
+      the exchange's documented regular hours and weekends, without holidays or early
+      closes; CN, IN and SG calendars list holidays only to the end of 2026, later days
+      use their regular hours without holidays.
+
+    `fields` selects members of each market entry (`markets` is always present)."""
+
+    query_serializer = HoursQuery
+    response_schema = HOURS_RESPONSE
+    operation_id, tag = "get_market_hours", "Market hours (v2)"
+    summary = "Market hours of a region"
+
+    def get(self, request: Request) -> Response:
+        clock = market_clock(self.params["region"], utc_now())
+        markets = select_each([market_json(clock)], self.fields(MARKET_MEMBERS))
+        return Response({"markets": markets})
