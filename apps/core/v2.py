@@ -34,7 +34,15 @@ from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 
 from apps.core.errors import V2
-from apps.core.params import AnyTextParam, IntegerParam, choice, choices_message, validate_query
+from apps.core.params import (
+    AnyTextParam,
+    IntegerParam,
+    SymbolListParam,
+    choice,
+    choices_message,
+    symbol_list,
+    validate_query,
+)
 from apps.core.schema import V2AutoSchema
 from apps.core.symbols import encoded_slash_in_path
 from apps.core.views import ApiView
@@ -75,6 +83,22 @@ def format_param() -> serializers.ChoiceField:
                   help_text="Number format (ValueFormat): `raw` numbers, `pretty` Yahoo's "
                             "formatted strings (null where Yahoo sends none), `both` "
                             "`{raw, fmt, longFmt}` objects; default raw")
+
+
+class SymbolsParam(SymbolListParam):
+    """``symbols`` of a v2 batch, validated into the list :func:`symbol_list` makes
+    (order kept, duplicates removed, at most ``QUOTES_MAX_SYMBOLS``; malformed items kept
+    as typed for the endpoint to report): the view receives the list, and a missing, blank
+    or too long list is a 400 with the others."""
+
+    def to_internal_value(self, data: Any) -> list[str]:
+        from django.conf import settings
+
+        try:
+            return symbol_list(super().to_internal_value(data), param=self.field_name,
+                               max_items=settings.QUOTES_MAX_SYMBOLS)
+        except InvalidParameters as exc:
+            raise serializers.ValidationError([e.message for e in exc.errors]) from None
 
 
 # -- the base view ------------------------------------------------------------------------------

@@ -13,13 +13,12 @@ from apps.core.params import (
     BLANK,
     IntegerParam,
     QuerySerializer,
-    SymbolListParam,
     SymbolParam,
     choice,
     choices_message,
     parse_integer,
 )
-from apps.core.v2 import ERRORS_SCHEMA, FieldsQuery, PageQuery, connection_schema
+from apps.core.v2 import ERRORS_SCHEMA, FieldsQuery, PageQuery, SymbolsParam, connection_schema
 from marketdata.errors import FieldError, InvalidParameters
 from marketdata.indicators.functions import ALL_PARAMS, FUNCTIONS, Function
 from marketdata.indicators.indicator_set import NUMBER_MEMBERS, OBJECT_MEMBERS
@@ -154,7 +153,7 @@ def function_list(text: str | None) -> list[str] | None:
 
 
 class V2IndicatorsQuery(PageQuery):
-    symbols = SymbolListParam(help_text="Comma-separated symbols (at most 50)")
+    symbols = SymbolsParam(help_text="Comma-separated symbols (at most 50)")
     interval = choice(V2_INTERVALS, required=False, default="1d", help_text="Bar interval")
     range = choice(V2_RANGES, required=False, default="1y", help_text="History fetched")
 

@@ -1,9 +1,8 @@
-from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.params import symbol_list, validate_query
+from apps.core.params import validate_query
 from apps.core.schema import error_responses
 from apps.core.v2 import V2ApiView, page, select
 from apps.core.views import ApiView
@@ -130,7 +129,7 @@ class V2IndicatorsView(V2ApiView):
 
     def get(self, request: Request) -> Response:
         q = self.params
-        symbols = symbol_list(q["symbols"], max_items=settings.QUOTES_MAX_SYMBOLS)
+        symbols = q["symbols"]
         check_range_interval(q["range"], q["interval"])
         items, errors = indicator_sets(symbols, q["interval"], q["range"])
         fields = self.fields(MEMBERS)

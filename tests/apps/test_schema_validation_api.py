@@ -66,6 +66,14 @@ _VALID_QUERY = {"symbol": "AAPL", "symbols": "AAPL,MSFT", "query": "apple", "fun
                 "analysis_type": "recommendations", "holder_type": "major"}
 _VALID_PATH = {"symbol": "AAPL", "sector": "Technology", "analysis_type": "recommendations",
                "holder_type": "major"}
+# v2's `{type}` path segment: a valid value per endpoint.
+_VALID_TYPE = {"/v2/analysis/": "recommendations", "/v2/holders/": "major"}
+
+
+def _path_value(path: str, name: str) -> str:
+    if name == "type":
+        return next(v for prefix, v in _VALID_TYPE.items() if path.startswith(prefix))
+    return _VALID_PATH[name]
 # `fields` (v2) is documented to accept "" (it selects everything); the stream is an SSE
 # endpoint with its own tests (its 422 comes from the same symbol_list()).
 _EMPTY_ALLOWED = {"fields"}
@@ -84,7 +92,8 @@ def _query_parameters() -> list[tuple[str, str]]:
 
 
 def _url(path: str, empty: str) -> str:
-    concrete = re.sub(r"\{(\w+)\}", lambda m: quote(_VALID_PATH[m.group(1)], safe=""), path)
+    concrete = re.sub(r"\{(\w+)\}", lambda m: quote(_path_value(path, m.group(1)), safe=""),
+                      path)
     query = {p["name"]: _VALID_QUERY[p["name"]] for p in operation(path)["parameters"]
              if p["in"] == "query" and p.get("required") and p["name"] != empty}
     return f"{concrete}?{urlencode(query)}&{empty}=" if query else f"{concrete}?{empty}="

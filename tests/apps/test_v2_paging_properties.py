@@ -15,7 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from apps.charts.views import CHART_MEMBERS
 from marketdata.indicators.indicator_set import MEMBERS as INDICATOR_MEMBERS
+from marketdata.providers.yahoo.full_quote import QUOTE_MEMBERS
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,11 @@ class Paged:
 PAGED = [
     Paged("/v2/indicators?symbols=AAPL,MSFT,SPY,QQQ,NVDA&range=3mo", "indicators",
           INDICATOR_MEMBERS, within="indicators"),
+    Paged("/v2/quotes?symbols=AAPL,MSFT,SPY,QQQ,NVDA,KO", "quotes", tuple(QUOTE_MEMBERS),
+          always=("symbol",)),
+    Paged("/v2/charts?symbols=AAPL,MSFT,SPY,QQQ,NVDA&range=5d", "charts",
+          tuple(m for m in CHART_MEMBERS if m not in ("events", "patterns")), within="chart"),
+    Paged("/v2/chart/AAPL?range=3mo", "candles"),
     Paged("/v2/analysis/AAPL/recommendations", "trend"),
     Paged("/v2/analysis/AAPL/upgrades-downgrades", "history"),
     Paged("/v2/analysis/AAPL/earnings-estimate", "trend"),
