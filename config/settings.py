@@ -91,6 +91,14 @@ INSTALLED_APPS = [
     "apps.charts",
     "apps.calendar",
     "apps.hours",
+    "apps.macro",
+    "apps.positioning",
+    "apps.worldnews",
+    "apps.forex",
+    "apps.futures",
+    "apps.analysts",
+    "apps.pressreleases",
+    "apps.constituents",
     "apps.ratelimit",
     "apps.stream",
 ]
@@ -239,6 +247,13 @@ QUOTES_MAX_SYMBOLS = 50
 SEARCH_APP_ID = os.environ.get("SEARCH_APP_ID", "ZTZOECLXBC").strip()
 SEARCH_API_KEY = os.environ.get("SEARCH_API_KEY", "a3882d6ec31c0b1063ede94374616d8a").strip()
 SEARCH_INDEX = os.environ.get("SEARCH_INDEX", "stocks").strip()
+# Keyed providers (marketdata.providers.sources): with a key the keyed source serves its
+# capability, without one the keyless source does. Never logged, never echoed.
+FRED_API_KEY = os.environ.get("FRED_API_KEY", "").strip()
+FMP_API_KEY = os.environ.get("FMP_API_KEY", "").strip()
+# SEC EDGAR asks every client to identify itself with a contact in the User-Agent.
+SEC_USER_AGENT = os.environ.get("SEC_USER_AGENT", "").strip() or \
+    "MarketDataService/3.2 (self-hosted; set SEC_USER_AGENT) admin@example.com"
 
 # -- rate limits (apps.ratelimit) ------------------------------------------------------------
 USE_SECURITY = env_bool("USE_SECURITY")

@@ -27,6 +27,14 @@ urlpatterns = [
     path("", include("apps.charts.urls")),  # v2: chart, charts, capital gains
     path("", include("apps.calendar.urls")),  # v2: calendar
     path("", include("apps.hours.urls")),  # v2: market hours
+    path("", include("apps.macro.urls")),  # v2: macro series, treasury yields
+    path("", include("apps.positioning.urls")),  # v2: weekly positioning (COT)
+    path("", include("apps.worldnews.urls")),  # v2: world news with sentiment
+    path("", include("apps.forex.urls")),  # v2: currency pairs
+    path("", include("apps.futures.urls")),  # v2: futures quotes
+    path("", include("apps.analysts.urls")),  # v2: grading actions, price targets
+    path("", include("apps.pressreleases.urls")),  # v2: press releases
+    path("", include("apps.constituents.urls")),  # v2: index constituents
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="schema"),
     path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("redoc", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),

@@ -97,6 +97,12 @@ class UpstreamBadResponse(UpstreamError):
     code = "upstream_bad_response"
 
 
+class CredentialsRejected(UpstreamBadResponse):
+    """A keyed provider refused its key (401/403) (502 when nothing else can answer). The
+    capability's next source is tried (:mod:`marketdata.providers.sources`); the message
+    never carries the key."""
+
+
 class UpstreamUnavailable(UpstreamError):
     """The provider could not be reached, or its circuit is open (503)."""
 
@@ -138,7 +144,8 @@ class UpstreamRateLimited(UpstreamError):
 
 
 _REPLAYABLE = {cls.__name__: cls for cls in (
-    NotFound, BadRequest, UpstreamError, UpstreamBadResponse, UpstreamUnavailable,
+    NotFound, BadRequest, UpstreamError, UpstreamBadResponse, CredentialsRejected,
+    UpstreamUnavailable,
     UpstreamCircuitOpen, UpstreamTimeout, UpstreamRateLimited, UpstreamBusy, DeadlineExceeded,
 )}
 

@@ -17,6 +17,7 @@ import marketdata
 from apps.core.v2 import FieldsQuery, V2ApiView, select
 from apps.core.views import ApiView
 from apps.health.checks import CHECKS, HEALTHY, health_report
+from marketdata.providers import sources
 
 _NO_CACHE = {"Cache-Control": "no-cache"}
 
@@ -120,8 +121,9 @@ def _now() -> str:
 
 
 def notices() -> list[str]:
-    """Attributions for the providers the service uses now; the sandbox warning first."""
-    out = [YAHOO_NOTICE, SEARCH_NOTICE]
+    """Attributions for the providers the service uses now, and which source serves each
+    v2 capability (keyed or keyless); the sandbox warning first."""
+    out = [YAHOO_NOTICE, SEARCH_NOTICE, *sources.notices()]
     if settings.MARKETDATA_UPSTREAM == "sandbox":
         out.insert(0, SANDBOX_NOTICE)
     return out

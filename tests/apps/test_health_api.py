@@ -466,7 +466,9 @@ def test_v2_health(api, yahoo):
     assert body["status"] == "healthy"
     assert _recent(body["timestamp"])
     assert body["version"] == marketdata.__version__
-    assert len(body["notices"]) == 2
+    from marketdata.providers.sources import CAPABILITIES
+
+    assert len(body["notices"]) == 2 + len(CAPABILITIES)
     assert all(isinstance(n, str) and n for n in body["notices"])
     assert "Yahoo Finance" in body["notices"][0]
     assert "Algolia" in body["notices"][1]
@@ -478,10 +480,30 @@ def test_v2_health(api, yahoo):
 
 
 def test_v2_health_in_sandbox_mode_says_the_data_is_synthetic(api, sandbox_upstream):
+    from marketdata.providers.sources import CAPABILITIES
+
     body = api.get("/v2/health").json()
-    assert len(body["notices"]) == 3
+    assert len(body["notices"]) == 3 + len(CAPABILITIES)
     assert "synthetic" in body["notices"][0]
     assert sandbox_upstream.requests_matching("") == []
+
+
+def test_v2_health_says_which_source_serves_what(api, settings):
+    settings.FRED_API_KEY = ""
+    settings.FMP_API_KEY = ""
+    keyless = api.get("/v2/health").json()["notices"]
+    macro = next(n for n in keyless if n.startswith("Macro series"))
+    assert macro.startswith("Macro series (/v2/macro/series/{id}): FRED's keyless")
+    assert "the FRED API with FRED_API_KEY" in macro
+    settings.FRED_API_KEY = "k" * 32
+    settings.FMP_API_KEY = "f" * 32
+    keyed = api.get("/v2/health").json()["notices"]
+    macro = next(n for n in keyed if n.startswith("Macro series"))
+    assert "the FRED API (FRED_API_KEY set); when it fails, FRED's keyless" in macro
+    assert not any("k" * 32 in n or "f" * 32 in n for n in keyed), "keys never shown"
+    targets = next(n for n in keyed if n.startswith("Price target consensus"))
+    assert targets.startswith("Price target consensus (/v2/price-target-consensus/{symbol}): "
+                              "Financial Modeling Prep (FMP_API_KEY set)")
 
 
 @pytest.mark.parametrize(("fields", "members"), [

@@ -89,9 +89,13 @@ def start_sandbox(tmp: Path, latency_ms: int = 0, fail_rate: float = 0.0) -> Pro
 
 
 def sandbox_host_map(sandbox_url: str) -> str:
-    """UPSTREAM_HOST_MAP sending every upstream host (Yahoo's and the search provider's, an
-    Algolia app) to the sandbox HTTP server."""
-    return f"*.yahoo.com={sandbox_url},*.algolia.net={sandbox_url}"
+    """UPSTREAM_HOST_MAP sending every upstream host of every simulated provider (Yahoo's,
+    the search provider's, FRED's, ...) to the sandbox HTTP server."""
+    from marketdata.sandbox.providers import SandboxOptions
+    from marketdata.sandbox.registry import PROVIDERS
+
+    hosts = [host for factory in PROVIDERS for host in factory(SandboxOptions()).hosts]
+    return ",".join(f"{host}={sandbox_url}" for host in hosts)
 
 
 def start_service(tmp: Path, extra_env: dict[str, str] | None = None) -> Process:

@@ -1,0 +1,5 @@
+from django.apps import AppConfig
+
+
+class AnalystsConfig(AppConfig):
+    name = "apps.analysts"

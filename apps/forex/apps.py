@@ -1,0 +1,5 @@
+from django.apps import AppConfig
+
+
+class ForexConfig(AppConfig):
+    name = "apps.forex"

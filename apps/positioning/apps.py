@@ -1,0 +1,5 @@
+from django.apps import AppConfig
+
+
+class PositioningConfig(AppConfig):
+    name = "apps.positioning"

@@ -1,0 +1,5 @@
+from django.apps import AppConfig
+
+
+class PressreleasesConfig(AppConfig):
+    name = "apps.pressreleases"

@@ -1,0 +1,108 @@
+"""The capability table: keyed sources only with their key, the fallback order, a refused
+key logged once, "not found" ending the search, and every capability servable keylessly."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from marketdata.errors import (
+    BadRequest,
+    CredentialsRejected,
+    NotFound,
+    UpstreamTimeout,
+    UpstreamUnavailable,
+)
+from marketdata.providers import sources
+from tests.conftest import capture_logs
+
+
+@pytest.fixture(autouse=True)
+def _no_keys(settings):
+    settings.FRED_API_KEY = ""
+    settings.FMP_API_KEY = ""
+    sources.reset_warnings()
+
+
+def test_every_capability_has_a_keyless_source(settings):
+    for cap in sources.CAPABILITIES.values():
+        assert cap.active_sources(), cap.name
+        assert any(s.key_setting is None for s in cap.sources), cap.name
+
+
+def test_keyed_source_only_with_its_key(settings):
+    assert sources.active_source("macro_series") == "fred_graph"
+    assert sources.active_source("press_releases") == "sec"
+    settings.FRED_API_KEY = "abc"
+    settings.FMP_API_KEY = "def"
+    assert sources.active_source("macro_series") == "fred_api"
+    assert sources.active_source("press_releases") == "fmp"
+
+
+def test_serve_without_key_never_calls_the_keyed_source():
+    calls = []
+    result = sources.serve("grading_actions", {
+        "fmp": lambda: calls.append("fmp"), "yahoo": lambda: "from yahoo"})
+    assert result == "from yahoo" and calls == []
+
+
+def test_refused_key_falls_back_and_warns_once(settings):
+    settings.FMP_API_KEY = "secret-key-value"
+
+    def refused():
+        raise CredentialsRejected("fmp", "Financial Modeling Prep refused the API key", 401)
+
+    with capture_logs("marketdata.providers.sources", logging.INFO) as logs:
+        for _ in range(3):
+            assert sources.serve("price_target_consensus",
+                                 {"fmp": refused, "yahoo": lambda: "keyless"}) == "keyless"
+    warnings = [r for r in logs.records() if r["level"] == "WARNING"]
+    assert len(warnings) == 1 and warnings[0]["provider"] == "fmp"
+    assert "secret-key-value" not in logs.text()
+
+
+@pytest.mark.parametrize("error", [UpstreamUnavailable("fmp", "down", 503),
+                                   UpstreamTimeout("fmp", "slow")])
+def test_upstream_failure_falls_back(settings, error):
+    settings.FMP_API_KEY = "k"
+
+    def failing():
+        raise error
+
+    assert sources.serve("press_releases", {"fmp": failing, "sec": lambda: [1]}) == [1]
+
+
+@pytest.mark.parametrize("error", [NotFound("no such symbol"), BadRequest("bad")])
+def test_answers_end_the_search(settings, error):
+    settings.FMP_API_KEY = "k"
+    calls = []
+
+    def answer():
+        raise error
+
+    with pytest.raises(type(error)):
+        sources.serve("press_releases", {"fmp": answer, "sec": lambda: calls.append(1)})
+    assert calls == []
+
+
+def test_all_failing_raises_the_preferred_sources_failure(settings):
+    settings.FMP_API_KEY = "k"
+    first = UpstreamUnavailable("fmp", "fmp down", 503)
+
+    def fmp():
+        raise first
+
+    def sec():
+        raise UpstreamTimeout("sec", "sec slow")
+
+    with pytest.raises(UpstreamUnavailable) as caught:
+        sources.serve("press_releases", {"fmp": fmp, "sec": sec})
+    assert caught.value is first
+
+
+def test_notices_name_the_serving_source(settings):
+    text = "\n".join(sources.notices())
+    assert "Forex (/v2/forex/{from}/{to}): Yahoo Finance (live bid/ask); when it fails, " \
+           "the ECB reference rates (Frankfurter)." in text
+    assert "Financial Modeling Prep with FMP_API_KEY" in text
