@@ -99,6 +99,7 @@ INSTALLED_APPS = [
     "apps.analysts",
     "apps.pressreleases",
     "apps.constituents",
+    "apps.backtest",
     "apps.ratelimit",
     "apps.stream",
 ]

@@ -35,6 +35,7 @@ urlpatterns = [
     path("", include("apps.analysts.urls")),  # v2: grading actions, price targets
     path("", include("apps.pressreleases.urls")),  # v2: press releases
     path("", include("apps.constituents.urls")),  # v2: index constituents
+    path("", include("apps.backtest.urls")),  # v2: strategy backtests
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="schema"),
     path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("redoc", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
