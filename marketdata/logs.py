@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import logging.config
+import re
 import time
 from typing import Any
 
@@ -62,6 +63,37 @@ def _render_text(_logger: Any, _name: str, event: dict[str, Any]) -> str:
     extras = " ".join(f"{k}={v}" for k, v in event.items())
     line = f"{head} {extras}" if extras else head
     return f"{line}\n{exc}" if exc else line
+
+
+# Query parameters whose values are credentials (a client's own key for a proxy in front of
+# us, a key pasted into a URL): their values never reach a log line. Matched by name,
+# case-insensitively: exact names, or a name ending in _key/-key/_token/... (fred_api_key).
+_SECRET_NAME = re.compile(
+    r"(?:apikey|api[_-]?key|x-api-key|key|token|access[_-]?token|auth|authorization|secret"
+    r"|client[_-]?secret|password|passwd|pwd|crumb|sig|signature"
+    r"|[a-z0-9_-]*[_-](?:key|token|secret|password))", re.IGNORECASE | re.ASCII)
+_QUERY_PAIR = re.compile(r"([^&=]*)=([^&]*)")
+_MAYBE_SECRET = re.compile(r"(?:key|token|auth|secret|pass|pwd|crumb|sig)[^&]*=",
+                           re.IGNORECASE | re.ASCII)
+REDACTED = "REDACTED"
+
+
+def redact_query(query: str) -> str:
+    """``query`` with the values of secret-looking parameters replaced by ``REDACTED``.
+
+    A cheap scan first: almost no query names a secret, and those pass unchanged. Names
+    are compared percent-decoded only as far as ``+``/``%5F`` spellings of ``_`` go.
+    """
+    if not query or not _MAYBE_SECRET.search(query):
+        return query
+
+    def pair(match: re.Match[str]) -> str:
+        name = match.group(1)
+        plain = name.replace("%5F", "_").replace("%5f", "_").replace("%2D", "-") \
+            .replace("%2d", "-")
+        return f"{name}={REDACTED}" if _SECRET_NAME.fullmatch(plain) else match.group(0)
+
+    return _QUERY_PAIR.sub(pair, query)
 
 
 def build_logging_config(level: str, fmt: str) -> dict[str, Any]:

@@ -22,7 +22,7 @@ import marketdata
 from apps.core.symbols import encoded_slash_in_path
 from marketdata import cache as md_cache
 from marketdata import deadline
-from marketdata.logs import get_logger
+from marketdata.logs import get_logger, redact_query
 
 log = get_logger("apps.core.access")
 
@@ -117,7 +117,8 @@ class AccessLogMiddleware:
             fields["route"] = match.url_name
         query = request.META.get("QUERY_STRING")
         if query:
-            fields["params"] = query  # raw: parsing it only to log it costs more than the hit
+            # Raw (parsing it only to log it costs more than the hit), credentials redacted.
+            fields["params"] = redact_query(query)
         log.log(level, f"API response sent - {operation} ({status}) [{duration_ms}ms]",
                 api_response=True, **fields)
         return response

@@ -234,6 +234,29 @@ def test_access_log_line_is_json_with_request_fields(api, yahoo, logs):
     assert line["message"].startswith("API response sent - GET /v1/historical (200)")
 
 
+def test_access_log_redacts_secret_looking_parameters(api, logs):
+    api.get("/v2/hours?region=US&apikey=s3cr3t-one&fred_api_key=s3cr3t-two&token=s3cr3t-3")
+    access = _access_lines(logs.records(), "/v2/hours")
+    assert len(access) == 1
+    assert access[0]["params"] == ("region=US&apikey=REDACTED&fred_api_key=REDACTED"
+                                   "&token=REDACTED")
+    assert "s3cr3t" not in logs.text()
+
+
+@pytest.mark.parametrize(("query", "logged"), [
+    ("symbols=AAPL&fields=a,b", "symbols=AAPL&fields=a,b"),
+    ("API_KEY=x&keyword=y&monkey=z", "API_KEY=REDACTED&keyword=y&monkey=z"),
+    ("x-api-key=1&crumb=2&access_token=3&password=4&sig=5",
+     "x-api-key=REDACTED&crumb=REDACTED&access_token=REDACTED&password=REDACTED&sig=REDACTED"),
+    ("api%5Fkey=1&my-token=2&key=", "api%5Fkey=REDACTED&my-token=REDACTED&key=REDACTED"),
+    ("keys=1&hotkey=2&tokens=3", "keys=1&hotkey=2&tokens=3"),
+])
+def test_redact_query(query, logged):
+    from marketdata.logs import redact_query
+
+    assert redact_query(query) == logged
+
+
 @pytest.mark.parametrize(("path", "status"), [
     ("/v1/historical?symbol=AAPL&range=max&interval=1d", 400),
     ("/v1/no-such-route", 404),
