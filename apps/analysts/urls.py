@@ -1,1 +1,16 @@
-urlpatterns: list = []
+from django.urls import path
+
+from apps.analysts.views import (
+    V2GradingActionsView,
+    V2PriceTargetConsensusView,
+    V2PriceTargetSummaryView,
+)
+
+urlpatterns = [
+    path("v2/grading-actions/<str:symbol>", V2GradingActionsView.as_view(),
+         name="v2-grading-actions"),
+    path("v2/price-target-consensus/<str:symbol>", V2PriceTargetConsensusView.as_view(),
+         name="v2-price-target-consensus"),
+    path("v2/price-target-summary/<str:symbol>", V2PriceTargetSummaryView.as_view(),
+         name="v2-price-target-summary"),
+]

@@ -18,6 +18,7 @@ from marketdata.providers.base import Provider
 # name -> "module:Class"
 PROVIDERS: dict[str, str] = {
     "yahoo": "marketdata.providers.yahoo.client:YahooProvider",
+    "fmp": "marketdata.providers.fmp:FmpProvider",
     "algolia": "marketdata.providers.algolia:AlgoliaProvider",
 }
 

@@ -77,8 +77,13 @@ def data(response: SandboxResponse) -> Any:
 
 def test_registry_and_the_old_name():
     sb = make()
-    assert sb.provider_names == ["yahoo", "algolia"]
-    assert len(PROVIDERS) == 2
+    assert sb.provider_names[:2] == ["yahoo", "algolia"]  # unknown hosts try Yahoo first
+    assert len(sb.provider_names) == len(PROVIDERS) == len(set(sb.provider_names))
+    for name in sb.provider_names:  # every provider owns the hosts it declares
+        provider = next(p for p in sb.providers if p.name == name)
+        for pattern in provider.hosts:
+            host = pattern.removeprefix("*.")
+            assert sb.provider_for_host(host).name == name, (name, host)
     assert YahooSandbox is UpstreamSandbox
     for host in (Q1, "query2.finance.yahoo.com", "finance.yahoo.com", "fc.yahoo.com",
                  "guce.yahoo.com", "consent.yahoo.com", "yahoo.com"):

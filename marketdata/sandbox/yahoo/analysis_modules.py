@@ -173,6 +173,10 @@ def upgrade_downgrade_history(view: MarketView) -> dict[str, Any] | None:
     days_back = [3 + int(unit("udd", sym, i) * 20) for i in range(count)]
     start = today - timedelta(days=sum(days_back) + 1)  # the newest is yesterday's
     grades: dict[str, int] = {}
+    targets: dict[str, float] = {}
+    # Price targets scatter around the consensus financialData reports, taken from the
+    # previous close so that the history stays the same all day.
+    consensus = _consensus_target(view, view.snap.prev_close)
     rows, day = [], start
     for i in range(count):
         day += timedelta(days=days_back[i])
@@ -190,9 +194,28 @@ def upgrade_downgrade_history(view: MarketView) -> dict[str, Any] | None:
             action, after = ("reit" if roll > 0.9 else "main"), before
         grades[firm] = after
         stamp = _epoch(day) + 43200 + stable_hash("udt", sym, i) % 30000
+        prior = targets.get(firm, 0.0)
+        target = prior if action in ("main", "reit") and prior and unit("udk", sym, i) < 0.5 \
+            else _round_target(consensus * (0.8 + 0.4 * unit("udpt", sym, i)))
+        targets[firm] = target
+        change = ("Announces" if not prior else "Raises" if target > prior
+                  else "Lowers" if target < prior else "Maintains")
         rows.append({"epochGradeDate": stamp, "firm": firm, "toGrade": scale[after],
-                     "fromGrade": "" if before is None else scale[before], "action": action})
+                     "fromGrade": "" if before is None else scale[before], "action": action,
+                     "priceTargetAction": change, "currentPriceTarget": target,
+                     "priorPriceTarget": prior})
     return {"history": rows[::-1], "maxAge": 86400}
+
+
+def _consensus_target(view: MarketView, base: float | None = None) -> float:
+    """The mean price target financialData reports (one formula for both modules)."""
+    base = base or view.snap.avg50 or view.snap.prev_close
+    return round(base * (0.95 + 0.3 * unit("tgt", view.inst.symbol)), 5)
+
+
+def _round_target(value: float) -> float:
+    """Analysts name round targets: whole units, cents below 20."""
+    return round(value, 2) if value < 20 else float(round(value))
 
 
 def _revenue(view: MarketView) -> float:
@@ -204,8 +227,7 @@ def financial_data(view: MarketView) -> dict[str, Any] | None:
     if not _equity(view):
         return None
     sym, snap, dp = view.inst.symbol, view.snap, view.dp
-    base = snap.avg50 or snap.prev_close
-    mean = round(base * (0.95 + 0.3 * unit("tgt", sym)), 5)
+    mean = _consensus_target(view)
     median = round(mean * (0.97 + 0.06 * unit("tmed", sym)), 2)
     rating = _rating_mean(view)
     key = ("strong_buy" if rating < 1.5 else "buy" if rating < 2.5 else "hold" if rating < 3.5

@@ -1,0 +1,94 @@
+"""v2 analyst endpoints: grading actions, price target consensus, price target summary."""
+
+from __future__ import annotations
+
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.analysts.serializers import (
+    CONSENSUS_MEMBERS,
+    GRADING_ACTION_MEMBERS,
+    GRADING_ACTIONS_RESPONSE,
+    PRICE_TARGET_CONSENSUS_RESPONSE,
+    PRICE_TARGET_SUMMARY_RESPONSE,
+    SUMMARY_MEMBERS,
+    V2GradingActionsQuery,
+    V2PriceTargetQuery,
+)
+from apps.analysts.services import grading_actions, price_target_consensus, price_target_summary
+from apps.core.v2 import V2ApiView, page, select, select_each
+
+TAG = "Analysts (v2)"
+_SOURCES = ("Source: Financial Modeling Prep when `FMP_API_KEY` is set; when FMP refuses "
+            "the key (401/402/403) or fails, and always without a key, Yahoo Finance. ")
+_ERRORS = ("404 when the symbol is malformed or unknown, or when the source has no such data "
+           "for it (funds, indices, thinly covered stocks); 502/503/504/429 name the "
+           "provider that failed.")
+
+
+class V2GradingActionsView(V2ApiView):
+    __doc__ = f"""Analyst rating actions on a stock, newest first: `[{{date, symbol,
+    gradingCompany, newGrade, previousGrade}}]`.
+
+    {_SOURCES}FMP's `/stable/grades`, or Yahoo's quoteSummary `upgradeDowngradeHistory`
+    (the module `/v2/analysis/{{symbol}}/upgrades-downgrades` serves raw). `date` is the
+    action's day (YYYY-MM-DD; Yahoo's timestamp read in UTC); grades and firm names are
+    the source's own words; `previousGrade` is null when there was none (an initiation).
+    Rows of the same day keep the source's order.
+
+    `cursor`/`limit` page the actions (a connection `{{edges, nodes, pageInfo}}`); with
+    neither, the bare array of every action. `fields` applies to each action (a requested
+    member is present even when null). {_ERRORS}"""
+
+    query_serializer = V2GradingActionsQuery
+    response_schema = GRADING_ACTIONS_RESPONSE
+    operation_id, tag = "get_grading_actions", TAG
+    summary = "Analyst grading actions of a stock"
+
+    def get(self, request: Request, symbol: str) -> Response:
+        actions = select_each(grading_actions(symbol), self.fields(GRADING_ACTION_MEMBERS))
+        return Response(page(actions, self.params))
+
+
+class V2PriceTargetConsensusView(V2ApiView):
+    __doc__ = f"""The analysts' price target consensus of a stock: `{{symbol,
+    targetConsensus, targetHigh, targetLow, targetMedian}}`, in the stock's trading
+    currency.
+
+    {_SOURCES}FMP's `/stable/price-target-consensus` (numbers as FMP sends them), or
+    Yahoo's quoteSummary `financialData`: targetMeanPrice -> `targetConsensus`,
+    targetHighPrice -> `targetHigh`, targetLowPrice -> `targetLow`, targetMedianPrice ->
+    `targetMedian`. A value the source does not have is null. `fields` selects members.
+    {_ERRORS}"""
+
+    query_serializer = V2PriceTargetQuery
+    response_schema = PRICE_TARGET_CONSENSUS_RESPONSE
+    operation_id, tag = "get_price_target_consensus", TAG
+    summary = "Price target consensus of a stock"
+
+    def get(self, request: Request, symbol: str) -> Response:
+        return Response(select(price_target_consensus(symbol), self.fields(CONSENSUS_MEMBERS)))
+
+
+class V2PriceTargetSummaryView(V2ApiView):
+    __doc__ = f"""How many analyst price targets a stock received, and their mean, over the
+    last month, quarter, year and all time: `{{symbol, lastMonthCount, lastMonthAvg,
+    lastQuarterCount, lastQuarterAvg, lastYearCount, lastYearAvg, allTimeCount,
+    allTimeAvg}}`.
+
+    {_SOURCES}FMP's `/stable/price-target-summary` (its `<period>AvgPriceTarget` is
+    `<period>Avg`), or computed from Yahoo's rating-change history
+    (`upgradeDowngradeHistory`): every entry with a `currentPriceTarget` above 0 and a
+    date counts once; the windows are the last 30 (month), 90 (quarter) and 365 (year)
+    days back from now (an entry counts when it is at most that many times 24 hours old)
+    and all entries (all time); means are rounded half up to 2 decimals. Whatever the
+    source, a window without targets has count 0 and a null mean, and a stock without any
+    target is a 404. `fields` selects members. {_ERRORS}"""
+
+    query_serializer = V2PriceTargetQuery
+    response_schema = PRICE_TARGET_SUMMARY_RESPONSE
+    operation_id, tag = "get_price_target_summary", TAG
+    summary = "Price target summary of a stock"
+
+    def get(self, request: Request, symbol: str) -> Response:
+        return Response(select(price_target_summary(symbol), self.fields(SUMMARY_MEMBERS)))

@@ -1,0 +1,365 @@
+"""Financial Modeling Prep (FMP): analyst grades and price targets, press releases and the
+constituents of three US indices, from the ``/stable`` API.
+
+FMP is a keyed source (``settings.FMP_API_KEY``): every capability it serves has a keyless
+fallback in :mod:`marketdata.providers.sources`. The key travels as the ``apikey`` query
+parameter, which FMP requires; the upstream client logs only the path (never the query
+string), and no message built here carries the key, the URL or FMP's body.
+
+How FMP answers, and what that becomes here:
+
+- a bad key: 401 ``{"Error Message": "Invalid API KEY. ..."}``; an endpoint outside the
+  key's plan: 402 or 403 ``{"Error Message": "Restricted Endpoint: ..."}``. Both raise
+  :class:`~marketdata.errors.CredentialsRejected`, so the caller falls back to the keyless
+  source. Older FMP answers put the same words in a 200 body; they are read the same way.
+- an unknown symbol: 200 with ``[]`` -> :class:`~marketdata.errors.NotFound` (so does a
+  symbol FMP knows but has no rows for: there is nothing to show either way).
+- 429 (daily quota) and 5xx are mapped by the upstream client (429, 502 after retries).
+
+Typed fetches (module functions, all cache-through under the provider's name):
+:func:`grades`, :func:`price_target_consensus`, :func:`price_target_summary`,
+:func:`press_releases`, :func:`index_constituents`. Callers pass validated, upper-cased
+symbols (``apps.core.symbols.require_symbol``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from django.conf import settings
+
+from marketdata.cache import TTLPolicy
+from marketdata.errors import (
+    BadRequest,
+    CredentialsRejected,
+    MarketDataError,
+    NotFound,
+    UpstreamBadResponse,
+)
+from marketdata.formatting import rows, text
+from marketdata.http import ProviderConfig, UpstreamResponse
+from marketdata.providers.base import Provider
+from marketdata.providers.registry import get_provider
+
+# Every FMP capability has a keyless fallback, so fail fast: short timeouts, one retry.
+PROVIDER = ProviderConfig(name="fmp", display_name="Financial Modeling Prep",
+                          connect_timeout=2.0, read_timeout=6.0, max_attempts=2,
+                          hosts=("financialmodelingprep.com",))
+
+STABLE = "https://financialmodelingprep.com/stable"
+
+# Analyst data moves a few times a day at most; press releases a few times a week;
+# index membership a few times a year (FMP itself refreshes the lists daily).
+ANALYST_TTL = TTLPolicy("fmp_analyst", open=3600, extended=3600, closed=3600,
+                        market_aware=False)
+PRESS_RELEASES_TTL = TTLPolicy("fmp_press_releases", open=900, extended=900, closed=900,
+                               market_aware=False)
+CONSTITUENTS_TTL = TTLPolicy("fmp_constituents", open=86400, extended=86400, closed=86400,
+                             market_aware=False)
+
+# Our index names -> FMP's constituent endpoints.
+CONSTITUENT_ENDPOINTS: dict[str, str] = {
+    "sp500": "sp500-constituent",
+    "nasdaq100": "nasdaq-constituent",
+    "dowjones": "dowjones-constituent",
+}
+
+# Words of FMP's "Error Message" that say the key (or its plan) was refused.
+_REFUSALS = ("invalid api key", "restricted endpoint", "not available under your current",
+             "exclusive endpoint", "special endpoint", "premium")
+
+
+def _bad(detail: str, status: int | None = None) -> UpstreamBadResponse:
+    return UpstreamBadResponse(PROVIDER.name, f"{PROVIDER.display_name} {detail}", status)
+
+
+def _rejected(status: int | None) -> CredentialsRejected:
+    return CredentialsRejected(
+        PROVIDER.name, f"{PROVIDER.display_name} refused the configured API key "
+        f"(FMP_API_KEY) or its plan does not include this data", status)
+
+
+def error_message(payload: Any) -> str | None:
+    """FMP's ``{"Error Message": "..."}`` text, if the body is one."""
+    if isinstance(payload, dict):
+        message = payload.get("Error Message") or payload.get("error")
+        if isinstance(message, str):
+            return message
+    return None
+
+
+def _refused(message: str | None) -> bool:
+    lowered = (message or "").lower()
+    return any(word in lowered for word in _REFUSALS)
+
+
+# -- value readers ------------------------------------------------------------------------
+def json_number(value: Any) -> int | float | None:
+    """A JSON number as FMP sent it (310 stays 310, 236.38 stays 236.38); None for
+    anything else (missing, strings, booleans, NaN)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def count(value: Any) -> int | None:
+    number = json_number(value)
+    return None if number is None else round(number)
+
+
+def iso_day(value: Any) -> str | None:
+    """``YYYY-MM-DD`` from FMP's date (``2025-01-31``, sometimes with a time part)."""
+    raw = text(value)
+    if raw is None:
+        return None
+    try:
+        return datetime.fromisoformat(raw[:10]).strftime("%Y-%m-%d")
+    except ValueError:
+        return None
+
+
+def published_at(value: Any) -> str | None:
+    """FMP's ``publishedDate`` as ISO 8601.
+
+    The stable API sends ``2025-02-03 16:05:00`` without a zone, and FMP does not document
+    which zone that is, so the wall time is kept as sent: ``2025-02-03T16:05:00`` (no
+    ``Z``: claiming UTC would be a guess). A value that does carry a zone (``...Z`` or an
+    offset, as FMP's price-target news does) is converted to UTC and ends in ``Z``.
+    Unreadable values give None.
+    """
+    raw = text(value)
+    if raw is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(raw.replace(" ", "T", 1))
+    except ValueError:
+        return None
+    if moment.tzinfo is not None:
+        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+# -- parsers (FMP body -> our records) ---------------------------------------------------
+def _rows_of(payload: Any, what: str) -> list[dict[str, Any]]:
+    """The objects of FMP's array answer; a refusal in a 200 body raises as it would with
+    its proper status; any other non-array body is a 502."""
+    message = error_message(payload)
+    if message is not None:
+        if _refused(message):
+            raise _rejected(None)
+        raise _bad(f"returned an error instead of {what}")
+    if not isinstance(payload, list):
+        raise _bad(f"returned a body that is not a list of {what}")
+    return rows(payload)
+
+
+def parse_grades(payload: Any, symbol: str) -> list[dict[str, Any]]:
+    """``/stable/grades`` rows -> ``{date, symbol, gradingCompany, previousGrade, newGrade}``,
+    newest first (FMP lists them so; the sort is stable, so same-day rows keep FMP's order).
+    FMP's ``action`` (upgrade/downgrade/maintain/...) is not part of the record."""
+    found = _rows_of(payload, "grades")
+    if not found:
+        raise NotFound(f"No grading actions for {symbol}")
+    out = [{"date": iso_day(row.get("date")),
+            "symbol": text(row.get("symbol")) or symbol,
+            "gradingCompany": text(row.get("gradingCompany")),
+            "previousGrade": text(row.get("previousGrade")),
+            "newGrade": text(row.get("newGrade"))}
+           for row in found]
+    out.sort(key=lambda item: item["date"] or "", reverse=True)
+    return out
+
+
+def parse_price_target_consensus(payload: Any, symbol: str) -> dict[str, Any]:
+    """``/stable/price-target-consensus`` (a one-element array) -> ``{symbol,
+    targetConsensus, targetHigh, targetLow, targetMedian}``, numbers as sent."""
+    found = _rows_of(payload, "price targets")
+    if not found:
+        raise NotFound(f"No price target consensus for {symbol}")
+    row = found[0]
+    out = {"symbol": text(row.get("symbol")) or symbol,
+           "targetConsensus": json_number(row.get("targetConsensus")),
+           "targetHigh": json_number(row.get("targetHigh")),
+           "targetLow": json_number(row.get("targetLow")),
+           "targetMedian": json_number(row.get("targetMedian"))}
+    if all(not out[name] for name in ("targetConsensus", "targetHigh", "targetLow",
+                                      "targetMedian")):
+        # FMP writes zeros (or nothing) for a symbol no analyst covers.
+        raise NotFound(f"No price target consensus for {symbol}")
+    return out
+
+
+_SUMMARY_PERIODS = ("lastMonth", "lastQuarter", "lastYear", "allTime")
+
+
+def parse_price_target_summary(payload: Any, symbol: str) -> dict[str, Any]:
+    """``/stable/price-target-summary`` -> ``{symbol, lastMonthCount, lastMonthAvg, ...,
+    allTimeCount, allTimeAvg}`` (FMP's ``<period>AvgPriceTarget`` -> ``<period>Avg``;
+    FMP's ``publishers`` list is dropped). FMP writes an average of 0 for a period without
+    targets; that average is null here (there is no mean of nothing). A summary without
+    any target is NotFound."""
+    found = _rows_of(payload, "price target summaries")
+    if not found:
+        raise NotFound(f"No price target summary for {symbol}")
+    row = found[0]
+    out: dict[str, Any] = {"symbol": text(row.get("symbol")) or symbol}
+    for period in _SUMMARY_PERIODS:
+        targets = count(row.get(f"{period}Count"))
+        out[f"{period}Count"] = targets
+        out[f"{period}Avg"] = (None if targets == 0
+                               else json_number(row.get(f"{period}AvgPriceTarget")))
+    if not out["allTimeCount"]:
+        raise NotFound(f"No price target summary for {symbol}")
+    return out
+
+
+def parse_press_releases(payload: Any, symbol: str) -> list[dict[str, Any]]:
+    """``/stable/news/press-releases`` -> ``{date, symbol, title, text}``, newest first
+    (``date`` per :func:`published_at`; publisher, site, image and url are dropped)."""
+    found = _rows_of(payload, "press releases")
+    if not found:
+        raise NotFound(f"No press releases for {symbol}")
+    out = [{"date": published_at(row.get("publishedDate") or row.get("date")),
+            "symbol": text(row.get("symbol")) or symbol,
+            "title": text(row.get("title")),
+            "text": text(row.get("text"), clean=False)}
+           for row in found]
+    out.sort(key=lambda item: item["date"] or "", reverse=True)
+    return out
+
+
+def _string(value: Any) -> str | None:
+    """A constituent field as a string: FMP sends strings, but older rows carry numbers
+    (``cik`` 320193, ``founded`` 1977); blank -> None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return str(value)
+    return text(value)
+
+
+def parse_constituents(payload: Any, index: str) -> list[dict[str, Any]]:
+    """``/stable/{sp500,nasdaq,dowjones}-constituent`` -> ``{symbol, name, sector,
+    subSector, headquarters, dateFirstAdded, cik, founded}`` (all strings or null; FMP's
+    ``headQuarter`` -> ``headquarters``), in FMP's order; rows without a symbol are
+    skipped."""
+    found = _rows_of(payload, "constituents")
+    out = [{"symbol": _string(row.get("symbol")), "name": _string(row.get("name")),
+            "sector": _string(row.get("sector")), "subSector": _string(row.get("subSector")),
+            "headquarters": _string(row.get("headQuarter") or row.get("headquarters")),
+            "dateFirstAdded": _string(row.get("dateFirstAdded")),
+            "cik": _string(row.get("cik")), "founded": _string(row.get("founded"))}
+           for row in found]
+    out = [row for row in out if row["symbol"]]
+    if not out:
+        raise NotFound(f"No constituents for {index}")
+    return out
+
+
+# -- the provider -------------------------------------------------------------------------
+class FmpProvider(Provider):
+    """The key is read once from settings and sent as ``apikey``; refusals (401, 402, 403,
+    or an "Error Message" naming the key or the plan) are CredentialsRejected."""
+
+    config = PROVIDER
+
+    def load_credentials(self) -> Mapping[str, Any]:
+        return {"api_key": settings.FMP_API_KEY}
+
+    def authenticate(self, params: dict[str, Any], headers: dict[str, str]) -> None:
+        params["apikey"] = self.credentials["api_key"]
+
+    def error_for(self, response: UpstreamResponse, endpoint: str,
+                  not_found: str | None) -> MarketDataError | None:
+        if response.status < 400:
+            return None
+        if response.status in (401, 402, 403):
+            return _rejected(response.status)
+        if response.status == 404:
+            return NotFound(not_found or "Not found")
+        try:
+            message = error_message(response.json())
+        except UpstreamBadResponse:
+            message = None
+        if _refused(message):
+            return _rejected(response.status)
+        return _bad(f"answered HTTP {response.status} for {endpoint}", response.status)
+
+    def stable(self, endpoint: str, params: Mapping[str, Any], not_found: str) -> Any:
+        """GET ``/stable/{endpoint}`` and decode it (the key is added by the auth hook)."""
+        if not self.credentials["api_key"]:
+            # Callers ask FMP only when the key is set; a call without one is refused as
+            # FMP would refuse it, so the caller falls back without a round trip.
+            raise _rejected(None)
+        return self.get_json(endpoint, f"{STABLE}/{endpoint}", params, not_found=not_found)
+
+
+def fmp_provider() -> FmpProvider:
+    return get_provider(PROVIDER.name)
+
+
+# -- typed fetches (through the cache) ----------------------------------------------------
+def grades(symbol: str) -> list[dict[str, Any]]:
+    """Analyst grading actions for a validated symbol, newest first (NotFound when none)."""
+    provider = fmp_provider()
+    return provider.cached(
+        "grades", {"symbol": symbol},
+        lambda: parse_grades(provider.stable("grades", {"symbol": symbol},
+                                             f"Symbol {symbol} not found"), symbol),
+        ANALYST_TTL, group="analysts")
+
+
+def price_target_consensus(symbol: str) -> dict[str, Any]:
+    """``{symbol, targetConsensus, targetHigh, targetLow, targetMedian}`` (NotFound when
+    FMP has none)."""
+    provider = fmp_provider()
+    return provider.cached(
+        "price_target_consensus", {"symbol": symbol},
+        lambda: parse_price_target_consensus(
+            provider.stable("price-target-consensus", {"symbol": symbol},
+                            f"Symbol {symbol} not found"), symbol),
+        ANALYST_TTL, group="analysts")
+
+
+def price_target_summary(symbol: str) -> dict[str, Any]:
+    """``{symbol, lastMonthCount, lastMonthAvg, lastQuarterCount, lastQuarterAvg,
+    lastYearCount, lastYearAvg, allTimeCount, allTimeAvg}`` (NotFound when none)."""
+    provider = fmp_provider()
+    return provider.cached(
+        "price_target_summary", {"symbol": symbol},
+        lambda: parse_price_target_summary(
+            provider.stable("price-target-summary", {"symbol": symbol},
+                            f"Symbol {symbol} not found"), symbol),
+        ANALYST_TTL, group="analysts")
+
+
+def press_releases(symbol: str, limit: int) -> list[dict[str, Any]]:
+    """The company's latest ``limit`` press releases, ``{date, symbol, title, text}``
+    newest first (NotFound when FMP has none)."""
+    provider = fmp_provider()
+    params = {"symbols": symbol, "limit": int(limit)}
+    return provider.cached(
+        "press_releases", params,
+        lambda: parse_press_releases(
+            provider.stable("news/press-releases", params, f"Symbol {symbol} not found"),
+            symbol)[:int(limit)],
+        PRESS_RELEASES_TTL, group="press_releases")
+
+
+def index_constituents(index: str) -> list[dict[str, Any]]:
+    """The members of ``index`` (``sp500``, ``nasdaq100`` or ``dowjones``), each ``{symbol,
+    name, sector, subSector, headquarters, dateFirstAdded, cik, founded}``; BadRequest for
+    any other index name."""
+    endpoint = CONSTITUENT_ENDPOINTS.get(index)
+    if endpoint is None:
+        raise BadRequest(f"Constituents are available for {', '.join(CONSTITUENT_ENDPOINTS)}"
+                         " only")
+    provider = fmp_provider()
+    return provider.cached(
+        "index_constituents", {"index": index},
+        lambda: parse_constituents(provider.stable(endpoint, {}, f"No constituents for "
+                                                                 f"{index}"), index),
+        CONSTITUENTS_TTL, group="constituents")
