@@ -1,1 +1,7 @@
-urlpatterns: list = []
+from django.urls import path
+
+from apps.forex.views import V2ForexView
+
+urlpatterns = [
+    path("v2/forex/<str:from>/<str:to>", V2ForexView.as_view(), name="v2-forex"),
+]

@@ -20,6 +20,8 @@ PROVIDERS: dict[str, str] = {
     "yahoo": "marketdata.providers.yahoo.client:YahooProvider",
     "fmp": "marketdata.providers.fmp:FmpProvider",
     "algolia": "marketdata.providers.algolia:AlgoliaProvider",
+    "frankfurter": "marketdata.providers.frankfurter:FrankfurterProvider",
+    "cftc": "marketdata.providers.cftc:CftcProvider",
 }
 
 # capability -> provider names, in order of preference.

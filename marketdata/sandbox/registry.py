@@ -10,7 +10,9 @@ is one package with its routes and ``build_provider``, plus one line here.
 from __future__ import annotations
 
 from marketdata.sandbox.algolia import router as algolia
+from marketdata.sandbox.cftc import router as cftc
 from marketdata.sandbox.fmp import router as fmp
+from marketdata.sandbox.frankfurter import router as frankfurter
 from marketdata.sandbox.providers import ProviderFactory
 from marketdata.sandbox.yahoo import router as yahoo
 
@@ -18,4 +20,6 @@ PROVIDERS: tuple[ProviderFactory, ...] = (
     yahoo.build_provider,  # first: unknown hosts fall back to Yahoo's paths before others'
     algolia.build_provider,
     fmp.build_provider,
+    frankfurter.build_provider,
+    cftc.build_provider,
 )

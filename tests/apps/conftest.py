@@ -14,10 +14,14 @@ from tests.conftest import capture_logs
 @pytest.fixture(autouse=True)
 def _fast_retries(monkeypatch):
     """Keep Yahoo's retry policy (attempt count) but drop the back-off sleeps."""
-    from marketdata.providers import yahoo
+    from marketdata.providers import registry, yahoo
+    from marketdata.providers.yahoo.client import YahooProvider
 
     fast = dataclasses.replace(yahoo.PROVIDER, backoff_seconds=0.001, backoff_max_seconds=0.001)
     monkeypatch.setattr(yahoo, "PROVIDER", fast)
+    # The provider class bound the config when it was defined: patch what it registers.
+    monkeypatch.setattr(YahooProvider, "config", fast)
+    registry.reset()
 
 
 class CacheClock:

@@ -168,7 +168,9 @@ def parse_gql_quote_v7(item: dict[str, Any]) -> GqlQuoteRecord:
     return GqlQuoteRecord(symbol=symbol, values=values)
 
 
-def _results(payload: Any) -> list[dict[str, Any]]:
+def v7_results(payload: Any) -> list[dict[str, Any]]:
+    """The result objects of a v7 quote answer (Yahoo omits unknown symbols); a body
+    without ``quoteResponse.result`` is a 502."""
     try:
         results = payload["quoteResponse"]["result"] or []
     except (KeyError, TypeError) as exc:
@@ -179,7 +181,7 @@ def _results(payload: Any) -> list[dict[str, Any]]:
 
 def parse_gql_quotes(payload: Any) -> dict[str, GqlQuoteRecord]:
     """v7 body -> {SYMBOL: record}; Yahoo silently omits unknown symbols."""
-    return {record.symbol: record for record in map(parse_gql_quote_v7, _results(payload))}
+    return {record.symbol: record for record in map(parse_gql_quote_v7, v7_results(payload))}
 
 
 def _locale(lang: str | None, region: str | None) -> dict[str, str]:
@@ -216,7 +218,7 @@ class LogoUrls:
 def parse_logos(payload: Any) -> dict[str, LogoUrls]:
     """v7 body asked for the logo fields -> {SYMBOL: urls}; symbols without any are absent."""
     out: dict[str, LogoUrls] = {}
-    for item in _results(payload):
+    for item in v7_results(payload):
         logos = LogoUrls(usable_value("string", item.get("logoUrl")),
                          usable_value("string", item.get("companyLogoUrl")))
         if logos.logo_url or logos.company_logo_url:

@@ -1,0 +1,25 @@
+"""v2 weekly positioning: the CFTC Commitments of Traders of one futures contract."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apps.core.symbols import require_symbol
+from marketdata.providers import cftc, sources
+
+
+def cot_for(symbol_text: str) -> dict[str, Any]:
+    """``{symbol, contractMarketCode, marketAndExchangeName, observations}`` with the
+    observations oldest first as a bare list (the view pages them).
+
+    A malformed symbol or one that is neither a contract market code nor a curated root is
+    a 404 before any upstream call; a code with no rows in either report is a 404 too.
+    """
+    found = cftc.lookup(require_symbol(symbol_text))
+    result = sources.serve("cot", {"cftc": lambda: cftc.commitments(found)})
+    return {
+        "symbol": found.symbol,
+        "contractMarketCode": result.contract_market_code or found.code,
+        "marketAndExchangeName": result.market_and_exchange_name,
+        "observations": list(result.observations),
+    }

@@ -1,0 +1,68 @@
+"""v2 weekly positioning: GET /v2/positioning/cot/{symbol}."""
+
+from __future__ import annotations
+
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.core.v2 import V2ApiView, paginate_member, select
+from apps.positioning.serializers import COT_RESPONSE, V2CotQuery
+from apps.positioning.services import cot_for
+from marketdata.providers.cftc import (
+    CONTRACTS,
+    DISAGGREGATED,
+    LEGACY,
+    LEGACY_NULL_MEMBERS,
+    WEEKS,
+)
+
+TAG = "Positioning (v2)"
+COT_MEMBERS = ("symbol", "contractMarketCode", "marketAndExchangeName", "observations")
+
+
+def _roots(report_name: str) -> str:
+    return ", ".join(f"{c.root} {c.code}" for c in CONTRACTS.values()
+                     if c.report.name == report_name)
+
+
+class V2CotView(V2ApiView):
+    __doc__ = f"""Weekly positioning of one futures contract: the CFTC Commitments of
+    Traders, futures only, as `{{symbol, contractMarketCode, marketAndExchangeName,
+    observations}}`.
+
+    Source: CFTC Public Reporting (Socrata), no key. Physical commodities come from the
+    {DISAGGREGATED.title} (dataset `{DISAGGREGATED.dataset}`), which has every member.
+    Contracts without disaggregated rows (financial futures: equity indices, rates,
+    currencies, crypto) come from the {LEGACY.title} (dataset `{LEGACY.dataset}`):
+    `openInterest`, `totalReportableLong/Short` and `nonreportableLong/Short` are filled,
+    and {", ".join(f"`{m}`" for m in LEGACY_NULL_MEMBERS)} are null (the legacy
+    commercial / non-commercial categories have no member here).
+
+    `symbol`: a CFTC contract market code (six characters, digits and capitals, starting
+    with a digit: `088691`, `13874A`; case-insensitive) or a futures root of the curated
+    table. Disaggregated: {_roots(DISAGGREGATED.name)}. Legacy: {_roots(LEGACY.name)}.
+    A root or code of the table asks its own report first; a code outside the table asks
+    the disaggregated report first; the other report is asked when the first has no rows.
+
+    `observations`: the newest {WEEKS} weekly reports (five years, fewer for younger
+    contracts), **oldest first**; `reportDate` is the Tuesday the positions are as of
+    (`YYYY-MM-DD`; published the Friday after). Positions are numbers of contracts as
+    the CFTC reports them; a value the CFTC row does not have is null, never 0.
+    `contractMarketCode` and `marketAndExchangeName` are the newest row's. Answers are
+    cached for six hours.
+
+    `cursor`/`limit` page the observations (a connection `{{edges, nodes, pageInfo}}`; the
+    other members stay as they are); with neither they are a bare array. `fields` selects
+    top-level members. 404 for a malformed symbol, a root outside the table (never sent
+    upstream) or a code with no rows in either report; 400 for a bad `cursor`/`limit`
+    before any upstream call; 502/503/504/429 name the provider `cftc` when the CFTC
+    cannot answer."""
+
+    query_serializer = V2CotQuery
+    response_schema = COT_RESPONSE
+    operation_id, tag = "get_cot", TAG
+    summary = "Weekly positioning (Commitments of Traders) of a futures contract"
+
+    def get(self, request: Request, symbol: str) -> Response:
+        body = paginate_member(cot_for(symbol), "observations", self.params)
+        return Response(select(body, self.fields(COT_MEMBERS)))

@@ -1,0 +1,1 @@
+"""Simulated Frankfurter API (the ECB's euro reference rates): see README.md."""

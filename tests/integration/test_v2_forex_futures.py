@@ -1,0 +1,94 @@
+"""/v2/forex/{from}/{to} and /v2/futures/{symbol} through the real service process over
+loopback, with the sandbox HTTP server standing in for Yahoo and Frankfurter (every
+simulated provider's hosts mapped through UPSTREAM_HOST_MAP, as an operator would): Yahoo's
+quote first, the ECB reference rate when Yahoo's quote endpoint fails, ApiError bodies for
+bad input, and a cached repeat."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.integration.servers import http, sandbox_host_map, start_sandbox, start_service
+
+pytestmark = pytest.mark.integration
+
+FOREX_MEMBERS = ["symbol", "baseCurrency", "quoteCurrency", "price", "bid", "ask", "change",
+                 "changePercent", "timestamp"]
+FUTURES_MEMBERS = ["symbol", "name", "exchange", "underlying", "expirationDate", "price",
+                   "change", "changePercent", "openInterest", "volume", "timestamp"]
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("v2-forex-futures")
+    sandbox = start_sandbox(tmp)
+    service = start_service(tmp, {"MARKETDATA_UPSTREAM": "live",
+                                  "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url)})
+    yield service, sandbox
+    service.stop()
+    sandbox.stop()
+
+
+def _get(service, path: str):
+    status, headers, body = http("GET", f"{service.base_url}{path}")
+    assert "json" in headers.get("Content-Type", ""), (path, headers)
+    return status, headers, json.loads(body)
+
+
+def _faults(sandbox, faults: list[dict]) -> None:
+    status, _, _ = http("POST", f"{sandbox.base_url}/__sandbox__/config", {"faults": faults})
+    assert status == 200
+
+
+def _requests(sandbox, provider: str) -> int:
+    _, _, body = http("GET", f"{sandbox.base_url}/__sandbox__/requests?provider={provider}")
+    return json.loads(body)["count"]
+
+
+def test_forex_from_yahoo(stack):
+    service, sandbox = stack
+    status, headers, body = _get(service, "/v2/forex/eur/usd")
+    assert status == 200, body
+    assert list(body) == FOREX_MEMBERS
+    assert (body["symbol"], body["baseCurrency"], body["quoteCurrency"]) == (
+        "EURUSD", "EUR", "USD")
+    assert body["bid"] is not None and body["ask"] is not None
+    assert headers.get("X-Data-Source") == "live"
+    assert _requests(sandbox, "frankfurter") == 0
+
+
+def test_forex_from_the_ecb_when_yahoos_quote_fails(stack):
+    service, sandbox = stack
+    _faults(sandbox, [{"path_prefix": "/v7/finance/quote", "fail_rate": 1.0}])
+    try:
+        status, headers, body = _get(service, "/v2/forex/GBP/JPY?fields=price,bid,timestamp")
+    finally:
+        _faults(sandbox, [])
+    assert status == 200, body
+    assert body["bid"] is None and body["price"] > 0 and body["timestamp"] % 86400 == 0
+    assert headers.get("Cache-Control") == "no-store"
+    assert _requests(sandbox, "frankfurter") >= 1
+
+
+def test_futures(stack):
+    service, _ = stack
+    status, _, body = _get(service, "/v2/futures/GC")
+    assert status == 200, body
+    assert list(body) == FUTURES_MEMBERS and body["symbol"] == "GC=F"
+    assert None not in body.values()
+    status, headers, again = _get(service, "/v2/futures/GC")
+    assert status == 200 and headers.get("X-Cache") == "HIT" and again == body
+
+
+@pytest.mark.parametrize(("path", "status"), [
+    ("/v2/forex/EURO/USD", 400),
+    ("/v2/forex/EUR/XYZ", 404),
+    ("/v2/futures/EURUSD=X", 404),
+    ("/v2/futures/NOPE..X", 404),
+])
+def test_errors_are_api_errors(stack, path, status):
+    service, _ = stack
+    got, _, body = _get(service, path)
+    assert got == status and body["status"] == status and body["error"], (path, body)
