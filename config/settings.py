@@ -252,6 +252,9 @@ SEARCH_INDEX = os.environ.get("SEARCH_INDEX", "stocks").strip()
 # capability, without one the keyless source does. Never logged, never echoed.
 FRED_API_KEY = os.environ.get("FRED_API_KEY", "").strip()
 FMP_API_KEY = os.environ.get("FMP_API_KEY", "").strip()
+# GDELT asks for at most one request every 5 seconds: call starts are spaced this far apart
+# per process (0 turns the pacing off, e.g. behind a caching proxy or a replay server).
+GDELT_MIN_INTERVAL_SECONDS = env_float("GDELT_MIN_INTERVAL_SECONDS", 5.0)
 # SEC EDGAR asks every client to identify itself with a contact in the User-Agent.
 SEC_USER_AGENT = os.environ.get("SEC_USER_AGENT", "").strip() or \
     "MarketDataService/3.2 (self-hosted; set SEC_USER_AGENT) admin@example.com"

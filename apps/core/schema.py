@@ -137,7 +137,10 @@ class V2AutoSchema(AutoSchema):
             params.append(OpenApiParameter(name, OpenApiTypes.STR, OpenApiParameter.PATH,
                                            enum=list(choices)))
         path = self.path or ""
-        for name, text in _PATH_DESCRIPTIONS.items():
+        # A view may describe its own path values (a COT symbol is a contract code or a
+        # futures root, a macro series an id); the shared words cover the rest.
+        described = {**_PATH_DESCRIPTIONS, **(self._v2("path_descriptions") or {})}
+        for name, text in described.items():
             if "{" + name + "}" in path:
                 params.append(OpenApiParameter(name, OpenApiTypes.STR, OpenApiParameter.PATH,
                                                description=text))

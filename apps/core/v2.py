@@ -113,6 +113,8 @@ class V2ApiView(ApiView):
     error_style = V2
     query_serializer: type | None = None
     path_choices: Mapping[str, tuple[str, ...]] = {}
+    # OpenAPI descriptions of path values, where the shared ones (``symbol``) do not fit.
+    path_descriptions: Mapping[str, str] = {}
     body_serializer: type | None = None
     response_schema: Any = None
     # OpenAPI: operation id, tag, one-line summary; the description is the class docstring

@@ -59,6 +59,9 @@ class V2CotView(V2ApiView):
     cannot answer."""
 
     query_serializer = V2CotQuery
+    path_descriptions = {"symbol": "A CFTC contract market code (six characters, e.g. 088691, "
+                                   "13874A) or a futures root of the curated table (GC=F, "
+                                   "ES=F, ...); anything else is a 404"}
     response_schema = COT_RESPONSE
     operation_id, tag = "get_cot", TAG
     summary = "Weekly positioning (Commitments of Traders) of a futures contract"

@@ -20,6 +20,7 @@ PROVIDERS: dict[str, str] = {
     "yahoo": "marketdata.providers.yahoo.client:YahooProvider",
     "fmp": "marketdata.providers.fmp:FmpProvider",
     "algolia": "marketdata.providers.algolia:AlgoliaProvider",
+    "gdelt": "marketdata.providers.gdelt:GdeltProvider",
     "frankfurter": "marketdata.providers.frankfurter:FrankfurterProvider",
     "cftc": "marketdata.providers.cftc:CftcProvider",
 }

@@ -13,6 +13,7 @@ from marketdata.sandbox.algolia import router as algolia
 from marketdata.sandbox.cftc import router as cftc
 from marketdata.sandbox.fmp import router as fmp
 from marketdata.sandbox.frankfurter import router as frankfurter
+from marketdata.sandbox.gdelt import router as gdelt
 from marketdata.sandbox.providers import ProviderFactory
 from marketdata.sandbox.yahoo import router as yahoo
 
@@ -21,5 +22,6 @@ PROVIDERS: tuple[ProviderFactory, ...] = (
     algolia.build_provider,
     fmp.build_provider,
     frankfurter.build_provider,
+    gdelt.build_provider,
     cftc.build_provider,
 )
