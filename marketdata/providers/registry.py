@@ -18,6 +18,8 @@ from marketdata.providers.base import Provider
 # name -> "module:Class"
 PROVIDERS: dict[str, str] = {
     "yahoo": "marketdata.providers.yahoo.client:YahooProvider",
+    "fred": "marketdata.providers.fred:FredProvider",
+    "treasury": "marketdata.providers.treasury:TreasuryProvider",
     "fmp": "marketdata.providers.fmp:FmpProvider",
     "algolia": "marketdata.providers.algolia:AlgoliaProvider",
     "gdelt": "marketdata.providers.gdelt:GdeltProvider",

@@ -13,13 +13,17 @@ from marketdata.sandbox.algolia import router as algolia
 from marketdata.sandbox.cftc import router as cftc
 from marketdata.sandbox.fmp import router as fmp
 from marketdata.sandbox.frankfurter import router as frankfurter
+from marketdata.sandbox.fred import router as fred
 from marketdata.sandbox.gdelt import router as gdelt
 from marketdata.sandbox.providers import ProviderFactory
+from marketdata.sandbox.treasury import router as treasury
 from marketdata.sandbox.yahoo import router as yahoo
 
 PROVIDERS: tuple[ProviderFactory, ...] = (
     yahoo.build_provider,  # first: unknown hosts fall back to Yahoo's paths before others'
     algolia.build_provider,
+    fred.build_provider,
+    treasury.build_provider,
     fmp.build_provider,
     frankfurter.build_provider,
     gdelt.build_provider,
