@@ -63,7 +63,8 @@ class Capability:
             text += "; when it fails, " + ", then ".join(s.label for s in rest)
         idle = [s for s in self.sources if not s.active()]
         if idle:
-            text += "; " + ", ".join(f"{s.label} with {s.key_setting}" for s in idle)
+            text += "; " + ", ".join(f"set {s.key_setting} to use {s.label} first"
+                                     for s in idle)
         return text + "."
 
 

@@ -494,7 +494,7 @@ def test_v2_health_says_which_source_serves_what(api, settings):
     keyless = api.get("/v2/health").json()["notices"]
     macro = next(n for n in keyless if n.startswith("Macro series"))
     assert macro.startswith("Macro series (/v2/macro/series/{id}): FRED's keyless")
-    assert "the FRED API with FRED_API_KEY" in macro
+    assert "; set FRED_API_KEY to use the FRED API first." in macro
     settings.FRED_API_KEY = "k" * 32
     settings.FMP_API_KEY = "f" * 32
     keyed = api.get("/v2/health").json()["notices"]

@@ -105,4 +105,4 @@ def test_notices_name_the_serving_source(settings):
     text = "\n".join(sources.notices())
     assert "Forex (/v2/forex/{from}/{to}): Yahoo Finance (live bid/ask); when it fails, " \
            "the ECB reference rates (Frankfurter)." in text
-    assert "Financial Modeling Prep with FMP_API_KEY" in text
+    assert "set FMP_API_KEY to use Financial Modeling Prep first" in text
