@@ -25,6 +25,8 @@ PROVIDERS: dict[str, str] = {
     "gdelt": "marketdata.providers.gdelt:GdeltProvider",
     "frankfurter": "marketdata.providers.frankfurter:FrankfurterProvider",
     "cftc": "marketdata.providers.cftc:CftcProvider",
+    "sec": "marketdata.providers.sec:SecProvider",
+    "wikipedia": "marketdata.providers.wikipedia:WikipediaProvider",
 }
 
 # capability -> provider names, in order of preference.

@@ -16,7 +16,9 @@ from marketdata.sandbox.frankfurter import router as frankfurter
 from marketdata.sandbox.fred import router as fred
 from marketdata.sandbox.gdelt import router as gdelt
 from marketdata.sandbox.providers import ProviderFactory
+from marketdata.sandbox.sec import router as sec
 from marketdata.sandbox.treasury import router as treasury
+from marketdata.sandbox.wikipedia import router as wikipedia
 from marketdata.sandbox.yahoo import router as yahoo
 
 PROVIDERS: tuple[ProviderFactory, ...] = (
@@ -28,4 +30,6 @@ PROVIDERS: tuple[ProviderFactory, ...] = (
     frankfurter.build_provider,
     gdelt.build_provider,
     cftc.build_provider,
+    sec.build_provider,
+    wikipedia.build_provider,
 )

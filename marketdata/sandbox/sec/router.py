@@ -1,0 +1,118 @@
+"""EDGAR's route table and its simulated provider (hosts ``www.sec.gov`` and
+``data.sec.gov``).
+
+| Path | Answer |
+| --- | --- |
+| ``GET /files/company_tickers.json`` | the ticker list |
+| ``GET /submissions/CIK##########.json`` | the company's submissions (404 XML otherwise) |
+| ``GET /Archives/edgar/data/{cik}/{folder}/{accession}-index.htm`` | the filing index page |
+| ``GET /Archives/edgar/data/{cik}/{folder}/index.json`` | the folder listing |
+| ``GET /Archives/edgar/data/{cik}/{folder}/{document}`` | a filed document |
+
+A filing exists once the sandbox clock has reached its filing date; anything else is
+EDGAR's 404 page. Like EDGAR, a request whose User-Agent declares no contact (no ``@``:
+missing, a browser's or a library's default) gets the 403 "Undeclared Automated Tool" page.
+"""
+
+from __future__ import annotations
+
+import re
+
+from marketdata.sandbox.common import Request, json_response, text_response
+from marketdata.sandbox.providers import Handler, Route, SandboxOptions, SimulatedProvider
+from marketdata.sandbox.response import SandboxResponse
+from marketdata.sandbox.sec import documents
+from marketdata.sandbox.sec.companies import company
+from marketdata.sandbox.sec.filings import find_filing, recent_filings
+
+HOSTS = ("www.sec.gov", "data.sec.gov")
+HTML_TYPE = "text/html"
+
+
+def _page(title: str, text: str, status: int) -> SandboxResponse:
+    body = (f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<title>SEC.gov | {title}</title>\n"
+            f"</head>\n<body>\n<h1>{title}</h1>\n<p>{text}</p>\n</body>\n</html>\n")
+    return text_response(body, status, content_type=HTML_TYPE)
+
+
+def not_found() -> SandboxResponse:
+    return _page("Page Not Found", "The page you requested could not be found.", 404)
+
+
+def _no_such_key() -> SandboxResponse:
+    body = ('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchKey</Code>'
+            "<Message>The specified key does not exist.</Message></Error>")
+    return text_response(body, 404, content_type="application/xml")
+
+
+def _undeclared(req: Request) -> SandboxResponse | None:
+    if "@" not in req.headers.get("user-agent", ""):
+        return _page("Request Rate Threshold Exceeded",
+                     "Your Request Originates from an Undeclared Automated Tool. To allow "
+                     "for equitable access to all users, SEC reserves the right to limit "
+                     "requests originating from undeclared automated tools. Please declare "
+                     "your traffic by updating your user agent to include company specific "
+                     "information.", 403)
+    return None
+
+
+def _checked(handler: Handler) -> Handler:
+    def run(req: Request) -> SandboxResponse:
+        return _undeclared(req) or handler(req)
+
+    return run
+
+
+def handle_company_tickers(req: Request) -> SandboxResponse:
+    return json_response(documents.company_tickers())
+
+
+def handle_submissions(req: Request) -> SandboxResponse:
+    found = company(int(req.params["cik"]))
+    if found is None:
+        return _no_such_key()
+    today = req.clock().date()
+    return json_response(documents.submissions(found, recent_filings(found.cik, today)))
+
+
+def handle_archive(req: Request) -> SandboxResponse:
+    cik, folder, name = int(req.params["cik"]), req.params["folder"], req.params["name"]
+    found = company(cik)
+    if found is None:
+        return not_found()
+    if name.endswith("-index.htm"):
+        accession = name.removesuffix("-index.htm")
+    else:
+        accession = f"{folder[:10]}-{folder[10:12]}-{folder[12:]}"
+    filing = find_filing(cik, accession, req.clock().date())
+    if filing is None or filing.folder != folder:
+        return not_found()
+    if name.endswith("-index.htm"):
+        return text_response(documents.index_page(found, filing), content_type=HTML_TYPE)
+    if name == "index.json":
+        return json_response(documents.folder_listing(filing))
+    doc = documents.document(found, filing, name)
+    if doc is None:
+        return not_found()
+    body, content_type = doc
+    return text_response(body, content_type=content_type)
+
+
+ROUTES = (
+    Route(("GET",), re.compile(r"/files/company_tickers\.json"),
+          _checked(handle_company_tickers)),
+    Route(("GET",), re.compile(r"/submissions/CIK(?P<cik>\d{10})\.json"),
+          _checked(handle_submissions)),
+    Route(("GET",), re.compile(r"/Archives/edgar/data/(?P<cik>\d{1,10})/(?P<folder>\d{18})/"
+                               r"(?P<name>.+)"), _checked(handle_archive)),
+)
+
+
+def _error(route: Route | None, status: int, code: str, description: str) -> SandboxResponse:
+    return _page(code, description, status)
+
+
+def build_provider(options: SandboxOptions) -> SimulatedProvider:
+    """EDGAR: stateless; the clock decides which filings exist."""
+    return SimulatedProvider(name="sec", hosts=HOSTS, routes=ROUTES, error=_error,
+                             not_found=not_found)

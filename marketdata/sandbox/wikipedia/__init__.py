@@ -1,0 +1,1 @@
+"""Wikipedia simulator: the three index constituent articles, wired in router.py."""
