@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BASE_STAMP := $(VENV)/.base-$(shell cat requirements/base.txt | sha1sum | cut -c1-10)
 DEV_STAMP  := $(VENV)/.dev-$(shell cat requirements/base.txt requirements/dev.txt | sha1sum | cut -c1-10)
 
-.PHONY: run test lint schema unit sandbox bench bench-indicators fuzz clean
+.PHONY: run test lint schema unit sandbox bench bench-indicators bench-backtest fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ bench: $(DEV_STAMP)
 ## bench-indicators: indicator computation vs TA-Lib on 2,500 bars (bench/README.md)
 bench-indicators: $(DEV_STAMP)
 	$(BIN)/python bench/indicators.py
+
+## bench-backtest: the backtest engine vs backtesting.py, and POST /v2/backtest (bench/README.md)
+bench-backtest: $(DEV_STAMP)
+	$(BIN)/python bench/backtest.py
 
 ## fuzz: schemathesis (all checks, > 1,000 cases) against the service in sandbox mode
 fuzz: $(DEV_STAMP)

@@ -36,10 +36,12 @@ def when_ready(server):
 
 
 def post_worker_init(worker):
-    # Build the market calendar and load the compiled indicator kernels before the first
-    # request instead of during it.
+    # Build the market calendar and load the compiled indicator and backtest kernels before
+    # the first request instead of during it.
+    from marketdata.backtest.warmup import warm_up as warm_up_backtest
     from marketdata.indicators.warmup import warm_up
     from marketdata.markets import market_status
 
     market_status()
     warm_up()
+    warm_up_backtest()
