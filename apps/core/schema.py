@@ -142,8 +142,13 @@ class V2AutoSchema(AutoSchema):
         described = {**_PATH_DESCRIPTIONS, **(self._v2("path_descriptions") or {})}
         for name, text in described.items():
             if "{" + name + "}" in path:
-                params.append(OpenApiParameter(name, OpenApiTypes.STR, OpenApiParameter.PATH,
-                                               description=text))
+                # A description, or a schema with one ({"description", "pattern", ...}).
+                schema = {"type": "string", **text} if isinstance(text, dict) else None
+                params.append(OpenApiParameter(
+                    name, OpenApiTypes.STR if schema is None else
+                    {k: v for k, v in schema.items() if k != "description"},
+                    OpenApiParameter.PATH,
+                    description=text if schema is None else schema.get("description")))
         return params
 
     def get_request_serializer(self) -> Any:

@@ -14,10 +14,10 @@ its parameters and its error responses from the same declarations.
 - ``cursor``/``limit``: opt-in. With neither, a list is returned bare; with either, as a
   connection ``{edges: [{cursor, node}], nodes, pageInfo}``. A cursor is the base64url
   (no padding) JSON of the item's 0-based position, so a client can keep one across pages;
-  an undecodable cursor is a 400. The cursor is decoded while the query is validated, before
-  any upstream call, by a bounded parser (no JSON: at most ``MAX_CURSOR_LENGTH`` characters
-  of base64url whose bytes are the position's decimal digits). A cursor past the end gives
-  an empty page.
+  any other string is a 400 (the OpenAPI schema states the cursors' exact pattern). The
+  cursor is decoded while the query is validated, before any upstream call, by a bounded
+  parser (no JSON: at most ``MAX_CURSOR_LENGTH`` characters of unpadded base64url whose
+  bytes are the position's decimal digits). A cursor past the end gives an empty page.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions, serializers
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
@@ -50,10 +51,34 @@ from marketdata.errors import FieldError, InvalidParameters, NotFound
 from marketdata.providers.yahoo.chart import V2_INTERVALS, V2_RANGES
 
 MAX_LIMIT = 1000
-# base64url of up to 16 decimal digits is 22 characters; '=' padding is tolerated.
-MAX_CURSOR_LENGTH = 24
-_CURSOR_TEXT = re.compile(r"[A-Za-z0-9_-]+={0,2}", re.ASCII)
+# base64url of up to 16 decimal digits is 22 characters.
+MAX_CURSOR_LENGTH = 22
 _POSITION = re.compile(rb"0|[1-9][0-9]{0,15}")
+
+
+def _cursor_pattern() -> str:
+    """The exact language of our cursors: unpadded base64url of a position's decimal digits
+    (no leading zero, at most 16 digits). Written out so the OpenAPI schema says precisely
+    which strings are cursors (a fuzzer then sends garbled ones only as invalid data).
+
+    Three ASCII digits (0x30-0x39) encode to four characters: the first digit fixes the
+    first two (``M``/``N``/``O`` then ``D``/``T``/``j``/``z``), the second the third (a
+    multiple of 4: ``A E I M Q U Y c g k``), the third the fourth (``w``-``z``, ``0``-``5``).
+    A trailing single digit is two characters, two digits three (the spare bits zero).
+    """
+    lead = "(?:M[DTjz]|N[DTjz]|O[DT])"  # first digit 0-9
+    lead_nonzero = "(?:M[Tjz]|N[DTjz]|O[DT])"  # first digit 1-9
+    middle, last = "[AEIMQUYcgk]", "[w-z0-5]"
+    group, first_group = f"{lead}{middle}{last}", f"{lead_nonzero}{middle}{last}"
+    one_left = "(?:M[AQgw]|N[AQgw]|O[AQ])"  # one trailing digit 0-9
+    two_left = f"{lead}{middle}"
+    single = "(?:M[Qgw]|N[AQgw]|O[AQ])"  # the numbers 1-9
+    return (f"^(?:MA|{single}|{lead_nonzero}{middle}|{first_group}"
+            f"(?:(?:{group}){{0,3}}(?:{one_left}|{two_left})?|(?:{group}){{4}}{one_left}?))$")
+
+
+CURSOR_PATTERN = _cursor_pattern()
+_CURSOR_TEXT = re.compile(CURSOR_PATTERN, re.ASCII)
 
 # -- the spec's enumerations, declared once -----------------------------------------------------
 INTERVALS = V2_INTERVALS
@@ -113,8 +138,9 @@ class V2ApiView(ApiView):
     error_style = V2
     query_serializer: type | None = None
     path_choices: Mapping[str, tuple[str, ...]] = {}
-    # OpenAPI descriptions of path values, where the shared ones (``symbol``) do not fit.
-    path_descriptions: Mapping[str, str] = {}
+    # OpenAPI descriptions of path values, where the shared ones (``symbol``) do not fit: a
+    # text, or a schema with a description ({"description": ..., "pattern": ...}).
+    path_descriptions: Mapping[str, str | Mapping[str, Any]] = {}
     body_serializer: type | None = None
     response_schema: Any = None
     # OpenAPI: operation id, tag, one-line summary; the description is the class docstring
@@ -217,7 +243,7 @@ def cursor_position(cursor: Any) -> int | None:
     if not isinstance(cursor, str) or not 0 < len(cursor) <= MAX_CURSOR_LENGTH \
             or not _CURSOR_TEXT.fullmatch(cursor):
         return None
-    text = cursor.rstrip("=")
+    text = cursor
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (ValueError, binascii.Error):
@@ -229,6 +255,7 @@ def cursor_position(cursor: Any) -> int | None:
     return position if encode_cursor(position) == text else None
 
 
+@extend_schema_field({"type": "string", "pattern": CURSOR_PATTERN, "maxLength": MAX_CURSOR_LENGTH})
 class CursorParam(serializers.CharField):
     """The ``cursor`` query parameter, decoded to its position during validation (so a bad
     cursor is a 400 before any upstream call)."""

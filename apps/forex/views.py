@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -47,16 +45,14 @@ class V2ForexView(V2ApiView):
     ECB's failure (`provider: frankfurter`)."""
 
     query_serializer = V2ForexQuery
+    path_descriptions = {
+        name: {"description": f"{what} currency: " + _CODE.format(example=example),
+               "pattern": "^[A-Za-z]{3}$"}
+        for name, what, example in (("from", "Base", "EUR"), ("to", "Quote", "usd"))}
     response_schema = FOREX_QUOTE_SCHEMA
     operation_id, tag = "get_forex", "Forex (v2)"
     summary = "Quote of a currency pair"
 
-    @extend_schema(parameters=[
-        OpenApiParameter("from", OpenApiTypes.STR, OpenApiParameter.PATH,
-                         description="Base currency: " + _CODE.format(example="EUR")),
-        OpenApiParameter("to", OpenApiTypes.STR, OpenApiParameter.PATH,
-                         description="Quote currency: " + _CODE.format(example="usd")),
-    ])
     def get(self, request: Request, **path: Any) -> Response:
         base, quote = currency_pair(path["from"], path["to"])
         return Response(select(forex_quote(base, quote), self.fields(MEMBERS)))

@@ -65,7 +65,7 @@ _VALID_QUERY = {"symbol": "AAPL", "symbols": "AAPL,MSFT", "query": "apple", "fun
                 "range": "1y", "interval": "1d", "statement": "income",
                 "analysis_type": "recommendations", "holder_type": "major"}
 _VALID_PATH = {"symbol": "AAPL", "sector": "Technology", "analysis_type": "recommendations",
-               "holder_type": "major"}
+               "holder_type": "major", "id": "DGS10", "from": "EUR", "to": "USD"}
 # v2's `{type}` path segment: a valid value per endpoint.
 _VALID_TYPE = {"/v2/analysis/": "recommendations", "/v2/holders/": "major"}
 

@@ -8,6 +8,7 @@ apart from any endpoint; every real v2 endpoint is covered by its own API tests.
 from __future__ import annotations
 
 import base64
+import re
 
 import pytest
 from django.urls import path
@@ -19,6 +20,7 @@ from rest_framework.response import Response
 from apps.core.params import IntegerParam, choice
 from apps.core.v2 import (
     ANALYSIS_TYPES,
+    CURSOR_PATTERN,
     HOLDER_TYPES,
     MAX_LIMIT,
     REGIONS,
@@ -220,12 +222,26 @@ def test_following_end_cursors_visits_every_item_once(total, limit):
 @given(st.text(max_size=40))
 def test_cursor_parser_never_raises(text):
     position = cursor_position(text)
-    assert position is None or encode_cursor(position) == text.rstrip("=")
+    assert position is None or encode_cursor(position) == text
+    assert (position is not None) == bool(re.fullmatch(CURSOR_PATTERN, text))
 
 
 def test_cursor_is_base64url_of_the_position():
     assert [encode_cursor(n) for n in (0, 1, 9, 10, 100)] == ["MA", "MQ", "OQ", "MTA", "MTAw"]
-    assert cursor_position(base64.urlsafe_b64encode(b"25").decode()) == 25
+    assert cursor_position(base64.urlsafe_b64encode(b"25").decode().rstrip("=")) == 25
+    assert cursor_position("MjU=") is None  # unpadded only, as the schema's pattern says
+
+
+@pytest.mark.parametrize("position", [*range(0, 1200), 10**15, 10**16 - 1,
+                                      1234567890123456, 999999999999999])
+def test_every_cursor_matches_the_documented_pattern(position):
+    assert re.fullmatch(CURSOR_PATTERN, encode_cursor(position))
+    assert cursor_position(encode_cursor(position)) == position
+
+
+@given(st.from_regex(CURSOR_PATTERN, fullmatch=True))
+def test_every_string_of_the_pattern_is_a_cursor(text):
+    assert cursor_position(text) is not None
 
 
 # -- enums and the derived OpenAPI operation ------------------------------------------------------

@@ -131,7 +131,9 @@ def test_a_hanging_upstream_never_holds_a_request_past_its_deadline(tmp_path):
         assert pings and all(status == 200 for status, _ in pings)
         assert max(seconds for _, seconds in pings) < 1.0, pings
         for url, status, headers, body, seconds in results:
-            assert seconds <= DEADLINE + 1.0, (url, status, seconds)
+            # 2 s of slack for a loaded machine: still far below the 10 s read timeout and
+            # the 15 s the upstream would hold a request that ignored its deadline.
+            assert seconds <= DEADLINE + 2.0, (url, status, seconds)
             if url == warm:
                 assert status == 200 and headers["X-Cache"] == "STALE", (status, body)
                 assert body == fresh
