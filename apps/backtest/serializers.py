@@ -13,12 +13,14 @@ from typing import Any
 from drf_spectacular.utils import OpenApiExample, extend_schema_field
 from rest_framework import serializers
 
-from apps.core.params import AnyTextParam, IntegerParam, choice
+from apps.core.params import choice
 from apps.core.v2 import (
     INTERVALS,
     MAX_LIMIT,
     TIME_RANGES,
-    CursorParam,
+    BodyCursor,
+    BodyInteger,
+    BodyString,
     connection_schema,
     object_schema,
 )
@@ -102,20 +104,20 @@ class BacktestRequest(serializers.Serializer):
                    help_text=f"History window back from now (TimeRange); default "
                              f"{DEFAULT_RANGE}. The candles are exactly those of "
                              "`/v2/chart/{symbol}` for this interval and range")
-    fields = AnyTextParam(required=False, allow_blank=True,
+    fields = BodyString(required=False, allow_blank=True,
                           help_text="Comma-separated top-level members of the result to "
                                     "include (the query's `fields` when absent)")
-    equityLimit = IntegerParam(  # noqa: N815
+    equityLimit = BodyInteger(  # noqa: N815
         required=False, min_value=0, max_value=MAX_LIMIT,
         help_text=f"Page size of `equityCurve`, 0..{MAX_LIMIT}; with it or `equityCursor` "
                   "the curve is a connection")
-    equityCursor = CursorParam(  # noqa: N815
+    equityCursor = BodyCursor(  # noqa: N815
         required=False, help_text="`equityCurve.pageInfo.endCursor` of the previous page")
-    tradesLimit = IntegerParam(  # noqa: N815
+    tradesLimit = BodyInteger(  # noqa: N815
         required=False, min_value=0, max_value=MAX_LIMIT,
         help_text=f"Page size of `trades`, 0..{MAX_LIMIT}; with it or `tradesCursor` the "
                   "trades are a connection")
-    tradesCursor = CursorParam(  # noqa: N815
+    tradesCursor = BodyCursor(  # noqa: N815
         required=False, help_text="`trades.pageInfo.endCursor` of the previous page")
     params = ParamsField(required=False, default=dict)
 

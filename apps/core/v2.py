@@ -306,6 +306,40 @@ def page(items: Sequence[Any], params: Mapping[str, Any]) -> Any:
     return paginate(items, params.get("cursor"), params.get("limit"))
 
 
+# -- JSON body members ----------------------------------------------------------------------
+class BodyString(AnyTextParam):
+    """A string member of a JSON body: a number or a boolean is not a string (DRF's
+    CharField would turn ``0`` into ``"0"``)."""
+
+    default_error_messages = {"invalid": "Input should be a valid string"}
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class BodyInteger(IntegerParam):
+    """An integer member of a JSON body: a JSON integer (``5``, or ``5.0``), never a
+    string or a boolean (the query's parser reads text)."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, float) and data.is_integer():
+            data = int(data)
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class BodyCursor(CursorParam):
+    """A cursor member of a JSON body (a string of the cursor pattern, nothing else)."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 # -- query declarations ---------------------------------------------------------------------
 class FieldsQuery(serializers.Serializer):
     # Any text: a name with a NUL is just an unknown name, ignored like the others.

@@ -265,6 +265,13 @@ def test_following_end_cursor_visits_every_item_once(api, sandbox_upstream, memb
      ["equityCursor: Invalid cursor"]),
     ({"strategy": "sma_crossover", "interval": "1m", "range": "1y"},
      ["If interval is 1m, range must be 1d, 5d"]),
+    # JSON types as the schema states them: no string for a number, no number for a string.
+    ({"strategy": "sma_crossover", "fields": 0}, ["fields: Input should be a valid string"]),
+    ({"strategy": "sma_crossover", "equityLimit": "5", "tradesLimit": True},
+     ["equityLimit: Input should be a valid integer", "tradesLimit: Input should be a valid "
+                                                      "integer"]),
+    ({"strategy": "sma_crossover", "equityCursor": 0}, ["equityCursor: Invalid cursor"]),
+    ({"strategy": 1}, ["strategy: Input should be 'sma_crossover'"]),
 ])
 def test_bad_bodies_are_400_before_any_upstream_call(api, yahoo, body, names):
     error = api_error(post(api, "AAPL", body), 400)["error"]
