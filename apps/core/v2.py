@@ -14,10 +14,11 @@ its parameters and its error responses from the same declarations.
 - ``cursor``/``limit``: opt-in. With neither, a list is returned bare; with either, as a
   connection ``{edges: [{cursor, node}], nodes, pageInfo}``. A cursor is the base64url
   (no padding) JSON of the item's 0-based position, so a client can keep one across pages;
-  any other string is a 400 (the OpenAPI schema states the cursors' exact pattern). The
-  cursor is decoded while the query is validated, before any upstream call, by a bounded
-  parser (no JSON: at most ``MAX_CURSOR_LENGTH`` characters of unpadded base64url whose
-  bytes are the position's decimal digits). A cursor past the end gives an empty page.
+  padding and blanks around it are tolerated, any other string is a 400 (the OpenAPI
+  schema states the cursors' exact pattern). The cursor is decoded while the query is
+  validated, before any upstream call, by a bounded parser (no JSON: a regular expression
+  of base64url whose bytes are the position's decimal digits). A cursor past the end gives
+  an empty page.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from rest_framework.request import Request
 
 from apps.core.errors import V2
 from apps.core.params import (
+    BLANK,
     AnyTextParam,
     IntegerParam,
     SymbolListParam,
@@ -51,8 +53,10 @@ from marketdata.errors import FieldError, InvalidParameters, NotFound
 from marketdata.providers.yahoo.chart import V2_INTERVALS, V2_RANGES
 
 MAX_LIMIT = 1000
-# base64url of up to 16 decimal digits is 22 characters.
-MAX_CURSOR_LENGTH = 22
+# base64url of up to 16 decimal digits is 22 characters; up to two '=' of padding are
+# tolerated (a client that pads what it decodes), and blanks around (query values are
+# stripped, as every text parameter is).
+MAX_CURSOR_LENGTH = 24
 _POSITION = re.compile(rb"0|[1-9][0-9]{0,15}")
 
 
@@ -73,12 +77,14 @@ def _cursor_pattern() -> str:
     one_left = "(?:M[AQgw]|N[AQgw]|O[AQ])"  # one trailing digit 0-9
     two_left = f"{lead}{middle}"
     single = "(?:M[Qgw]|N[AQgw]|O[AQ])"  # the numbers 1-9
-    return (f"^(?:MA|{single}|{lead_nonzero}{middle}|{first_group}"
-            f"(?:(?:{group}){{0,3}}(?:{one_left}|{two_left})?|(?:{group}){{4}}{one_left}?))$")
+    return (f"(?:MA|{single}|{lead_nonzero}{middle}|{first_group}"
+            f"(?:(?:{group}){{0,3}}(?:{one_left}|{two_left})?|(?:{group}){{4}}{one_left}?))")
 
 
-CURSOR_PATTERN = _cursor_pattern()
-_CURSOR_TEXT = re.compile(CURSOR_PATTERN, re.ASCII)
+_CURSOR_CORE = _cursor_pattern()
+# What the query may carry: the cursor, up to two '=' after it, blanks around it.
+CURSOR_PATTERN = f"^[{BLANK}]*{_CURSOR_CORE}={{0,2}}[{BLANK}]*$"
+_CURSOR_TEXT = re.compile(_CURSOR_CORE, re.ASCII)
 
 # -- the spec's enumerations, declared once -----------------------------------------------------
 INTERVALS = V2_INTERVALS
@@ -240,10 +246,13 @@ def encode_cursor(position: int) -> str:
 def cursor_position(cursor: Any) -> int | None:
     """The position a cursor names, or None when it is not one of ours. Bounded work
     whatever the input: a length check, then a regular expression, never a JSON parser."""
-    if not isinstance(cursor, str) or not 0 < len(cursor) <= MAX_CURSOR_LENGTH \
-            or not _CURSOR_TEXT.fullmatch(cursor):
+    if not isinstance(cursor, str) or len(cursor) > 4 * MAX_CURSOR_LENGTH:
         return None
-    text = cursor
+    padded = cursor.strip()
+    text = padded.rstrip("=")
+    if len(padded) > MAX_CURSOR_LENGTH or len(padded) - len(text) > 2 \
+            or not _CURSOR_TEXT.fullmatch(text):
+        return None
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (ValueError, binascii.Error):
@@ -255,7 +264,7 @@ def cursor_position(cursor: Any) -> int | None:
     return position if encode_cursor(position) == text else None
 
 
-@extend_schema_field({"type": "string", "pattern": CURSOR_PATTERN, "maxLength": MAX_CURSOR_LENGTH})
+@extend_schema_field({"type": "string", "pattern": CURSOR_PATTERN})
 class CursorParam(serializers.CharField):
     """The ``cursor`` query parameter, decoded to its position during validation (so a bad
     cursor is a 400 before any upstream call)."""
