@@ -191,6 +191,11 @@ def postprocess_nullable(result: dict[str, Any], generator: Any, request: Any, p
             return
         for value in node.values():
             walk(value)
+        alternatives = node.get("oneOf")
+        if isinstance(alternatives, list) and {} in alternatives:
+            # drf-spectacular writes a nullable JSONField as oneOf [{}, null]: null then
+            # matches both, which oneOf forbids. {} alone already admits any value.
+            node.pop("oneOf")
         if node.pop("nullable", False) is True:
             kind = node.get("type")
             if isinstance(kind, str):
@@ -199,11 +204,14 @@ def postprocess_nullable(result: dict[str, Any], generator: Any, request: Any, p
                 if "null" not in kind:
                     kind.append("null")
             elif "oneOf" in node:
-                node["oneOf"].append({"type": "null"})
+                # anyOf, not another oneOf member: an alternative that already admits null
+                # would make null match twice, which oneOf forbids.
+                node["anyOf"] = [{"oneOf": node.pop("oneOf")}, {"type": "null"}]
             else:
                 alternatives = {k: node.pop(k) for k in list(node) if k not in (
                     "description", "title", "default", "example", "examples")}
-                node["oneOf"] = [alternatives, {"type": "null"}]
+                if alternatives:  # an empty schema is any value, null included
+                    node["anyOf"] = [alternatives, {"type": "null"}]
 
     walk(result)
     return result

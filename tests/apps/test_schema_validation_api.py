@@ -406,3 +406,28 @@ def test_v2_fields_with_a_nul_is_an_unknown_name_not_a_400(api):
     response = api.get("/v2/health?fields=A%00,status")
     assert response.status_code == 200
     assert response.json() == {"status": "healthy"}
+
+
+def test_no_oneof_admits_a_value_twice():
+    """schemathesis: a 422's `input: null` failed `oneOf: [{}, {type: null}]` (null matches
+    both). An empty alternative admits everything, so no oneOf may carry one, nor two
+    alternatives that both take null."""
+    def admits_null(schema: Any) -> bool:
+        kind = schema.get("type") if isinstance(schema, dict) else None
+        return schema == {} or kind == "null" or (isinstance(kind, list) and "null" in kind)
+
+    def walk(node: Any) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item)
+        elif isinstance(node, dict):
+            alternatives = node.get("oneOf")
+            if isinstance(alternatives, list):
+                assert {} not in alternatives, node
+                assert sum(map(admits_null, alternatives)) <= 1, node
+            for value in node.values():
+                walk(value)
+
+    walk(openapi())
+    item = openapi()["components"]["schemas"]["ValidationErrorItem"]["properties"]["input"]
+    assert item == {}
