@@ -1,16 +1,27 @@
-# The service image: gunicorn (uvicorn workers, config.asgi) serving the API and the quote
-# stream on $PORT.
-FROM python:3.11-slim
+# The service image: gunicorn (uvicorn workers, config.asgi) serving the API, the quote
+# stream, /readyz and /metrics on $PORT. Only what runs is copied in (no tests, bench or
+# docs); migrations are not run at start (docker-compose.yml runs them once, as their own
+# service, before the app starts; with plain `docker run`, see README "Docker").
+FROM python:3.11.14-slim-bookworm
 
-ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
     DJANGO_SETTINGS_MODULE=config.production PORT=8000 MARKETDATA_VAR_DIR=/app/var
 
 WORKDIR /app
-COPY requirements/ requirements/
-RUN pip install --no-cache-dir -r requirements/base.txt
-COPY . .
-RUN useradd --create-home app && mkdir -p /app/var && chown -R app /app/var \
+# Every runtime dependency, transitive ones included, pinned with hashes.
+COPY requirements/base.lock requirements/
+RUN pip install --no-cache-dir --require-hashes -r requirements/base.lock
+
+COPY manage.py ./
+COPY bin/healthcheck bin/
+COPY config/ config/
+COPY marketdata/ marketdata/
+COPY apps/ apps/
+RUN useradd --create-home --uid 10001 app && mkdir -p /app/var && chown -R app /app/var \
     && SECRET_KEY=build-only python manage.py collectstatic --noinput -v 0
 USER app
 EXPOSE 8000
-CMD ["sh", "-c", "python manage.py migrate --noinput && exec gunicorn -c config/gunicorn.conf.py config.asgi:application"]
+# Ready = the database and the cache answer (GET /readyz; no upstream call).
+HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
+    CMD ["python", "bin/healthcheck"]
+CMD ["gunicorn", "-c", "config/gunicorn.conf.py", "config.asgi:application"]

@@ -2,21 +2,23 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-BASE_STAMP := $(VENV)/.base-$(shell cat requirements/base.txt | sha1sum | cut -c1-10)
-DEV_STAMP  := $(VENV)/.dev-$(shell cat requirements/base.txt requirements/dev.txt | sha1sum | cut -c1-10)
+# Installs come from the lock files (every transitive pin, with hashes); `make lock`
+# regenerates them from requirements/base.txt and dev.txt.
+BASE_STAMP := $(VENV)/.base-$(shell cat requirements/base.lock | sha1sum | cut -c1-10)
+DEV_STAMP  := $(VENV)/.dev-$(shell cat requirements/dev.lock | sha1sum | cut -c1-10)
 
-.PHONY: run test lint schema unit sandbox bench bench-indicators bench-backtest fuzz clean
+.PHONY: run test lint schema unit sandbox bench bench-indicators bench-backtest fuzz lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-$(BASE_STAMP): $(BIN)/python requirements/base.txt
-	$(BIN)/pip install -q -r requirements/base.txt
+$(BASE_STAMP): $(BIN)/python requirements/base.lock
+	$(BIN)/pip install -q --require-hashes -r requirements/base.lock
 	touch $@
 
-$(DEV_STAMP): $(BASE_STAMP) requirements/dev.txt
-	$(BIN)/pip install -q -r requirements/dev.txt
+$(DEV_STAMP): $(BASE_STAMP) requirements/dev.lock
+	$(BIN)/pip install -q --require-hashes -r requirements/dev.lock
 	touch $@
 
 ## run: install, migrate, and start the service (gunicorn) on $PORT (default 8000)
@@ -54,6 +56,16 @@ bench-backtest: $(DEV_STAMP)
 ## fuzz: schemathesis (all checks, > 1,000 cases) against the service in sandbox mode
 fuzz: $(DEV_STAMP)
 	PYTHON=$(BIN)/python bin/fuzz $(FUZZ_ARGS)
+
+## lock: re-resolve requirements/base.lock and dev.lock from base.txt and dev.txt (PyPI,
+## hashes of every file of each release); dev.lock is constrained to base.lock's pins
+LOCK_FLAGS := --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url \
+	--no-emit-find-links --annotation-style line --index-url https://pypi.org/simple
+lock: $(DEV_STAMP)
+	env -u PIP_FIND_LINKS PIP_CONFIG_FILE=/dev/null $(BIN)/pip-compile $(LOCK_FLAGS) \
+		-o requirements/base.lock requirements/base.txt
+	env -u PIP_FIND_LINKS PIP_CONFIG_FILE=/dev/null $(BIN)/pip-compile $(LOCK_FLAGS) \
+		-c requirements/base.lock -o requirements/dev.lock requirements/dev.txt
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache

@@ -1,15 +1,20 @@
 """ASGI entry point: what the production server runs (gunicorn + uvicorn workers, bin/serve).
 
-One port, two paths into the same Django project:
+One port, three ways to an answer:
 
 - ``/v1/stream/`` goes to Django's ASGI handler: a quote stream is an endless async body
   that must not hold a thread, and the handler cancels it the moment the client leaves.
-- Everything else goes to the WSGI application through a2wsgi's thread pool. Django's ASGI
-  handler pays several thread hops per request (4-17x slower for JSON endpoints on these
-  machines, shared/reference/platform-notes.md), while a2wsgi keeps about 90 % of gunicorn's
-  threaded WSGI throughput on cache hits (bench/README.md, "Serving options").
-- ``/v1/ping`` goes to the same WSGI application through a small pool of its own, so it
-  never queues behind requests that wait on an upstream.
+- Response-cache hits and ``/v1/ping`` are answered on the event loop by the fast path
+  (:mod:`apps.core.fastpath`): no thread, no Django handler, the same answer (headers, rate
+  limits, access line) Django would give. Dashboards and bots poll the same quotes again
+  and again, so this is what most requests cost.
+- Everything else (misses, other methods, anything the fast path cannot decide) goes to
+  the WSGI application through a2wsgi's thread pool. Django's ASGI handler pays several
+  thread hops per request (4-17x slower for JSON endpoints on these machines,
+  shared/reference/platform-notes.md), while a2wsgi keeps about 90 % of gunicorn's
+  threaded WSGI throughput (bench/README.md, "Serving options"). A ``/v1/ping`` the fast
+  path leaves (an unusual ``Accept``, say) goes to a small pool of its own, so it never
+  queues behind requests that wait on an upstream.
 
 Every request is stamped with its arrival time (``time.monotonic()``) in the scope: the
 request deadline counts from there, so a wait for a worker thread is part of it.
@@ -33,6 +38,12 @@ WEB_THREADS = int(os.environ.get("WEB_THREADS", "16"))
 
 django_asgi = get_asgi_application()
 wsgi_application = get_wsgi_application()
+
+from apps.core.fastpath import fast_path  # noqa: E402 - needs the apps loaded
+
+# Read the settings, load the URL configuration and run the header probes now: on the
+# first request they would hold the event loop for a second.
+fast_path.setup()
 django_wsgi = WSGIMiddleware(wsgi_application, workers=WEB_THREADS)
 # Liveness answers from its own threads: 16 requests hanging on an upstream must not make
 # a load balancer think the process is dead.
@@ -71,6 +82,8 @@ async def http_router(scope, receive, send):
     path = scope["path"]
     if path.startswith(STREAM_PREFIX):
         return await open_stream(scope, receive, send)
+    if await fast_path(scope, receive, send):
+        return None
     if path in PING_PATHS:
         return await django_wsgi_ping(scope, receive, send)
     return await django_wsgi(scope, receive, send)

@@ -1,4 +1,6 @@
-"""Production settings: no generated secrets, live upstream unless stated, DEBUG refused."""
+"""Production settings: no generated secrets, live upstream unless stated, DEBUG refused,
+Secure session and CSRF cookies unless the operator serves plain HTTP and says so
+(``SESSION_COOKIE_SECURE=0``). The HTTPS and proxy variables are read in config.settings."""
 
 import os
 
@@ -12,5 +14,5 @@ from config.settings import *  # noqa: F403
 if DEBUG:  # noqa: F405
     raise ImproperlyConfigured("DJANGO_DEBUG must be off in production")
 
-SESSION_COOKIE_SECURE = os.environ.get("SESSION_COOKIE_SECURE", "1") == "1"
-CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)  # noqa: F405
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", SESSION_COOKIE_SECURE)  # noqa: F405

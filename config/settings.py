@@ -41,6 +41,11 @@ def env_float(name: str, default: float) -> float:
     return float(value) if value else default
 
 
+def env_list(name: str) -> list[str]:
+    """A comma-separated variable as a list (blank items dropped)."""
+    return [item.strip() for item in os.environ.get(name, "").split(",") if item.strip()]
+
+
 def _quick_start_secret_key() -> str:
     """A random key persisted under var/, so every worker and restart shares it."""
     path = VAR_DIR / "secret_key"
@@ -105,12 +110,16 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: counts and times every answer Django gives (GET /metrics).
+    "apps.health.metrics.MetricsMiddleware",
     "apps.core.middleware.RequestContextMiddleware",
     "apps.core.middleware.AccessLogMiddleware",
     # CORS and the rate limits inside the correlation id and the access log, so a 429 is
     # logged and carries both; preflights are answered by CORS and never counted.
     "corsheaders.middleware.CorsMiddleware",
     "apps.ratelimit.middleware.RateLimitMiddleware",
+    # Marks what the limits let through: tells their 429s from an upstream's in /metrics.
+    "apps.health.metrics.RateLimitPassedMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -239,6 +248,9 @@ if REQUEST_DEADLINE_SECONDS <= 0 or STALE_GRACE_SECONDS < 0 or UPSTREAM_MAX_CONC
     raise ImproperlyConfigured("REQUEST_DEADLINE_SECONDS must be > 0, STALE_GRACE_SECONDS "
                                ">= 0 and UPSTREAM_MAX_CONCURRENCY >= 1")
 RESPONSE_CACHE_ENABLED = env_bool("RESPONSE_CACHE", True)
+# Response-cache hits and /v1/ping answered on the event loop (apps.core.fastpath); off:
+# every request goes through Django (the same answers, slower).
+FAST_PATH_ENABLED = env_bool("FAST_PATH", True)
 PERFORMANCE_THRESHOLD_MS = env_float("PERFORMANCE_THRESHOLD_MS", 2000.0)
 # Deadline of /v1/health's 28 service checks (they run concurrently).
 HEALTH_CHECK_TIMEOUT_SECONDS = env_float("HEALTH_CHECK_TIMEOUT_SECONDS", 8.0)
@@ -267,6 +279,10 @@ APP_RATE_LIMIT_PER_DAY = env_int("APP_RATE_LIMIT_PER_DAY", 8000)
 ADMIN_API_KEY = os.environ.get("ADMIN_API_KEY", "")
 HEALTH_COOLDOWN_SECONDS = env_int("HEALTH_COOLDOWN_SECONDS", 1800)
 TRUSTED_PROXIES = os.environ.get("TRUSTED_PROXIES", "")
+# Admin login throttle (apps.ratelimit.login_throttle): a client with this many failed
+# logins within the window (from its first failure) is refused until the window passes.
+ADMIN_LOGIN_MAX_FAILURES = env_int("ADMIN_LOGIN_MAX_FAILURES", 10)
+ADMIN_LOGIN_WINDOW_SECONDS = env_int("ADMIN_LOGIN_WINDOW_SECONDS", 900)
 V2_RATE_LIMIT_CAPACITY = env_int("V2_RATE_LIMIT_CAPACITY", 600)
 V2_RATE_LIMIT_REFILL_PER_SECOND = env_float("V2_RATE_LIMIT_REFILL_PER_SECOND", 10.0)
 V2_RATE_LIMIT_SCOPE = os.environ.get("V2_RATE_LIMIT_SCOPE", "global").strip().lower()
@@ -274,6 +290,10 @@ if V2_RATE_LIMIT_SCOPE not in ("global", "ip"):
     from django.core.exceptions import ImproperlyConfigured
 
     raise ImproperlyConfigured("V2_RATE_LIMIT_SCOPE must be 'global' or 'ip'")
+
+# -- metrics (GET /metrics, marketdata.metrics) ---------------------------------------------
+# When set, /metrics answers only requests with "Authorization: Bearer <METRICS_TOKEN>".
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "").strip()
 
 # -- CORS: a read-only public API, callable from any origin unless restricted --------------
 CORS_ALLOWED_ORIGINS = [o.strip() for o in os.environ.get("CORS_ALLOWED_ORIGINS", "").split(",")
@@ -330,6 +350,26 @@ USE_TZ = True
 
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+
+# -- HTTPS, proxies and cookies (README "Configuration"; all off by default) ----------------
+# Origins whose form posts (the admin login) pass the CSRF Origin check although they are
+# not this host as Django sees it, e.g. "https://md.example.com" behind a proxy.
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+# Only behind a proxy that sets X-Forwarded-Proto itself (overwriting whatever a client
+# sent): a request it marks https is secure (Secure cookies, CSRF checks, no redirect).
+if env_bool("TRUST_X_FORWARDED_PROTO"):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+USE_X_FORWARDED_HOST = env_bool("USE_X_FORWARDED_HOST")
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT")
+# Probes and scrapers connect over plain HTTP from inside the network: never redirected.
+SECURE_REDIRECT_EXEMPT = [r"^readyz$", r"^v1/ping$", r"^metrics$"]
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS")
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD")
+# Secure cookies are sent over HTTPS only: the admin login needs them off over plain HTTP
+# (config.production turns them on unless told otherwise).
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE")
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", SESSION_COOKIE_SECURE)
 
 # -- logging --------------------------------------------------------------------------------
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")

@@ -8,8 +8,10 @@ from drf_spectacular.views import (
     SpectacularSwaggerView,
 )
 
+from apps.ratelimit.login_throttle import admin_login
+
 urlpatterns = [
-    path("", include("apps.health.urls")),  # v1/ping, v1/health, v2/health
+    path("", include("apps.health.urls")),  # /, readyz, v1/ping, v1/health, v2/health
     path("v1/", include("apps.historical.urls")),
     path("", include("apps.quotes.urls")),  # v1 and v2 routes
     path("v1/", include("apps.stream.urls")),
@@ -39,6 +41,8 @@ urlpatterns = [
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="schema"),
     path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("redoc", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    # The admin's login behind the failure throttle; the rest of the admin as Django has it.
+    path("admin/login/", admin_login, name="admin-login"),
     path("admin/", admin.site.urls),
 ]
 

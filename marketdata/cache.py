@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.core.cache import cache as django_cache
 
-from marketdata import deadline, markets
+from marketdata import deadline, markets, metrics
 from marketdata.concurrency import LazyPool
 from marketdata.errors import (
     DeadlineExceeded,
@@ -172,6 +172,7 @@ class CacheStats:
         self._last_flush = time.monotonic()
 
     def record(self, provider: str, group: str, outcome: str) -> None:
+        metrics.record_cache(provider, group, outcome)
         with self._lock:
             self._pending[f"{provider}|{group}|{outcome}"] += 1
             due = time.monotonic() - self._last_flush >= self.FLUSH_SECONDS

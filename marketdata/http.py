@@ -47,7 +47,7 @@ import orjson
 import requests
 from requests.adapters import HTTPAdapter
 
-from marketdata import deadline
+from marketdata import deadline, metrics
 from marketdata.errors import (
     DeadlineExceeded,
     UpstreamBadResponse,
@@ -397,6 +397,7 @@ class UpstreamClient:
             breaker.before_call()
         except CircuitOpen as exc:
             log.warning("upstream circuit open", provider=provider, endpoint=endpoint)
+            metrics.record_upstream(provider, endpoint, "circuit_open")
             raise UpstreamCircuitOpen(
                 provider, f"{config.display_name} is unavailable (circuit open after repeated "
                 f"failures of {endpoint}); retry later") from exc
@@ -509,6 +510,7 @@ class UpstreamClient:
                 log_method("upstream call", provider=config.name, endpoint=endpoint,
                            method=method, path=urlsplit(url).path, status=status,
                            duration_ms=duration_ms, attempt=attempt, outcome=outcome)
+                metrics.record_upstream(config.name, endpoint, outcome, duration_ms / 1000)
         if status >= 500:
             raise _Retryable(UpstreamBadResponse(
                 config.name, f"{config.display_name} answered HTTP {status}", status))

@@ -5,6 +5,11 @@ message) with every extra key flattened to the top level; the text format is the
 reference's ``time - logger - LEVEL - [correlation_id] - message``. The correlation id
 lives in structlog's context variables, so every line logged while serving a request
 carries it, including lines from worker threads that copied the context.
+
+The access log (one line per request, :class:`AccessLog`) is the one line every request
+pays for, so it skips structlog's processor chain: it hands the formatter a record that
+carries its finished event (:func:`emit`), and :class:`StructuredFormatter` renders that
+straight to JSON with orjson (same keys, same order), without copying the record.
 """
 
 from __future__ import annotations
@@ -55,6 +60,20 @@ def _render_json(_logger: Any, _name: str, event: dict[str, Any]) -> str:
     return orjson.dumps(ordered, default=str).decode()
 
 
+_asctime_cache: tuple[int, str] = (-1, "")
+
+
+def _asctime(created: float) -> str:
+    """``created`` as the ``asctime`` key (local time, whole seconds; one strftime a second)."""
+    global _asctime_cache
+    second = int(created)
+    cached = _asctime_cache
+    if cached[0] != second:
+        cached = (second, time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(created)))
+        _asctime_cache = cached
+    return cached[1]
+
+
 def _render_text(_logger: Any, _name: str, event: dict[str, Any]) -> str:
     head = (f"{event.pop('asctime')} - {event.pop('logger', '-')} - {event.pop('level')} - "
             f"[{event.pop('correlation_id')}] - {event.pop('message')}")
@@ -96,6 +115,101 @@ def redact_query(query: str) -> str:
     return _QUERY_PAIR.sub(pair, query)
 
 
+# The record attribute that carries a finished event (see emit()).
+EVENT_ATTR = "md_event"
+
+
+class StructuredFormatter(structlog.stdlib.ProcessorFormatter):
+    """structlog's ProcessorFormatter, plus a direct path for records made by :func:`emit`.
+
+    Such a record carries its event (correlation id and fields); it is rendered here with
+    the standard keys first, exactly as the processor chain would, without the chain and
+    without ProcessorFormatter's copy of the record.
+    """
+
+    def __init__(self, *args: Any, text: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.text = text
+
+    def format(self, record: logging.LogRecord) -> str:
+        event = record.__dict__.get(EVENT_ATTR)
+        if event is None:
+            return super().format(record)
+        line = {"asctime": _asctime(record.created), "level": record.levelname,
+                "logger": record.name, "module": record.module,
+                "correlation_id": event.get("correlation_id") or SYSTEM_CORRELATION_ID,
+                "message": record.msg}
+        for key, value in event.items():
+            if key != "correlation_id":
+                line[key] = "[redacted]" if key.lower() in _SECRET_KEYS else value
+        if self.text:
+            return _render_text(None, "", line)
+        return orjson.dumps(line, default=str).decode()
+
+
+def emit(logger: logging.Logger, level: int, message: str, event: dict[str, Any],
+         source: str) -> None:
+    """Log ``message`` with ``event`` (``correlation_id`` and extra keys) at ``level``.
+
+    The caller has checked the level. ``source`` is the emitting module's file (it names the
+    ``module`` key). Handlers with another formatter still get ``message`` as the record's
+    message.
+    """
+    record = logger.makeRecord(logger.name, level, source, 0, message, (), None)
+    record.__dict__[EVENT_ATTR] = event
+    logger.handle(record)
+
+
+ACCESS_LOGGER = "apps.core.access"
+
+
+class AccessLog:
+    """One line per request with status and duration; slow requests also at WARNING.
+
+    Both request paths write through this (the Django middleware and the fast path), so
+    their lines have the same keys and levels: INFO for 2xx/3xx, WARNING for 4xx, ERROR for
+    5xx. Nothing is built when nothing would be written.
+    """
+
+    def __init__(self, source: str, threshold_ms: float) -> None:
+        self.logger = logging.getLogger(ACCESS_LOGGER)
+        self.source = source
+        self.threshold_ms = float(threshold_ms)
+
+    def __call__(self, method: str, path: str, status: int, duration_ms: float,
+                 correlation_id: str | None, query: str = "", route: str | None = None) -> None:
+        logger = self.logger
+        slow = duration_ms > self.threshold_ms
+        level = (logging.ERROR if status >= 500 else logging.WARNING if status >= 400
+                 else logging.INFO)
+        if not (slow or logger.isEnabledFor(level)):
+            return
+        operation = f"{method} {path}"
+        if slow:
+            if logger.isEnabledFor(logging.WARNING):
+                emit(logger, logging.WARNING,
+                     f"Slow operation detected - {operation} ({duration_ms}ms)",
+                     {"correlation_id": correlation_id, "operation": operation,
+                      "duration_ms": duration_ms, "threshold_ms": self.threshold_ms,
+                      "performance": True}, self.source)
+        elif logger.isEnabledFor(logging.DEBUG):
+            emit(logger, logging.DEBUG, f"Operation completed - {operation} ({duration_ms}ms)",
+                 {"correlation_id": correlation_id, "operation": operation,
+                  "duration_ms": duration_ms, "performance": True}, self.source)
+        if not logger.isEnabledFor(level):
+            return
+        fields: dict[str, Any] = {"correlation_id": correlation_id, "api_response": True,
+                                  "method": method, "path": path, "status_code": status,
+                                  "duration_ms": duration_ms}
+        if route:
+            fields["route"] = route
+        if query:
+            # Raw (parsing it only to log it costs more than a hit), credentials redacted.
+            fields["params"] = redact_query(query)
+        emit(logger, level, f"API response sent - {operation} ({status}) [{duration_ms}ms]",
+             fields, self.source)
+
+
 def build_logging_config(level: str, fmt: str) -> dict[str, Any]:
     """A ``LOGGING`` dict for Django settings; invalid values fall back to INFO / json."""
     level = level.upper() if level and level.upper() in LOG_LEVELS else "INFO"
@@ -110,7 +224,8 @@ def build_logging_config(level: str, fmt: str) -> dict[str, Any]:
         "disable_existing_loggers": False,
         "formatters": {
             "structured": {
-                "()": structlog.stdlib.ProcessorFormatter,
+                "()": StructuredFormatter,
+                "text": fmt == "text",
                 "processors": [
                     _add_standard_keys,
                     structlog.processors.format_exc_info,

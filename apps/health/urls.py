@@ -1,8 +1,12 @@
 from django.urls import path
 
-from apps.health.views import HealthView, PingView, V2HealthView
+from apps.health.metrics import metrics_view
+from apps.health.views import HealthView, PingView, ReadyzView, V2HealthView, index
 
 urlpatterns = [
+    path("", index, name="index"),
+    path("readyz", ReadyzView.as_view(), name="readyz"),
+    path("metrics", metrics_view, name="metrics"),
     path("v1/ping", PingView.as_view(), name="ping"),
     path("v1/health", HealthView.as_view(), name="health"),
     path("v2/health", V2HealthView.as_view(), name="v2-health"),

@@ -1,6 +1,6 @@
-"""Ping, /v1/health (28 service checks, the cache round trip, the cache counters, the
-process's circuit breakers) and /v2/health (cheap: version and data-source notices, no
-upstream call)."""
+"""Ping, /readyz (database and cache round trips), /v1/health (28 service checks, the cache
+round trip, the cache counters, the process's circuit breakers), /v2/health (cheap: version
+and data-source notices, no upstream call) and the ``/`` index."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
+from django.http import HttpRequest, JsonResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -17,6 +18,7 @@ import marketdata
 from apps.core.v2 import FieldsQuery, V2ApiView, select
 from apps.core.views import ApiView
 from apps.health.checks import CHECKS, HEALTHY, health_report
+from apps.health.readiness import readiness
 from marketdata.providers import sources
 
 _NO_CACHE = {"Cache-Control": "no-cache"}
@@ -25,6 +27,26 @@ _NO_CACHE = {"Cache-Control": "no-cache"}
 class PingStatus(serializers.Serializer):
     status = serializers.CharField()
     timestamp = serializers.DateTimeField()
+
+
+class ProbeStatus(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["ok", "failed"])
+    latency_ms = serializers.FloatField(help_text="One round trip (or the time to fail)")
+    error = serializers.CharField(
+        required=False, help_text="Failed probes only: the exception class (details are "
+                                  "in the log)")
+
+
+class ReadinessChecks(serializers.Serializer):
+    database = ProbeStatus(help_text="`SELECT 1` on the database")
+    cache = ProbeStatus(help_text="Write, read and delete of a probe key in the cache")
+
+
+class Readiness(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["ready", "not_ready"])
+    checks = ReadinessChecks()
+    failed = serializers.ListField(child=serializers.CharField(),
+                                   help_text="Names of the probes that failed ([] when ready)")
 
 
 class CacheStatus(serializers.Serializer):
@@ -137,6 +159,22 @@ class PingView(ApiView):
                         headers={"Cache-Control": "no-cache, no-store, must-revalidate"})
 
 
+_READYZ_DESCRIPTION = (
+    "Readiness probe for load balancers and orchestrators: 200 when the database and the "
+    "cache backend each answer one round trip, 503 naming the probes that failed "
+    "otherwise. No upstream provider is called (milliseconds), it is never rate-limited "
+    "and never cached. `/v1/ping` is the liveness probe; `/v1/health` the upstream report.")
+
+
+class ReadyzView(ApiView):
+    @extend_schema(operation_id="readyz", tags=["Health"], summary="Readiness",
+                   description=_READYZ_DESCRIPTION, responses={200: Readiness, 503: Readiness})
+    def get(self, request: Request) -> Response:
+        ready, body = readiness()
+        return Response(body, status=200 if ready else 503,
+                        headers={"Cache-Control": "no-store"})
+
+
 _HEALTH_DESCRIPTION = (
     "Runs the 28 service checks concurrently (each the call an endpoint makes, through the "
     "data cache, with fixed symbols: NVDA, QQQ, GTLOX, AAPL), within "
@@ -168,3 +206,26 @@ class V2HealthView(V2ApiView):
         body: dict[str, Any] = {"status": HEALTHY, "timestamp": _now(),
                                 "version": marketdata.__version__, "notices": notices()}
         return Response(select(body, self.fields(V2_HEALTH_FIELDS)), headers=_NO_CACHE)
+
+
+# The service index at ``/``: where the documentation and the probes are.
+INDEX_LINKS = {
+    "docs": "/docs",
+    "redoc": "/redoc",
+    "openapi": "/openapi.json",
+    "health": "/v1/health",
+    "ping": "/v1/ping",
+    "readyz": "/readyz",
+    "metrics": "/metrics",
+}
+
+
+def index(request: HttpRequest) -> JsonResponse:
+    """``GET /``: a small JSON index instead of a 404, for whoever opens the root URL."""
+    if request.method not in ("GET", "HEAD"):
+        return JsonResponse({"detail": f'Method "{request.method}" not allowed.'},
+                            status=405, headers={"Allow": "GET, HEAD"})
+    return JsonResponse({"name": settings.SPECTACULAR_SETTINGS["TITLE"],
+                         "version": marketdata.__version__,
+                         "upstream": settings.MARKETDATA_UPSTREAM,
+                         "links": INDEX_LINKS})

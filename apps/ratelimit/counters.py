@@ -8,6 +8,12 @@ Two stores with one interface:
 - :class:`LocalStore` (the embedded local-memory cache): the same decisions under one
   process-wide lock; exact within the process, which is all the quick start runs.
 
+The fast path (:mod:`apps.core.fastpath`) takes the same two decisions on the event loop
+through :func:`get_async_store`: on Redis with ``redis.asyncio`` running the very scripts,
+keys and arguments of :class:`RedisStore` (so a client's count is exact whichever path
+served it, across processes); on local memory with :class:`LocalStore` itself (its
+critical sections are microseconds, so the loop takes the lock directly).
+
 Keys go through the cache's ``make_key`` (``KEY_PREFIX`` and version), so the admin, tests
 and ``cache.clear()``/``delete_pattern`` see the same entries the middleware writes.
 A rejected request is never counted: the quota's count stops at its limit.
@@ -15,6 +21,7 @@ A rejected request is never counted: the quota's count stops at its limit.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import threading
 import time
@@ -131,6 +138,29 @@ return {allowed, string.format('%.9f', tokens), string.format('%.9f', wait)}
 """
 
 
+def _quota_call(make_key: Any, key: str, index_key: str, member: str, limit: int,
+                ttl: int) -> tuple[list[str], list[Any]]:
+    """KEYS and ARGV of the quota script (both stores' one definition)."""
+    return [make_key(key), make_key(index_key)], [limit, max(1, int(ttl)), member]
+
+
+def _quota_result(raw: Any) -> QuotaTake:
+    allowed, count = raw
+    return QuotaTake(bool(allowed), int(count))
+
+
+def _bucket_call(make_key: Any, key: str, index_key: str, member: str, capacity: float,
+                 refill_per_second: float) -> tuple[list[str], list[Any]]:
+    """KEYS and ARGV of the bucket script (both stores' one definition)."""
+    return ([make_key(key), make_key(index_key)],
+            [repr(float(capacity)), repr(float(refill_per_second)), member])
+
+
+def _bucket_result(raw: Any) -> BucketTake:
+    allowed, tokens, wait = raw
+    return BucketTake(bool(allowed), float(tokens), float(wait))
+
+
 class RedisStore:
     """Counters in the django-redis backend, one Lua script per decision."""
 
@@ -147,9 +177,8 @@ class RedisStore:
 
     def take_quota(self, key: str, index_key: str, member: str, limit: int,
                    ttl: int) -> QuotaTake:
-        allowed, count = self._quota(keys=[self._key(key), self._key(index_key)],
-                                     args=[limit, max(1, int(ttl)), member])
-        return QuotaTake(bool(allowed), int(count))
+        keys, args = _quota_call(self._key, key, index_key, member, limit, ttl)
+        return _quota_result(self._quota(keys=keys, args=args))
 
     def members(self, index_key: str) -> list[str]:
         return sorted(m.decode() for m in self.client.smembers(self._key(index_key)))
@@ -169,10 +198,9 @@ class RedisStore:
 
     def take_token(self, key: str, index_key: str, member: str, capacity: float,
                    refill_per_second: float) -> BucketTake:
-        allowed, tokens, wait = self._bucket(
-            keys=[self._key(key), self._key(index_key)],
-            args=[repr(float(capacity)), repr(float(refill_per_second)), member])
-        return BucketTake(bool(allowed), float(tokens), float(wait))
+        keys, args = _bucket_call(self._key, key, index_key, member, capacity,
+                                  refill_per_second)
+        return _bucket_result(self._bucket(keys=keys, args=args))
 
     def bucket_level(self, key: str, capacity: float, refill_per_second: float) -> float:
         tokens, stamp = self.client.hmget(self._key(key), "tokens", "ts")
@@ -246,7 +274,69 @@ class LocalStore:
         return _refill(tokens, time.time() - stamp, capacity, refill_per_second)
 
 
+# -- the event loop's side ---------------------------------------------------------------
+class AsyncCounterStore(Protocol):
+    async def take_quota(self, key: str, index_key: str, member: str, limit: int,
+                         ttl: int) -> QuotaTake: ...
+
+    async def take_token(self, key: str, index_key: str, member: str, capacity: float,
+                         refill_per_second: float) -> BucketTake: ...
+
+
+class _Script:
+    """A Lua script run with EVALSHA on the running loop's client (loaded on NOSCRIPT;
+    pipelined with the loop's other scripts of the same turn, see
+    :func:`marketdata.redis_async.evalsha`)."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.sha = hashlib.sha1(source.encode()).hexdigest()  # noqa: S324 - Redis names scripts so
+
+    async def __call__(self, keys: list[str], args: list[Any]) -> Any:
+        from marketdata import redis_async
+
+        return await redis_async.evalsha(self.sha, self.source, keys, args)
+
+
+class AsyncRedisStore:
+    """:class:`RedisStore`'s decisions on ``redis.asyncio``: same scripts, keys, arguments
+    and result parsing, so both paths count into the same counters exactly."""
+
+    _quota = _Script(_QUOTA_LUA)
+    _bucket = _Script(_BUCKET_LUA)
+
+    def __init__(self, cache: Any) -> None:
+        self.cache = cache
+
+    async def take_quota(self, key: str, index_key: str, member: str, limit: int,
+                         ttl: int) -> QuotaTake:
+        keys, args = _quota_call(self.cache.make_key, key, index_key, member, limit, ttl)
+        return _quota_result(await self._quota(keys, args))
+
+    async def take_token(self, key: str, index_key: str, member: str, capacity: float,
+                         refill_per_second: float) -> BucketTake:
+        keys, args = _bucket_call(self.cache.make_key, key, index_key, member, capacity,
+                                  refill_per_second)
+        return _bucket_result(await self._bucket(keys, args))
+
+
+class AsyncLocalStore:
+    """:class:`LocalStore`'s decisions, called directly from the loop (no thread hop)."""
+
+    def __init__(self, store: LocalStore) -> None:
+        self.store = store
+
+    async def take_quota(self, key: str, index_key: str, member: str, limit: int,
+                         ttl: int) -> QuotaTake:
+        return self.store.take_quota(key, index_key, member, limit, ttl)
+
+    async def take_token(self, key: str, index_key: str, member: str, capacity: float,
+                         refill_per_second: float) -> BucketTake:
+        return self.store.take_token(key, index_key, member, capacity, refill_per_second)
+
+
 _stores: dict[type, CounterStore] = {}
+_async_stores: dict[type, AsyncCounterStore] = {}
 
 
 def get_store() -> CounterStore:
@@ -261,6 +351,19 @@ def get_store() -> CounterStore:
     if store is None:
         store = RedisStore(cache) if is_redis(cache) else LocalStore(cache)
         _stores[kind] = store
+    return store
+
+
+def get_async_store() -> AsyncCounterStore:
+    """The event loop's store for the default cache backend, one per process (callers on
+    the loop keep it: looking up ``caches["default"]`` there is per task)."""
+    cache = caches["default"]
+    kind = type(cache)
+    store = _async_stores.get(kind)
+    if store is None:
+        sync = get_store()
+        store = AsyncRedisStore(cache) if is_redis(cache) else AsyncLocalStore(sync)
+        _async_stores[kind] = store
     return store
 
 

@@ -1,8 +1,9 @@
 """The service's own limits: the v1 daily quota, the /v1/health cooldown, the v2 token bucket.
 
 Policy lives here (keys, windows, who is exempt, what clients are told); the atomic
-arithmetic lives in :mod:`apps.ratelimit.counters`. The middleware and the admin both read
-and write through these functions, so they always agree.
+arithmetic lives in :mod:`apps.ratelimit.counters`. The middleware, the fast path
+(:mod:`apps.core.fastpath`, through the ``*_async`` twins, same keys and arguments) and the
+admin all read and write through these functions, so they always agree.
 
 - **v1 daily quota**: ``APP_RATE_LIMIT_PER_DAY`` requests per client IP per calendar day in
   UTC. The count resets for everyone at 00:00 UTC, so ``X-RateLimit-Reset`` is the same for
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import json
 import math
 import time
 from dataclasses import dataclass
@@ -28,7 +30,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import caches
 
-from apps.ratelimit.counters import BucketTake, get_store
+from apps.ratelimit.counters import BucketTake, get_async_store, get_store
 
 _PREFIX = "md:rl:"
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -159,14 +161,37 @@ def _quota_index(day: str) -> str:
     return f"{_PREFIX}day:{day}:_clients"
 
 
-def take_daily(client: str, now: float | None = None) -> tuple[bool, QuotaState]:
-    """Count one request of ``client`` unless its quota is used up (then nothing is counted)."""
+def _daily_call(client: str, now: float | None) -> tuple[tuple[str, str, str, int, int],
+                                                        int, int]:
+    """The quota store's arguments for one request of ``client``, the limit, the reset."""
     day, reset_in = _window(now)
     limit = daily_limit()
     # Kept a minute past midnight: a request racing the boundary still finds its counter.
-    taken = get_store().take_quota(_quota_key(day, client), _quota_index(day), client, limit,
-                                   reset_in + 60)
+    return ((_quota_key(day, client), _quota_index(day), client, limit, reset_in + 60),
+            limit, reset_in)
+
+
+def take_daily(client: str, now: float | None = None) -> tuple[bool, QuotaState]:
+    """Count one request of ``client`` unless its quota is used up (then nothing is counted)."""
+    call, limit, reset_in = _daily_call(client, now)
+    taken = get_store().take_quota(*call)
     return taken.allowed, QuotaState(taken.count, limit, reset_in)
+
+
+async def take_daily_async(client: str, now: float | None = None,
+                           store: Any = None) -> tuple[bool, QuotaState]:
+    """:func:`take_daily` on the event loop (``store``: an async counter store the caller
+    keeps; the default cache's otherwise)."""
+    call, limit, reset_in = _daily_call(client, now)
+    taken = await (store or get_async_store()).take_quota(*call)
+    return taken.allowed, QuotaState(taken.count, limit, reset_in)
+
+
+def json_body(data: dict[str, Any]) -> bytes:
+    """A 429 body as the fast path sends it: the bytes of the middleware's
+    ``JsonResponse`` (stdlib ``json``, default separators; the fast path's equivalence
+    tests compare the two)."""
+    return json.dumps(data).encode()
 
 
 @dataclass(frozen=True)
@@ -247,11 +272,19 @@ def _bucket_key(client: str | None) -> str:
     return f"{_PREFIX}v2:global" if client is None else f"{_PREFIX}v2:ip:{client}"
 
 
+def _v2_call(client: str, config: BucketConfig) -> tuple[str, str, str, int, float]:
+    own = client if config.scope == "ip" else None
+    return _bucket_key(own), _BUCKET_INDEX, own or "", config.capacity, config.refill_per_second
+
+
 def take_v2(client: str, config: BucketConfig) -> BucketTake:
     """Take one token from the v2 bucket (``client``'s own bucket in ``ip`` scope)."""
-    own = client if config.scope == "ip" else None
-    return get_store().take_token(_bucket_key(own), _BUCKET_INDEX, own or "", config.capacity,
-                                  config.refill_per_second)
+    return get_store().take_token(*_v2_call(client, config))
+
+
+async def take_v2_async(client: str, config: BucketConfig, store: Any = None) -> BucketTake:
+    """:func:`take_v2` on the event loop (``store`` as for :func:`take_daily_async`)."""
+    return await (store or get_async_store()).take_token(*_v2_call(client, config))
 
 
 def v2_rate_limit_body(take: BucketTake) -> dict[str, Any]:

@@ -13,7 +13,7 @@ has a source that needs no key**. One table says it all, and three readers use i
   better one, and a keyless source would only guess). When every source fails, the first
   failure is raised (the preferred source's own words).
 - :func:`notices` says, for ``/v2/health``, which source serves each capability now.
-- The README's table of sources is written from the same rows.
+- The table of sources in `docs/api-notes.md` is written from the same rows.
 """
 
 from __future__ import annotations

@@ -1,0 +1,486 @@
+"""The fast path: response-cache hits and ``/v1/ping`` answered on the event loop.
+
+``config.asgi`` offers every HTTP request to :class:`FastPath` before Django. It answers a
+GET under /v1/ or /v2/ whose answer is in the response cache, and ``/v1/ping``, itself: no
+worker thread, no Django handler, no middleware chain. Everything else (misses, other
+methods and paths, a request body, anything it cannot decide exactly as Django would) goes
+to Django untouched: nothing counted, nothing sent. When in doubt, it falls through.
+
+Its answer is the Django path's answer (``tests/config/test_fastpath_equivalence.py``
+compares them for every endpoint). It does not re-implement what Django's layers add; it
+runs their code, once per distinct input, and replays the result:
+
+- correlation id and ``X-Data-Source``: :func:`apps.core.middleware.correlation_id_for`
+  and ``MARKETDATA_UPSTREAM``, as ``RequestContextMiddleware``;
+- the access line: :class:`marketdata.logs.AccessLog`, as ``AccessLogMiddleware``;
+- rate limits: :mod:`apps.ratelimit.limits` (the same keys, scripts and 429 bodies; on
+  Redis through ``redis.asyncio``), as ``RateLimitMiddleware``;
+- CORS: django-cors-headers' own ``add_response_headers``, run on a probe request once per
+  (``Origin``, whether the path matches ``CORS_URLS_REGEX``);
+- security headers and ``X-Frame-Options``: Django's ``SecurityMiddleware`` and
+  ``XFrameOptionsMiddleware`` ``process_response``, run once per scheme (HSTS only over
+  https); whether a request is secure, and whether its ``Host`` is allowed, are Django's
+  own ``is_secure()``/``get_host()`` on a probe, once per header value;
+- ``Content-Length`` (``CommonMiddleware``) and ``X-Cache: HIT`` (the response cache);
+- the stored entry itself: :mod:`apps.core.response_cache` (the same keys and entries).
+
+It relies on the middleware in front of the response cache being exactly
+:data:`EXPECTED_MIDDLEWARE`: any other layout (a new middleware could add a header) turns
+it off with a warning, and a test fails. Settings are read once and again after a
+``setting_changed`` signal (tests).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+import time
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+from django.conf import settings
+from django.core.exceptions import DisallowedHost
+from django.core.handlers.wsgi import WSGIRequest
+from django.core.signals import setting_changed
+from django.http import HttpResponse
+
+from apps.core import response_cache
+from apps.core.middleware import correlation_id_for
+from apps.core.symbols import encoded_slash_in_path
+from apps.ratelimit import limits
+from apps.ratelimit.counters import get_async_store
+from marketdata import cache as md_cache
+from marketdata.logs import AccessLog, get_logger
+
+log = get_logger("apps.core.fastpath")
+ratelimit_log = get_logger("apps.ratelimit")
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+# The middleware in front of the response cache, in order: what the fast path stands in for
+# (the metrics middleware add no header; the fast path records what MetricsMiddleware would).
+METRICS_MIDDLEWARE = "apps.health.metrics.MetricsMiddleware"
+_HEADER_NEUTRAL = frozenset({METRICS_MIDDLEWARE, "apps.health.metrics.RateLimitPassedMiddleware"})
+EXPECTED_MIDDLEWARE = (
+    "apps.core.middleware.RequestContextMiddleware",
+    "apps.core.middleware.AccessLogMiddleware",
+    "corsheaders.middleware.CorsMiddleware",
+    "apps.ratelimit.middleware.RateLimitMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "apps.core.middleware.ResponseCacheMiddleware",
+)
+PING_PATH = "/v1/ping"
+# Accept values DRF's negotiation answers with JSON for sure (others go to Django, which
+# may answer 406).
+_PING_ACCEPT = (None, "*/*", "application/json")
+_MEMO_LIMIT = 1024
+_X_CACHE_HIT = (b"x-cache", md_cache.HIT.encode())
+
+
+def _raise_if_cancelled() -> None:
+    """End a cancelled request here: after an await that returned (or failed) although the
+    task was cancelled meanwhile (seen with redis.asyncio when the cancellation lands
+    while its reply is already in), the request must not go on to Django."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
+def _latin1(value: bytes | None) -> str | None:
+    return None if value is None else value.decode("latin-1")
+
+
+def _header_name(meta_name: str) -> bytes:
+    """``HTTP_X_FORWARDED_PROTO`` -> ``x-forwarded-proto`` (a2wsgi maps both ``-`` and
+    ``_`` to ``_``, so the fast path folds ``_`` into ``-`` when it reads headers)."""
+    return meta_name[5:].lower().replace("_", "-").encode("latin-1")
+
+
+def _probe(path: str = "/", scheme: str = "http", **meta: str) -> WSGIRequest:
+    """A real Django request, for running Django's own code on one header combination."""
+    return WSGIRequest({"REQUEST_METHOD": "GET", "PATH_INFO": path, "SCRIPT_NAME": "",
+                        "QUERY_STRING": "", "SERVER_NAME": "fastpath.invalid",
+                        "SERVER_PORT": "443" if scheme == "https" else "80",
+                        "SERVER_PROTOCOL": "HTTP/1.1", "wsgi.input": io.BytesIO(),
+                        "wsgi.url_scheme": scheme, **meta})
+
+
+def _added(response: HttpResponse, before: set[str]) -> tuple[tuple[bytes, bytes], ...]:
+    return tuple((name.lower().encode("latin-1"), value.encode("latin-1"))
+                 for name, value in response.items() if name not in before)
+
+
+def _encode(headers: Any) -> tuple[tuple[bytes, bytes], ...]:
+    return tuple((n.lower().encode("latin-1"), v.encode("latin-1")) for n, v in headers)
+
+
+class _Memo(dict):
+    """A bounded memo of Django's answers per header value (emptied when full: an attacker
+    sending random values only costs probes)."""
+
+    def remember(self, key: Any, value: Any) -> Any:
+        if len(self) >= _MEMO_LIMIT:
+            self.clear()
+        self[key] = value
+        return value
+
+
+class Setup:
+    """What the fast path needs from settings, computed once per settings state."""
+
+    def __init__(self) -> None:
+        self.reason = self._unsupported()
+        self.enabled = self.reason is None
+        if not self.enabled:
+            return
+        self.data_source = (b"x-data-source", settings.MARKETDATA_UPSTREAM.encode("latin-1"))
+        self.serve_hits = bool(getattr(settings, "RESPONSE_CACHE_ENABLED", True))
+        self.store = response_cache.get_store() if self.serve_hits else None
+        self.counters = get_async_store()
+        self.use_security = bool(settings.USE_SECURITY)
+        self.bucket = limits.bucket_config()
+        self.access_log = AccessLog(__file__, settings.PERFORMANCE_THRESHOLD_MS)
+        self.ssl_redirect = bool(settings.SECURE_SSL_REDIRECT)
+        proxy = settings.SECURE_PROXY_SSL_HEADER
+        self.proxy_header = _header_name(proxy[0]) if proxy else None
+        self.forwarded_host = bool(settings.USE_X_FORWARDED_HOST)
+        wanted = {b"host", b"origin", b"x-correlation-id", b"x-api-key", b"accept-language",
+                  b"x-forwarded-for", b"content-length", b"transfer-encoding", b"accept"}
+        if self.proxy_header:
+            wanted.add(self.proxy_header)
+        if self.forwarded_host:
+            wanted.add(b"x-forwarded-host")
+        self.wanted = frozenset(wanted)
+        from corsheaders.conf import conf
+
+        regex = conf.CORS_URLS_REGEX
+        self.cors_urls = re.compile(regex) if isinstance(regex, str) else regex
+        self._secure: _Memo = _Memo()
+        self._hosts: _Memo = _Memo()
+        self._cors: _Memo = _Memo()
+        self._layers = {secure: self._django_layers(secure) for secure in (False, True)}
+        self.ping = self._ping_template()
+        self.metrics = _metrics() if METRICS_MIDDLEWARE in settings.MIDDLEWARE else None
+        self._routes: _Memo = _Memo()
+
+    # -- what the fast path cannot stand in for -------------------------------------------
+    @staticmethod
+    def _unsupported() -> str | None:
+        from corsheaders.signals import check_request_enabled
+
+        if not getattr(settings, "FAST_PATH_ENABLED", True):
+            return "FAST_PATH is off"
+        middleware = tuple(m for m in settings.MIDDLEWARE
+                           if m not in _HEADER_NEUTRAL)[:len(EXPECTED_MIDDLEWARE)]
+        if middleware != EXPECTED_MIDDLEWARE:
+            return "the middleware in front of the response cache is not the expected one"
+        proxy = settings.SECURE_PROXY_SSL_HEADER
+        if proxy and not str(proxy[0]).startswith("HTTP_"):
+            return "SECURE_PROXY_SSL_HEADER names no HTTP header"
+        if check_request_enabled.has_listeners():
+            return "a check_request_enabled receiver decides CORS per request"
+        if getattr(settings, "CORS_ALLOW_PRIVATE_NETWORK", False):
+            return "CORS_ALLOW_PRIVATE_NETWORK answers per request"
+        if settings.DISALLOWED_USER_AGENTS or settings.PREPEND_WWW or \
+                settings.FORCE_SCRIPT_NAME or getattr(settings, "WHITENOISE_ROOT", None):
+            return "a CommonMiddleware/WhiteNoise feature in use answers per request"
+        if str(settings.STATIC_URL or "").lstrip("/").startswith(("v1/", "v2/")):
+            return "static files are served under /v1/ or /v2/"
+        return None
+
+    # -- Django's own answers, memoised ---------------------------------------------------
+    def _django_layers(self, secure: bool) -> tuple[tuple[tuple[bytes, bytes], ...], ...]:
+        """(X-Frame-Options layer, security layer) as Django adds them to a JSON answer."""
+        from django.middleware.clickjacking import XFrameOptionsMiddleware
+        from django.middleware.security import SecurityMiddleware
+
+        request = _probe(scheme="https" if secure else "http")
+        response = HttpResponse(b"", content_type="application/json")
+        before = set(response.headers)
+        XFrameOptionsMiddleware(lambda r: response).process_response(request, response)
+        xframe = _added(response, before)
+        before = set(response.headers)
+        SecurityMiddleware(lambda r: response).process_response(request, response)
+        return xframe, _added(response, before)
+
+    def is_secure(self, scheme: str, proxy_value: str | None) -> bool:
+        key = (scheme, proxy_value)
+        known = self._secure.get(key)
+        if known is None:
+            meta = {} if proxy_value is None else {settings.SECURE_PROXY_SSL_HEADER[0]:
+                                                   proxy_value}
+            known = self._secure.remember(key, _probe(scheme=scheme, **meta).is_secure())
+        return known
+
+    def host_allowed(self, host: str, forwarded: str | None) -> bool:
+        key = (host, forwarded)
+        known = self._hosts.get(key)
+        if known is None:
+            meta = {"HTTP_HOST": host}
+            if forwarded is not None:
+                meta["HTTP_X_FORWARDED_HOST"] = forwarded
+            try:
+                _probe(**meta).get_host()
+                known = True
+            except DisallowedHost:
+                known = False
+            self._hosts.remember(key, known)
+        return known
+
+    def cors(self, origin: str | None, path: str) -> tuple[tuple[bytes, bytes], ...]:
+        enabled = self.cors_urls.match(path) is not None
+        key = (origin, enabled)
+        known = self._cors.get(key)
+        if known is None:
+            from corsheaders.middleware import CorsMiddleware
+
+            request = _probe(path, **({} if origin is None else {"HTTP_ORIGIN": origin}))
+            request._cors_enabled = enabled
+            response = HttpResponse(b"", content_type="application/json")
+            before = set(response.headers)
+            CorsMiddleware(lambda r: response).add_response_headers(request, response)
+            known = self._cors.remember(key, _added(response, before))
+        return known
+
+    def _ping_template(self) -> tuple[dict[str, Any], tuple[tuple[bytes, bytes], ...],
+                                      str | None] | None:
+        """The ping view's body and headers, from the view itself (the timestamp is the
+        only thing that changes); None when its shape is not the known one."""
+        from django.urls import resolve
+
+        from apps.health.views import PingView
+
+        response = PingView.as_view()(_probe(PING_PATH))
+        response.render()
+        body = orjson.loads(response.content)
+        if response.status_code != 200 or set(body) != {"status", "timestamp"}:
+            log.warning("fast path: /v1/ping has an unknown shape; Django answers it")
+            return None
+        return body, _encode(response.items()), resolve(PING_PATH).url_name
+
+    def layers(self, secure: bool) -> tuple[tuple[tuple[bytes, bytes], ...], ...]:
+        return self._layers[secure]
+
+    def route(self, path: str) -> str:
+        """The URL pattern of ``path``, as the metrics label requests."""
+        known = self._routes.get(path)
+        if known is None:
+            from django.urls import Resolver404, resolve
+
+            try:
+                known = resolve(path).route or "/"
+            except Resolver404:
+                known = self.metrics.UNMATCHED
+            self._routes.remember(path, known)
+        return known
+
+    def record(self, path: str, status: int, seconds: float, refused: bool) -> None:
+        """What MetricsMiddleware records for an answer (it never raises)."""
+        metrics = self.metrics
+        if metrics is None:
+            return
+        if refused:
+            metrics.record_rate_limited(metrics.rate_limit_name(path))
+        metrics.record_request("GET", self.route(path), status, seconds)
+
+
+class _Metrics:
+    """The operations issue's metrics functions, when that code is present."""
+
+    def __init__(self) -> None:
+        from apps.health.metrics import UNMATCHED, rate_limit_name
+        from marketdata.metrics import record_rate_limited, record_request
+
+        self.UNMATCHED = UNMATCHED
+        self.rate_limit_name = rate_limit_name
+        self.record_rate_limited = record_rate_limited
+        self.record_request = record_request
+
+
+def _metrics() -> _Metrics | None:
+    try:
+        return _Metrics()
+    except ImportError:
+        log.warning("fast path: metrics middleware configured but its functions are missing")
+        return None
+
+
+class FastPath:
+    """The ASGI-level answerer; ``await fast_path(scope, receive, send)`` is True when it
+    answered the request (then the caller must do nothing more)."""
+
+    def __init__(self) -> None:
+        self._setup: Setup | None = None
+        setting_changed.connect(self._settings_changed, weak=False)
+
+    def _settings_changed(self, **_kwargs: Any) -> None:
+        self._setup = None
+
+    def setup(self) -> Setup:
+        setup = self._setup
+        if setup is None:
+            setup = self._setup = Setup()
+            if not setup.enabled and setup.reason != "FAST_PATH is off":
+                log.warning(f"fast path off: {setup.reason}")
+        return setup
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> bool:
+        if scope["method"] != "GET":
+            return False
+        path = scope["path"]
+        if not path.startswith(("/v1/", "/v2/")) or scope.get("root_path"):
+            return False
+        setup = self._setup or self.setup()
+        if not setup.enabled:
+            return False
+        started = time.perf_counter()
+        wanted = setup.wanted
+        headers: dict[bytes, bytes] = {}
+        for name, value in scope["headers"]:
+            if b"_" in name:
+                name = name.replace(b"_", b"-")
+            if name in wanted:
+                # Repeated headers are joined as a2wsgi joins them for Django.
+                seen = headers.get(name)
+                headers[name] = value if seen is None else seen + b"," + value
+        if b"transfer-encoding" in headers or headers.get(b"content-length", b"0") != b"0":
+            return False  # a body: Django's to read
+        host = headers.get(b"host")
+        if host is None:
+            return False
+        secure = setup.is_secure(scope.get("scheme", "http"),
+                                 _latin1(headers.get(setup.proxy_header)))
+        if setup.ssl_redirect and not secure:
+            return False
+        if not setup.host_allowed(host.decode("latin-1"),
+                                  _latin1(headers.get(b"x-forwarded-host"))
+                                  if setup.forwarded_host else None):
+            return False
+        if path == PING_PATH:
+            return await self._ping(setup, scope, send, headers, secure, started)
+        if not setup.serve_hits:
+            return False
+        try:
+            query = scope["query_string"].decode("ascii")
+        except UnicodeDecodeError:
+            return False
+        key = response_cache.cache_key(
+            "GET", path, query, (_latin1(headers.get(b"accept-language")) or ""),
+            encoded_slash=encoded_slash_in_path({"asgi.scope": scope}))
+        if key is None:
+            return False
+        try:
+            entry = await setup.store.aget(key)
+        except Exception:  # noqa: BLE001 - a cache outage: Django decides what to answer
+            entry = None
+        _raise_if_cancelled()
+        if entry is None:
+            return False
+        await self._hit(setup, scope, send, headers, secure, path, query, entry, started)
+        return True
+
+    # -- answers ----------------------------------------------------------------------------
+    async def _hit(self, setup: Setup, scope: Scope, send: Send, headers: dict[bytes, bytes],
+                   secure: bool, path: str, query: str, entry: response_cache.Entry,
+                   started: float) -> None:
+        correlation_id = correlation_id_for(_latin1(headers.get(b"x-correlation-id")))
+        refusal, quota = await self._limits(setup, scope, headers, path, correlation_id)
+        if refusal is not None:
+            status, body = 429, refusal[0]
+            out = [(b"content-type", b"application/json"), *refusal[1], *quota]
+        else:
+            status, body = 200, entry.body
+            xframe, security = setup.layers(secure)
+            out = [*_encode(entry.headers), _X_CACHE_HIT, *xframe,
+                   (b"content-length", str(len(body)).encode()), *security, *quota]
+        out += setup.cors(_latin1(headers.get(b"origin")), path)
+        out.append((b"x-correlation-id", correlation_id.encode()))
+        out.append(setup.data_source)
+        await send({"type": "http.response.start", "status": status, "headers": out})
+        await send({"type": "http.response.body", "body": body})
+        seconds = self._log(setup, path, status, started, correlation_id, query, None)
+        setup.record(path, status, seconds, refusal is not None)
+
+    async def _limits(self, setup: Setup, scope: Scope, headers: dict[bytes, bytes],
+                      path: str, correlation_id: str
+                      ) -> tuple[tuple[bytes, list[tuple[bytes, bytes]]] | None,
+                                 list[tuple[bytes, bytes]]]:
+        """RateLimitMiddleware's decision for a hit: (the 429's body and headers, or None;
+        the quota headers). Health and ping are never hits, so only the quota and the
+        bucket apply."""
+        v1 = path.startswith("/v1/")
+        if (v1 and not setup.use_security) or (not v1 and not setup.bucket.enabled):
+            return None, []
+        client = scope.get("client")
+        meta = {"REMOTE_ADDR": client[0]} if client is not None else {}
+        for name, meta_name in ((b"x-api-key", "HTTP_X_API_KEY"),
+                                (b"x-forwarded-for", "HTTP_X_FORWARDED_FOR")):
+            if name in headers:
+                meta[meta_name] = headers[name].decode("latin-1")
+        if limits.is_admin(meta):
+            return None, []
+        try:
+            if v1:
+                allowed, state = await limits.take_daily_async(limits.client_ip(meta),
+                                                               store=setup.counters)
+            else:
+                take = await limits.take_v2_async(limits.client_ip(meta), setup.bucket,
+                                                  store=setup.counters)
+        except Exception as exc:  # noqa: BLE001 - as RateLimitMiddleware: let it through
+            _raise_if_cancelled()
+            ratelimit_log.warning("rate-limit counters unavailable; request allowed",
+                                  error=f"{type(exc).__name__}: {exc}",
+                                  correlation_id=correlation_id)
+            return None, []
+        _raise_if_cancelled()
+        if not v1:
+            if take.allowed:
+                return None, []
+            return (limits.json_body(limits.v2_rate_limit_body(take)),
+                    [(b"retry-after", str(take.retry_after).encode())]), []
+        quota = _encode(state.headers().items())
+        if allowed:
+            return None, list(quota)
+        return (limits.json_body(state.body()),
+                [(b"retry-after", str(state.reset_in).encode())]), list(quota)
+
+    async def _ping(self, setup: Setup, scope: Scope, send: Send,
+                    headers: dict[bytes, bytes], secure: bool, started: float) -> bool:
+        if setup.ping is None or _latin1(headers.get(b"accept")) not in _PING_ACCEPT:
+            return False
+        template, view_headers, route = setup.ping
+        correlation_id = correlation_id_for(_latin1(headers.get(b"x-correlation-id")))
+        body = orjson.dumps({**template, "timestamp": datetime.now(UTC).isoformat()})
+        xframe, security = setup.layers(secure)
+        out = [*view_headers, *xframe, (b"content-length", str(len(body)).encode()),
+               *security, *setup.cors(_latin1(headers.get(b"origin")), PING_PATH),
+               (b"x-correlation-id", correlation_id.encode()), setup.data_source]
+        await send({"type": "http.response.start", "status": 200, "headers": out})
+        await send({"type": "http.response.body", "body": body})
+        try:
+            query = scope["query_string"].decode("ascii")
+        except UnicodeDecodeError:
+            query = ""
+        seconds = self._log(setup, PING_PATH, 200, started, correlation_id, query, route)
+        setup.record(PING_PATH, 200, seconds, False)
+        return True
+
+    @staticmethod
+    def _log(setup: Setup, path: str, status: int, started: float, correlation_id: str,
+             query: str, route: str | None) -> float:
+        """The access line; returns the seconds the answer took."""
+        seconds = time.perf_counter() - started
+        setup.access_log("GET", path, status, round(seconds * 1000, 3), correlation_id, query,
+                         route)
+        return seconds
+
+
+fast_path = FastPath()

@@ -1,0 +1,208 @@
+"""The response cache's keys and entries: one implementation for both request paths.
+
+The Django middleware (:class:`apps.core.middleware.ResponseCacheMiddleware`) stores
+answers and serves hits inside Django; the fast path (:mod:`apps.core.fastpath`) serves the
+same hits on the event loop without Django's handler. Both compute keys with
+:func:`cache_key` from plain values (no request object) and read and write entries through
+:func:`get_store`, so a hit is always the same bytes and headers whichever path serves it.
+
+An entry is self-describing bytes (:func:`encode`): a magic tag, the absolute expiry, the
+headers that travel with the body (``Content-Type`` first, then ``X-Search-Provider``), the
+body. It is kept in the default cache backend: the local-memory cache (one per process) or,
+with Redis, a raw Redis string under the cache's own key prefix (no pickling), which
+django-redis, redis-py and ``redis.asyncio`` all read alike. Expired entries are misses even
+if the backend still holds them (its TTL is whole seconds; the expiry is exact).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import struct
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+from urllib.parse import unquote
+
+import orjson
+
+import marketdata
+from marketdata import cache as md_cache
+
+# "e1": the entry format below (keys of an older format are never read as entries).
+PREFIX = f"md:{md_cache.KEY_VERSION}:resp:{marketdata.__version__}:e1:"
+
+# Answers that must be computed every time: the health report, liveness, streams.
+_UNCACHEABLE = ("/v1/health", "/v1/ping", "/v1/stream/")
+# Paths whose body depends on the client's language when the query names none (v2 quotes:
+# ``lang`` wins, ``Accept-Language`` is the fallback), so the header is part of their key.
+_LANGUAGE_DEPENDENT = ("/v2/quote/", "/v2/quotes")
+_LANG_PARAM = re.compile(r"(?:^|&)lang=")
+_KEY_SAFE = re.compile(r"[\x21-\x7e]*")
+_MAX_PLAIN_KEY = 160
+
+# Headers that describe the body (which provider answered) and so travel with it.
+REPLAYED_HEADERS = ("X-Search-Provider",)
+
+
+def _param_name(pair: str) -> str:
+    """A query pair's name as Django's QueryDict decodes it (``+`` is a space)."""
+    name = pair.split("=", 1)[0]
+    if "%" in name or "+" in name:
+        name = unquote(name.replace("+", " "), errors="replace")
+    return name
+
+
+def cache_key(method: str, path: str, query: str, accept_language: str = "",
+              *, encoded_slash: bool = False) -> str | None:
+    """The response-cache key of a request, or None when its answer must not be cached.
+
+    ``path`` is the decoded path, ``query`` the raw query string, ``accept_language`` the
+    header's value ("" when absent). Only GETs under /v1/ and /v2/ are cached, never health,
+    ping or streams, and never a target with an encoded slash (``encoded_slash``): the views
+    refuse those, and a key on the decoded path would serve them the answer of the path it
+    decodes to.
+
+    Query parameters are ordered by name with a *stable* sort, so ``a=1&b=2`` and
+    ``b=2&a=1`` share a key while repeated names keep their order (``symbol=A&symbol=B``
+    and ``symbol=B&symbol=A`` can answer differently: a view reads the last one). Names are
+    compared decoded, so two spellings of one name keep their order too. The raw pairs are
+    kept otherwise (no decode/re-encode: two spellings of one query at worst cost one
+    extra miss).
+    """
+    if method != "GET" or not path.startswith(("/v1/", "/v2/")) or \
+            path.startswith(_UNCACHEABLE) or encoded_slash:
+        return None
+    if "&" in query:
+        query = "&".join(sorted(query.split("&"), key=_param_name))
+    url = f"{path}?{query}"
+    if path.startswith(_LANGUAGE_DEPENDENT) and not _LANG_PARAM.search(query):
+        url += "#" + accept_language.strip().lower()
+    # Long symbol lists, and decoded paths with spaces, control or non-ASCII characters
+    # (memcached-unsafe keys): a digest keeps every key short and portable.
+    if len(url) > _MAX_PLAIN_KEY or not _KEY_SAFE.fullmatch(url):
+        url = hashlib.sha256(url.encode("utf-8", "surrogatepass")).hexdigest()
+    return PREFIX + url
+
+
+# -- entries ---------------------------------------------------------------------------------
+_MAGIC = b"MDR1"
+_HEAD = struct.Struct("<dI")  # expiry (epoch seconds), length of the headers' JSON
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A stored answer: always a 200 (``Content-Type`` is the first header)."""
+
+    body: bytes
+    headers: tuple[tuple[str, str], ...]
+    expires: float
+
+    @property
+    def content_type(self) -> str:
+        return self.headers[0][1]
+
+    def fresh(self, now: float | None = None) -> bool:
+        return self.expires > (time.time() if now is None else now)
+
+
+def encode(entry: Entry) -> bytes:
+    head = orjson.dumps(entry.headers)
+    return b"".join((_MAGIC, _HEAD.pack(entry.expires, len(head)), head, entry.body))
+
+
+def decode(blob: Any) -> Entry | None:
+    """The entry in ``blob``, or None for anything else (an older format, garbage)."""
+    if not isinstance(blob, bytes) or not blob.startswith(_MAGIC):
+        return None
+    try:
+        expires, length = _HEAD.unpack_from(blob, 4)
+        start = 4 + _HEAD.size
+        headers = tuple((str(n), str(v)) for n, v in orjson.loads(blob[start:start + length]))
+    except (struct.error, orjson.JSONDecodeError, TypeError, ValueError):
+        return None
+    if not headers or headers[0][0] != "Content-Type":
+        return None
+    return Entry(blob[start + length:], headers, expires)
+
+
+def new_entry(body: bytes, content_type: str, replayed: tuple[tuple[str, str], ...],
+              ttl: float) -> Entry:
+    return Entry(body, (("Content-Type", content_type), *replayed), time.time() + ttl)
+
+
+# -- stores ----------------------------------------------------------------------------------
+class EntryStore(Protocol):
+    def get(self, key: str) -> Entry | None: ...
+
+    async def aget(self, key: str) -> Entry | None: ...
+
+    def set(self, key: str, entry: Entry, ttl: int) -> None: ...
+
+
+def _fresh(blob: Any) -> Entry | None:
+    entry = decode(blob)
+    return entry if entry is not None and entry.fresh() else None
+
+
+class LocalEntries:
+    """Entries in the local-memory cache (shared by the threads and the event loop of one
+    process). Reads are in-memory and take microseconds, so the event loop does them
+    directly."""
+
+    def __init__(self, cache: Any) -> None:
+        self.cache = cache
+
+    def get(self, key: str) -> Entry | None:
+        return _fresh(self.cache.get(key))
+
+    async def aget(self, key: str) -> Entry | None:
+        return self.get(key)
+
+    def set(self, key: str, entry: Entry, ttl: int) -> None:
+        self.cache.set(key, encode(entry), timeout=ttl)
+
+
+class RedisEntries:
+    """Entries as raw Redis strings under the cache's key prefix: the Django path reads and
+    writes them with django-redis's connection pool, the fast path reads them with
+    ``redis.asyncio`` (:mod:`marketdata.redis_async`, reads of one loop turn coalesced into
+    one MGET)."""
+
+    def __init__(self, cache: Any) -> None:
+        from django_redis import get_redis_connection
+
+        self.cache = cache
+        self.client = get_redis_connection("default")
+
+    def get(self, key: str) -> Entry | None:
+        return _fresh(self.client.get(self.cache.make_key(key)))
+
+    async def aget(self, key: str) -> Entry | None:
+        from marketdata import redis_async
+
+        return _fresh(await redis_async.get(self.cache.make_key(key)))
+
+    def set(self, key: str, entry: Entry, ttl: int) -> None:
+        self.client.set(self.cache.make_key(key), encode(entry), px=int(ttl * 1000))
+
+
+_stores: dict[type, EntryStore] = {}
+
+
+def get_store() -> EntryStore:
+    """The entry store of the default cache backend, one per process and backend class.
+
+    Callers on the event loop keep the store they got (``caches["default"]`` is looked up
+    per task there, and would build a cache object per request).
+    """
+    from django.core.cache import caches
+    from django_redis.cache import RedisCache
+
+    cache = caches["default"]
+    kind = type(cache)
+    store = _stores.get(kind)
+    if store is None:
+        store = RedisEntries(cache) if isinstance(cache, RedisCache) else LocalEntries(cache)
+        _stores[kind] = store
+    return store

@@ -1,0 +1,209 @@
+"""Prometheus metrics (``GET /metrics``), correct across gunicorn's worker processes.
+
+Under gunicorn, ``config/gunicorn.conf.py`` sets ``PROMETHEUS_MULTIPROC_DIR`` (under
+``MARKETDATA_VAR_DIR``, emptied at every start) before any worker starts: each process then
+writes its samples to memory-mapped files there and a scrape, whichever worker answers it,
+adds up every process's files. Without the variable (``manage.py runserver``, tests, one
+process) the samples live in this process's memory. The variable must be set before
+``prometheus_client`` is first imported, which is why it is set in the master.
+
+What is counted, and where:
+- requests: by route (the URL pattern, never the raw path), method and status, with a
+  latency histogram by route and method; ``record_request`` is called by
+  ``apps.health.middleware.MetricsMiddleware`` and by the ASGI fast path for the requests
+  it answers itself;
+- upstream calls (each attempt, and calls refused by an open breaker) by provider,
+  endpoint and outcome, with latency: ``marketdata.http``;
+- data-cache outcomes (hit, miss, stale, error) by provider and endpoint group:
+  ``marketdata.cache``;
+- rate-limit refusals by limit: the metrics middleware (a 429 that never got past the
+  rate-limit middleware);
+- sampled every few seconds in each process and at every scrape: circuit-breaker states
+  (how many live processes have each breaker in each state), open quote streams and
+  pollers (summed over live processes). Samplers are registered by the apps that know
+  these numbers (``register_sampler``), so this module depends on nothing above it.
+
+Recording never raises: a metrics failure is logged once and the request goes on.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import threading
+import time
+from collections.abc import Callable
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client import multiprocess as _multiprocess
+
+from marketdata.logs import get_logger
+
+log = get_logger("marketdata.metrics")
+
+def multiprocess_dir() -> str | None:
+    return os.environ.get("PROMETHEUS_MULTIPROC_DIR") or None
+
+
+_MULTIPROCESS_DIR = multiprocess_dir()
+if _MULTIPROCESS_DIR is not None:
+    # Every metric below opens its file there at once: a missing directory (a variable
+    # set by hand, a var/ cleaned under a running server) must not stop the process.
+    os.makedirs(_MULTIPROCESS_DIR, exist_ok=True)
+
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+SAMPLE_SECONDS = 5.0
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+# Cache hits answer in well under a millisecond, misses wait on an upstream for seconds.
+_REQUEST_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+                    10.0, 30.0)
+_UPSTREAM_BUCKETS = (0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+REQUESTS = Counter("marketdata_http_requests", "HTTP requests answered, by route (URL "
+                   "pattern), method and status", ["route", "method", "status"])
+REQUEST_SECONDS = Histogram("marketdata_http_request_duration_seconds",
+                            "Time to answer an HTTP request, by route and method",
+                            ["route", "method"], buckets=_REQUEST_BUCKETS)
+UPSTREAM_CALLS = Counter("marketdata_upstream_requests", "Upstream calls: each attempt by "
+                         "outcome (ok, client_error, server_error, timeout, unreachable), "
+                         "and calls an open circuit breaker refused (circuit_open)",
+                         ["provider", "endpoint", "outcome"])
+UPSTREAM_SECONDS = Histogram("marketdata_upstream_request_duration_seconds",
+                             "Duration of one upstream attempt", ["provider", "endpoint"],
+                             buckets=_UPSTREAM_BUCKETS)
+CACHE_LOOKUPS = Counter("marketdata_cache_lookups", "Data-cache outcomes (hit, miss, stale, "
+                        "error) by provider and endpoint group", ["provider", "group", "outcome"])
+RATE_LIMITED = Counter("marketdata_rate_limited", "Requests refused with 429 by the "
+                       "service's own rate limits (v1_daily, v1_health, v2_bucket)", ["limit"])
+BREAKERS = Gauge("marketdata_circuit_breakers", "Live worker processes whose circuit breaker "
+                 "for (provider, endpoint) is in this state (closed, open, half_open); each "
+                 "process keeps its own breakers", ["provider", "endpoint", "state"],
+                 multiprocess_mode="livesum")
+STREAMS = Gauge("marketdata_stream_connections", "Open quote streams (SSE)",
+                multiprocess_mode="livesum")
+POLLERS = Gauge("marketdata_stream_pollers", "Active quote-stream pollers (one per symbol "
+                "and process)", multiprocess_mode="livesum")
+STREAM_SUBSCRIPTIONS = Gauge("marketdata_stream_subscriptions", "Symbol subscriptions of "
+                             "open quote streams", multiprocess_mode="livesum")
+
+
+_failed_once = False
+
+
+def _guard(record: Callable[[], None]) -> None:
+    """Run one recording; a failure is logged the first time and never raised."""
+    global _failed_once
+    try:
+        record()
+    except Exception:  # metrics must never fail a request
+        if not _failed_once:
+            _failed_once = True
+            log.error("metrics recording failed (logged once per process)", exc_info=True)
+
+
+def record_request(method: str, route: str, status: int, seconds: float) -> None:
+    """One answered HTTP request. ``route`` is the URL pattern (``v2/quote/<str:symbol>``),
+    never the raw path, so the number of series stays bounded."""
+    method = method if method in _METHODS else "other"
+
+    def record() -> None:
+        REQUESTS.labels(route, method, str(status)).inc()
+        REQUEST_SECONDS.labels(route, method).observe(seconds)
+
+    _guard(record)
+
+
+def record_upstream(provider: str, endpoint: str, outcome: str,
+                    seconds: float | None = None) -> None:
+    """One upstream attempt (with its duration) or one refused call (``seconds`` None)."""
+    def record() -> None:
+        UPSTREAM_CALLS.labels(provider, endpoint, outcome).inc()
+        if seconds is not None:
+            UPSTREAM_SECONDS.labels(provider, endpoint).observe(seconds)
+
+    _guard(record)
+
+
+def record_cache(provider: str, group: str, outcome: str) -> None:
+    _guard(lambda: CACHE_LOOKUPS.labels(provider, group, outcome).inc())
+
+
+def record_rate_limited(limit: str) -> None:
+    _guard(lambda: RATE_LIMITED.labels(limit).inc())
+
+
+# -- sampled gauges ---------------------------------------------------------------------------
+_samplers: list[Callable[[], None]] = []
+_sampler_lock = threading.Lock()
+_sampler_thread: threading.Thread | None = None
+_sampler_pid = 0
+
+
+def register_sampler(sampler: Callable[[], None]) -> None:
+    """Add a function that sets gauges from this process's state (called every
+    ``SAMPLE_SECONDS`` and before each scrape); registering twice is a no-op."""
+    with _sampler_lock:
+        if sampler not in _samplers:
+            _samplers.append(sampler)
+
+
+def sample_now() -> None:
+    for sampler in list(_samplers):
+        _guard(sampler)
+
+
+def _sample_forever() -> None:
+    while True:
+        time.sleep(SAMPLE_SECONDS)
+        sample_now()
+
+
+def start_sampling() -> None:
+    """Start this process's sampler thread once (again in a forked child, whose parent's
+    thread did not survive the fork)."""
+    global _sampler_thread, _sampler_pid
+    with _sampler_lock:
+        if _sampler_thread is not None and _sampler_pid == os.getpid():
+            return
+        _sampler_pid = os.getpid()
+        _sampler_thread = threading.Thread(target=_sample_forever, name="metrics-sampler",
+                                           daemon=True)
+        _sampler_thread.start()
+
+
+def set_breaker_states(states: list[tuple[str, str, str]]) -> None:
+    """This process's breakers as (provider, endpoint, state): one series per state, 1 for
+    the breaker's state and 0 for the others, so a scrape sums the processes per state."""
+    for provider, endpoint, current in states:
+        for state in ("closed", "open", "half_open"):
+            BREAKERS.labels(provider, endpoint, state).set(1 if state == current else 0)
+
+
+# -- exposition -------------------------------------------------------------------------------
+def render() -> bytes:
+    """The text exposition of every process's metrics (this process's after a fresh
+    sample)."""
+    sample_now()
+    path = multiprocess_dir()
+    if path is None:
+        return generate_latest(REGISTRY)
+    registry = CollectorRegistry()
+    _multiprocess.MultiProcessCollector(registry, path=path)
+    return generate_latest(registry)
+
+
+def token_matches(expected: str, authorization: str) -> bool:
+    """``Authorization: Bearer <METRICS_TOKEN>``, compared in constant time."""
+    scheme, _, given = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not given:
+        return False
+    return hmac.compare_digest(given.strip().encode("utf-8", "surrogateescape"),
+                               expected.encode("utf-8", "surrogateescape"))

@@ -1,0 +1,71 @@
+"""config/gunicorn.conf.py: the control socket in the instance's var directory (or off), and
+the Prometheus multiprocess directory set for the workers and emptied at every start."""
+
+from __future__ import annotations
+
+import runpy
+from pathlib import Path
+
+import pytest
+
+CONF = Path(__file__).resolve().parents[2] / "config" / "gunicorn.conf.py"
+
+
+@pytest.fixture
+def load(monkeypatch, tmp_path):
+    """Execute the config file as gunicorn does, with a clean environment for what it reads
+    (monkeypatch restores PROMETHEUS_MULTIPROC_DIR, which the file sets)."""
+    for name in ("GUNICORN_CONTROL_SOCKET", "PROMETHEUS_MULTIPROC_DIR", "WEB_CONCURRENCY"):
+        monkeypatch.setenv(name, "")  # recorded, so restored (or removed) afterwards
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("MARKETDATA_VAR_DIR", str(tmp_path / "var"))
+
+    def run(**env: str) -> dict:
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        return runpy.run_path(str(CONF))
+
+    return run
+
+
+def test_control_socket_in_the_var_dir(load, tmp_path):
+    conf = load()
+    assert conf["control_socket"] == str(tmp_path / "var" / "gunicorn.ctl")
+    assert "control_socket_disable" not in conf
+
+
+def test_control_socket_elsewhere_or_off(load, tmp_path):
+    assert load(GUNICORN_CONTROL_SOCKET="/run/md/ctl")["control_socket"] == "/run/md/ctl"
+    conf = load(GUNICORN_CONTROL_SOCKET="off")
+    assert conf["control_socket_disable"] is True
+    assert "control_socket" not in conf
+
+
+def test_gunicorn_accepts_the_settings(load):
+    from gunicorn.config import Config
+
+    conf = load()
+    config = Config()
+    for name in ("control_socket", "workers", "threads", "worker_class", "bind"):
+        config.set(name, conf[name])
+    assert config.control_socket == conf["control_socket"]
+
+
+def test_multiprocess_dir_is_set_and_emptied_at_start(load, tmp_path):
+    import os
+
+    conf = load()
+    path = tmp_path / "var" / "prometheus"
+    assert os.environ["PROMETHEUS_MULTIPROC_DIR"] == str(path)
+    path.mkdir(parents=True)
+    (path / "counter_123.db").write_bytes(b"old")
+    (path / "keep.txt").write_text("not ours")
+    conf["on_starting"](None)
+    assert sorted(p.name for p in path.iterdir()) == ["keep.txt"]
+
+
+def test_an_operator_multiprocess_dir_is_kept(load, tmp_path):
+    import os
+
+    load(PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "elsewhere"))
+    assert os.environ["PROMETHEUS_MULTIPROC_DIR"] == str(tmp_path / "elsewhere")
