@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 BASE_STAMP := $(VENV)/.base-$(shell cat requirements/base.lock | sha1sum | cut -c1-10)
 DEV_STAMP  := $(VENV)/.dev-$(shell cat requirements/dev.lock | sha1sum | cut -c1-10)
 
-.PHONY: run test lint schema unit sandbox bench bench-indicators bench-backtest fuzz lock clean
+.PHONY: run test lint schema typecheck unit sandbox bench bench-indicators bench-backtest fuzz lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,14 +25,18 @@ $(DEV_STAMP): $(BASE_STAMP) requirements/dev.lock
 run: $(BASE_STAMP)
 	PYTHON=$(BIN)/python bin/serve
 
-## test: lint, OpenAPI validation and the whole test suite
-test: $(DEV_STAMP) lint schema unit
+## test: lint, OpenAPI validation, type checking and the whole test suite
+test: $(DEV_STAMP) lint schema typecheck unit
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 
 schema: $(DEV_STAMP)
 	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file /dev/null
+
+## typecheck: mypy with django-stubs over marketdata/ and apps/core/ (pyproject.toml)
+typecheck: $(DEV_STAMP)
+	$(BIN)/mypy
 
 unit: $(DEV_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
@@ -68,4 +72,4 @@ lock: $(DEV_STAMP)
 		-c requirements/base.lock -o requirements/dev.lock requirements/dev.txt
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .ruff_cache
+	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache

@@ -254,7 +254,8 @@ def _safe_delete(key: str) -> None:
 # -- keys and entries -----------------------------------------------------------------------
 def cache_key(provider: str, call: str, params: Mapping[str, Any] | None = None) -> str:
     """Deterministic key; long parameter strings are hashed to keep keys short."""
-    parts = "&".join(f"{k}={params[k]}" for k in sorted(params or {}))
+    params = params or {}
+    parts = "&".join(f"{k}={params[k]}" for k in sorted(params))
     if len(parts) > 160:
         parts = hashlib.sha256(parts.encode()).hexdigest()
     return f"md:{KEY_VERSION}:{provider}:{call}:{parts}"

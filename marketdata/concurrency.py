@@ -77,7 +77,8 @@ def run_parallel(fn: Callable[[T], R], items: Iterable[T]) -> list[R | BaseExcep
                 out.append(exc)
         return out
     futures = [_SHARED.submit(fn, item) for item in items]
-    return [_outcome(future) for future in futures]
+    # map(), not a comprehension: mypy solves _outcome's R from the list's context there.
+    return list(map(_outcome, futures))
 
 
 class DeadlineExceeded(TimeoutError):
@@ -114,7 +115,8 @@ class DeadlineBatch(Generic[R]):
             elif not future.done():
                 out.append(DeadlineExceeded(self.timeout, started=True))
             else:
-                out.append(_outcome(future))
+                outcome = _outcome(future)  # solved on its own (see run_parallel)
+                out.append(outcome)
         return out
 
 

@@ -143,7 +143,7 @@ class UpstreamRateLimited(UpstreamError):
     code = "upstream_rate_limited"
 
 
-_REPLAYABLE = {cls.__name__: cls for cls in (
+_REPLAYABLE: dict[str, type[MarketDataError]] = {cls.__name__: cls for cls in (
     NotFound, BadRequest, UpstreamError, UpstreamBadResponse, CredentialsRejected,
     UpstreamUnavailable,
     UpstreamCircuitOpen, UpstreamTimeout, UpstreamRateLimited, UpstreamBusy, DeadlineExceeded,

@@ -112,11 +112,13 @@ class RegularHours:
         def at(t: time) -> datetime:
             return datetime.combine(day, t, zone).astimezone(UTC)
 
-        has_break = self.break_start is not None and self.break_end is not None
+        break_start: datetime | None = None
+        break_end: datetime | None = None
+        if self.break_start is not None and self.break_end is not None:
+            break_start, break_end = at(self.break_start), at(self.break_end)
         return Session(day=day, open=at(self.open),
                        close=at(self.closes.get(day.weekday(), self.close)),
-                       break_start=at(self.break_start) if has_break else None,
-                       break_end=at(self.break_end) if has_break else None,
+                       break_start=break_start, break_end=break_end,
                        holidays_known=False)
 
     def session_closing_after(self, now: datetime, after_day: date | None = None) -> Session:
@@ -236,15 +238,19 @@ class _CalendarSchedule:
         label = self._closes.index[position]
         cal = self.cal
 
-        def instant(value: Any) -> datetime | None:
-            return None if pd.isna(value) else value.to_pydatetime().astimezone(UTC)
+        def instant(value: Any) -> datetime:
+            return value.to_pydatetime().astimezone(UTC)
+
+        def optional_instant(value: Any) -> datetime | None:
+            """Break bounds are NaT on the sessions of a calendar that have no break."""
+            return None if pd.isna(value) else instant(value)
 
         has_break = cal.has_break
         return Session(
             day=label.date(), open=instant(cal.opens.iloc[position]),
             close=instant(self._closes.iloc[position]),
-            break_start=instant(cal.break_starts.iloc[position]) if has_break else None,
-            break_end=instant(cal.break_ends.iloc[position]) if has_break else None,
+            break_start=optional_instant(cal.break_starts.iloc[position]) if has_break else None,
+            break_end=optional_instant(cal.break_ends.iloc[position]) if has_break else None,
             early_close=label.date() in self._early)
 
 

@@ -12,12 +12,12 @@ import dataclasses
 import math
 from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_UP, Context, Decimal
-from typing import Any
+from typing import Any, TypeGuard
 
 _SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
 
 
-def _finite(value: Any) -> bool:
+def _finite(value: Any) -> TypeGuard[float]:
     return value is not None and math.isfinite(value)
 
 
@@ -115,7 +115,7 @@ def percent(value: float | None, *, fraction: bool = False, sign: bool = True,
     if fraction:
         # Scale the decimal repr, not the float: 0.02345 * 100 is 2.3449999999999998.
         value = float(Decimal(repr(float(value))).scaleb(2))
-    text = fixed(value, decimals) + "%"
+    text = f"{fixed(value, decimals)}%"  # value is finite here, so fixed() is not None
     return signed(text) if sign else text
 
 

@@ -157,7 +157,7 @@ _loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Loop] = \
 
 
 def _options() -> tuple[str, dict[str, Any]]:
-    config = settings.CACHES["default"]
+    config: dict[str, Any] = settings.CACHES["default"]
     location = config["LOCATION"]
     if isinstance(location, list | tuple):
         location = location[0]

@@ -44,8 +44,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, drf_exceptions.APIException):
         response = drf_default_handler(exc, context)
         if response is not None and style == V2:
-            detail = response.data.get("detail") if isinstance(response.data, dict) else None
-            response.data = v2_error_body(str(detail or exc.detail), response.status_code)
+            drf_detail = response.data.get("detail") if isinstance(response.data, dict) else None
+            response.data = v2_error_body(str(drf_detail or exc.detail), response.status_code)
             return response
         if response is not None and not isinstance(response.data, dict):
             response.data = {"detail": response.data}

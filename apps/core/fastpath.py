@@ -243,7 +243,7 @@ class Setup:
             from corsheaders.middleware import CorsMiddleware
 
             request = _probe(path, **({} if origin is None else {"HTTP_ORIGIN": origin}))
-            request._cors_enabled = enabled
+            request._cors_enabled = enabled  # type: ignore[attr-defined]  # corsheaders' flag
             response = HttpResponse(b"", content_type="application/json")
             before = set(response.headers)
             CorsMiddleware(lambda r: response).add_response_headers(request, response)
@@ -269,8 +269,9 @@ class Setup:
     def layers(self, secure: bool) -> tuple[tuple[tuple[bytes, bytes], ...], ...]:
         return self._layers[secure]
 
-    def route(self, path: str) -> str:
-        """The URL pattern of ``path``, as the metrics label requests."""
+    def route(self, path: str, unmatched: str) -> str:
+        """The URL pattern of ``path``, as the metrics label requests (``unmatched`` for a
+        path no pattern matches)."""
         known = self._routes.get(path)
         if known is None:
             from django.urls import Resolver404, resolve
@@ -278,7 +279,7 @@ class Setup:
             try:
                 known = resolve(path).route or "/"
             except Resolver404:
-                known = self.metrics.UNMATCHED
+                known = unmatched
             self._routes.remember(path, known)
         return known
 
@@ -289,7 +290,7 @@ class Setup:
             return
         if refused:
             metrics.record_rate_limited(metrics.rate_limit_name(path))
-        metrics.record_request("GET", self.route(path), status, seconds)
+        metrics.record_request("GET", self.route(path, metrics.UNMATCHED), status, seconds)
 
 
 class _Metrics:
@@ -366,7 +367,7 @@ class FastPath:
             return False
         if path == PING_PATH:
             return await self._ping(setup, scope, send, headers, secure, started)
-        if not setup.serve_hits:
+        if not setup.serve_hits or setup.store is None:  # the store is set when serve_hits is
             return False
         try:
             query = scope["query_string"].decode("ascii")

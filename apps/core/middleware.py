@@ -53,7 +53,7 @@ class RequestContextMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         correlation_id = correlation_id_for(request.META.get("HTTP_X_CORRELATION_ID"))
-        request.correlation_id = correlation_id
+        request.correlation_id = correlation_id  # type: ignore[attr-defined]  # read by views
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(correlation_id=correlation_id)
         try:
@@ -101,11 +101,11 @@ class AccessLogMiddleware:
         duration_ms = round((time.perf_counter() - started) * 1000, 3)
         # This line is the request's log record; Django's own 4xx/5xx line would repeat it
         # after the correlation id is unbound.
-        response._has_been_logged = True
+        response._has_been_logged = True  # type: ignore[attr-defined]  # Django's own flag
         correlation_id = getattr(request, "correlation_id", None) or \
             structlog.contextvars.get_contextvars().get("correlation_id")
         match = getattr(request, "resolver_match", None)
-        self.access_log(request.method, request.path, response.status_code, duration_ms,
+        self.access_log(request.method or "", request.path, response.status_code, duration_ms,
                         correlation_id, request.META.get("QUERY_STRING", ""),
                         match.url_name if match is not None else None)
         return response
@@ -128,7 +128,7 @@ class ResponseCacheMiddleware:
     def _key(self, request: HttpRequest) -> str | None:
         meta = request.META
         return response_cache.cache_key(
-            request.method, request.path, meta.get("QUERY_STRING", ""),
+            request.method or "", request.path, meta.get("QUERY_STRING", ""),
             meta.get("HTTP_ACCEPT_LANGUAGE", ""),
             encoded_slash=request.path.startswith(("/v1/", "/v2/"))
             and encoded_slash_in_path(meta))
@@ -136,7 +136,7 @@ class ResponseCacheMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         key = self._key(request) if self.enabled else None
         store = response_cache.get_store() if key is not None else None
-        if store is not None:
+        if store is not None and key is not None:
             try:
                 entry = store.get(key)
             except Exception:  # noqa: BLE001 - a cache outage must not fail the request
@@ -165,8 +165,8 @@ class ResponseCacheMiddleware:
             # A partial answer (an item left out after an upstream error) must not be kept
             # by any cache, ours or downstream, longer than the failure lasts.
             response["Cache-Control"] = "no-store"
-        if (store is not None and response.status_code == 200 and header in (md_cache.HIT,
-                                                                             md_cache.MISS)
+        if (store is not None and key is not None and response.status_code == 200
+                and header in (md_cache.HIT, md_cache.MISS)
                 and not report.incomplete
                 and report.min_ttl is not None
                 and report.min_ttl >= 1):

@@ -1,5 +1,6 @@
 """orjson rendering: several times faster than the stdlib encoder for large price maps."""
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -12,7 +13,7 @@ class ORJSONRenderer(BaseRenderer):
     charset = None  # JSON is UTF-8 by definition; no '; charset=' parameter needed
 
     def render(self, data: Any, accepted_media_type: str | None = None,
-               renderer_context: dict | None = None) -> bytes:
+               renderer_context: Mapping[str, Any] | None = None) -> bytes:
         if data is None:
             return b""
         return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS)

@@ -19,8 +19,10 @@ class ErrorDetail(serializers.Serializer):
 
 class ValidationErrorDetail(serializers.Serializer):
     detail = serializers.CharField(default="Invalid request")
-    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()),
-                                   help_text="Parameter name -> messages")
+    # A declared field, not Serializer.errors: the metaclass moves it out of the class.
+    errors = serializers.DictField(  # type: ignore[assignment]
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Parameter name -> messages")
 
 
 class ValidationErrorItem(serializers.Serializer):
@@ -35,8 +37,10 @@ class ValidationErrorList(serializers.Serializer):
 
 
 class ValidationErrors(serializers.Serializer):
-    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()),
-                                   help_text="Parameter name -> messages")
+    # A declared field, not Serializer.errors: the metaclass moves it out of the class.
+    errors = serializers.DictField(  # type: ignore[assignment]
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Parameter name -> messages")
 
 
 class UpstreamErrorBody(serializers.Serializer):
@@ -148,7 +152,8 @@ class V2AutoSchema(AutoSchema):
                     name, OpenApiTypes.STR if schema is None else
                     {k: v for k, v in schema.items() if k != "description"},
                     OpenApiParameter.PATH,
-                    description=text if schema is None else schema.get("description")))
+                    # No description ("" or None) leaves the parameter undescribed.
+                    description=text if isinstance(text, str) else text.get("description", "")))
         return params
 
     def get_request_serializer(self) -> Any:
@@ -171,7 +176,9 @@ class V2AutoSchema(AutoSchema):
     def get_summary(self) -> str | None:
         return self._v2("summary") or super().get_summary()
 
-    def get_description(self) -> str:
+    # drf-spectacular's own get_description() drops ViewInspector's (path, method) arguments
+    # with the same ignore; this override matches drf-spectacular's signature.
+    def get_description(self) -> str:  # type: ignore[override]
         text = self._v2("description")
         return text if text else super().get_description()
 

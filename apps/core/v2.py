@@ -122,11 +122,12 @@ class SymbolsParam(SymbolListParam):
     as typed for the endpoint to report): the view receives the list, and a missing, blank
     or too long list is a 400 with the others."""
 
-    def to_internal_value(self, data: Any) -> list[str]:
+    # The text parameter validates into a list (DRF's CharField is typed to give a str).
+    def to_internal_value(self, data: Any) -> list[str]:  # type: ignore[override]
         from django.conf import settings
 
         try:
-            return symbol_list(super().to_internal_value(data), param=self.field_name,
+            return symbol_list(super().to_internal_value(data), param=self.field_name or "symbols",
                                max_items=settings.QUOTES_MAX_SYMBOLS)
         except InvalidParameters as exc:
             raise serializers.ValidationError([e.message for e in exc.errors]) from None
@@ -166,11 +167,12 @@ class V2ApiView(ApiView):
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)
-        method = request.method.lower()
+        request_method = request.method or ""  # always set on a request the server received
+        method = request_method.lower()
         # DRF looks the handler up after initial(): a wrong method is a 405, not a 400
         # about the parameters it would have taken; OPTIONS validates nothing.
         if method not in self.http_method_names or not hasattr(self, method):
-            raise exceptions.MethodNotAllowed(request.method)
+            raise exceptions.MethodNotAllowed(request_method)
         if method == "options":
             return
         if kwargs and encoded_slash_in_path(request.META):
@@ -271,7 +273,8 @@ class CursorParam(serializers.CharField):
 
     default_error_messages = {"invalid": "Invalid cursor"}
 
-    def to_internal_value(self, data: Any) -> int:
+    # The text parameter validates into a position (DRF's CharField is typed to give a str).
+    def to_internal_value(self, data: Any) -> int:  # type: ignore[override]
         position = cursor_position(super().to_internal_value(data))
         if position is None:
             self.fail("invalid")
@@ -343,7 +346,7 @@ class BodyInteger(IntegerParam):
 class BodyCursor(CursorParam):
     """A cursor member of a JSON body (a string of the cursor pattern, nothing else)."""
 
-    def to_internal_value(self, data: Any) -> int:
+    def to_internal_value(self, data: Any) -> int:  # type: ignore[override]  # as CursorParam
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
@@ -351,8 +354,9 @@ class BodyCursor(CursorParam):
 
 # -- query declarations ---------------------------------------------------------------------
 class FieldsQuery(serializers.Serializer):
-    # Any text: a name with a NUL is just an unknown name, ignored like the others.
-    fields = AnyTextParam(
+    # Any text: a name with a NUL is just an unknown name, ignored like the others. A declared
+    # field, not Serializer.fields: the serializer metaclass moves it out of the class.
+    fields = AnyTextParam(  # type: ignore[assignment]
         required=False, allow_blank=True,
         help_text="Comma-separated member names to include (top level; for a list, of each "
                   "item). Unknown names are ignored; none known means all. A requested "

@@ -178,6 +178,7 @@ def run_backtest(bars: Bars, strategy: Strategy, config: RunConfig | None = None
         exit_kind = int(t_exit_kind[j])
         entry_bar, exit_bar = int(t_entry_bar[j]), int(t_exit_bar[j])
         entry_signal = signals[int(t_entry_signal[j])]
+        tags: tuple[str, ...]
         if exit_kind == k.EXIT_SIGNAL:
             exit_signal, tags = signals[int(t_exit_signal[j])], ()
         else:

@@ -54,7 +54,8 @@ class HeikinAshi(NamedTuple):
 
 
 class ZigzagPivot(NamedTuple):
-    index: int  # position in the input arrays
+    # position in the input arrays (the name shadows tuple.index; callers read .index)
+    index: int  # type: ignore[assignment]
     price: float
     is_high: bool
 

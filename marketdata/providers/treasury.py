@@ -94,7 +94,7 @@ def iso_date(text: str) -> str | None:
     """Treasury's ``MM/DD/YYYY`` (or an ISO date) as ``YYYY-MM-DD``; None if it is no date."""
     text = text.strip()
     us = _US_DATE.fullmatch(text)
-    parts = (us.group(3), us.group(1), us.group(2)) if us else None
+    parts: tuple[str, ...] | None = (us.group(3), us.group(1), us.group(2)) if us else None
     if parts is None:
         iso = _ISO_DATE.fullmatch(text)
         parts = iso.groups() if iso else None

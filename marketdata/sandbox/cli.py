@@ -27,7 +27,7 @@ def serve(host: str, port: int, latency_ms: int = 0, fail_rate: float = 0.0, see
     sandbox = UpstreamSandbox(fail_rate=fail_rate, latency_ms=latency_ms, seed=seed,
                               crumb_ttl_seconds=crumb_ttl)
     server = make_server(host, port, sandbox)
-    bound_host, bound_port = server.server_address[:2]
+    bound_host, bound_port = server.socket.getsockname()[:2]  # what server_address holds
     line = (f"Sandbox upstream ({', '.join(sandbox.provider_names)}) listening on "
             f"http://{bound_host}:{bound_port} "
             f"(latency_ms={latency_ms}, fail_rate={fail_rate}, seed={seed}, "

@@ -337,6 +337,15 @@ def get_instrument(raw_symbol: str) -> Instrument | None:
     return _security(sym, seed)
 
 
+def known_instrument(raw_symbol: str) -> Instrument:
+    """:func:`get_instrument` for a symbol the sandbox itself listed (index members and
+    the like), where 'unknown' would be a bug in the sandbox, not a client's mistake."""
+    inst = get_instrument(raw_symbol)
+    if inst is None:
+        raise LookupError(f"sandbox symbol {raw_symbol!r} is not a known instrument")
+    return inst
+
+
 def _index(sym: str, seed: int) -> Instrument:
     famous = FAMOUS.get(sym)
     if sym in INDEX_VENUES:
@@ -460,7 +469,8 @@ def _security(sym: str, seed: int) -> Instrument:
                                 exchange.venue_key, exchange.currency, "Delayed Quote", 15)
     venue = VENUES[exchange.venue_key]
     currency = exchange.currency
-
+    sector: str | None
+    industry: str | None
     if kind == EQUITY:
         first = _generated_first_trade(sym, 1985, 2015) if not famous else date(1985, 1, 2)
         growth, vol = 0.09, 0.014 + 0.012 * unit("vol", sym)

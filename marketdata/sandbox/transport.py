@@ -50,7 +50,8 @@ class SandboxTransport(BaseAdapter):
         response.headers = CaseInsensitiveDict(
             {k: (", ".join(v) if isinstance(v, list) else v) for k, v in answer.headers.items()})
         response._content = answer.body
-        response._content_consumed = True
+        # Private, not in the stubs: iter_content() serves _content only when it is set.
+        response._content_consumed = True  # type: ignore[attr-defined]
         response.encoding = "utf-8"
         response.url = request.url or ""
         response.request = request

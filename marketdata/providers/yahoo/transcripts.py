@@ -232,7 +232,8 @@ def _speakers(mapping: Any) -> dict[int, Speaker]:
     for entry in mapping if isinstance(mapping, list) else []:
         if not isinstance(entry, dict):
             continue
-        data = entry.get("speaker_data") if isinstance(entry.get("speaker_data"), dict) else {}
+        data = entry.get("speaker_data")
+        data = data if isinstance(data, dict) else {}
         name = _stripped(data.get("name"))
         key = _int(entry.get("speaker"))
         if name is None or key is None:
@@ -277,7 +278,8 @@ def parse_transcript(payload: Any) -> Transcript:
         raise NotFound("No transcript available for this earnings call")
     meta = payload.get("transcriptMetadata")
     meta = meta if isinstance(meta, dict) else {}
-    body = content.get("transcript") if isinstance(content.get("transcript"), dict) else {}
+    body = content.get("transcript")
+    body = body if isinstance(body, dict) else {}
     speakers = _speakers(content.get("speaker_mapping"))
 
     paragraphs: list[Paragraph] = []

@@ -9,8 +9,10 @@ pin the dataset is the curated contracts (the codes of the service's table).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date, datetime
-from functools import lru_cache
+from functools import lru_cache, partial
+from typing import Any
 
 import orjson
 
@@ -67,7 +69,11 @@ class LazyRow:
         return self._row
 
 
-def run(query: Query, dataset: str, now: datetime) -> list[dict[str, str]]:
+def _column_key(column: str, row: LazyRow) -> tuple[int, Any]:
+    return sort_key(row.get(column))
+
+
+def run(query: Query, dataset: str, now: datetime) -> list[Mapping[str, str | None]]:
     """The rows a query selects, ordered, sliced and reduced to ``$select``."""
     codes = query.codes if query.codes is not None else tuple(markets.curated_codes())
     candidates = [LazyRow(found, dataset, day)
@@ -77,7 +83,7 @@ def run(query: Query, dataset: str, now: datetime) -> list[dict[str, str]]:
     # Without $order Socrata's order is its row id's; the sandbox's is (date, code).
     order = query.order or ((DATE_COLUMN, False), (CODE_COLUMN, False))
     for column, descending in reversed(order):
-        kept.sort(key=lambda row, c=column: sort_key(row.get(c)), reverse=descending)
+        kept.sort(key=partial(_column_key, column), reverse=descending)
     page = kept[query.offset:query.offset + query.limit]
     if query.select is None:
         return [row.row() for row in page]

@@ -273,16 +273,16 @@ def legacy_row(found: Market, day: date) -> dict[str, str]:
         row.update({name: _pct(values[slot], values["oi"])
                     for name, slot in zip(names, L_SLOTS, strict=True)})
     counts = _traders(found.code, day, 8, now["oi"])
-    for names, values in zip(L_TRADERS, (counts, counts, [0] * 8), strict=True):
-        row.update({name: str(n) for name, n in zip(names, values, strict=True)})
+    for trader_names, trader_counts in zip(L_TRADERS, (counts, counts, [0] * 8), strict=True):
+        row.update({name: str(n) for name, n in zip(trader_names, trader_counts, strict=True)})
     shares = sorted(round(10 + 60 * unit("cftc-conc", found.code, day, i), 1)
                      for i in range(8))
     gross = [shares[i] for i in (2, 3, 6, 7)]
     net = [shares[i] for i in (0, 1, 4, 5)]
     concentration = gross + net
-    for names, values in zip(L_CONCENTRATION, (concentration, concentration, [0.0] * 8),
-                             strict=True):
-        row.update({name: f"{v:.1f}" for name, v in zip(names, values, strict=True)})
+    for share_names, share_values in zip(L_CONCENTRATION,
+                                         (concentration, concentration, [0.0] * 8), strict=True):
+        row.update({name: f"{v:.1f}" for name, v in zip(share_names, share_values, strict=True)})
     row.update(_tail(found))
     return row
 

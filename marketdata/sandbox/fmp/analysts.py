@@ -59,7 +59,7 @@ def handle_grades(req: Request) -> SandboxResponse:
         return missing("symbol")
     inst = equity(symbol)
     module = analysis_modules.upgrade_downgrade_history(view_of(inst, req)) if inst else None
-    if not module:
+    if not module or inst is None:
         return empty()
     return rows([{"symbol": inst.symbol,
                   "date": datetime.fromtimestamp(row["epochGradeDate"], UTC)

@@ -23,6 +23,7 @@ from marketdata.sandbox.instruments import (
     KNOWN_ETFS,
     get_instrument,
     is_known_symbol,
+    known_instrument,
     stable_hash,
 )
 from marketdata.sandbox.yahoo.screener import universe
@@ -74,7 +75,7 @@ def _ranked(symbols: list[str], salt: str) -> list[str]:
 
 @lru_cache(maxsize=1)
 def nasdaq100() -> tuple[str, ...]:
-    listed = [s for s in sp500() if get_instrument(s).exchange.code in _NASDAQ_CODES]
+    listed = [s for s in sp500() if known_instrument(s).exchange.code in _NASDAQ_CODES]
     famous = [s for s in listed if s in FAMOUS]
     rest = _ranked([s for s in listed if s not in FAMOUS], "sandbox-ndx")
     return tuple((famous + rest)[:NASDAQ100_SIZE])

@@ -28,7 +28,7 @@ import html
 from datetime import date, timedelta
 from functools import lru_cache
 
-from marketdata.sandbox.instruments import Instrument, get_instrument, stable_hash
+from marketdata.sandbox.instruments import Instrument, known_instrument, stable_hash
 from marketdata.sandbox.sec.companies import cik_for
 from marketdata.sandbox.wikipedia.members import dow30, nasdaq100, sp500
 from marketdata.sandbox.yahoo.quote_summary import _company_header
@@ -172,7 +172,7 @@ def _table(table_id: str, headers: list[str], rows: list[str],
 
 
 def _sp500_row(symbol: str) -> str:
-    inst = get_instrument(symbol)
+    inst = known_instrument(symbol)
     sector = GICS_SECTORS.get(inst.sector or "", inst.sector or "")
     sub = GICS_SUB_INDUSTRIES.get(inst.industry or "", inst.industry or "")
     cik = cik_for(symbol)
@@ -190,7 +190,7 @@ def _changes_table(symbols: tuple[str, ...]) -> str:
     Security), so its first row names no symbol column."""
     rows = []
     for k, symbol in enumerate(symbols[-6:]):
-        inst = get_instrument(symbol)
+        inst = known_instrument(symbol)
         day = _day_between(date(2019, 1, 1), date(2024, 12, 23), "wiki-change", symbol)
         gone = f"ZZ{chr(65 + k)}"
         rows.append(f"<tr>\n<td>{day:%B} {day.day}, {day.year}</td>\n"
@@ -235,10 +235,10 @@ def sp500_page() -> str:
 
 
 def nasdaq100_page() -> str:
-    symbols = sorted(nasdaq100(), key=lambda s: security_name(get_instrument(s)).lower())
+    symbols = sorted(nasdaq100(), key=lambda s: security_name(known_instrument(s)).lower())
     rows = []
     for symbol in symbols:
-        inst = get_instrument(symbol)
+        inst = known_instrument(symbol)
         rows.append("<tr>\n"
                     f"<td>{_article_link(security_name(inst))}</td>\n"
                     f"<td>{esc(wiki_symbol(symbol))}{_footnote(symbol, 'ndx')}</td>\n"
@@ -262,11 +262,11 @@ def nasdaq100_page() -> str:
 
 
 def dow_page() -> str:
-    symbols = sorted(dow30(), key=lambda s: security_name(get_instrument(s)).lower())
-    total = sum(get_instrument(s).anchor_price for s in symbols)
+    symbols = sorted(dow30(), key=lambda s: security_name(known_instrument(s)).lower())
+    total = sum(known_instrument(s).anchor_price for s in symbols)
     rows = []
     for symbol in symbols:
-        inst = get_instrument(symbol)
+        inst = known_instrument(symbol)
         exchange = "NYSE" if inst.exchange.code == "NYQ" else "Nasdaq"
         industry = DOW_INDUSTRIES.get(inst.sector or "", "Conglomerate")
         note = "" if stable_hash("dow-note", symbol) % 6 else \

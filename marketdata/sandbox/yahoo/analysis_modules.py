@@ -275,7 +275,8 @@ def _estimate_block(avg: float, year_ago: float, analysts: int, spread: float, c
     def value(x: float) -> dict[str, Any]:
         return _o_big(int(x)) if revenue else _o_num(round(x, 5))
 
-    out = {"avg": value(avg), "low": value(avg * (1 - spread)), "high": value(avg * (1 + spread))}
+    out: dict[str, Any] = {"avg": value(avg), "low": value(avg * (1 - spread)),
+                           "high": value(avg * (1 + spread))}
     count = {"raw": analysts, "fmt": str(analysts), "longFmt": str(analysts)}
     if revenue:
         out.update(numberOfAnalysts=count, yearAgoRevenue=value(year_ago),

@@ -163,7 +163,7 @@ def _weighted(rows: list[tuple[float, dict[str, float | None]]]) -> dict[str, fl
     """Cap-weighted average of each return over the companies that have it."""
     out: dict[str, float | None] = {}
     for name in rows[0][1]:
-        pairs = [(cap, r[name]) for cap, r in rows if r[name] is not None]
+        pairs = [(cap, value) for cap, r in rows if (value := r[name]) is not None]
         total = sum(cap for cap, _ in pairs)
         out[name] = round(sum(cap * v for cap, v in pairs) / total, 6) if total else None
     return out

@@ -475,12 +475,12 @@ def handle_timeseries(req: Request) -> SandboxResponse:
     result = []
     for type_name in sorted(types, key=lambda t: stable_hash("timeseries-order", t)):
         item: dict[str, Any] = {"meta": {"symbol": [symbol], "type": [type_name]}}
-        found = series.get(type_name)
-        if found and prof is not None:
+        by_quarter = series.get(type_name)
+        if by_quarter and prof is not None:
             prefix, field = types[type_name]
-            used = stamps if pad else sorted(found)
+            used = stamps if pad else sorted(by_quarter)
             item["timestamp"] = [_epoch(_month_end(q)) for q in used]
-            item[type_name] = [_point(prof, prefix, field, q, found[q]) if q in found else None
-                               for q in used]
+            item[type_name] = [_point(prof, prefix, field, q, by_quarter[q])
+                               if q in by_quarter else None for q in used]
         result.append(item)
     return json_response({"timeseries": {"result": result, "error": None}})

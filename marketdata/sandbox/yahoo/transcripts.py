@@ -352,7 +352,8 @@ def transcript_payload(inst: Instrument, call: Call, latest: bool, now: int) -> 
     people = _people(inst, call)
     ordered = sorted(people, key=lambda k: people[k]["name"])
     index = {key: i for i, key in enumerate(ordered)}
-    paragraphs, t = [], 0.12
+    paragraphs: list[dict[str, Any]] = []
+    t = 0.12
     for n, (key, sentences) in enumerate(_script(inst, call, people)):
         start, rows = t, []
         for s, text in enumerate(sentences):
@@ -363,9 +364,8 @@ def transcript_payload(inst: Instrument, call: Call, latest: bool, now: int) -> 
         paragraphs.append({"end": rows[-1]["end"], "sentences": rows, "speaker": index[key],
                            "start": round(start, 2), "text": " ".join(sentences)})
         t += 0.8
-    company_id: int | str = int(quartr_id(inst.symbol))
-    if company_id >= 2**63:  # JSON numbers stay 64-bit
-        company_id = str(company_id)
+    number = int(quartr_id(inst.symbol))
+    company_id: int | str = number if number < 2**63 else str(number)  # JSON numbers: 64-bit
     held = datetime.fromtimestamp(call.epoch, UTC)
     updated = min(call.epoch + 3600 * (20 + stable_hash("upd", call.event_id) % 60), now)
     return {
@@ -399,7 +399,7 @@ def handle_transcript(req: Request) -> SandboxResponse:
     now = req.now()
     calls = held_calls(inst, now, _MAX_HISTORY) if inst is not None else []
     match = next((c for c in calls if str(c.event_id) == event), None)
-    if match is None or req.arg("eventType") != "earnings_call":
+    if match is None or inst is None or req.arg("eventType") != "earnings_call":
         return finance_error("Not Found", "Transcript not found", 404)
-    payload = transcript_payload(inst, match, match == calls[0], now)  # type: ignore[arg-type]
+    payload = transcript_payload(inst, match, match == calls[0], now)
     return json_response(payload)

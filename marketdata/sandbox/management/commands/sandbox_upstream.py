@@ -24,6 +24,9 @@ class Command(BaseCommand):
         add_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
+        def announce(line: str) -> None:
+            self.stdout.write(line)
+            self.stdout.flush()
+
         serve(options["host"], options["port"], options["latency_ms"], options["fail_rate"],
-              options["seed"], options["crumb_ttl"],
-              announce=lambda line: (self.stdout.write(line), self.stdout.flush()))
+              options["seed"], options["crumb_ttl"], announce=announce)
