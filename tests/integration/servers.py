@@ -12,6 +12,8 @@ import sys
 import time
 import urllib.request
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.message import Message
 from pathlib import Path
@@ -132,3 +134,31 @@ def http(method: str, url: str, body: Any = None, timeout: float = 30.0,
             return response.status, response.headers, response.read()
     except urllib.error.HTTPError as exc:
         return exc.code, exc.headers, exc.read()
+
+
+@contextmanager
+def service_on_sandbox(tmp: Path, extra_env: dict[str, str] | None = None) -> Iterator[
+        tuple[Process, Process]]:
+    """(service, sandbox): the sandbox HTTP server, and the service in live mode with every
+    provider host mapped to it; both stopped on exit."""
+    sandbox = start_sandbox(tmp)
+    try:
+        service = start_service(tmp, {"MARKETDATA_UPSTREAM": "live",
+                                      "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url),
+                                      **(extra_env or {})})
+    except BaseException:
+        sandbox.stop()
+        raise
+    try:
+        yield service, sandbox
+    finally:
+        service.stop()
+        sandbox.stop()
+
+
+def get_json(service: Process, path: str) -> tuple[int, Any, Any]:
+    """GET ``path`` from the service: (status, headers, decoded JSON body); the answer must
+    be JSON whatever its status."""
+    status, headers, body = http("GET", f"{service.base_url}{path}")
+    assert "json" in headers.get("Content-Type", ""), (path, headers)
+    return status, headers, json.loads(body)

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from tests.integration.servers import http, sandbox_host_map, start_sandbox, start_service
+from tests.integration.servers import get_json, http, sandbox_host_map, start_sandbox, start_service
 
 pytestmark = pytest.mark.integration
 
@@ -33,10 +33,7 @@ def stacks(tmp_path_factory):
     sandbox.stop()
 
 
-def _get(service, path: str):
-    status, headers, body = http("GET", f"{service.base_url}{path}")
-    assert "json" in headers.get("Content-Type", ""), (path, headers)
-    return status, headers, json.loads(body)
+_get = get_json
 
 
 def _fmp_requests(sandbox) -> list[dict]:

@@ -10,7 +10,10 @@ import json
 import pytest
 
 from marketdata.backtest.strategies import STRATEGIES
-from tests.integration.servers import http, sandbox_host_map, start_sandbox, start_service
+from tests.integration.servers import (
+    http,
+    service_on_sandbox,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -20,14 +23,9 @@ MEMBERS = {"symbol", "strategyName", "startTimestamp", "endTimestamp", "initialC
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("v2-backtest")
-    sandbox = start_sandbox(tmp)
-    service = start_service(tmp, {"MARKETDATA_UPSTREAM": "live",
-                                  "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url),
-                                  "V2_RATE_LIMIT_CAPACITY": "0"})
-    yield service, sandbox
-    service.stop()
-    sandbox.stop()
+    with service_on_sandbox(tmp_path_factory.mktemp("v2-backtest"),
+                            {"V2_RATE_LIMIT_CAPACITY": "0"}) as pair:
+        yield pair
 
 
 def _call(service, method: str, path: str, body=None):

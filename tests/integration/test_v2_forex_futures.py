@@ -10,7 +10,11 @@ import json
 
 import pytest
 
-from tests.integration.servers import http, sandbox_host_map, start_sandbox, start_service
+from tests.integration.servers import (
+    get_json,
+    http,
+    service_on_sandbox,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -22,19 +26,11 @@ FUTURES_MEMBERS = ["symbol", "name", "exchange", "underlying", "expirationDate",
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("v2-forex-futures")
-    sandbox = start_sandbox(tmp)
-    service = start_service(tmp, {"MARKETDATA_UPSTREAM": "live",
-                                  "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url)})
-    yield service, sandbox
-    service.stop()
-    sandbox.stop()
+    with service_on_sandbox(tmp_path_factory.mktemp("v2-forex-futures")) as pair:
+        yield pair
 
 
-def _get(service, path: str):
-    status, headers, body = http("GET", f"{service.base_url}{path}")
-    assert "json" in headers.get("Content-Type", ""), (path, headers)
-    return status, headers, json.loads(body)
+_get = get_json
 
 
 def _faults(sandbox, faults: list[dict]) -> None:

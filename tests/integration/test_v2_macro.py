@@ -11,12 +11,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tests.integration.servers import (
-    http,
-    sandbox_host_map,
-    start_sandbox,
-    start_service,
-)
+from tests.integration.servers import get_json, http, sandbox_host_map, start_sandbox, start_service
 
 pytestmark = pytest.mark.integration
 
@@ -51,10 +46,7 @@ def keyed(tmp_path_factory, sandbox):
     service.stop()
 
 
-def _get(service, path: str):
-    status, headers, body = http("GET", f"{service.base_url}{path}")
-    assert "json" in headers.get("Content-Type", ""), (path, headers)
-    return status, headers, json.loads(body)
+_get = get_json
 
 
 def _requests(sandbox, prefix: str) -> list[dict]:

@@ -11,20 +11,18 @@ from urllib.parse import quote
 import pytest
 
 from marketdata.providers.cftc import LEGACY_NULL_MEMBERS, OBSERVATION_MEMBERS, WEEKS
-from tests.integration.servers import http, sandbox_host_map, start_sandbox, start_service
+from tests.integration.servers import (
+    http,
+    service_on_sandbox,
+)
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("v2-positioning")
-    sandbox = start_sandbox(tmp)
-    service = start_service(tmp, {"MARKETDATA_UPSTREAM": "live",
-                                  "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url)})
-    yield service, sandbox
-    service.stop()
-    sandbox.stop()
+    with service_on_sandbox(tmp_path_factory.mktemp("v2-positioning")) as pair:
+        yield pair
 
 
 def _get(base_url: str, path: str):

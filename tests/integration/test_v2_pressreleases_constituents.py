@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from tests.integration.servers import http, sandbox_host_map, start_sandbox, start_service
+from tests.integration.servers import get_json, http, sandbox_host_map, start_sandbox, start_service
 
 pytestmark = pytest.mark.integration
 
@@ -55,10 +55,7 @@ def refused(tmp_path_factory, sandbox):
     service.stop()
 
 
-def _get(service, path: str):
-    status, headers, body = http("GET", f"{service.base_url}{path}")
-    assert "json" in headers.get("Content-Type", ""), (path, headers)
-    return status, headers, json.loads(body)
+_get = get_json
 
 
 def _providers(sandbox, prefix: str) -> set[str]:
