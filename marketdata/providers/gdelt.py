@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -60,7 +59,7 @@ from urllib.parse import urlsplit
 import orjson
 from django.conf import settings
 
-from marketdata import deadline
+from marketdata import deadline, pacing
 from marketdata.cache import fetch_through
 from marketdata.errors import (
     MarketDataError,
@@ -260,33 +259,23 @@ def parse_articles(payload: Any, ignore: Iterable[str] = ()) -> list[dict[str, A
 
 
 # -- pacing --------------------------------------------------------------------------------
-class Pacer:
-    """Spaces call starts ``interval`` seconds apart in this process. A caller reserves the
-    next free start; it waits for it when the request deadline allows, else it is refused
-    (429) without touching the upstream."""
+class Pacer(pacing.Pacer):
+    """Call starts ``interval`` seconds apart in this process; a turn that would leave less
+    than a second of the request deadline (of ``REQUEST_DEADLINE_SECONDS`` outside one) is
+    a 429 without touching the upstream."""
 
     def __init__(self, interval: float) -> None:
-        self.interval = interval
-        self._lock = threading.Lock()
-        self._next_free = 0.0
+        super().__init__(interval, self._refused, leave_seconds=1.0,
+                         budget_without_deadline=deadline.default_seconds(), clock=time)
+
+    def _refused(self) -> UpstreamRateLimited:
+        return UpstreamRateLimited(
+            PROVIDER.name, f"{PROVIDER.display_name} allows one request every "
+            f"{self.interval:g} seconds and its next slot is too far away; retry shortly",
+            None)
 
     def wait_turn(self) -> None:
-        if self.interval <= 0:
-            return
-        left = deadline.remaining()
-        budget = deadline.default_seconds() if left is None else left
-        with self._lock:
-            now = time.monotonic()
-            start = max(now, self._next_free)
-            # Leave at least a second of the budget for the call itself.
-            if start - now > budget - 1.0:
-                raise UpstreamRateLimited(
-                    PROVIDER.name, f"{PROVIDER.display_name} allows one request every "
-                    f"{self.interval:g} seconds and its next slot is too far away; retry "
-                    "shortly", None)
-            self._next_free = start + self.interval
-        if start > now:
-            time.sleep(start - now)
+        self.wait()
 
 
 class GdeltProvider(Provider):

@@ -33,8 +33,6 @@ server is involved.
 from __future__ import annotations
 
 import re
-import threading
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -43,7 +41,7 @@ from bs4 import BeautifulSoup, NavigableString, Tag
 from bs4.element import CData, Comment, Declaration, Doctype, ProcessingInstruction
 from django.conf import settings
 
-from marketdata import deadline
+from marketdata import pacing
 from marketdata.cache import TTLPolicy
 from marketdata.errors import (
     DeadlineExceeded,
@@ -88,29 +86,19 @@ def _bad(detail: str, status: int | None = None) -> UpstreamBadResponse:
 
 
 # -- pacing ---------------------------------------------------------------------------------
-class RequestPacer:
+class RequestPacer(pacing.Pacer):
     """Start calls at least ``1 / per_second`` apart (process-wide); ``per_second`` None
     turns pacing off. A call whose turn would come after the request deadline is refused
     at once (a :class:`DeadlineExceeded`, which says nothing about EDGAR's health)."""
 
     def __init__(self, per_second: float | None) -> None:
-        self.interval = 1.0 / per_second if per_second else 0.0
-        self._next = 0.0
-        self._lock = threading.Lock()
+        super().__init__(1.0 / per_second if per_second else 0.0, _too_late,
+                         leave_seconds=MIN_ATTEMPT_SECONDS)
 
-    def wait(self) -> None:
-        if not self.interval:
-            return
-        with self._lock:
-            now = time.monotonic()
-            start = max(now, self._next)
-            finish = deadline.current()
-            if finish is not None and start + MIN_ATTEMPT_SECONDS > finish:
-                raise DeadlineExceeded(PROVIDER.name, f"{PROVIDER.display_name} was not "
-                                       "called: the request deadline passed")
-            self._next = start + self.interval
-        if start > now:
-            time.sleep(start - now)
+
+def _too_late() -> DeadlineExceeded:
+    return DeadlineExceeded(PROVIDER.name, f"{PROVIDER.display_name} was not called: the "
+                            "request deadline passed")
 
 
 PACER = RequestPacer(REQUESTS_PER_SECOND)
