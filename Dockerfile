@@ -7,6 +7,14 @@ FROM python:3.11.14-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
     DJANGO_SETTINGS_MODULE=config.production PORT=8000 MARKETDATA_VAR_DIR=/app/var
 
+# jemalloc: a worker's memory levels off within a minute under load, where glibc's
+# per-thread arenas keep freed memory for minutes (bench/README.md, issue 23).
+RUN apt-get update && apt-get install -y --no-install-recommends libjemalloc2 \
+    && rm -rf /var/lib/apt/lists/* \
+    && ln -s "$(find /usr/lib -name libjemalloc.so.2 | head -n 1)" /usr/local/lib/libjemalloc.so.2
+ENV LD_PRELOAD=/usr/local/lib/libjemalloc.so.2 \
+    MALLOC_CONF=background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0
+
 WORKDIR /app
 # Every runtime dependency, transitive ones included, pinned with hashes.
 COPY requirements/base.lock requirements/

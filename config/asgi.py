@@ -9,15 +9,21 @@ One port, three ways to an answer:
   limits, access line) Django would give. Dashboards and bots poll the same quotes again
   and again, so this is what most requests cost.
 - Everything else (misses, other methods, anything the fast path cannot decide) goes to
-  the WSGI application through a2wsgi's thread pool. Django's ASGI handler pays several
-  thread hops per request (4-17x slower for JSON endpoints on these machines,
-  shared/reference/platform-notes.md), while a2wsgi keeps about 90 % of gunicorn's
-  threaded WSGI throughput (bench/README.md, "Serving options"). A ``/v1/ping`` the fast
-  path leaves (an unusual ``Accept``, say) goes to a small pool of its own, so it never
-  queues behind requests that wait on an upstream.
+  the WSGI application on a pool of ``WEB_THREADS`` threads through
+  :mod:`apps.core.bridge`, which keeps every wait off those threads: the request body is
+  read on the event loop (408 when it stalls, 413 when too large), a request whose
+  upstream lane is full is parked on the loop until there is room, and the response is
+  handed to the loop whole, never waiting for the client. Django's ASGI handler pays
+  several thread hops per request (4-17x slower for JSON endpoints on these machines,
+  shared/reference/platform-notes.md); the bridge keeps the WSGI path's speed (bench/
+  README.md, "Serving options"). A ``/v1/ping`` the fast path leaves (an unusual
+  ``Accept``, say) goes to a small pool of its own, so it never queues behind requests that
+  wait on an upstream.
 
-Every request is stamped with its arrival time (``time.monotonic()``) in the scope: the
-request deadline counts from there, so a wait for a worker thread is part of it.
+Every request is stamped with its arrival time (``time.monotonic()``) in the scope, by the
+HTTP protocol when its headers are complete (:mod:`config.protocol`): the request deadline,
+the access log's ``duration_ms`` and the latency metric count from there, so a wait for
+the body, a thread or a lane is part of them.
 """
 
 import asyncio
@@ -26,29 +32,30 @@ import time
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-from a2wsgi import WSGIMiddleware
 from channels.routing import ProtocolTypeRouter
+from django.conf import settings
 from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
 
 from marketdata import deadline
 
 STREAM_PREFIX = "/v1/stream/"
-WEB_THREADS = int(os.environ.get("WEB_THREADS", "16"))
 
 django_asgi = get_asgi_application()
 wsgi_application = get_wsgi_application()
 
-from apps.core.fastpath import fast_path  # noqa: E402 - needs the apps loaded
+from apps.core.bridge import Bridge  # noqa: E402 - needs the apps loaded
+from apps.core.fastpath import fast_path  # noqa: E402
 
+WEB_THREADS = settings.WEB_THREADS
 # Read the settings, load the URL configuration and run the header probes now: on the
 # first request they would hold the event loop for a second.
 fast_path.setup()
-django_wsgi = WSGIMiddleware(wsgi_application, workers=WEB_THREADS)
-# Liveness answers from its own threads: 16 requests hanging on an upstream must not make
+django_wsgi = Bridge(wsgi_application, threads=WEB_THREADS, name="wsgi")
+# Liveness answers from its own threads: requests hanging on an upstream must not make
 # a load balancer think the process is dead.
 PING_PATHS = ("/v1/ping", "/v1/ping/")
-django_wsgi_ping = WSGIMiddleware(wsgi_application, workers=2)
+django_wsgi_ping = Bridge(wsgi_application, threads=2, name="ping")
 # Django's ASGI handler runs each request's middleware and view in a thread of its own, so
 # a burst of stream openings would run that many at once (and exhaust the Redis pools).
 # Openings wait here instead: at most WEB_THREADS are between arrival and the response start.
@@ -78,7 +85,7 @@ async def open_stream(scope, receive, send):
 
 
 async def http_router(scope, receive, send):
-    scope[deadline.ARRIVAL_KEY] = time.monotonic()
+    scope.setdefault(deadline.ARRIVAL_KEY, time.monotonic())  # the protocol stamps it first
     path = scope["path"]
     if path.startswith(STREAM_PREFIX):
         return await open_stream(scope, receive, send)

@@ -15,13 +15,16 @@ bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"  
 worker_class = "config.workers.MarketDataWorker"
 workers = int(os.environ.get("WEB_CONCURRENCY") or (os.cpu_count() or 1
                                                      if os.environ.get("REDIS_URL") else 1))
-threads = int(os.environ.get("WEB_THREADS", "16"))
+threads = int(os.environ.get("WEB_THREADS", "64"))  # as config.settings: for the banner
 timeout = int(os.environ.get("WEB_TIMEOUT", "60"))
 graceful_timeout = 5  # streams end at once on shutdown; uvicorn cancels stragglers after 2 s
 keepalive = 5
 accesslog = None  # our middleware writes the access log (with correlation ids)
 errorlog = "-"
-loglevel = os.environ.get("LOG_LEVEL", "info").lower()
+# gunicorn's own lines, at most INFO: at DEBUG it prints its whole configuration, which is
+# not ours to redact (marketdata.logs).
+loglevel = "info" if os.environ.get("LOG_LEVEL", "info").lower() == "debug" else \
+    os.environ.get("LOG_LEVEL", "info").lower()
 proc_name = "marketdata"
 
 # gunicorn's control socket (``gunicornc``) defaults to ~/.gunicorn/gunicorn.ctl, one path
@@ -78,6 +81,11 @@ def post_worker_init(worker):
     market_status()
     warm_up()
     warm_up_backtest()
+    # Every region's exchange calendar for /v2/hours, in the background: ~0.5 s of CPU,
+    # so the first request for any region finds it built (marketdata/exchange_hours.py).
+    from marketdata.exchange_hours import warm_up_in_background
+
+    warm_up_in_background()
     # Everything loaded so far lives as long as the worker: move it out of the collector's
     # sight. A full collection otherwise scans ~225,000 start-up objects, ~95 ms on these
     # machines with the event loop stopped: the p99 of every request in flight

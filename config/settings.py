@@ -121,6 +121,8 @@ MIDDLEWARE = [
     # Marks what the limits let through: tells their 429s from an upstream's in /metrics.
     "apps.health.metrics.RateLimitPassedMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # OPTIONS on the pages outside the API (before WhiteNoise, which would answer 405).
+    "apps.core.middleware.PageOptionsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -166,9 +168,17 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # -- cache: local memory unless REDIS_URL ---------------------------------------------------
+# Threads per worker for the requests that are not cache hits (config.asgi), and as many
+# for their fan-out (marketdata.concurrency): waiting on an upstream holds one.
+WEB_THREADS = env_int("WEB_THREADS", 64)
+
 REDIS_URL = os.environ.get("REDIS_URL", "").strip()
 # Namespaces this deployment's keys in a shared Redis: cache, counters, stream locks, layer.
 CACHE_KEY_PREFIX = os.environ.get("CACHE_KEY_PREFIX", "marketdata")
+# Bytes of the local-memory cache (per process, without REDIS_URL): 128 MiB is ~14,000
+# answers of bench/soak.py's mix (9.6 KiB on average; a chart can be hundreds of KiB) and
+# keeps a worker near 0.5 GB (bench/README.md, issue 23).
+LOCMEM_MAX_BYTES = env_int("LOCMEM_MAX_BYTES", 128 * 1024 * 1024)
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -180,17 +190,22 @@ if REDIS_URL:
                 "CLIENT_CLASS": "django_redis.client.DefaultClient",
                 "SOCKET_CONNECT_TIMEOUT": 2,
                 "SOCKET_TIMEOUT": 2,
-                "CONNECTION_POOL_KWARGS": {"max_connections": 100},
+                # Every thread of a worker may be in a cache call at once (requests,
+                # their fan-out, refreshes, health checks): redis-py's pool refuses past it.
+                "CONNECTION_POOL_KWARGS": {"max_connections": max(100, 4 * WEB_THREADS)},
             },
         }
     }
 else:
+    # Bounded in entries and in bytes (marketdata.locmem): the total size of the stored
+    # values stays under LOCMEM_MAX_BYTES, least recently used entries evicted first.
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "BACKEND": "marketdata.locmem.ByteBoundedLocMemCache",
             "LOCATION": "marketdata",
             "TIMEOUT": 300,
-            "OPTIONS": {"MAX_ENTRIES": env_int("LOCMEM_MAX_ENTRIES", 20000)},
+            "OPTIONS": {"MAX_ENTRIES": env_int("LOCMEM_MAX_ENTRIES", 20000),
+                        "MAX_BYTES": LOCMEM_MAX_BYTES},
         }
     }
 
@@ -239,14 +254,43 @@ CACHE_FLIGHT_TIMEOUT_SECONDS = env_float("CACHE_FLIGHT_TIMEOUT_SECONDS", 30.0)
 REQUEST_DEADLINE_SECONDS = env_float("REQUEST_DEADLINE_SECONDS", 10.0)
 # With a stale copy in hand, a request waits this long for the upstream, then serves it.
 STALE_GRACE_SECONDS = env_float("STALE_GRACE_SECONDS", 2.0)
-# Concurrent upstream calls per provider and process (bulkhead); the rest wait within
-# their deadline, then get a 503.
+# Upstream calls in flight per provider and process; one endpoint gets at most three
+# quarters of its provider's (marketdata.lanes). The rest wait within their deadline.
 UPSTREAM_MAX_CONCURRENCY = env_int("UPSTREAM_MAX_CONCURRENCY", 32)
-if REQUEST_DEADLINE_SECONDS <= 0 or STALE_GRACE_SECONDS < 0 or UPSTREAM_MAX_CONCURRENCY < 1:
+# Threads one upstream endpoint, and one provider, may hold (calls in flight and waiting),
+# below WEB_THREADS: a hanging upstream never takes the threads the others need. Requests
+# past a full share wait on the event loop, holding no thread (marketdata.lanes).
+UPSTREAM_ENDPOINT_SHARE = env_int("UPSTREAM_ENDPOINT_SHARE", max(1, WEB_THREADS // 2))
+UPSTREAM_PROVIDER_SHARE = env_int("UPSTREAM_PROVIDER_SHARE", max(1, WEB_THREADS * 3 // 4))
+if REQUEST_DEADLINE_SECONDS <= 0 or STALE_GRACE_SECONDS < 0 or UPSTREAM_MAX_CONCURRENCY < 1 \
+        or WEB_THREADS < 1 or UPSTREAM_ENDPOINT_SHARE < 1 or UPSTREAM_PROVIDER_SHARE < 1:
     from django.core.exceptions import ImproperlyConfigured
 
     raise ImproperlyConfigured("REQUEST_DEADLINE_SECONDS must be > 0, STALE_GRACE_SECONDS "
-                               ">= 0 and UPSTREAM_MAX_CONCURRENCY >= 1")
+                               ">= 0, and WEB_THREADS, UPSTREAM_MAX_CONCURRENCY, "
+                               "UPSTREAM_ENDPOINT_SHARE and UPSTREAM_PROVIDER_SHARE >= 1")
+# What the serving front accepts (config.protocol, apps.core.bridge): over-long URLs are a
+# 414, header sections a 431, bodies a 413, all before any thread is taken; a request whose
+# headers or body do not arrive in time is a 408 and its connection closed; a connection
+# whose client stops reading its answer is closed.
+REQUEST_URL_MAX_BYTES = env_int("REQUEST_URL_MAX_BYTES", 8192)
+REQUEST_HEADERS_MAX_BYTES = env_int("REQUEST_HEADERS_MAX_BYTES", 32768)
+REQUEST_HEADERS_MAX_COUNT = env_int("REQUEST_HEADERS_MAX_COUNT", 100)
+REQUEST_HEADER_TIMEOUT_SECONDS = env_float("REQUEST_HEADER_TIMEOUT_SECONDS", 10.0)
+REQUEST_BODY_MAX_BYTES = env_int("REQUEST_BODY_MAX_BYTES", 1024 * 1024)
+REQUEST_BODY_TIMEOUT_SECONDS = env_float("REQUEST_BODY_TIMEOUT_SECONDS", 5.0)
+RESPONSE_WRITE_TIMEOUT_SECONDS = env_float("RESPONSE_WRITE_TIMEOUT_SECONDS", 30.0)
+if min(REQUEST_URL_MAX_BYTES, REQUEST_HEADERS_MAX_BYTES, REQUEST_HEADERS_MAX_COUNT,
+       REQUEST_BODY_MAX_BYTES) < 1 or min(REQUEST_HEADER_TIMEOUT_SECONDS,
+                                          REQUEST_BODY_TIMEOUT_SECONDS,
+                                          RESPONSE_WRITE_TIMEOUT_SECONDS) <= 0:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("the REQUEST_*_MAX_* limits must be >= 1 and the request and "
+                               "response timeouts > 0")
+# Django's own limit on what it reads of a body agrees with the front's (Django's test
+# client and plain WSGI do not pass through the front).
+DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
 RESPONSE_CACHE_ENABLED = env_bool("RESPONSE_CACHE", True)
 # Response-cache hits and /v1/ping answered on the event loop (apps.core.fastpath); off:
 # every request goes through Django (the same answers, slower).

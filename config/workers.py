@@ -27,7 +27,8 @@ class StreamAwareServer(Server):
 class MarketDataWorker(UvicornWorker):
     CONFIG_KWARGS = {
         "loop": "uvloop",
-        "http": "httptools",
+        # httptools with request-head limits, head and write timeouts, JSON refusals.
+        "http": "config.protocol:FrontProtocol",
         "lifespan": "off",  # channels' router has no lifespan support; nothing needs it
         "proxy_headers": False,  # client addresses are resolved by TRUSTED_PROXIES, not here
         "access_log": False,  # the access-log middleware writes one line per request

@@ -6,7 +6,7 @@
   short while US markets trade, longer in pre/post hours, long when closed; a TTL never
   runs past the next phase change by more than the open-market TTL.
 - Single-flight: concurrent misses for one key make one upstream call. Threads of a process
-  queue on a striped lock; processes sharing Redis elect one leader with ``cache.add`` (SET
+  queue on a lock of that key; processes sharing Redis elect one leader with ``cache.add`` (SET
   NX) and the others poll for the result, so a stampede costs one call per key.
 - Stale-on-error: entries outlive their freshness by ``CACHE_MAX_STALE_SECONDS``; when the
   upstream fails and a stale copy exists it is served and the request is marked STALE.
@@ -18,14 +18,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import hashlib
 import threading
 import time
 import uuid
-import zlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -33,17 +33,18 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.core.cache import cache as django_cache
 
-from marketdata import deadline, markets, metrics
+from marketdata import deadline, lanes, markets, metrics
 from marketdata.concurrency import LazyPool
 from marketdata.errors import (
     DeadlineExceeded,
     MarketDataError,
     NotFound,
+    UpstreamBusy,
     UpstreamError,
     error_from_dict,
     says_nothing_about_upstream,
 )
-from marketdata.http import single_attempt
+from marketdata.http import get_client, single_attempt
 from marketdata.logs import get_logger
 
 log = get_logger("marketdata.cache")
@@ -53,7 +54,6 @@ KEY_VERSION = "1"
 HIT, MISS, STALE = "HIT", "MISS", "STALE"
 _ERROR_HOLD_SECONDS = 2
 _NEGATIVE_TTL_MAX = 300
-_LOCK_STRIPES = 1024
 
 
 @dataclass(frozen=True)
@@ -318,11 +318,38 @@ def _store(key: str, value: Any, ttl: int, error: MarketDataError | None = None)
     return entry
 
 
-_stripes = [threading.Lock() for _ in range(_LOCK_STRIPES)]
+class _KeyLocks:
+    """A lock per key, alive while some thread uses it.
+
+    Not striped: with a lock shared by many keys, a leader hanging on one upstream (for up
+    to the deadline) held every other key of its stripe too, whatever its provider, so an
+    unrelated cold request could wait its whole deadline behind it.
+    """
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._locks: dict[str, tuple[threading.Lock, int]] = {}
+
+    @contextlib.contextmanager
+    def lock(self, key: str) -> Iterator[threading.Lock]:
+        with self._guard:
+            lock, users = self._locks.get(key) or (threading.Lock(), 0)
+            self._locks[key] = (lock, users + 1)
+        try:
+            yield lock
+        finally:
+            with self._guard:
+                lock, users = self._locks[key]
+                if users == 1:
+                    del self._locks[key]
+                else:
+                    self._locks[key] = (lock, users - 1)
+
+    def __len__(self) -> int:
+        return len(self._locks)
 
 
-def _stripe(key: str) -> threading.Lock:
-    return _stripes[zlib.crc32(key.encode()) % _LOCK_STRIPES]
+_key_locks = _KeyLocks()
 
 
 def _lock_timeout() -> float:
@@ -345,6 +372,10 @@ def _single_flight(provider: str, flight_key: str, check: Callable[[], T | None]
     as that attempt fails or the grace runs out; a late answer still refreshes the cache.
     Without a deadline (work outside a request) a waiter that outlasts
     ``CACHE_FLIGHT_TIMEOUT_SECONDS`` calls the upstream itself, as before.
+
+    A waiter holds a thread, so it occupies the provider's lane while it waits
+    (:meth:`marketdata.http.UpstreamClient.waiting`): when the lane is full it gets the
+    stale copy at once, else it is refused like a call (parked, or a 503).
     """
     started = time.monotonic()
     limit = deadline.current()
@@ -352,9 +383,27 @@ def _single_flight(provider: str, flight_key: str, check: Callable[[], T | None]
         grace_end = started + deadline.stale_grace_seconds()
         limit = grace_end if limit is None else min(limit, grace_end)
     wait_until = limit if limit is not None else started + _lock_timeout()
-    stripe = _stripe(flight_key)
-    if not stripe.acquire(timeout=max(0.0, wait_until - started)):
-        return _gave_up(provider, flight_key, stale, limit)
+    with _key_locks.lock(flight_key) as key_lock:
+        return _single_flight_locked(provider, flight_key, key_lock, check, produce, stale,
+                                     limit, wait_until)
+
+
+def _single_flight_locked(provider: str, flight_key: str, key_lock: threading.Lock,
+                          check: Callable[[], T | None], produce: Callable[[], T],
+                          stale: T | None, limit: float | None,
+                          wait_until: float) -> tuple[T, bool]:
+    """:func:`_single_flight` with ``flight_key``'s lock in hand (not yet acquired)."""
+    if not key_lock.acquire(blocking=False):
+        try:
+            with get_client().waiting(provider):
+                acquired = key_lock.acquire(timeout=max(0.0, wait_until - time.monotonic()))
+        except (lanes.LaneFull, UpstreamBusy):
+            if stale is not None:
+                return stale, False
+            raise
+        if not acquired:
+            return _gave_up(provider, flight_key, stale, limit)
+    waiting = contextlib.ExitStack()
     try:
         result = check()
         if result is not None:
@@ -362,6 +411,7 @@ def _single_flight(provider: str, flight_key: str, check: Callable[[], T | None]
         lock_key = f"{flight_key}:flight"
         token = uuid.uuid4().hex
         delay = 0.005
+        counted = False  # whether this waiter occupies the provider's lane
 
         def release() -> None:
             if _safe_get(lock_key) == token:
@@ -369,6 +419,7 @@ def _single_flight(provider: str, flight_key: str, check: Callable[[], T | None]
 
         while True:
             if _safe_add(lock_key, token, _lock_timeout()):
+                waiting.close()  # a leader waits for nobody: its call occupies the lanes
                 handed_off = False  # the background call releases the lock itself
                 try:
                     # A leader elsewhere may have stored and released just before our SET NX.
@@ -383,6 +434,14 @@ def _single_flight(provider: str, flight_key: str, check: Callable[[], T | None]
                     if not handed_off:
                         release()
             # Another process leads: wait for its result instead of calling upstream too.
+            if not counted:
+                try:
+                    waiting.enter_context(get_client().waiting(provider))
+                except (lanes.LaneFull, UpstreamBusy):
+                    if stale is not None:
+                        return stale, False
+                    raise
+                counted = True
             time.sleep(min(delay, max(0.0, wait_until - time.monotonic())))
             delay = min(delay * 2, 0.05)
             result = check()
@@ -391,10 +450,12 @@ def _single_flight(provider: str, flight_key: str, check: Callable[[], T | None]
             if time.monotonic() >= wait_until:
                 if stale is None and limit is None:
                     log.warning("single-flight wait timed out", cache_key=flight_key[-40:])
+                    waiting.close()
                     return produce(), True
                 return _gave_up(provider, flight_key, stale, limit)
     finally:
-        stripe.release()
+        waiting.close()
+        key_lock.release()
 
 
 def _produce_within_grace(produce: Callable[[], T], release: Callable[[], None], stale: T,
@@ -404,7 +465,8 @@ def _produce_within_grace(produce: Callable[[], T], release: Callable[[], None],
 
     def run() -> T:
         try:
-            with single_attempt():
+            # Nobody waits for this call beyond the grace: a full lane is a plain refusal.
+            with single_attempt(), lanes.parking(False):
                 return produce()
         finally:
             release()

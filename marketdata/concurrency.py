@@ -15,6 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from marketdata import lanes
 from marketdata.errors import (
     IncompleteAnswer,
     MarketDataError,
@@ -31,9 +32,10 @@ R = TypeVar("R")
 
 class LazyPool:
     """A bounded thread pool, created on first use. Every task runs in a copy of the
-    submitting caller's context."""
+    submitting caller's context. ``max_workers`` may be a function, read when the pool is
+    created (a size from settings)."""
 
-    def __init__(self, max_workers: int, thread_name_prefix: str) -> None:
+    def __init__(self, max_workers: int | Callable[[], int], thread_name_prefix: str) -> None:
         self.max_workers = max_workers
         self.thread_name_prefix = thread_name_prefix
         self._pool: ThreadPoolExecutor | None = None
@@ -43,7 +45,9 @@ class LazyPool:
         if self._pool is None:
             with self._lock:
                 if self._pool is None:
-                    self._pool = ThreadPoolExecutor(max_workers=self.max_workers,
+                    size = self.max_workers if isinstance(self.max_workers, int) \
+                        else self.max_workers()
+                    self._pool = ThreadPoolExecutor(max_workers=size,
                                                     thread_name_prefix=self.thread_name_prefix)
         return self._pool
 
@@ -59,13 +63,27 @@ def _outcome(future: Future[R]) -> R | BaseException:
         return exc
 
 
-_SHARED = LazyPool(max_workers=32, thread_name_prefix="upstream")
+def _fan_out_threads() -> int:
+    """As many as the request threads (``WEB_THREADS``): the lanes' shares, which bound
+    how many threads one upstream may hold, are fractions of that number in both pools."""
+    from django.conf import settings
+
+    return int(getattr(settings, "WEB_THREADS", 64))
+
+
+_SHARED = LazyPool(max_workers=_fan_out_threads, thread_name_prefix="upstream")
 
 
 def run_parallel(fn: Callable[[T], R], items: Iterable[T]) -> list[R | BaseException]:
     """Apply ``fn`` to every item concurrently; results (or raised exceptions) in order.
 
     A single item runs inline: no thread hop for the common one-symbol request.
+
+    Items refused by a full upstream lane (:class:`marketdata.lanes.LaneFull`) run again
+    once the others have finished: a large fan-out fills its lane with its own items, and
+    the rest get in as they leave. When a round serves none of them, the lane is held by
+    other requests: the refusal is raised, and the request is parked (its served items
+    are in the cache for its next run).
     """
     items = list(items)
     if len(items) <= 1:
@@ -76,9 +94,25 @@ def run_parallel(fn: Callable[[T], R], items: Iterable[T]) -> list[R | BaseExcep
             except Exception as exc:  # noqa: BLE001 - returned to the caller to decide
                 out.append(exc)
         return out
-    futures = [_SHARED.submit(fn, item) for item in items]
-    # map(), not a comprehension: mypy solves _outcome's R from the list's context there.
-    return list(map(_outcome, futures))
+    results: list[R | BaseException | None] = [None] * len(items)
+    pending = list(range(len(items)))
+    while True:
+        futures = [(index, _SHARED.submit(fn, items[index])) for index in pending]
+        refused: list[int] = []
+        full: lanes.LaneFull | None = None
+        for index, future in futures:
+            try:
+                results[index] = future.result()
+            except lanes.LaneFull as exc:
+                refused.append(index)
+                full = exc
+            except Exception as exc:  # noqa: BLE001 - returned to the caller to decide
+                results[index] = exc
+        if full is None:
+            return results  # type: ignore[return-value]  # every slot is filled now
+        if len(refused) == len(pending):
+            raise full
+        pending = refused
 
 
 class DeadlineExceeded(TimeoutError):

@@ -3,7 +3,7 @@
 Set once per request (``apps.core.middleware``, from the moment the request arrived at the
 ASGI front, so a wait for a worker thread counts) and read by everything that may wait:
 the upstream client (attempt timeouts shrink to the time left; no retry or backoff past
-it; a bulkhead slot is waited for only within it), the cache (single-flight waits) and
+it; a lane's slot is waited for only within it), the cache (single-flight waits) and
 fallbacks (a primary provider gets only a share of it). It lives in a context variable,
 so it follows fan-out tasks into pool threads (:mod:`marketdata.concurrency` copies the
 caller's context).
@@ -24,6 +24,10 @@ from django.conf import settings
 # Where config.asgi stamps a request's arrival (a time.monotonic() value) in its ASGI scope;
 # the deadline counts from there.
 ARRIVAL_KEY = "marketdata.arrival"
+
+# Kept at the end of a request's deadline for answering: waits on an upstream end this much
+# earlier, so the answer they lead to (a 504, say) is sent by the deadline, not after it.
+ANSWER_MARGIN_SECONDS = 0.1
 
 _deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "request_deadline", default=None)

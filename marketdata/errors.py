@@ -122,7 +122,8 @@ class UpstreamTimeout(UpstreamError):
 
 
 class UpstreamBusy(UpstreamUnavailable):
-    """No slot of the provider's bulkhead came free within the request deadline (503).
+    """No slot of the upstream's lanes came free within the request deadline, or its lane holds
+    its share of the threads already (503).
     Says nothing about the upstream's health: not counted by breakers, not remembered."""
 
 
@@ -132,7 +133,7 @@ class DeadlineExceeded(UpstreamTimeout):
 
 
 def says_nothing_about_upstream(error: MarketDataError) -> bool:
-    """True for failures this server imposed on itself (deadline, bulkhead)."""
+    """True for failures this server imposed on itself (deadline, full lanes)."""
     return isinstance(error, UpstreamBusy | DeadlineExceeded)
 
 
@@ -152,7 +153,7 @@ _REPLAYABLE: dict[str, type[MarketDataError]] = {cls.__name__: cls for cls in (
 
 def telling_failure(failures: list[MarketDataError]) -> MarketDataError | None:
     """The failure to report when a fan-out failed everywhere: the first one the upstream
-    itself caused. This server's own limits (deadline, bulkhead) come next, breaker
+    itself caused. This server's own limits (deadline, full lanes) come next, breaker
     refusals last: the circuit opened *because* of the others, and which calls it refused
     depends only on thread timing."""
 

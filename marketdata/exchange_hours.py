@@ -10,9 +10,23 @@ Where the schedule comes from:
 - ``exchange_calendars`` calendar of the region's main exchange (holidays, early closes,
   lunch breaks, time zone). Calendars are built lazily, the first time a region is asked
   for, over a window around "now" (about a week back, 400 days ahead), cached per exchange
-  and rebuilt when "now" nears the end of the window. Building costs 5 ms to 120 ms for most
-  exchanges, ~0.75 s for XMOS and ~1.6 s for XKRX (measured with exchange-calendars 4.13.2,
-  lunar holiday rules), so nothing is built at import time.
+  and rebuilt when "now" nears the end of the window; one thread builds a region while the
+  others asking for it wait for that build (a per-region lock), other regions are not held
+  up. Nothing is built at import time, and nothing at worker start: the first request for
+  a region builds it.
+- That first request is cheap because calendars are built by
+  :func:`marketdata.calendar_window.windowed_calendar`: the package's own calendar, its
+  holiday rules evaluated only a year around the window (issue 23). The package's
+  ``get_calendar`` evaluates every rule from 1970 (or the year the rule took effect) to
+  2200: 45 ms to 1.75 s a calendar, 4.3 s for the 26 used here (XKRX 1.75 s: lunar date
+  conversions; XMOS 0.75 s), which a fresh worker's first ``/v2/hours?region=KR`` paid
+  (2.5 s there). Windowed: 6-50 ms, XKRX 0.15 s, 0.55 s for all 26, the same sessions
+  (that module; ``bench/hours_cold.py --verify``). The first request for a region on a
+  fresh worker now takes 20-80 ms, KR ~225 ms (bench/hours_cold.py). Neither a disk cache
+  nor a warm-up is used: either would add files or CPU to every worker start (the
+  integration tests start the service ~50 times) to save at most 0.15 s once per region
+  and worker. ``HOURS_FULL_CALENDARS=1`` builds through ``get_calendar`` as before (a kill
+  switch, and the benchmark's baseline).
 - Some calendars record holidays only up to a year (XSHG, XBOM, XSES: to 2026). Past the
   last recorded session the calendar's own regular hours and weekdays are used, without
   holidays (:class:`RegularHours`).
@@ -54,6 +68,7 @@ What a :class:`MarketClock` says (the /v2/hours conventions):
 from __future__ import annotations
 
 import math
+import os
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -280,12 +295,29 @@ def _lock(region: str) -> threading.Lock:
         return _locks.setdefault(region, threading.Lock())
 
 
+def _full_calendars() -> bool:
+    """``HOURS_FULL_CALENDARS=1``: build through ``exchange_calendars.get_calendar`` (every
+    holiday rule over 1970-2200, the code path before issue 23)."""
+    return os.environ.get("HOURS_FULL_CALENDARS", "").strip().lower() in (
+        "1", "true", "yes", "on")
+
+
+def _new_calendar(mic: str, start: str | None = None, end: str | None = None) -> Any:
+    """The package's calendar ``mic`` over [start, end] (its default for a missing bound)."""
+    if _full_calendars():
+        import exchange_calendars
+
+        kwargs = {k: v for k, v in (("start", start), ("end", end)) if v is not None}
+        return exchange_calendars.get_calendar(mic, **kwargs)
+    from marketdata.calendar_window import windowed_calendar
+
+    return windowed_calendar(mic, start=start, end=end)
+
+
 def _build_calendar(mic: str, day: date) -> _CalendarSchedule:
     """The calendar over [day - a week, day + 400 days]; when the package bounds the
     calendar (holidays recorded only so far), as far as it goes. Raises when the package
     cannot build it at all."""
-    import exchange_calendars
-
     start = (day - _WINDOW_BACK).isoformat()
     attempts: list[tuple[dict[str, str], bool]] = [
         ({"start": start, "end": (day + _WINDOW_AHEAD).isoformat()}, True),
@@ -295,7 +327,7 @@ def _build_calendar(mic: str, day: date) -> _CalendarSchedule:
     error: Exception | None = None
     for kwargs, full in attempts:
         try:
-            return _CalendarSchedule(exchange_calendars.get_calendar(mic, **kwargs), full)
+            return _CalendarSchedule(_new_calendar(mic, **kwargs), full)
         except Exception as exc:  # noqa: BLE001 - the package's errors vary by calendar
             error = exc
     assert error is not None
@@ -334,6 +366,23 @@ def schedule_for(region: str, now: datetime | None = None) -> Schedule:
 def clear_cache() -> None:
     """Forget every built schedule (tests)."""
     _schedules.clear()
+
+
+def warm_up() -> None:
+    """Build every region's schedule (0.5 s of CPU for all of them, windowed): run in the
+    background when a worker starts, so no request pays for one. A request for a region
+    being built meanwhile waits only for that region (its lock)."""
+    for region in EXCHANGES:
+        try:
+            schedule_for(region)
+        except Exception as exc:  # noqa: BLE001 - the request will say what is wrong
+            log.warning("market calendar warm-up failed", region=region, error=str(exc)[:200])
+
+
+def warm_up_in_background() -> threading.Thread:
+    thread = threading.Thread(target=warm_up, name="calendar-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 # -- the clock ------------------------------------------------------------------------------

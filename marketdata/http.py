@@ -18,9 +18,13 @@ What it does for every call:
   one lock for the whole duration of every call, which would serialise all concurrent
   calls, and ``circuitbreaker`` does not check the state in ``call()``; hence the small
   :class:`CircuitBreaker` below.);
-- a bulkhead per provider: at most ``max_concurrency`` calls in flight per process; the
-  rest wait for a slot within their deadline, then get a 503, so a hanging provider holds
-  a bounded number of threads and sockets;
+- lanes (:mod:`marketdata.lanes`): a call occupies its endpoint's lane and its provider's,
+  each with a bounded number of calls in flight (an endpoint gets at most three quarters of
+  its provider's slots) and a bounded share of the threads (below the pool's size); a
+  call that finds a share full parks its request (no thread held) or gets a 503, so a
+  hanging endpoint holds a bounded number of threads and sockets and leaves the rest to
+  its provider's other endpoints and to the other providers. A provider's own lanes (the
+  Yahoo handshake) stand outside its lane;
 - ``UPSTREAM_HOST_MAP`` rewrites named hosts (``host=http://127.0.0.1:9000``, ``*.yahoo.com``
   wildcards allowed) for proxies, replay and load tests; a rewritten call carries
   ``X-Upstream-Host: <original host>`` so one replay server or sandbox can tell providers
@@ -47,7 +51,7 @@ import orjson
 import requests
 from requests.adapters import HTTPAdapter
 
-from marketdata import deadline, metrics
+from marketdata import deadline, lanes, metrics
 from marketdata.errors import (
     DeadlineExceeded,
     UpstreamBadResponse,
@@ -75,7 +79,9 @@ class ProviderConfig:
 
     ``max_concurrency`` None means the client's default (``UPSTREAM_MAX_CONCURRENCY``).
     ``hosts`` are the hosts (``*.`` patterns allowed) the provider's URLs use, for operators
-    writing an ``UPSTREAM_HOST_MAP``.
+    writing an ``UPSTREAM_HOST_MAP``. Endpoints whose name starts with one of
+    ``own_lanes`` (a handshake every other call depends on) get a lane of their own,
+    outside the provider's, so they never queue behind its other calls.
     """
 
     name: str
@@ -89,6 +95,7 @@ class ProviderConfig:
     breaker_reset_seconds: float = 30.0
     max_concurrency: int | None = None
     hosts: tuple[str, ...] = ()
+    own_lanes: tuple[str, ...] = ()
 
 
 @dataclass
@@ -216,7 +223,7 @@ class _Retryable(Exception):
     def __init__(self, error: UpstreamError) -> None:
         super().__init__(error.detail)
         self.error = error
-        # A failure this server imposed (deadline, bulkhead) says nothing of the
+        # A failure this server imposed (deadline, full lanes) says nothing of the
         # upstream's health: the breaker does not count it.
         self.counts = not says_nothing_about_upstream(error)
 
@@ -292,15 +299,19 @@ class UpstreamClient:
 
     def __init__(self, host_map: Mapping[str, str] | None = None,
                  transport: requests.adapters.BaseAdapter | None = None,
-                 pool_size: int = 64, max_concurrency: int = 32) -> None:
+                 pool_size: int = 64, max_concurrency: int = 32,
+                 lane_policy: lanes.LanePolicy | None = None) -> None:
         self.host_map = dict(host_map or {})
         self._transport = transport
         self._pool_size = pool_size
         self._max_concurrency = max_concurrency
         self._providers: dict[str, ProviderConfig] = {}
         self._sessions: dict[str, requests.Session] = {}
-        self._bulkheads: dict[str, threading.BoundedSemaphore] = {}
         self._breakers: dict[tuple[str, str], CircuitBreaker] = {}
+        # Shares default to "never full" for a client built outside the server (scripts,
+        # unit tests); build_client() sizes them from the thread pool.
+        self.lanes = lanes.LaneSet(lane_policy or lanes.LanePolicy(
+            endpoint_share=1 << 30, provider_share=1 << 30))
         self._lock = threading.Lock()
 
     # -- setup -------------------------------------------------------------------------
@@ -311,10 +322,8 @@ class UpstreamClient:
         with self._lock:
             if provider.name not in self._providers:
                 self._sessions[provider.name] = self._new_session()
-                self._bulkheads[provider.name] = threading.BoundedSemaphore(
-                    provider.max_concurrency or self._max_concurrency)
                 # Published last: the lock-free fast path above (and request()) must never
-                # see a provider whose session or bulkhead is not there yet.
+                # see a provider whose session is not there yet.
                 self._providers[provider.name] = provider
         return self._providers[provider.name]
 
@@ -362,6 +371,34 @@ class UpstreamClient:
                 return state
         return CircuitBreaker.CLOSED
 
+    def capacity(self, config: ProviderConfig) -> int:
+        """Calls of ``config``'s provider in flight at once (per process)."""
+        return config.max_concurrency or self._max_concurrency
+
+    def lanes_for(self, provider: str, endpoint: str) -> tuple[lanes.Lane, ...]:
+        """The lanes a call to ``endpoint`` occupies."""
+        config = self._providers[provider]
+        own = endpoint.startswith(config.own_lanes) if config.own_lanes else False
+        return self.lanes.for_call(provider, config.display_name, endpoint,
+                                   self.capacity(config), own)
+
+    @contextmanager
+    def waiting(self, provider: str) -> Iterator[None]:
+        """Occupy ``provider``'s lane while this thread waits for another thread's answer
+        (a single-flight leader's, a handshake's): such waiters hold threads too. Raises
+        like a call that finds the lane full. No-op for a provider never registered."""
+        config = self._providers.get(provider)
+        if config is None:
+            yield
+            return
+        lane = self.lanes.provider_lane(provider, config.display_name, self.capacity(config))
+        with lanes.enter(lane):
+            yield
+
+    def lane_states(self) -> list[lanes.LaneState]:
+        """Every lane this process has used."""
+        return self.lanes.states()
+
     def breaker_states(self) -> list[BreakerState]:
         """Every breaker this process has used, by provider and endpoint."""
         return sorted((b.snapshot() for b in list(self._breakers.values())),
@@ -388,10 +425,23 @@ class UpstreamClient:
 
         Returns any 2xx-4xx answer except 429. Raises UpstreamRateLimited (429),
         UpstreamTimeout (504: the upstream or the request deadline), UpstreamUnavailable
-        (503: unreachable, circuit open, or no bulkhead slot in time) or
-        UpstreamBadResponse (502: 5xx after retries).
+        (503: unreachable, circuit open, a full lane, or no slot in time) or
+        UpstreamBadResponse (502: 5xx after retries); :class:`lanes.LaneFull` when a lane is
+        full and the request may be parked.
         """
         config = self._providers[provider]
+        # Lanes first: a call refused there never reached the breaker or the upstream.
+        with lanes.enter(*self.lanes_for(provider, endpoint)) as ticket:
+            return self._request(config, endpoint, url, ticket, method=method, params=params,
+                                 data=data, headers=headers, allow_redirects=allow_redirects,
+                                 timeout=timeout)
+
+    def _request(self, config: ProviderConfig, endpoint: str, url: str,
+                 ticket: lanes.Ticket, *, method: str,
+                 params: Mapping[str, Any] | None, data: Mapping[str, Any] | None,
+                 headers: Mapping[str, str] | None, allow_redirects: bool,
+                 timeout: tuple[float, float] | None) -> UpstreamResponse:
+        provider = config.name
         breaker = self.breaker(provider, endpoint)
         try:
             breaker.before_call()
@@ -404,9 +454,11 @@ class UpstreamClient:
         finish = deadline.current()
         if finish is None:  # outside a request: bound the call by the default budget
             finish = time.monotonic() + deadline.default_seconds()
+        else:  # a request: its answer must still be sent by the deadline
+            finish -= deadline.ANSWER_MARGIN_SECONDS
         try:
-            response = self._with_retries(config, endpoint, url, method, params, data, headers,
-                                          allow_redirects, timeout, finish)
+            response = self._with_retries(config, endpoint, url, ticket, method, params, data,
+                                          headers, allow_redirects, timeout, finish)
         except _Retryable as exc:
             if exc.counts:
                 breaker.record(success=False)
@@ -423,7 +475,8 @@ class UpstreamClient:
         breaker.record(success=True)
         return response
 
-    def _with_retries(self, config: ProviderConfig, endpoint: str, url: str, method: str,
+    def _with_retries(self, config: ProviderConfig, endpoint: str, url: str,
+                      ticket: lanes.Ticket, method: str,
                       params: Mapping[str, Any] | None, data: Mapping[str, Any] | None,
                       headers: Mapping[str, str] | None, allow_redirects: bool,
                       timeout: tuple[float, float] | None, finish: float) -> UpstreamResponse:
@@ -437,8 +490,8 @@ class UpstreamClient:
             if left < MIN_ATTEMPT_SECONDS:
                 break
             try:
-                return self._once(config, endpoint, target, method, params, data, headers,
-                                  allow_redirects, timeout, attempt, finish)
+                return self._once(config, endpoint, target, ticket, method, params, data,
+                                  headers, allow_redirects, timeout, attempt, finish)
             except _Retryable as exc:
                 last = exc
             if attempt < attempts:
@@ -451,26 +504,20 @@ class UpstreamClient:
         # The last attempt's failure; none when the deadline left no time for an attempt.
         raise last or _not_called(config)
 
-    @contextmanager
-    def _slot(self, config: ProviderConfig, finish: float) -> Iterator[None]:
-        """A bulkhead slot of the provider, waited for within the deadline."""
-        bulkhead = self._bulkheads[config.name]
-        if not bulkhead.acquire(timeout=max(0.0, finish - time.monotonic())):
-            raise _Retryable(UpstreamBusy(
-                config.name, f"{config.display_name} is busy (too many calls in flight from "
-                "this server); retry later"))
-        try:
-            yield
-        finally:
-            bulkhead.release()
-
-    def _once(self, config: ProviderConfig, endpoint: str, url: str, method: str,
+    def _once(self, config: ProviderConfig, endpoint: str, url: str, ticket: lanes.Ticket,
+              method: str,
               params: Mapping[str, Any] | None, data: Mapping[str, Any] | None,
               headers: Mapping[str, str] | None, allow_redirects: bool,
               timeout: tuple[float, float] | None, attempt: int,
               finish: float) -> UpstreamResponse:
         session = self._sessions[config.name]
-        with self._slot(config, finish):
+
+        def no_slot() -> _Retryable:
+            return _Retryable(UpstreamBusy(
+                config.name, f"{config.display_name} is busy (too many calls in flight from "
+                f"this server to {endpoint}); retry later"))
+
+        with ticket.slots(finish, no_slot):
             connect, read = timeout or (config.connect_timeout, config.read_timeout)
             left = finish - time.monotonic()
             if left < MIN_ATTEMPT_SECONDS:
@@ -537,7 +584,10 @@ def build_client() -> UpstreamClient:
         transport = SandboxTransport()
     return UpstreamClient(host_map=parse_host_map(settings.UPSTREAM_HOST_MAP),
                           transport=transport,
-                          max_concurrency=settings.UPSTREAM_MAX_CONCURRENCY)
+                          max_concurrency=settings.UPSTREAM_MAX_CONCURRENCY,
+                          lane_policy=lanes.LanePolicy(
+                              endpoint_share=settings.UPSTREAM_ENDPOINT_SHARE,
+                              provider_share=settings.UPSTREAM_PROVIDER_SHARE))
 
 
 def get_client() -> UpstreamClient:

@@ -10,6 +10,9 @@ The access log (one line per request, :class:`AccessLog`) is the one line every 
 pays for, so it skips structlog's processor chain: it hands the formatter a record that
 carries its finished event (:func:`emit`), and :class:`StructuredFormatter` renders that
 straight to JSON with orjson (same keys, same order), without copying the record.
+
+No line carries a secret, at any level and from any logger (urllib3's request lines
+included): see "secrets" below.
 """
 
 from __future__ import annotations
@@ -18,17 +21,15 @@ import logging
 import logging.config
 import re
 import time
+from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote_plus
 
 import orjson
 import structlog
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 SYSTEM_CORRELATION_ID = "system"
-
-# Keys that must never reach a log line, whatever a caller passes.
-_SECRET_KEYS = frozenset({"crumb", "x-api-key", "api_key", "apikey", "token", "password",
-                          "secret", "authorization", "cookie", "cookies"})
 
 
 def _add_standard_keys(_logger: Any, method_name: str, event: dict[str, Any]) -> dict[str, Any]:
@@ -45,9 +46,6 @@ def _add_standard_keys(_logger: Any, method_name: str, event: dict[str, Any]) ->
         event["level"] = method_name.upper()
     event["asctime"] = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(created))
     event["message"] = event.pop("event", "")
-    for key in list(event):
-        if key.lower() in _SECRET_KEYS:
-            event[key] = "[redacted]"
     return event
 
 
@@ -84,35 +82,369 @@ def _render_text(_logger: Any, _name: str, event: dict[str, Any]) -> str:
     return f"{line}\n{exc}" if exc else line
 
 
-# Query parameters whose values are credentials (a client's own key for a proxy in front of
-# us, a key pasted into a URL): their values never reach a log line. Matched by name,
-# case-insensitively: exact names, or a name ending in _key/-key/_token/... (fred_api_key).
+# -- secrets ------------------------------------------------------------------------------------
+# No log line carries a secret: not a provider key or Yahoo crumb in an upstream URL (urllib3
+# logs every request target at DEBUG, retries and broken connections at WARNING), not a
+# client's key, session, password or JWT in its own query string, not a password in a URL's
+# userinfo. One function decides what a query hides (redact_query); every path to a line
+# goes through it:
+# - the access log's ``params`` (AccessLog);
+# - the text of every record, library records included (RedactSecrets: a filter on the
+#   handler and on the loggers of the HTTP libraries, so other handlers get clean records
+#   too): every URL or request target in the message, the traceback and the stack, and
+#   any other secret-named name=value pair or 'name': 'value' item in them (redact_text);
+# - every value of every event our formatter renders (_redact_fields, after the traceback is
+#   rendered): fields named like a secret are dropped whole, fields named like a query
+#   (``params``, ``query``...) are redacted as one, any other text as above.
+
+REDACTED = "REDACTED"  # a query parameter's value
+REDACTED_FIELD = "[redacted]"  # a structured field's value
+
+# Structured fields (``log.info(..., api_key=...)``) never logged, by exact name or by one of
+# the suffixes of _SECRET_FIELD. Narrower than query names: ``cache_key`` is a field we log.
+_SECRET_KEYS = frozenset({
+    "crumb", "x-api-key", "api_key", "api-key", "apikey", "token", "password", "passwd",
+    "pwd", "pass", "passphrase", "secret", "client_secret", "authorization",
+    "proxy-authorization", "cookie", "cookies", "set-cookie", "session", "sessionid",
+    "session_id", "sid", "jwt", "id_token", "access_token", "refresh_token", "bearer",
+    "signature", "sig", "hmac", "x-amz-signature", "x-amz-credential", "x-amz-security-token",
+    "x-goog-signature", "x-goog-credential", "credential", "credentials", "private_key",
+    "auth", "x-auth-token", "secret_key"})
+_SECRET_FIELD = re.compile(
+    r"(?:api[_-]?key|token|secret|password|passwd|passphrase|signature|credentials?"
+    r"|session[_-]?id|sessid|private[_-]?key|secret[_-]?key|jwt|cookies?)$", re.ASCII)
+
+# Query parameters whose values are credentials, matched on the name fully percent-decoded,
+# lower-cased, without array subscripts (``apikey[]``, ``api_key[0]``, ``auth[token]``: the
+# base or any subscript): a name ending in key (apikey, x-api-key, private_key, key),
+# token, secret, password, signature (sig, X-Amz-Signature), credential, auth, jwt, crumb,
+# session id (sessid, JSESSIONID), ...; or session, sid, pass alone or after a separator
+# (db_pass, connect.sid; not "recession" or "bypass").
 _SECRET_NAME = re.compile(
-    r"(?:apikey|api[_-]?key|x-api-key|key|token|access[_-]?token|auth|authorization|secret"
-    r"|client[_-]?secret|password|passwd|pwd|crumb|sig|signature"
-    r"|[a-z0-9_-]*[_-](?:key|token|secret|password))", re.IGNORECASE | re.ASCII)
-_QUERY_PAIR = re.compile(r"([^&=]*)=([^&]*)")
-_MAYBE_SECRET = re.compile(r"(?:key|token|auth|secret|pass|pwd|crumb|sig)[^&]*=",
-                           re.IGNORECASE | re.ASCII)
-REDACTED = "REDACTED"
+    r"(?:.*(?:key|token|secret|password|passwd|passphrase|passcode|pwd|sessid|session[_. -]?id"
+    r"|signature|sig|credentials?|auth|authorization|jwt|bearer|hmac|crumb|cookies?)"
+    r"|(?:.*[_. -])?(?:session|sid|pass))", re.ASCII | re.DOTALL)
+# English words ending in "key" that name no key (the rule above would hide their values).
+_NOT_SECRET_NAMES = frozenset({"monkey", "donkey", "turkey", "hockey", "jockey", "whiskey",
+                               "lackey", "hotkey", "turnkey"})
+_SUBPAIR_START = re.compile(r"[;?]")
+_SUBSCRIPT = re.compile(r"\[([^\]]*)\]")
+# A JSON Web Token: three base64url segments, the first a JSON object ({" -> eyJ).
+_JWT = re.compile(r"eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*")
+# A query in free text (a URL, a request target): from "?" to the next blank or quote.
+_TEXT_QUERY = re.compile(r"\?([^\s\"'<>`]+)")
+# The password of a URL's userinfo (redis://:pw@host, https://user:pw@proxy).
+_USERINFO = re.compile(r"(?<=://)([^/\s:@?#]*):[^/\s@?#]*@")
+# A name=value pair in free text outside a URL's query (an encoded query, "token=..." in an
+# error, a fragment's #access_token=...); the value stops at a blank, a separator, a quote or
+# a closing bracket.
+_TEXT_PAIR = re.compile(r"([A-Za-z0-9_.%+\[\]-]+)=([^\s&;\"'<>,)\]}]*)")
+# A 'name': 'value' item of a dict's repr ({'x-api-key': '...'} in a message).
+_REPR_ITEM = re.compile(r"""(['"])([^'"\s]{1,64})\1:\s*(['"])(.*?)\3""")
+
+
+def _is_secret_name(raw: str) -> bool:
+    """Whether a query parameter named ``raw`` (as sent) carries a credential."""
+    name = raw
+    for _ in range(4):  # percent-decoded fully: %2561pikey -> %61pikey -> apikey
+        if "%" not in name and "+" not in name:
+            break
+        decoded = unquote_plus(name)
+        if decoded == name:
+            break
+        name = decoded
+    name = name.strip(" \t\r\n\x00\x0b\x0c").lower()
+    parts = [name]
+    if "[" in name:
+        parts = [name.partition("[")[0].rstrip(), *_SUBSCRIPT.findall(name)]
+    return any(part not in _NOT_SECRET_NAMES and _SECRET_NAME.fullmatch(part) is not None
+               for part in parts)
+
+
+# The verdicts on the names seen so far (a dict lookup is the whole cost of a known name).
+_name_verdicts: dict[str, bool] = {}
+
+
+def _secret_name(name: str) -> bool:
+    verdict = _name_verdicts.get(name)
+    if verdict is None:
+        verdict = _is_secret_name(name)
+        if len(_name_verdicts) < 4096:
+            _name_verdicts[name] = verdict
+    return verdict
+
+
+def _maybe_secret(query: str) -> bool:
+    """The cheap scan every access line pays: False when ``query`` has nothing to hide.
+
+    It asks the very question the redaction asks (is a name secret, a cached dict lookup
+    per name), so it cannot miss what the redaction would hide; only a JWT, a ``;`` or
+    ``?`` (pairs inside a value) or an encoded ``=`` (a nested query) sends a query down
+    the slow path without a secret name.
+    """
+    if "?" in query or ";" in query or "eyJ" in query or "%3D" in query or "%3d" in query:
+        return True
+    verdicts = _name_verdicts
+    for segment in query.split("&"):
+        name = segment.partition("=")[0]
+        verdict = verdicts.get(name)
+        if verdict is None:
+            verdict = _secret_name(name)
+        if verdict:
+            return True
+    return False
+
+
+def _hides_secret(value: str, depth: int) -> bool:
+    """Whether a percent-encoded value holds a query naming a secret (a nested URL)."""
+    decoded = unquote_plus(value)
+    return decoded != value and _redact_query(decoded, depth + 1) != decoded
+
+
+def _redact_segment(segment: str, depth: int) -> str:
+    """One ``&``-separated pair, its value REDACTED when its name is a secret's.
+
+    A pair may hold more pairs: after ``;`` (the old separator some servers still split on)
+    and after a nested URL's ``?``; the first secret one hides the rest of the segment. A
+    percent-encoded value holding a query with a secret (``next=https%3A...%3Fapikey%3D``)
+    is hidden whole.
+    """
+    if ";" not in segment and "?" not in segment and "%3" not in segment:
+        name, sep, _ = segment.partition("=")
+        return f"{name}={REDACTED}" if sep and _secret_name(name) else segment
+    start = 0
+    while True:
+        eq = segment.find("=", start)
+        if eq < 0:
+            return segment
+        cut = max(segment.rfind(";", start, eq), segment.rfind("?", start, eq))
+        if cut >= 0:
+            start = cut + 1
+        if _secret_name(segment[start:eq]):
+            return f"{segment[:eq + 1]}{REDACTED}"
+        following = _SUBPAIR_START.search(segment, eq + 1)
+        end = following.start() if following else len(segment)
+        value = segment[eq + 1:end]
+        if depth < 4 and ("%3d" in value or "%3D" in value) and _hides_secret(value, depth):
+            return f"{segment[:eq + 1]}{REDACTED}{segment[end:]}"
+        if following is None:
+            return segment
+        start = end + 1
+
+
+def _redact_query(query: str, depth: int) -> str:
+    if not query or not _maybe_secret(query):
+        return query
+    redacted = "&".join([_redact_segment(segment, depth) for segment in query.split("&")])
+    if "eyJ" in redacted:
+        redacted = _JWT.sub(REDACTED, redacted)
+    return redacted
 
 
 def redact_query(query: str) -> str:
-    """``query`` with the values of secret-looking parameters replaced by ``REDACTED``.
+    """``query`` (a URL's query string, without ``?``) with the value of every parameter
+    that carries a credential replaced by ``REDACTED``, names and everything else kept byte
+    for byte.
 
-    A cheap scan first: almost no query names a secret, and those pass unchanged. Names
-    are compared percent-decoded only as far as ``+``/``%5F`` spellings of ``_`` go.
+    Secret names are matched on the name as a server reads it: percent-decoded fully,
+    ``+`` as a blank, any case, array subscripts aside (``%61pikey``, ``API%2Dkey``,
+    ``apikey[]``, ``token[x]``); see _SECRET_NAME. A value that is a JWT is hidden whatever
+    its name, and so is a percent-encoded value holding a nested query with a secret. A
+    cheap scan comes first (_maybe_secret): most queries name no secret and are returned
+    as they are.
     """
-    if not query or not _MAYBE_SECRET.search(query):
-        return query
+    return _redact_query(query, 0)
 
-    def pair(match: re.Match[str]) -> str:
-        name = match.group(1)
-        plain = name.replace("%5F", "_").replace("%5f", "_").replace("%2D", "-") \
-            .replace("%2d", "-")
-        return f"{name}={REDACTED}" if _SECRET_NAME.fullmatch(plain) else match.group(0)
 
-    return _QUERY_PAIR.sub(pair, query)
+def _redact_text_query(match: re.Match[str]) -> str:
+    return f"?{redact_query(match.group(1))}"
+
+
+def _redact_text_pair(match: re.Match[str]) -> str:
+    name = match.group(1)
+    return f"{name}={REDACTED}" if match.group(2) and _secret_name(name) else match.group(0)
+
+
+def _redact_repr_item(match: re.Match[str]) -> str:
+    name = match.group(2)
+    if not (_is_secret_field(name) or _secret_name(name)):
+        return match.group(0)
+    quote = match.group(3)
+    return f"{match.group(1)}{name}{match.group(1)}: {quote}{REDACTED}{quote}"
+
+
+def redact_text(text: str) -> str:
+    """``text`` (a message, a traceback, a URL) with every query in it redacted by
+    :func:`redact_query`, every other secret-named ``name=value`` pair and ``'name': 'value'``
+    item (a dict's repr), every JWT and every URL's password replaced by ``REDACTED``."""
+    if "?" not in text and "=" not in text and "eyJ" not in text and "@" not in text \
+            and "': " not in text and '": ' not in text:
+        return text
+    if "?" in text:
+        text = _TEXT_QUERY.sub(_redact_text_query, text)
+    if "=" in text:
+        text = _TEXT_PAIR.sub(_redact_text_pair, text)
+    if "': " in text or '": ' in text:
+        text = _REPR_ITEM.sub(_redact_repr_item, text)
+    if "eyJ" in text:
+        text = _JWT.sub(REDACTED, text)
+    if "@" in text and "://" in text:
+        text = _USERINFO.sub(rf"\1:{REDACTED}@", text)
+    return text
+
+
+_secret_fields: dict[str, bool] = {}
+
+
+def _is_secret_field(key: str) -> bool:
+    """Whether a structured field named ``key`` holds a secret (cached per name)."""
+    secret = _secret_fields.get(key)
+    if secret is None:
+        lowered = key.lower()
+        secret = lowered in _SECRET_KEYS or _SECRET_FIELD.search(lowered) is not None
+        if len(_secret_fields) < 4096:
+            _secret_fields[key] = secret
+    return secret
+
+
+# Fields whose value is a query string without its "?" (``params=series_id=X&api_key=...``).
+_QUERY_FIELDS = frozenset({"params", "query", "query_string", "querystring", "qs", "data",
+                           "body", "form"})
+_PLAIN = (int, float, bool, type(None))
+_PLAIN_TYPES = frozenset(_PLAIN)
+# Fields left to the processors that read them (the traceback is redacted once rendered).
+_OPAQUE_FIELDS = frozenset({"exc_info", "_record", "_from_structlog", "positional_args"})
+
+
+def _redact_value(key: str, value: Any, depth: int = 0) -> Any:
+    """``value`` of field ``key`` without secrets: the same object when it has none."""
+    if type(value) is str:
+        if key in _QUERY_FIELDS and "?" not in value:
+            return redact_text(redact_query(value))
+        return redact_text(value)
+    if isinstance(value, _PLAIN) or depth > 4 or key in _OPAQUE_FIELDS:
+        return value
+    if isinstance(value, Mapping):
+        items = {k: (REDACTED_FIELD if isinstance(k, str)
+                     and (_is_secret_field(k) or _secret_name(k))
+                     else _redact_value(k if isinstance(k, str) else "", v, depth + 1))
+                 for k, v in value.items()}
+        same = all(items[k] is v for k, v in value.items())
+        return value if same else items
+    if isinstance(value, list | tuple):
+        if (len(value) == 2 and isinstance(value[0], str) and depth > 0
+                and _secret_name(value[0])):  # a (name, value) pair of a params list
+            return (value[0], REDACTED) if isinstance(value, tuple) else [value[0], REDACTED]
+        elements = [_redact_value(key, v, depth + 1) for v in value]
+        if all(a is b for a, b in zip(elements, value, strict=True)):
+            return value
+        return tuple(elements) if isinstance(value, tuple) else elements
+    if isinstance(value, bytes | bytearray):
+        text = bytes(value).decode("latin-1")
+    else:
+        try:
+            text = str(value)
+        except Exception:  # noqa: BLE001 - a broken __str__: the renderer will say so
+            return value
+    redacted = redact_text(text)
+    return value if redacted == text else redacted
+
+
+def _redact_fields(event: dict[str, Any]) -> dict[str, Any]:
+    """``event`` without secrets: the same dict when it had none, else a copy.
+
+    Inlined checks: every line pays this for each of its fields.
+    """
+    copy: dict[str, Any] | None = None
+    verdicts = _secret_fields
+    for key, value in event.items():
+        secret = verdicts.get(key)
+        if secret is None:
+            secret = isinstance(key, str) and _is_secret_field(key)
+        if secret:
+            new: Any = REDACTED_FIELD
+        elif type(value) is str:
+            if "?" not in value and "=" not in value and "eyJ" not in value \
+                    and "@" not in value and "': " not in value and '": ' not in value:
+                continue
+            new = _redact_value(key, value)
+        elif type(value) in _PLAIN_TYPES:
+            continue
+        else:
+            new = _redact_value(key, value)
+        if new is not value:
+            if copy is None:
+                copy = dict(event)
+            copy[key] = new
+    return event if copy is None else copy
+
+
+def _redact_event(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
+    """Processor: every field of the event (message and traceback included) redacted."""
+    return _redact_fields(event)
+
+
+_tracebacks = logging.Formatter()
+
+
+def redact_record(record: logging.LogRecord) -> None:
+    """Rewrite ``record`` in place so no handler can write a secret it carries.
+
+    A message with arguments is formatted here (as any formatter would) and replaced by its
+    redacted text when that differs, with no arguments left; arguments of any type format as
+    before. A structlog event (a dict) is redacted field by field. A traceback is rendered
+    (``exc_text``, which stdlib formatters reuse) only when it holds something to hide.
+    """
+    msg = record.msg
+    if isinstance(msg, dict):
+        record.msg = _redact_fields(msg)
+    elif record.args:
+        try:
+            text = record.getMessage()
+        except Exception:  # noqa: BLE001 - a bad format string: logging reports it as usual
+            text = None
+        if text is not None:
+            redacted = redact_text(text)
+            if redacted != text:
+                record.msg, record.args = redacted, ()
+    elif isinstance(msg, str):
+        record.msg = redact_text(msg)
+    elif msg is not None:
+        text = str(msg)
+        redacted = redact_text(text)
+        if redacted != text:
+            record.msg = redacted
+    if record.exc_info and record.exc_info[0] is not None and not record.exc_text:
+        text = _tracebacks.formatException(record.exc_info)
+        redacted = redact_text(text)
+        if redacted != text:
+            record.exc_text = redacted
+    if record.stack_info:
+        record.stack_info = redact_text(record.stack_info)
+
+
+class RedactSecrets(logging.Filter):
+    """A filter that never drops a record, only its secrets (see :func:`redact_record`)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        redact_record(record)
+        return True
+
+
+_redact_secrets = RedactSecrets()
+
+
+def redacting_filter() -> RedactSecrets:
+    """The one RedactSecrets instance (dictConfig's factory): configuring logging again
+    never stacks a second copy on a logger."""
+    return _redact_secrets
+
+
+# Library loggers that print URLs: each gets the filter too, so records they log are clean
+# for any handler (pytest's, a mail handler), not only ours.
+URL_LOGGERS = ("urllib3", "urllib3.connectionpool", "urllib3.connection",
+               "urllib3.poolmanager", "urllib3.response", "urllib3.util.retry", "requests",
+               "django.server", "django.request")
 
 
 # The record attribute that carries a finished event (see emit()).
@@ -138,10 +470,21 @@ class StructuredFormatter(structlog.stdlib.ProcessorFormatter):
         line = {"asctime": _asctime(record.created), "level": record.levelname,
                 "logger": record.name, "module": record.module,
                 "correlation_id": event.get("correlation_id") or SYSTEM_CORRELATION_ID,
-                "message": record.msg}
+                "message": redact_text(record.msg)}
+        # The caller's fields: query-shaped ones come redacted by redact_query (AccessLog's
+        # params), a field named like a secret is dropped, any other text redacted (cheap
+        # when clean).
+        secret_fields = _secret_fields
         for key, value in event.items():
             if key != "correlation_id":
-                line[key] = "[redacted]" if key.lower() in _SECRET_KEYS else value
+                secret = secret_fields.get(key)
+                if secret is None:
+                    secret = _is_secret_field(key)
+                if secret:
+                    value = REDACTED_FIELD
+                elif type(value) is str and key not in _QUERY_FIELDS:
+                    value = redact_text(value)
+                line[key] = value
         if self.text:
             return _render_text(None, "", line)
         return orjson.dumps(line, default=str).decode()
@@ -153,7 +496,8 @@ def emit(logger: logging.Logger, level: int, message: str, event: dict[str, Any]
 
     The caller has checked the level. ``source`` is the emitting module's file (it names the
     ``module`` key). Handlers with another formatter still get ``message`` as the record's
-    message.
+    message. A query-shaped field (``params``) is passed already redacted by
+    :func:`redact_query`; the formatter redacts the rest.
     """
     record = logger.makeRecord(logger.name, level, source, 0, message, (), None)
     record.__dict__[EVENT_ATTR] = event
@@ -229,22 +573,26 @@ def build_logging_config(level: str, fmt: str) -> dict[str, Any]:
                 "processors": [
                     _add_standard_keys,
                     structlog.processors.format_exc_info,
+                    _redact_event,  # after the traceback is text: it is redacted too
                     renderer,
                 ],
                 "foreign_pre_chain": pre_chain,
             }
         },
+        # Secrets out of every record, at every level (see redact_record).
+        "filters": {"redact_secrets": {"()": redacting_filter}},
         "handlers": {
             "stdout": {"class": "logging.StreamHandler", "formatter": "structured",
-                       "stream": "ext://sys.stdout"},
+                       "stream": "ext://sys.stdout", "filters": ["redact_secrets"]},
         },
         "root": {"handlers": ["stdout"], "level": level},
         "loggers": {
+            **{name: {"filters": ["redact_secrets"]} for name in URL_LOGGERS},
             # Our access log replaces these; they would log every request twice.
-            "django.server": {"level": "WARNING"},
-            "django.request": {"level": "ERROR"},
+            "django.server": {"level": "WARNING", "filters": ["redact_secrets"]},
+            "django.request": {"level": "ERROR", "filters": ["redact_secrets"]},
             "gunicorn.access": {"level": "WARNING"},
-            "urllib3": {"level": quiet},
+            "urllib3": {"level": quiet, "filters": ["redact_secrets"]},
             "redis": {"level": quiet},
             "asyncio": {"level": "WARNING"},
         },

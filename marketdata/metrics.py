@@ -87,6 +87,14 @@ BREAKERS = Gauge("marketdata_circuit_breakers", "Live worker processes whose cir
                  "for (provider, endpoint) is in this state (closed, open, half_open); each "
                  "process keeps its own breakers", ["provider", "endpoint", "state"],
                  multiprocess_mode="livesum")
+PARKED = Counter("marketdata_requests_parked", "Times a request was parked on the event loop "
+                 "(no thread held) because an upstream lane held its share of the threads; "
+                 "lane is the upstream endpoint, empty for the provider's whole lane",
+                 ["provider", "lane"])
+LANES = Gauge("marketdata_upstream_lane_threads", "Threads in an upstream lane (calls in "
+              "flight and waiting: occupants), calls in flight, and parked requests, per "
+              "(provider, lane), summed over live processes", ["provider", "lane", "kind"],
+              multiprocess_mode="livesum")
 STREAMS = Gauge("marketdata_stream_connections", "Open quote streams (SSE)",
                 multiprocess_mode="livesum")
 POLLERS = Gauge("marketdata_stream_pollers", "Active quote-stream pollers (one per symbol "
@@ -140,6 +148,10 @@ def record_rate_limited(limit: str) -> None:
     _guard(lambda: RATE_LIMITED.labels(limit).inc())
 
 
+def record_parked(provider: str, lane: str) -> None:
+    _guard(lambda: PARKED.labels(provider, lane).inc())
+
+
 # -- sampled gauges ---------------------------------------------------------------------------
 _samplers: list[Callable[[], None]] = []
 _sampler_lock = threading.Lock()
@@ -185,6 +197,14 @@ def set_breaker_states(states: list[tuple[str, str, str]]) -> None:
     for provider, endpoint, current in states:
         for state in ("closed", "open", "half_open"):
             BREAKERS.labels(provider, endpoint, state).set(1 if state == current else 0)
+
+
+def set_lane_states(states: list[tuple[str, str, int, int, int]]) -> None:
+    """This process's lanes as (provider, lane, occupants, in flight, parked)."""
+    for provider, lane, occupants, in_flight, parked in states:
+        LANES.labels(provider, lane, "occupants").set(occupants)
+        LANES.labels(provider, lane, "in_flight").set(in_flight)
+        LANES.labels(provider, lane, "parked").set(parked)
 
 
 # -- exposition -------------------------------------------------------------------------------

@@ -55,6 +55,15 @@ def v2_error_body(message: str, status: int, provider: str | None = None) -> dic
     return body
 
 
+def page_error_body(path: str, message: str, status: int) -> dict[str, Any]:
+    """An error answered for a whole page rather than by an endpoint's view (Django's 404
+    and 500 pages, and the serving front's 400/408/413/414/431): v2's ApiError under /v2/,
+    ``{detail}`` everywhere else (v1's shape for errors other than a 422)."""
+    if path.startswith("/v2/"):
+        return v2_error_body(message, status)
+    return {"detail": message}
+
+
 def error_status(exc: MarketDataError, style: str) -> int:
     if style == V2 and isinstance(exc, InvalidParameters):
         return 400

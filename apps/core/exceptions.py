@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import SuspiciousOperation, TooManyFieldsSent
+from django.conf import settings
+from django.core.exceptions import (
+    RequestDataTooBig,
+    SuspiciousOperation,
+    TooManyFieldsSent,
+)
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_default_handler
@@ -34,13 +39,21 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
                         headers=error_headers(exc))
     if isinstance(exc, SuspiciousOperation):
         # A request Django refuses to parse (over DATA_UPLOAD_MAX_NUMBER_FIELDS query
-        # parameters, a malformed multipart body...): the client's fault, never a 500.
+        # parameters, a body over DATA_UPLOAD_MAX_MEMORY_SIZE, a malformed multipart
+        # body...): the client's fault, never a 500.
         log.warning("request refused", error_type=type(exc).__name__)
-        detail = "Too many query parameters" if isinstance(exc, TooManyFieldsSent) \
-            else "Malformed request"
+        status = 400
+        if isinstance(exc, TooManyFieldsSent):
+            detail = "Too many query parameters"
+        elif isinstance(exc, RequestDataTooBig):
+            status = 413
+            detail = "Request body too large: at most " \
+                f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes are accepted"
+        else:
+            detail = "Malformed request"
         if style == V2:
-            return Response(v2_error_body(detail, 400), status=400)
-        return Response({"detail": detail}, status=400)
+            return Response(v2_error_body(detail, status), status=status)
+        return Response({"detail": detail}, status=status)
     if isinstance(exc, drf_exceptions.APIException):
         response = drf_default_handler(exc, context)
         if response is not None and style == V2:

@@ -53,6 +53,7 @@ from apps.core.symbols import encoded_slash_in_path
 from apps.ratelimit import limits
 from apps.ratelimit.counters import get_async_store
 from marketdata import cache as md_cache
+from marketdata import deadline
 from marketdata.logs import AccessLog, get_logger
 
 log = get_logger("apps.core.fastpath")
@@ -65,7 +66,9 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 # The middleware in front of the response cache, in order: what the fast path stands in for
 # (the metrics middleware add no header; the fast path records what MetricsMiddleware would).
 METRICS_MIDDLEWARE = "apps.health.metrics.MetricsMiddleware"
-_HEADER_NEUTRAL = frozenset({METRICS_MIDDLEWARE, "apps.health.metrics.RateLimitPassedMiddleware"})
+_HEADER_NEUTRAL = frozenset({METRICS_MIDDLEWARE, "apps.health.metrics.RateLimitPassedMiddleware",
+                             # answers OPTIONS only, outside /v1/ and /v2/
+                             "apps.core.middleware.PageOptionsMiddleware"})
 EXPECTED_MIDDLEWARE = (
     "apps.core.middleware.RequestContextMiddleware",
     "apps.core.middleware.AccessLogMiddleware",
@@ -342,7 +345,8 @@ class FastPath:
         setup = self._setup or self.setup()
         if not setup.enabled:
             return False
-        started = time.perf_counter()
+        # From arrival (the protocol's stamp): a busy event loop's delay is latency too.
+        started = scope.get(deadline.ARRIVAL_KEY) or time.monotonic()
         wanted = setup.wanted
         headers: dict[bytes, bytes] = {}
         for name, value in scope["headers"]:
@@ -478,7 +482,7 @@ class FastPath:
     def _log(setup: Setup, path: str, status: int, started: float, correlation_id: str,
              query: str, route: str | None) -> float:
         """The access line; returns the seconds the answer took."""
-        seconds = time.perf_counter() - started
+        seconds = time.monotonic() - started
         setup.access_log("GET", path, status, round(seconds * 1000, 3), correlation_id, query,
                          route)
         return seconds

@@ -14,6 +14,7 @@ import re
 import time
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 
 import structlog
 from django.conf import settings
@@ -34,6 +35,29 @@ def new_correlation_id() -> str:
     return uuid.uuid4().hex[:16]
 
 
+# What the runs of one request share, in its scope (apps.core.bridge): a request parked on a
+# full upstream lane runs again, with the same correlation id and counted once by the
+# rate limits.
+RUNS_KEY = "marketdata.runs"
+CORRELATION_KEY = "marketdata.correlation_id"
+LIMIT_HEADERS_KEY = "marketdata.rate_limit_headers"
+
+
+def request_scope(request: HttpRequest) -> dict | None:
+    """The ASGI scope a request came in with (None under plain WSGI, and in tests)."""
+    return getattr(request, "scope", None) or request.META.get("asgi.scope")
+
+
+def arrival_of(request: HttpRequest, default: float) -> float:
+    """When the request arrived at the serving front (a ``time.monotonic()`` value, stamped
+    before it waited for a thread, for its body or for an upstream lane), else ``default``.
+    Durations logged and measured count from there: a client that waited 10 s for a
+    thread is logged at 10 s, not at the 4 s its thread took."""
+    scope = request_scope(request)
+    arrival = scope.get(deadline.ARRIVAL_KEY) if scope else None
+    return arrival if arrival is not None else default
+
+
 def correlation_id_for(inbound: str | None) -> str:
     """The request's correlation id: a sane inbound one (6-64 of ``[A-Za-z0-9._-]``) is
     kept, anything else is replaced by a fresh one (both request paths use this)."""
@@ -52,7 +76,12 @@ class RequestContextMiddleware:
         self.data_source = settings.MARKETDATA_UPSTREAM
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        correlation_id = correlation_id_for(request.META.get("HTTP_X_CORRELATION_ID"))
+        scope = request_scope(request)
+        correlation_id = scope.get(CORRELATION_KEY) if scope else None
+        if correlation_id is None:
+            correlation_id = correlation_id_for(request.META.get("HTTP_X_CORRELATION_ID"))
+            if scope is not None:
+                scope[CORRELATION_KEY] = correlation_id
         request.correlation_id = correlation_id  # type: ignore[attr-defined]  # read by views
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(correlation_id=correlation_id)
@@ -78,9 +107,7 @@ class RequestDeadlineMiddleware:
         self.seconds = deadline.default_seconds()
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        scope = getattr(request, "scope", None) or request.META.get("asgi.scope") or {}
-        arrival = scope.get(deadline.ARRIVAL_KEY) or time.monotonic()
-        token = deadline.set_deadline(arrival + self.seconds)
+        token = deadline.set_deadline(arrival_of(request, time.monotonic()) + self.seconds)
         try:
             return self.get_response(request)
         finally:
@@ -96,9 +123,9 @@ class AccessLogMiddleware:
         self.access_log = AccessLog(__file__, settings.PERFORMANCE_THRESHOLD_MS)
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        started = time.perf_counter()
+        started = arrival_of(request, time.monotonic())
         response = self.get_response(request)
-        duration_ms = round((time.perf_counter() - started) * 1000, 3)
+        duration_ms = round((time.monotonic() - started) * 1000, 3)
         # This line is the request's log record; Django's own 4xx/5xx line would repeat it
         # after the correlation id is unbound.
         response._has_been_logged = True  # type: ignore[attr-defined]  # Django's own flag
@@ -181,3 +208,57 @@ class ResponseCacheMiddleware:
             except Exception:
                 log.warning("response cache write failed", exc_info=True)
         return response
+
+
+class PageOptionsMiddleware:
+    """``OPTIONS`` on a page outside the API (``/``, ``/docs``, ``/redoc``,
+    ``/openapi.json``, ``/readyz``, ``/metrics``, the admin, static files): 200 with the
+    methods the page allows in ``Allow`` and no body.
+
+    Those pages are served by views that know only GET (the docs views rendered a template
+    for OPTIONS and failed with a 500; WhiteNoise answered 405). The API's own OPTIONS stay
+    DRF's (its metadata), and CORS preflights are answered before this, by the CORS
+    middleware. It adds no header to any other request, so the fast path stands in for it.
+    """
+
+    ADMIN_PREFIX = "/admin/"
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+        self.static_prefix = "/" + str(settings.STATIC_URL or "/static/").strip("/") + "/"
+
+    def static_file_exists(self, path: str) -> bool:
+        from django.contrib.staticfiles import finders
+
+        relative = path[len(self.static_prefix):]
+        if not relative or ".." in relative.split("/"):
+            return False
+        root = settings.STATIC_ROOT
+        return bool(finders.find(relative)) or bool(root and (Path(root) / relative).is_file())
+
+    def allowed(self, request: HttpRequest) -> str | None:
+        """The ``Allow`` value of the page, or None when there is no such page."""
+        path = request.path
+        if path.startswith(self.static_prefix):
+            return "GET, HEAD, OPTIONS" if self.static_file_exists(path) else None
+        from django.urls import Resolver404, resolve
+
+        try:
+            resolve(request.path_info)
+        except Resolver404:
+            return None
+        if path.startswith(self.ADMIN_PREFIX):
+            return "GET, HEAD, POST, OPTIONS"
+        return "GET, HEAD, OPTIONS"
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method != "OPTIONS" or request.path.startswith(("/v1/", "/v2/")):
+            return self.get_response(request)
+        allow = self.allowed(request)
+        if allow is None:
+            return self.get_response(request)  # the JSON 404
+        response = HttpResponse(b"", content_type="text/plain; charset=utf-8")
+        response["Allow"] = allow
+        response["Content-Length"] = "0"
+        return response
+

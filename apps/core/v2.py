@@ -32,7 +32,6 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions, serializers
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 
 from apps.core.errors import V2
@@ -46,6 +45,7 @@ from apps.core.params import (
     symbol_list,
     validate_query,
 )
+from apps.core.parsers import JSONBodyParser
 from apps.core.schema import V2AutoSchema
 from apps.core.symbols import encoded_slash_in_path
 from apps.core.views import ApiView
@@ -163,7 +163,7 @@ class V2ApiView(ApiView):
         super().__init_subclass__(**kwargs)
         if cls.body_serializer is not None:  # a POST endpoint (JSON body only)
             cls.http_method_names = ["post", "options"]
-            cls.parser_classes = [JSONParser]
+            cls.parser_classes = [JSONBodyParser]
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)

@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from apps.core.errors import DETAIL_ERRORS
+from apps.core.errors import DETAIL_ERRORS, page_error_body
 from apps.core.params import choices_message, validate_query
 from apps.core.symbols import encoded_slash_in_path
 from marketdata.errors import FieldError, InvalidParameters, NotFound
@@ -51,9 +51,7 @@ def sub_route_choice(request: HttpRequest, symbol: str, name: str, param: str,
 def _error(request: HttpRequest, message: str, status: int) -> HttpResponse:
     """Django's own error pages as JSON: v2's ApiError on /v2 paths (unknown routes
     included), v1's ``{detail}`` elsewhere."""
-    if request.path.startswith("/v2/"):
-        return JsonResponse({"error": message, "status": status}, status=status)
-    return JsonResponse({"detail": message}, status=status)
+    return JsonResponse(page_error_body(request.path, message, status), status=status)
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

@@ -21,6 +21,7 @@ from django.urls import Resolver404, resolve
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from apps.core.middleware import arrival_of
 from marketdata import metrics
 
 _PASSED = "_md_rate_limit_passed"
@@ -79,6 +80,15 @@ def sample_breakers() -> None:
                                     for b in client.breaker_states()])
 
 
+def sample_lanes() -> None:
+    from marketdata import http
+
+    client = http._client  # as sample_breakers: never build one here
+    if client is not None:
+        metrics.set_lane_states([(s.provider, s.lane, s.occupants, s.in_flight, s.parked)
+                                 for s in client.lane_states()])
+
+
 class MetricsMiddleware:
     """Counts and times every request (first in MIDDLEWARE, so it sees every answer)."""
 
@@ -86,12 +96,14 @@ class MetricsMiddleware:
         self.get_response = get_response
         metrics.register_sampler(sample_streams)
         metrics.register_sampler(sample_breakers)
+        metrics.register_sampler(sample_lanes)
         metrics.start_sampling()
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        started = time.perf_counter()
+        # From arrival at the serving front: waits for a thread or a lane are latency too.
+        started = arrival_of(request, time.monotonic())
         response = self.get_response(request)
-        seconds = time.perf_counter() - started
+        seconds = time.monotonic() - started
         status = response.status_code
         if status == 429 and not getattr(request, _PASSED, False) and \
                 request.path.startswith(("/v1/", "/v2/")):

@@ -167,7 +167,7 @@ class RateLimitCounterAdmin(_PageAdmin):
 @admin.register(CacheStatistic)
 class CacheStatisticAdmin(_PageAdmin):
     """Hit/miss/stale/error counts per provider and endpoint group, backend facts and this
-    process's circuit breakers."""
+    process's circuit breakers and upstream lanes."""
 
     page_title = "Cache statistics"
 
@@ -180,5 +180,6 @@ class CacheStatisticAdmin(_PageAdmin):
             raise PermissionDenied
         context = {**self.page_context(request), "stats": cachestats.read_statistics(),
                    "flush_seconds": cachestats.stats.FLUSH_SECONDS,
-                   "breakers": cachestats.breaker_rows(), **(extra_context or {})}
+                   "breakers": cachestats.breaker_rows(), "lanes": cachestats.lane_rows(),
+                   **(extra_context or {})}
         return TemplateResponse(request, "admin/ratelimit/cache_stats.html", context)

@@ -8,7 +8,9 @@ Two parts:
   ``INFO`` (memory, eviction policy, version, keyspace hits/misses); for the local-memory
   cache the number of entries of this process;
 - the circuit breakers of this process (``breaker_rows()``): one per provider and upstream
-  endpoint called so far, kept in memory by each process's upstream client.
+  endpoint called so far, kept in memory by each process's upstream client;
+- the upstream lanes of this process (``lane_rows()``): the threads each provider and
+  endpoint holds, its calls in flight and the requests parked on it.
 
 Reading never raises: a failing backend (Redis down, ``INFO`` disabled by the host) is
 reported in ``error`` and shown on the page.
@@ -26,6 +28,7 @@ from django.core.cache import caches
 from apps.ratelimit.counters import is_redis
 from marketdata.cache import stats
 from marketdata.http import BreakerState, get_client
+from marketdata.lanes import LaneState
 
 # A full SCAN of a large shared Redis costs one round trip per SCAN_COUNT keys; stop after
 # this many keys examined and report a lower bound instead.
@@ -140,6 +143,24 @@ def breaker_rows() -> BreakerRows:
     return BreakerRows(states)
 
 
+# -- upstream lanes ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LaneRows:
+    rows: list[LaneState]
+    error: str | None = None
+    pid: int = field(default_factory=os.getpid)
+
+
+def lane_rows() -> LaneRows:
+    """This process's upstream lanes (threads held per provider and endpoint, calls in
+    flight, parked requests), never raising."""
+    try:
+        states = get_client().lane_states()
+    except Exception as exc:  # noqa: BLE001 - shown on the page
+        return LaneRows([], describe(exc))
+    return LaneRows(states)
+
+
 # -- backend facts --------------------------------------------------------------------------
 def _class_path(obj: Any) -> str:
     kind = type(obj)
@@ -190,6 +211,12 @@ def locmem_facts(cache: Any) -> list[tuple[str, str]]:
     max_entries = getattr(cache, "_max_entries", None)
     if max_entries is not None:
         facts.append(("Maximum entries", f"{max_entries:,}"))
+    usage = getattr(cache, "usage", None)  # marketdata.locmem: bounded in bytes too
+    if callable(usage):
+        counts = usage()
+        facts.append(("Bytes (this process)", f"{counts['bytes']:,} of {counts['max_bytes']:,}"))
+        facts.append(("Evicted to stay under the bytes", f"{counts['evictions']:,}"))
+        facts.append(("Not kept (an entry over the largest size)", f"{counts['refused']:,}"))
     return facts
 
 

@@ -5,6 +5,10 @@ It sits inside the correlation-id, access-log and CORS middleware, so a 429 carr
 outside the response cache, so a cached answer still counts. CORS preflights are answered
 by the CORS middleware before they get here and are never counted.
 
+A request parked by the serving front on a full upstream lane runs again later
+(:mod:`apps.core.bridge`): it is counted on its first run only, and its later runs carry
+the rate-limit headers the first one got.
+
 When the counters cannot be reached (Redis down), requests are let through without
 rate-limit headers and a warning is logged: the data endpoints keep working without the
 cache, and a counter outage must not turn into an API outage.
@@ -12,12 +16,13 @@ cache, and a counter outage must not turn into an API outage.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from apps.core.middleware import LIMIT_HEADERS_KEY, RUNS_KEY, request_scope
 from apps.ratelimit import limits
 from marketdata.logs import get_logger
 
@@ -42,11 +47,30 @@ def _decide(decision: Callable[[], T]) -> T:
         raise _CountersUnavailable(f"{type(exc).__name__}: {exc}") from exc
 
 
+def _health_headers(reset_in: int) -> dict[str, str]:
+    """The health check's own limit: one per cooldown."""
+    return {"X-RateLimit-Limit": "1", "X-RateLimit-Remaining": "0",
+            "X-RateLimit-Reset": str(reset_in)}
+
+
+def _remember_headers(request: HttpRequest, headers: Iterable[tuple[str, str]]) -> None:
+    """Keep a counted request's headers for its later runs, if it is parked."""
+    scope = request_scope(request)
+    if scope is not None:
+        scope[LIMIT_HEADERS_KEY] = tuple(headers)
+
+
 class RateLimitMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        scope = request_scope(request)
+        if scope is not None and scope.get(RUNS_KEY, 1) > 1:
+            response = self.get_response(request)
+            for name, value in scope.get(LIMIT_HEADERS_KEY, ()):
+                response[name] = value
+            return response
         path = request.path
         try:
             if path.startswith("/v1/"):
@@ -67,6 +91,7 @@ class RateLimitMiddleware:
             return self._health(request, client)
         allowed, state = _decide(lambda: limits.take_daily(client))
         if allowed:
+            _remember_headers(request, state.headers().items())
             response = self.get_response(request)
         else:
             response = JsonResponse(state.body(), status=429)
@@ -78,16 +103,15 @@ class RateLimitMiddleware:
     def _health(self, request: HttpRequest, client: str) -> HttpResponse:
         wait = _decide(lambda: limits.take_health(client))
         if wait is None:
-            response = self.get_response(request)
             reset_in = limits.health_cooldown()
+            _remember_headers(request, _health_headers(reset_in).items())
+            response = self.get_response(request)
         else:
             response = JsonResponse(limits.health_limited_body(wait), status=429)
             response["Retry-After"] = str(wait)
             reset_in = wait
-        # The health check's own limit: one per cooldown.
-        response["X-RateLimit-Limit"] = "1"
-        response["X-RateLimit-Remaining"] = "0"
-        response["X-RateLimit-Reset"] = str(reset_in)
+        for name, value in _health_headers(reset_in).items():
+            response[name] = value
         return response
 
     def _v2(self, request: HttpRequest, config: limits.BucketConfig) -> HttpResponse:

@@ -195,7 +195,7 @@ def _api_error_message(response: UpstreamResponse) -> str:
 
 
 class FredProvider(Provider):
-    """Both FRED sources on one provider (one bulkhead), each upstream endpoint with its own
+    """Both FRED sources on one provider (one lane), each upstream endpoint with its own
     circuit breaker in the client. The key is read once, sent only to the API and
     forgotten for a while once FRED refuses it."""
 

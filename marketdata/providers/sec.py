@@ -26,7 +26,7 @@ that do not declare a name and a contact address):
 
 EDGAR allows 10 requests per second per client: calls of this process start at least
 0.1 s apart (:data:`PACER`, waited for within the request deadline) and at most 4 are in
-flight (the provider's bulkhead). Not paced in the in-process sandbox mode, where no SEC
+flight (the provider's lane). Not paced in the in-process sandbox mode, where no SEC
 server is involved.
 """
 

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import logging
 import random
+import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,7 +38,23 @@ from marketdata.sandbox.response import SandboxResponse
 
 log = logging.getLogger("marketdata.sandbox")
 
-REQUEST_LOG_CAP = 100_000
+# The request log keeps the most recent entries only (a ring): ~750 bytes each, so 20,000
+# are ~15 MB (the 100,000 dicts of before were ~90 MB, held by every soak's sandbox server,
+# and by the worker itself in sandbox mode). Tests and benchmarks read it a window at a
+# time, far below this; ``recorded`` (exact) says how many requests were logged since the
+# last reset, so a reader can tell when it was cut.
+REQUEST_LOG_CAP = 20_000
+_LOG_FIELDS = ("method", "host", "upstream_host", "provider", "path", "query", "status", "ts")
+# (method, host, upstream_host, provider, path, query, status, ts): a tuple with the hosts
+# interned costs ~20 % less than a dict per entry.
+_LogEntry = tuple[str, str, str, str | None, str, dict[str, list[str]], int, float]
+
+
+def _entry_dict(entry: _LogEntry) -> dict[str, Any]:
+    """A log entry as the dict readers get (its own copy of the query)."""
+    out = dict(zip(_LOG_FIELDS, entry, strict=True))
+    out["query"] = {k: list(v) for k, v in entry[5].items()}
+    return out
 
 
 @dataclass(frozen=True)
@@ -72,19 +90,24 @@ class UpstreamSandbox:
     is 1.0); ``latency_ms`` is slept before every answer; ``seed`` drives the fault
     sequence and the cookie/crumb tokens (prices depend on the symbol only);
     ``crumb_ttl_seconds`` expires issued crumbs after that many real seconds;
-    ``providers`` replaces the registry's factories (tests).
+    ``providers`` replaces the registry's factories (tests); ``request_log_size`` is how
+    many recent requests the log keeps.
     """
 
     def __init__(self, *, clock: Callable[[], datetime] | None = None, fail_rate: float = 0.0,
                  latency_ms: int = 0, seed: int = 0,
                  crumb_ttl_seconds: float | None = None,
-                 providers: Iterable[ProviderFactory] | None = None) -> None:
+                 providers: Iterable[ProviderFactory] | None = None,
+                 request_log_size: int = REQUEST_LOG_CAP) -> None:
         self.clock: Callable[[], datetime] = clock or _utc_now
         self.fail_rate = float(fail_rate)
         self.latency_ms = int(latency_ms)
         self.faults: list[PathFault] = []
         self.seed = seed
-        self.request_log: list[dict[str, Any]] = []
+        if request_log_size < 1:
+            raise ValueError("request_log_size must be >= 1")
+        self._log: deque[_LogEntry] = deque(maxlen=request_log_size)
+        self._recorded = 0  # requests logged since the last reset, dropped ones included
         self._lock = threading.Lock()
         self._rng = random.Random(seed)
         if providers is None:
@@ -135,15 +158,38 @@ class UpstreamSandbox:
 
     def reset_log(self) -> None:
         with self._lock:
-            self.request_log.clear()
+            self._log.clear()
+            self._recorded = 0
+
+    @property
+    def request_log(self) -> list[dict[str, Any]]:
+        """A copy of the log: the most recent requests (at most ``log_capacity``), oldest
+        first, as ``{"method", "host", "upstream_host", "provider", "path", "query",
+        "status", "ts"}`` dicts."""
+        with self._lock:
+            entries = list(self._log)
+        return [_entry_dict(e) for e in entries]
+
+    def log_stats(self) -> dict[str, int]:
+        """``entries`` kept, the ``capacity``, requests ``recorded`` since the last reset
+        (exact) and how many of them were ``dropped`` (the oldest, past the capacity)."""
+        with self._lock:
+            kept, recorded = len(self._log), self._recorded
+        return {"entries": kept, "capacity": self.log_capacity, "recorded": recorded,
+                "dropped": recorded - kept}
+
+    @property
+    def log_capacity(self) -> int:
+        return self._log.maxlen or 0
 
     def requests_matching(self, path_prefix: str = "",
                           provider: str | None = None) -> list[dict[str, Any]]:
         """A copy of the log entries whose path starts with ``path_prefix`` (and, when
         given, answered by ``provider``)."""
         with self._lock:
-            return [dict(e) for e in self.request_log if e["path"].startswith(path_prefix)
-                    and (provider is None or e["provider"] == provider)]
+            entries = [e for e in self._log if e[4].startswith(path_prefix)
+                       and (provider is None or e[3] == provider)]
+        return [_entry_dict(e) for e in entries]
 
     # --- requests ------------------------------------------------------------------------
     def resolve(self, host: str, method: str, path: str
@@ -219,15 +265,12 @@ class UpstreamSandbox:
     def _record(self, method: str, host: str, upstream_host: str,
                 provider: SimulatedProvider | None, path: str, query: dict[str, list[str]],
                 status: int) -> None:
-        entry = {"method": method, "host": host, "upstream_host": upstream_host,
-                 "provider": provider.name if provider is not None else None, "path": path,
-                 "query": {k: list(v) for k, v in query.items()}, "status": status,
-                 "ts": time.time()}
+        entry: _LogEntry = (method, sys.intern(host), sys.intern(upstream_host),
+                            provider.name if provider is not None else None, path,
+                            {k: list(v) for k, v in query.items()}, status, time.time())
         with self._lock:
-            self.request_log.append(entry)
-            overflow = len(self.request_log) - REQUEST_LOG_CAP
-            if overflow > 0:
-                del self.request_log[:overflow]
+            self._log.append(entry)  # the deque drops the oldest past its capacity
+            self._recorded += 1
 
 
 # The original name (Yahoo was the only provider); kept for existing code and tests.

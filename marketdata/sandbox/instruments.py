@@ -319,7 +319,8 @@ SUFFIXED_INDICES = {
 }
 
 
-@lru_cache(maxsize=20_000)
+# ~0.9 KiB an instrument (measured): 8,192 are ~7 MiB (20,000 were ~18 MiB).
+@lru_cache(maxsize=8192)
 def get_instrument(raw_symbol: str) -> Instrument | None:
     """The synthetic instrument for a symbol, or None when the symbol is 'unknown'."""
     sym = normalize_symbol(raw_symbol)

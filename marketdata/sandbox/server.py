@@ -7,8 +7,13 @@ else by the ``Host`` header, else by path (see core.py). Besides the providers' 
 server has control endpoints, which are not logged:
 
 - ``GET  /__sandbox__/requests[?path_prefix=/v8/finance/chart][&provider=yahoo]``
-  -> {"count", "requests"}
+  -> {"count", "requests", "recorded", "dropped"}: the matching entries of the log, which
+  keeps the most recent requests (``REQUEST_LOG_CAP``); ``recorded`` counts every request
+  logged since the last reset (exact), ``dropped`` those no longer kept
 - ``POST /__sandbox__/reset``  clears the request log
+- ``GET  /__sandbox__/stats``  -> what holds the server's memory: its RSS and threads, the
+  request log's size, and the entries of every cache of the simulator (with
+  ``PYTHONTRACEMALLOC`` set, also the top allocation sites)
 - ``POST /__sandbox__/config`` with {"fail_rate": 1.0, "latency_ms": 0} changes behaviour;
   ``"faults": [{"path_prefix": "/v1/finance/sectors/", "fail_rate": 1.0, "latency_ms": 0}]``
   makes one upstream path fail or hang while the others stay healthy (``[]`` clears)
@@ -17,7 +22,11 @@ server has control endpoints, which are not logged:
 from __future__ import annotations
 
 import logging
+import sys
+import threading
+import tracemalloc
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import orjson
@@ -39,7 +48,11 @@ def handle_control(sandbox: UpstreamSandbox, method: str, path: str,
         prefix = (query.get("path_prefix") or [""])[-1]
         provider = (query.get("provider") or [""])[-1] or None
         entries = sandbox.requests_matching(prefix, provider=provider)
-        return json_response({"count": len(entries), "requests": entries})
+        stats = sandbox.log_stats()
+        return json_response({"count": len(entries), "requests": entries,
+                              "recorded": stats["recorded"], "dropped": stats["dropped"]})
+    if action == "stats" and method == "GET":
+        return json_response(memory_stats(sandbox))
     if action == "reset" and method == "POST":
         sandbox.reset_log()
         return json_response({"ok": True})
@@ -60,6 +73,53 @@ def handle_control(sandbox: UpstreamSandbox, method: str, path: str,
                               "faults": [f.as_dict() for f in sandbox.faults]})
     return json_response({"ok": False, "error": f"unknown control endpoint {method} {path}"},
                          404)
+
+
+def _rss_mib() -> float | None:
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+def cache_stats() -> dict[str, dict[str, int | None]]:
+    """Entries and bound of every ``functools`` cache in the simulator's modules, and of
+    the price series caches."""
+    out: dict[str, dict[str, int | None]] = {}
+    for name, module in sorted(sys.modules.items()):
+        if not name.startswith("marketdata.sandbox") or module is None:
+            continue
+        for attr, value in sorted(vars(module).items()):
+            info = getattr(value, "cache_info", None)
+            if callable(info) and getattr(value, "__module__", None) == name:
+                stats = info()
+                out[f"{name.removeprefix('marketdata.sandbox.')}.{attr}"] = {
+                    "entries": stats.currsize, "maxsize": stats.maxsize}
+    prices = sys.modules.get("marketdata.sandbox.prices")
+    if prices is not None:
+        for attr, bound in (("_series_cache", "SERIES_CACHE_SIZE"),
+                            ("_minute_cache", "MINUTE_CACHE_SIZE")):
+            table = getattr(prices, attr, None)
+            if table is not None:
+                out[f"prices.{attr}"] = {"entries": len(table),
+                                         "maxsize": getattr(prices, bound, None)}
+    return out
+
+
+def memory_stats(sandbox: UpstreamSandbox) -> dict[str, Any]:
+    """The control endpoint ``/__sandbox__/stats``."""
+    out: dict[str, Any] = {"rss_mib": _rss_mib(), "threads": threading.active_count(),
+                           "request_log": sandbox.log_stats(), "caches": cache_stats()}
+    if tracemalloc.is_tracing():
+        snapshot = tracemalloc.take_snapshot()
+        out["traced_mib"] = round(tracemalloc.get_traced_memory()[0] / 2**20, 1)
+        out["top"] = [f"{s.size / 2**20:.1f} MiB in {s.count} blocks: {s.traceback}"
+                      for s in snapshot.statistics("lineno")[:25]]
+    return out
 
 
 class SandboxRequestHandler(BaseHTTPRequestHandler):

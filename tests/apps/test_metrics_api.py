@@ -233,7 +233,7 @@ _WORKER = textwrap.dedent("""
         assert client.get("/readyz").status_code == 200
     from marketdata import metrics
     metrics.STREAMS.set(int(sys.argv[2]))
-    print(os.getpid())
+    print("PID", os.getpid())
 """)
 
 _SCRAPER = textwrap.dedent("""
@@ -255,6 +255,10 @@ def _run(code: str, env: dict[str, str], *args: str) -> str:
     return result.stdout
 
 
+def _pid(output: str) -> str:
+    return next(line.split()[1] for line in output.splitlines() if line.startswith("PID "))
+
+
 def _sample(text: str, line_start: str) -> float:
     for line in text.splitlines():
         if line.startswith(line_start):
@@ -272,8 +276,10 @@ def test_counters_add_up_across_processes(tmp_path):
            "LOG_LEVEL": "WARNING", "PYTHONPATH": str(ROOT)}
     env.pop("REDIS_URL", None)  # each process its own local cache: nothing shared but files
     env.pop("DATABASE_URL", None)
-    first = _run(_WORKER, env, "3", "2").strip()
-    second = _run(_WORKER, env, "4", "5").strip()
+    # The pid from its own line: a slow first request (a loaded machine) also writes a
+    # WARNING line to stdout.
+    first = _pid(_run(_WORKER, env, "3", "2"))
+    second = _pid(_run(_WORKER, env, "4", "5"))
     assert first != second
 
     text = _run(_SCRAPER, env)

@@ -392,6 +392,26 @@ def test_cache_stats_breaker_failure_is_shown_not_a_500(admin, monkeypatch):
         page.content.decode()
 
 
+def test_cache_stats_shows_the_upstream_lanes(admin, api, sandbox_upstream):
+    from marketdata.http import get_client
+
+    page = admin.get(STATS)
+    assert tables(page)["lanes"][1:] == [["No upstream endpoint called yet in this process."]]
+    api_get(api, QUOTE)  # a real call: Yahoo's lanes
+    lane = get_client().lanes_for("yahoo", "quoteSummary")[0]
+    lane.admit()  # a thread in the lane now
+    try:
+        page = admin.get(STATS)
+    finally:
+        lane.leave()
+    rows = {(row[0], row[1]): row for row in tables(page)["lanes"][1:]}
+    assert tables(page)["lanes"][0] == ["Provider", "Endpoint", "Threads (share)",
+                                        "In flight (capacity)", "Parked"]
+    assert rows[("yahoo", "quoteSummary")][2:] == [f"1 ({lane.share})",
+                                                    f"0 ({lane.capacity})", "0"]
+    assert ("yahoo", "(all endpoints)") in rows
+
+
 def test_hit_ratio():
     assert cachestats.StatRow("p", "g", hits=1, misses=1, stale=2).hit_ratio == 0.25
     assert cachestats.StatRow("p", "g", errors=5).hit_ratio is None
@@ -413,8 +433,10 @@ def test_cache_stats_backend_facts(admin):
         assert "Keyspace hits / misses (server, since start)" in facts
         assert "Shared by every process" in html
     else:
-        assert facts["Backend"] == "django.core.cache.backends.locmem.LocMemCache"
+        assert facts["Backend"] == "marketdata.locmem.ByteBoundedLocMemCache"
         assert re.fullmatch(r"[\d,]+", facts["Entries (this process)"])
+        assert re.fullmatch(r"[\d,]+ of [\d,]+", facts["Bytes (this process)"])
+        assert re.fullmatch(r"[\d,]+", facts["Evicted to stay under the bytes"])
         assert "Local memory is per process" in html
 
 

@@ -47,6 +47,11 @@ def test_image_holds_only_what_runs():
         assert entry in ignored
 
 
+def test_image_preloads_jemalloc():
+    assert "libjemalloc2" in DOCKERFILE
+    assert "ENV LD_PRELOAD=/usr/local/lib/libjemalloc.so.2" in DOCKERFILE
+
+
 def test_image_installs_the_hashed_lock_file():
     assert "--require-hashes -r requirements/base.lock" in DOCKERFILE
     assert (ROOT / "requirements" / "base.lock").exists()

@@ -74,6 +74,18 @@ def test_two_workers_metrics_readyz_and_control_socket(tmp_path):
         pids = {re.search(r"_(\d+)\.db$", p.name).group(1)
                 for p in (var_dir / "prometheus").glob("*.db")}
         assert len(pids) >= 2, pids
+        # bin/serve's allocator: jemalloc where the system has it, else glibc with 2 arenas.
+        has_jemalloc = any(Path(lib).exists() for lib in (
+            "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",
+            "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2", "/usr/local/lib/libjemalloc.so.2",
+            "/usr/lib64/libjemalloc.so.2", "/usr/lib/libjemalloc.so.2"))
+        for pid in pids:
+            maps = Path(f"/proc/{pid}/maps").read_text()
+            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            if has_jemalloc:
+                assert "libjemalloc" in maps
+            else:
+                assert b"MALLOC_ARENA_MAX=2" in environ
     finally:
         service.stop()
     assert not (var_dir / "gunicorn.ctl").exists()  # removed on shutdown

@@ -10,7 +10,6 @@ from __future__ import annotations
 import threading
 import time
 import types
-import zlib
 
 import pytest
 from django.core.cache import cache as django_cache
@@ -354,9 +353,6 @@ class TestSingleFlight:
 
     def test_different_keys_do_not_wait_for_each_other(self):
         a, b = {"symbol": "AAA"}, {"symbol": "BBB"}
-        stripes = {zlib.crc32(cache_key("t", "thing", p).encode()) % md_cache._LOCK_STRIPES
-                   for p in (a, b)}
-        assert len(stripes) == 2
         both_inside = threading.Barrier(2)
 
         def fetch_that_needs_the_other_running():
@@ -377,6 +373,18 @@ class TestSingleFlight:
         for thread in threads:
             thread.join(10)
         assert out == {"a": "v", "b": "v"}
+        assert len(md_cache._key_locks) == 0  # a key's lock lives while it is in use
+
+    def test_keys_never_share_a_lock(self):
+        """A leader holding its key (an upstream hanging until the deadline) holds no
+        other key: every key has a lock of its own, whatever its hash."""
+        from marketdata.cache import _KeyLocks
+
+        locks = _KeyLocks()
+        with locks.lock("a") as first, locks.lock("b") as second, locks.lock("a") as again:
+            assert first is again and first is not second
+            assert len(locks) == 2
+        assert len(locks) == 0
 
     def test_waits_for_another_process_that_holds_the_flight_lock(self, report):
         key = cache_key("t", "thing", PARAMS)

@@ -99,3 +99,43 @@ def test_left_out_items_are_logged_with_the_callers_fields():
     assert record["message"] == "index left out"
     assert record["index"] == "dax" and record["symbol"] == "^GDAXI"
     assert record["reason"] == "slow" and record["error"] == "UpstreamTimeout"
+
+
+# -- fan-out and full lanes -----------------------------------------------------------------
+def _lane_call(lane, seen):
+    """A call that occupies ``lane`` for a moment (a fan-out item on one upstream lane)."""
+    import time
+
+    from marketdata import lanes
+
+    def call(item):
+        with lanes.enter(lane):
+            seen.append(item)
+            time.sleep(0.02)
+        return item * 10
+    return call
+
+
+def test_a_fan_out_larger_than_its_lanes_share_is_served_whole():
+    """Items its own siblings crowded out of the lane run again when they have left."""
+    from marketdata import lanes
+    from marketdata.concurrency import run_parallel
+
+    lane = lanes.Lane("chart", "Example (chart)", "ex", capacity=3, share=3)
+    seen = []
+    with lanes.parking(True):
+        results = run_parallel(_lane_call(lane, seen), list(range(20)))
+    assert results == [n * 10 for n in range(20)]
+    assert sorted(seen) == list(range(20))
+    assert lane.snapshot().occupants == 0
+
+
+def test_a_fan_out_on_a_lane_others_hold_parks_its_request():
+    from marketdata import lanes
+    from marketdata.concurrency import run_parallel
+
+    lane = lanes.Lane("chart", "Example (chart)", "ex", capacity=1, share=1)
+    lane.admit()  # another request's slow call
+    with lanes.parking(True), pytest.raises(lanes.LaneFull):
+        run_parallel(_lane_call(lane, []), [1, 2, 3])
+    lane.leave()

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import threading
+import time
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -25,6 +27,7 @@ from marketdata.exchange_hours import (
     market_clock,
     schedule_for,
 )
+from tests.marketdata.threads import run_threads
 
 
 def utc(*args: int) -> datetime:
@@ -209,12 +212,12 @@ def test_every_region_has_a_calendar_or_documented_hours():
 def test_tel_aviv_uses_its_calendar_and_falls_back_when_it_cannot_be_built(monkeypatch):
     assert market_clock("IL", utc(2026, 11, 25, 9, 0)).holidays_known  # XTAE builds
 
-    import exchange_calendars
-
     def broken(name: str, **kwargs: object) -> None:
         raise ValueError("Special dates [...] are not sessions.")
 
-    monkeypatch.setattr(exchange_calendars, "get_calendar", broken)
+    # Calendars are built by _new_calendar (the windowed build, or get_calendar with
+    # HOURS_FULL_CALENDARS): make both fail.
+    monkeypatch.setattr(exchange_hours, "_new_calendar", broken)
     monkeypatch.setattr(exchange_hours, "_schedules", {})
     clock = market_clock("IL", utc(2026, 11, 27, 9, 0))  # Friday 11:00 IST
     assert (clock.status, clock.message, iso_utc(clock.open), iso_utc(clock.close)) == (
@@ -238,3 +241,87 @@ def test_a_weekly_short_day_is_not_an_early_close():
     assert (clock.status, clock.message, iso_utc(clock.close)) == (
         "open", "closes in 2 h 50 min", "2026-11-27T11:50:00Z")
     assert not clock.early_close
+
+
+# ---- building: once per region, concurrently, cheaply (issue 23) ----------------------------
+@pytest.fixture
+def fresh_schedules(monkeypatch):
+    """No schedule built yet, as in a fresh worker."""
+    monkeypatch.setattr(exchange_hours, "_schedules", {})
+    monkeypatch.setattr(exchange_hours, "_locks", {})
+
+
+def test_concurrent_first_requests_build_a_region_once(monkeypatch, fresh_schedules):
+    builds: list[str] = []
+    real_build = exchange_hours._build
+
+    def counting_build(exchange, day):
+        builds.append(exchange.region)
+        time.sleep(0.05)  # the others arrive while it builds
+        return real_build(exchange, day)
+
+    monkeypatch.setattr(exchange_hours, "_build", counting_build)
+    now = utc(2026, 11, 25, 3, 0)
+    results = run_threads(64, lambda: market_clock("KR", now))
+    assert builds == ["KR"]
+    assert {kind for kind, _ in results} == {"ok"}
+    assert len({clock for _, clock in results}) == 1  # the same answer for every thread
+    assert summary("KR", now) == (  # 12:00 KST; KRX trades 09:00-15:30 without a break
+        "open", "closes in 3 h 30 min", "2026-11-25T00:00:00Z", "2026-11-25T06:30:00Z")
+
+
+def test_a_region_being_built_does_not_hold_up_another(monkeypatch, fresh_schedules):
+    release = threading.Event()
+    started = threading.Event()
+    real_build = exchange_hours._build
+
+    def slow_korea(exchange, day):
+        if exchange.region == "KR":
+            started.set()
+            assert release.wait(10)
+        return real_build(exchange, day)
+
+    monkeypatch.setattr(exchange_hours, "_build", slow_korea)
+    now = utc(2026, 11, 25, 9, 0)
+    korea = threading.Thread(target=market_clock, args=("KR", now))
+    korea.start()
+    try:
+        assert started.wait(10)
+        assert summary("GB", now)[0] == "open"  # answered while KR is still being built
+        assert korea.is_alive()
+    finally:
+        release.set()
+        korea.join(10)
+    assert "KR" in exchange_hours._schedules
+
+
+def test_calendars_are_built_windowed_unless_switched_off(monkeypatch, fresh_schedules):
+    import exchange_calendars
+
+    calls: list[str] = []
+    real_get_calendar = exchange_calendars.get_calendar
+
+    def spy(name, **kwargs):
+        calls.append(name)
+        return real_get_calendar(name, **kwargs)
+
+    monkeypatch.setattr(exchange_calendars, "get_calendar", spy)
+    now = utc(2026, 11, 25, 9, 0)
+    windowed = schedule_for("JP", now)
+    assert type(windowed.cal).__name__ == "WindowedXTKSExchangeCalendar" and calls == []
+
+    monkeypatch.setenv("HOURS_FULL_CALENDARS", "1")
+    monkeypatch.setattr(exchange_hours, "_schedules", {})
+    full = schedule_for("JP", now)
+    assert type(full.cal).__name__ == "XTKSExchangeCalendar" and calls == ["XTKS"]
+    # The same answers either way.
+    for moment in (now, utc(2026, 12, 31, 1, 0), utc(2027, 1, 4, 3, 0)):
+        assert windowed.session_closing_after(moment) == full.session_closing_after(moment)
+
+
+def test_the_worker_warm_up_builds_every_region_in_the_background():
+    exchange_hours.clear_cache()
+    thread = exchange_hours.warm_up_in_background()
+    thread.join(60)
+    assert not thread.is_alive()
+    assert set(exchange_hours._schedules) == set(exchange_hours.EXCHANGES)

@@ -565,11 +565,10 @@ class TestDeadline:
             client.request("ex", "thing", URL)
         assert len(mock.calls) == 1
 
-    def test_bulkhead_caps_calls_in_flight(self, monkeypatch):
-        from marketdata import deadline
-        from marketdata.errors import UpstreamBusy
-
-        client = make_client(max_attempts=1, max_concurrency=2)
+    @staticmethod
+    def _slow_calls(monkeypatch, client, endpoints):
+        """Start one call per item of ``endpoints`` that stays in flight until released;
+        returns (release event, threads) once every call is in flight."""
         entered, release = threading.Semaphore(0), threading.Event()
 
         def slow_request(self, method, url, **kwargs):
@@ -580,22 +579,162 @@ class TestDeadline:
             return response
 
         monkeypatch.setattr(requests.Session, "request", slow_request)
-        threads = [threading.Thread(target=client.request, args=("ex", "thing", URL))
-                   for _ in range(2)]
+        threads = [threading.Thread(target=client.request, args=("ex", endpoint, URL))
+                   for endpoint in endpoints]
         for thread in threads:
             thread.start()
-        assert entered.acquire(timeout=5) and entered.acquire(timeout=5)
+        for _ in endpoints:
+            assert entered.acquire(timeout=5)
+        return release, threads
+
+    def test_an_endpoint_leaves_a_quarter_of_its_providers_slots_to_the_others(
+            self, monkeypatch):
+        from marketdata import deadline
+        from marketdata.errors import UpstreamBusy
+
+        client = make_client(max_attempts=1, max_concurrency=4)
+        release, threads = self._slow_calls(monkeypatch, client, ["thing"] * 3)
         try:
+            # A fourth call to the slow endpoint waits for a slot, within its deadline.
             started = time.monotonic()
-            with deadline.within(0.2), pytest.raises(UpstreamBusy) as info:
-                client.request("ex", "other", URL)
-            assert 0.15 < time.monotonic() - started < 3.0  # not the 5 s the calls take
-            assert info.value.status_code == 503
-            assert client.breaker_state("ex", "other") == "closed"
+            with deadline.within(0.3), pytest.raises(UpstreamBusy) as info:
+                client.request("ex", "thing", URL)
+            assert 0.1 < time.monotonic() - started < 3.0  # not the 5 s the calls take
+            assert info.value.status_code == 503 and "thing" in info.value.detail
+            assert client.breaker_state("ex", "thing") == "closed"
+            # Another endpoint of the provider gets the slot kept for it at once: it is
+            # in flight (and held) when the slow call's release lets it finish.
+            other = threading.Thread(target=client.request, args=("ex", "other", URL))
+            other.start()
+            threads.append(other)
+            time.sleep(0.2)
+            states = {s.lane: s for s in client.lane_states()}
+            assert states["other"].in_flight == 1 and states[""].in_flight == 4
         finally:
             release.set()
             for thread in threads:
                 thread.join(5)
+        states = {s.lane: s for s in client.lane_states()}
+        assert all(s.occupants == 0 and s.in_flight == 0 for s in states.values())
+
+    def test_the_provider_caps_its_calls_in_flight(self, monkeypatch):
+        from marketdata import deadline
+        from marketdata.errors import UpstreamBusy
+
+        client = make_client(max_attempts=1, max_concurrency=4)
+        release, threads = self._slow_calls(monkeypatch, client,
+                                            ["thing", "thing", "thing", "other"])
+        try:
+            with deadline.within(0.2), pytest.raises(UpstreamBusy):
+                client.request("ex", "third", URL)
+            assert client.breaker_state("ex", "third") == "closed"
+        finally:
+            release.set()
+            for thread in threads:
+                thread.join(5)
+
+    def test_own_lanes_stand_outside_the_providers(self, monkeypatch):
+        from marketdata import deadline
+
+        client = make_client(max_attempts=1, max_concurrency=4, own_lanes=("auth.",))
+        release, threads = self._slow_calls(monkeypatch, client,
+                                            ["thing", "thing", "thing", "other"])
+        try:
+            # Every provider slot is taken, yet the handshake goes out at once.
+            done = threading.Event()
+
+            def handshake():
+                with deadline.within(0.5):
+                    client.request("ex", "auth.crumb", URL)
+                done.set()
+
+            thread = threading.Thread(target=handshake)
+            thread.start()
+            threads.append(thread)
+            time.sleep(0.2)
+            states = {s.lane: s for s in client.lane_states()}
+            assert states["auth.crumb"].in_flight == 1
+            assert states[""].occupants == 4  # the handshake is not one of them
+        finally:
+            release.set()
+            for thread in threads:
+                thread.join(5)
+        assert done.is_set()
+
+
+class TestLaneShares:
+    """A lane's share bounds the threads in it; past it a call parks its request at once
+    (LaneFull) where parking is allowed, else waits for room within its deadline (503)."""
+
+    def _client(self, endpoint_share, provider_share, **config):
+        from marketdata import lanes
+
+        client = md_http.UpstreamClient(lane_policy=lanes.LanePolicy(
+            endpoint_share=endpoint_share, provider_share=provider_share))
+        client.register(md_http.ProviderConfig(name="ex", display_name="Example",
+                                               max_attempts=1, **config))
+        return client
+
+    def test_a_full_endpoint_share_parks_or_waits_without_touching_the_breaker(
+            self, monkeypatch):
+        from marketdata import deadline, lanes
+        from marketdata.errors import UpstreamBusy
+
+        client = self._client(endpoint_share=2, provider_share=10, max_concurrency=1)
+        release, threads = TestDeadline._slow_calls(monkeypatch, client, ["thing"])
+        # The second occupant waits for the only slot; the third finds the share full.
+        waiter = threading.Thread(target=client.request, args=("ex", "thing", URL))
+        waiter.start()
+        threads.append(waiter)
+        try:
+            for _ in range(50):
+                if {s.lane: s for s in client.lane_states()}["thing"].occupants == 2:
+                    break
+                time.sleep(0.02)
+            started = time.monotonic()
+            with lanes.parking(True), pytest.raises(lanes.LaneFull) as parked:
+                client.request("ex", "thing", URL)
+            assert time.monotonic() - started < 1.0  # at once
+            assert parked.value.lane.name == "thing"
+            started = time.monotonic()
+            with deadline.within(0.3), pytest.raises(UpstreamBusy) as info:
+                client.request("ex", "thing", URL)
+            assert 0.2 < time.monotonic() - started < 3.0  # waited for room, in vain
+            assert "Example (thing) is busy" in info.value.detail
+            # Another endpoint of the provider is still served.
+            assert {s.lane: s for s in client.lane_states()}[""].occupants == 2
+            assert client.breaker_state("ex", "thing") == "closed"
+        finally:
+            release.set()
+            for thread in threads:
+                thread.join(5)
+
+    def test_a_full_provider_share_refuses_its_other_endpoints(self, monkeypatch):
+        from marketdata import deadline
+        from marketdata.errors import UpstreamBusy
+
+        client = self._client(endpoint_share=5, provider_share=2, max_concurrency=8)
+        release, threads = TestDeadline._slow_calls(monkeypatch, client, ["thing", "other"])
+        try:
+            with deadline.within(0.2), pytest.raises(UpstreamBusy) as info:
+                client.request("ex", "third", URL)
+            assert info.value.detail.startswith("Example is busy")
+        finally:
+            release.set()
+            for thread in threads:
+                thread.join(5)
+
+    def test_waiters_occupy_the_providers_lane(self, monkeypatch):
+        from marketdata import deadline
+        from marketdata.errors import UpstreamBusy
+
+        client = self._client(endpoint_share=5, provider_share=1, max_concurrency=8)
+        with client.waiting("ex"):
+            with deadline.within(0.1), pytest.raises(UpstreamBusy):
+                client.request("ex", "thing", URL)
+        assert all(s.occupants == 0 for s in client.lane_states())
+        with client.waiting("unknown provider"):  # nothing registered: nothing to count
+            pass
 
 
 def test_a_rewritten_call_names_its_original_host(mock):

@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from marketdata.sandbox import SandboxResponse, YahooSandbox, get_sandbox
+from marketdata.sandbox.core import REQUEST_LOG_CAP
 from marketdata.sandbox.instruments import get_instrument, is_known_symbol
 from marketdata.sandbox.server import make_server
 from marketdata.sandbox.yahoo.chart import RANGES
@@ -551,6 +552,41 @@ def test_request_log_and_latency() -> None:
     assert get_sandbox() is get_sandbox()
 
 
+def test_request_log_keeps_the_most_recent_and_counts_them_all() -> None:
+    sb = make(request_log_size=3)
+    for symbol in ("A", "B", "C", "D", "E"):
+        get(sb, f"/v8/finance/chart/{symbol}", range="1d", interval="1d")
+    assert [e["path"].rsplit("/", 1)[1] for e in sb.request_log] == ["C", "D", "E"]
+    assert sb.log_stats() == {"entries": 3, "capacity": 3, "recorded": 5, "dropped": 2}
+    assert [e["path"] for e in sb.requests_matching("/v8/finance/chart/E")] == [
+        "/v8/finance/chart/E"]
+    # Readers get copies: changing one changes nothing in the log.
+    sb.request_log[-1]["query"]["range"].append("5d")
+    sb.requests_matching()[-1]["query"].clear()
+    assert sb.request_log[-1]["query"] == {"range": ["1d"], "interval": ["1d"]}
+    sb.reset_log()
+    assert sb.log_stats() == {"entries": 0, "capacity": 3, "recorded": 0, "dropped": 0}
+    assert make().log_capacity == REQUEST_LOG_CAP
+    with pytest.raises(ValueError):
+        make(request_log_size=0)
+
+
+def test_request_log_from_many_threads() -> None:
+    sb = make(request_log_size=50)
+
+    def hammer() -> None:
+        for _ in range(40):
+            get(sb, "/v8/finance/chart/AAPL", range="1d", interval="1d")
+
+    threads = [threading.Thread(target=hammer) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sb.log_stats() == {"entries": 50, "capacity": 50, "recorded": 320, "dropped": 270}
+    assert len(sb.request_log) == 50
+
+
 def test_symbol_rule() -> None:
     for symbol in ("AAPL", "^GSPC", "BRK-B", "EURUSD=X", "BTC-USD", "GC=F", "OCDO.L", "M&M.NS",
                    "0P000071W8.TO"):
@@ -602,6 +638,7 @@ def test_http_server_serves_and_counts(server: tuple[str, YahooSandbox]) -> None
     status, _, raw = _http(f"{base}/__sandbox__/requests?path_prefix=/v8/finance/chart")
     log = json.loads(raw)
     assert status == 200 and log["count"] == 2 and len(log["requests"]) == 2
+    assert log["recorded"] == 2 and log["dropped"] == 0
     assert log["requests"][0]["path"] == "/v8/finance/chart/AAPL"
     assert _http(f"{base}/__sandbox__/reset", b"")[0] == 200
     assert json.loads(_http(f"{base}/__sandbox__/requests")[2])["count"] == 0
@@ -610,6 +647,22 @@ def test_http_server_serves_and_counts(server: tuple[str, YahooSandbox]) -> None
     assert _http(f"{base}/v8/finance/chart/AAPL?range=1d&interval=1d")[0] == 503
     _http(f"{base}/__sandbox__/config", b'{"fail_rate": 0}')
     assert _http(f"{base}/v8/finance/chart/AAPL?range=1d&interval=1d")[0] == 200
+
+
+def test_http_server_reports_its_memory(server: tuple[str, YahooSandbox]) -> None:
+    base, _ = server
+    assert _http(f"{base}/v8/finance/chart/MSFT?range=5d&interval=1d")[0] == 200
+    status, _, raw = _http(f"{base}/__sandbox__/stats")
+    stats = json.loads(raw)
+    assert status == 200 and stats["rss_mib"] > 0 and stats["threads"] >= 1
+    assert stats["request_log"] == {"entries": 1, "capacity": REQUEST_LOG_CAP, "recorded": 1,
+                                    "dropped": 0}
+    caches = stats["caches"]
+    assert caches["instruments.get_instrument"]["maxsize"] > 0
+    assert caches["prices._series_cache"]["entries"] >= 1
+    assert all(set(c) == {"entries", "maxsize"} for c in caches.values())
+    assert "top" not in stats  # only when tracemalloc traces
+    assert json.loads(_http(f"{base}/__sandbox__/requests")[2])["count"] == 1  # not logged
 
 
 def test_http_server_handshake_with_cookie_jar(server: tuple[str, YahooSandbox]) -> None:

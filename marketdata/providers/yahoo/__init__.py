@@ -2,7 +2,10 @@
 
 from marketdata.http import ProviderConfig
 
-PROVIDER = ProviderConfig(name="yahoo", display_name="Yahoo Finance", hosts=("*.yahoo.com",))
+# The cookie/crumb handshake (endpoints auth.*) has a lane of its own: every other call
+# waits for it, so it must never queue behind them (marketdata.lanes).
+PROVIDER = ProviderConfig(name="yahoo", display_name="Yahoo Finance", hosts=("*.yahoo.com",),
+                          own_lanes=("auth.",))
 
 QUERY1 = "https://query1.finance.yahoo.com"
 QUERY2 = "https://query2.finance.yahoo.com"

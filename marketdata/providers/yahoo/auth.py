@@ -61,11 +61,15 @@ class YahooAuth:
 
     def refresh(self, seen_generation: int | None) -> Credentials:
         """Fetch a new crumb unless someone did since the caller saw ``seen_generation``."""
-        # Wait for another thread's handshake only within the request deadline.
-        left = deadline.remaining()
-        if not self._lock.acquire(timeout=-1 if left is None else max(0.0, left)):
-            raise DeadlineExceeded("yahoo", "Yahoo Finance authentication did not finish "
-                                   "within the request deadline")
+        # Wait for another thread's handshake only within the request deadline, and as an
+        # occupant of Yahoo's lane: a hanging handshake holds a bounded number of threads.
+        if not self._lock.acquire(blocking=False):
+            left = deadline.remaining()
+            with self._client.waiting("yahoo"):
+                acquired = self._lock.acquire(timeout=-1 if left is None else max(0.0, left))
+            if not acquired:
+                raise DeadlineExceeded("yahoo", "Yahoo Finance authentication did not finish "
+                                       "within the request deadline")
         try:
             credentials = self._credentials
             if credentials is not None and credentials.generation != seen_generation:

@@ -193,7 +193,8 @@ def _items(c: Company, event: _Event) -> str:
     return _FORMS[event.kind][1]
 
 
-@lru_cache(maxsize=4096)
+# ~13 KiB a company-year: 1,024 are ~13 MiB (4,096 were up to ~55 MiB).
+@lru_cache(maxsize=1024)
 def filings_of_year(cik: int, year: int) -> tuple[Filing, ...]:
     """Every filing of the company in ``year``, in filing order (clock not applied)."""
     c = company(cik)

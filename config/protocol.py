@@ -1,0 +1,253 @@
+"""The HTTP/1.1 protocol of the production server: uvicorn's httptools protocol with the
+limits and timeouts a public server needs, answered in the endpoint's JSON error shape.
+
+uvicorn leaves these to a proxy in front, which a self-hosted service may not have:
+
+- **Request line**: a URL over ``REQUEST_URL_MAX_BYTES`` is answered 414 (uvicorn accepted
+  any length, or answered its own plain-text 400).
+- **Header section**: more than ``REQUEST_HEADERS_MAX_BYTES`` or
+  ``REQUEST_HEADERS_MAX_COUNT`` headers is answered 431. The size is counted on the bytes
+  as they arrive, before the parser buffers them (httptools joins a header's pieces as
+  they come: an 8 MB header was accepted, and cost quadratic copying).
+- **Slow heads**: a request whose header section is not complete within
+  ``REQUEST_HEADER_TIMEOUT_SECONDS`` of its first byte is answered 408 and closed; a new
+  connection that sends nothing in that time is closed. (uvicorn had no such timeout;
+  such connections hold no thread, but they hold a socket each.)
+- **Stalled readers**: a connection whose client has not read the answer for
+  ``RESPONSE_WRITE_TIMEOUT_SECONDS`` (the transport's write buffer stayed full) is
+  aborted, so an answer or a stream nobody reads does not stay in memory.
+- **Malformed requests**: uvicorn's plain-text 400 becomes a JSON 400 that says only that
+  the request was malformed, never what the parser said.
+
+Each refusal closes the connection (what is left of the request is never read), is logged
+and counted like any answer (:func:`apps.core.front.raw_refusal`). Requests within the
+limits are stamped with their arrival time as soon as their headers are complete: the
+request deadline and every duration logged count from there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from marketdata import deadline
+
+_HEAD_END = b"\r\n\r\n"
+_PREFIX_BYTES = 64  # enough of the request line to tell /v1/, /v2/ and the rest apart
+
+
+class Limits:
+    """The protocol's limits, read from settings once per worker."""
+
+    _current: Limits | None = None
+
+    def __init__(self) -> None:
+        from django.conf import settings
+
+        self.url_max = int(settings.REQUEST_URL_MAX_BYTES)
+        self.headers_max = int(settings.REQUEST_HEADERS_MAX_BYTES)
+        self.headers_count = int(settings.REQUEST_HEADERS_MAX_COUNT)
+        self.header_timeout = float(settings.REQUEST_HEADER_TIMEOUT_SECONDS)
+        self.write_timeout = float(settings.RESPONSE_WRITE_TIMEOUT_SECONDS)
+        # What may reach the parser before the section is complete: the request line
+        # (method, target, version) and the header section.
+        self.head_max = self.url_max + self.headers_max + 64
+
+    @classmethod
+    def current(cls) -> Limits:
+        if cls._current is None:
+            cls._current = cls()
+        return cls._current
+
+
+class FrontProtocol(HttpToolsProtocol):
+    """``HttpToolsProtocol`` with request-head limits, head and write timeouts, and JSON
+    refusals (module docstring)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.limits = Limits.current()
+        self._refused = False
+        self._refusal: tuple[int, str] | None = None
+        self._head_timer: asyncio.TimerHandle | None = None
+        self._write_timer: asyncio.TimerHandle | None = None
+        self._new_head()
+
+    def _new_head(self) -> None:
+        """Expect the head of a new request."""
+        self._in_head = True
+        self._head_bytes = 0
+        self._line_bytes = 0  # of the request line, while it is incomplete
+        self._line_done = False
+        self._prefix = b""
+        self._tail = b""
+        self._header_count = 0
+        self._header_bytes = 0
+
+    # -- timers ---------------------------------------------------------------------------
+    def _arm_head_timer(self) -> None:
+        self._cancel_head_timer()
+        self._head_timer = self.loop.call_later(self.limits.header_timeout,
+                                                self._head_timed_out)
+
+    def _cancel_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_timed_out(self) -> None:
+        self._head_timer = None
+        if self._refused or self.transport is None or self.transport.is_closing():
+            return
+        if not self._in_head:
+            return
+        if self._head_bytes == 0:  # an idle connection: nothing to answer
+            self.transport.close()
+            return
+        self._refuse(408, "Request headers not received within "
+                     f"{self.limits.header_timeout:g} s")
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._write_timer is None:
+            self._write_timer = self.loop.call_later(self.limits.write_timeout,
+                                                     self._write_timed_out)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self._write_timer is not None:
+            self._write_timer.cancel()
+            self._write_timer = None
+
+    def _write_timed_out(self) -> None:
+        self._write_timer = None
+        if self.transport is not None and not self.transport.is_closing():
+            self.logger.info("closing a connection whose client stopped reading")
+            # abort(), not close(): close() would wait for the buffer nobody reads.
+            self.transport.abort()
+
+    # -- connection -----------------------------------------------------------------------
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm_head_timer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_head_timer()
+        if self._write_timer is not None:
+            self._write_timer.cancel()
+            self._write_timer = None
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
+        if self._in_head and not self._count_head(data):
+            return
+        super().data_received(data)
+        if self._refusal is not None and not self._refused:
+            self._refuse(*self._refusal)
+
+    def _count_head(self, data: bytes) -> bool:
+        """Count the head bytes in ``data``; False when the head is over its limits (the
+        request was refused)."""
+        if self._head_bytes == 0 and self._head_timer is None:
+            self._arm_head_timer()  # the first byte of a request on a kept-alive connection
+        probe = self._tail + data
+        end = probe.find(_HEAD_END)
+        part = len(data) if end < 0 else max(0, end + len(_HEAD_END) - len(self._tail))
+        if not self._line_done:
+            newline = data.find(b"\n", 0, part)
+            if newline < 0:
+                self._line_bytes += part
+            else:
+                self._line_bytes += newline
+                self._line_done = True
+        if len(self._prefix) < _PREFIX_BYTES:
+            self._prefix += data[:_PREFIX_BYTES - len(self._prefix)]
+        self._head_bytes += part
+        self._tail = probe[-(len(_HEAD_END) - 1):]
+        if not self._line_done and self._line_bytes > self.limits.url_max + 32:
+            self._refuse(414, f"URL too long: at most {self.limits.url_max} bytes")
+            return False
+        if self._head_bytes > self.limits.head_max:
+            self._refuse(431, "Request header fields too large: at most "
+                         f"{self.limits.headers_max} bytes")
+            return False
+        return True
+
+    # -- parser callbacks -----------------------------------------------------------------
+    def on_url(self, url: bytes) -> None:
+        if self._refusal is not None:
+            return
+        if len(self.url) + len(url) > self.limits.url_max:
+            self._refusal = (414, f"URL too long: at most {self.limits.url_max} bytes")
+            return
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if self._refusal is not None:
+            return
+        self._header_count += 1
+        self._header_bytes += len(name) + len(value) + 4
+        if self._header_count > self.limits.headers_count:
+            self._refusal = (431, "Too many request header fields: at most "
+                             f"{self.limits.headers_count}")
+            return
+        if self._header_bytes > self.limits.headers_max:
+            self._refusal = (431, "Request header fields too large: at most "
+                             f"{self.limits.headers_max} bytes")
+            return
+        super().on_header(name, value)
+
+    def on_headers_complete(self) -> None:
+        if self._refusal is not None or self._refused:
+            return
+        self._in_head = False
+        self._cancel_head_timer()
+        self.scope[deadline.ARRIVAL_KEY] = time.monotonic()  # type: ignore[literal-required]
+        super().on_headers_complete()
+
+    def on_body(self, body: bytes) -> None:
+        if self._refusal is not None or self._refused:
+            return
+        super().on_body(body)
+
+    def on_message_complete(self) -> None:
+        if self._refusal is not None or self._refused:
+            return
+        super().on_message_complete()
+        self._new_head()
+
+    # -- refusals -------------------------------------------------------------------------
+    def _path(self) -> str:
+        """The path the refused request named, as far as it arrived ("/" when unknown)."""
+        parts = self._prefix.split(b" ", 2)
+        target = parts[1] if len(parts) > 1 else b"/"
+        return target.split(b"?", 1)[0].decode("latin-1") or "/"
+
+    def _method(self) -> str:
+        method = self._prefix.split(b" ", 1)[0]
+        return method.decode("latin-1") if method.isalpha() else "-"
+
+    def _refuse(self, status: int, message: str) -> None:
+        from apps.core.front import raw_refusal
+
+        self._refused = True
+        self._cancel_head_timer()
+        if self.transport is None or self.transport.is_closing():
+            return
+        self.transport.write(raw_refusal(self._path(), status, message, self._method(),
+                                         self.server_state.default_headers))
+        self.transport.close()
+
+    def send_400_response(self, msg: str) -> None:
+        """The parser could not read the request: a JSON 400 without its reasons."""
+        if self._refused:
+            return
+        if self._refusal is not None:
+            self._refuse(*self._refusal)
+            return
+        self._refuse(400, "Malformed HTTP request")

@@ -1,0 +1,149 @@
+"""No thread starvation, through the real service (bin/serve, one worker, 16 threads) in front
+of the sandbox upstream as its own HTTP server with per-path faults:
+
+- stalled request bodies hold no thread: with more stalled uploads than threads, cold
+  requests are answered, and every stalled connection is answered 408 and closed at the
+  body deadline;
+- a hanging upstream endpoint holds at most its share of the threads: other providers and
+  the provider's other endpoints answer meanwhile, and the hanging requests (in the lane
+  or parked past it) are answered by their deadline with a JSON 503/504 naming the
+  provider;
+- a slow endpoint leaves its provider's other endpoints and the Yahoo handshake alone.
+
+The bounds are generous (a loaded CI machine); the numbers are in bench/README.md
+(bench/starvation.py).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from tests.integration.servers import http, sandbox_host_map, start_sandbox, start_service
+
+pytestmark = pytest.mark.integration
+
+DEADLINE = 4.0
+
+
+def _symbol(prefix: str) -> str:
+    return f"{prefix}{uuid.uuid4().hex[:5].upper()}"
+
+
+def _timed(url: str) -> tuple[int, float, bytes]:
+    started = time.monotonic()
+    status, _, body = http("GET", url, timeout=30)
+    return status, time.monotonic() - started, body
+
+
+@pytest.fixture
+def stack(tmp_path):
+    sandbox = start_sandbox(tmp_path)
+    service = start_service(tmp_path, {
+        "MARKETDATA_UPSTREAM": "live", "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url),
+        "WEB_CONCURRENCY": "1", "WEB_THREADS": "16",
+        "REQUEST_DEADLINE_SECONDS": str(DEADLINE), "REQUEST_BODY_TIMEOUT_SECONDS": "2"})
+    try:
+        yield service, sandbox
+    finally:
+        service.stop()
+        sandbox.stop()
+
+
+def _fault(sandbox, prefix: str, latency_ms: int) -> None:
+    status, _, body = http("POST", f"{sandbox.base_url}/__sandbox__/config",
+                           {"faults": [{"path_prefix": prefix, "fail_rate": 0.0,
+                                        "latency_ms": latency_ms}]})
+    assert status == 200, body
+
+
+def _others(service) -> list[str]:
+    """Cold requests to other providers and to Yahoo's other endpoints."""
+    return [f"{service.base_url}{path}" for path in (
+        f"/v2/macro/series/{_symbol('S')}?limit=2",
+        f"/v2/macro/treasury-yields?limit=2&year={2000 + int(uuid.uuid4().int % 20)}",
+        f"/v2/quote/{_symbol('Q')}",
+        f"/v1/search?query={_symbol('q').lower()}&hits=2",
+    )]
+
+
+def test_stalled_bodies_hold_no_thread(stack):
+    service, _ = stack
+    port = int(service.base_url.rsplit(":", 1)[1])
+    stalled = []
+    for _ in range(40):  # more than the 16 threads
+        sock = socket.create_connection(("127.0.0.1", port))
+        sock.sendall(b"POST /v2/backtest/AAPL HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                     b"application/json\r\nContent-Length: 100000\r\n\r\n{\"str")
+        stalled.append(sock)
+    try:
+        time.sleep(0.3)
+        for url in _others(service):
+            status, seconds, body = _timed(url)
+            assert status == 200, (url, body)
+            assert seconds < 1.5, (url, seconds)
+        # Every stalled connection is answered 408 and closed at the body deadline (2 s).
+        for sock in stalled:
+            sock.settimeout(10)
+            received = b""
+            while chunk := sock.recv(4096):
+                received += chunk
+            assert received.startswith(b"HTTP/1.1 408 "), received[:100]
+    finally:
+        for sock in stalled:
+            sock.close()
+
+
+def test_a_hanging_endpoint_holds_only_its_share(stack):
+    service, sandbox = stack
+    assert _timed(f"{service.base_url}/v2/quote/{_symbol('W')}")[0] == 200  # handshake done
+    _fault(sandbox, "/v8/finance/chart", 60_000)
+    hanging_urls = [f"{service.base_url}/v2/chart/{_symbol('H')}?range=5d" for _ in range(40)]
+    with ThreadPoolExecutor(len(hanging_urls)) as pool:
+        hanging = [pool.submit(_timed, url) for url in hanging_urls]
+        time.sleep(0.5)
+        for _ in range(2):
+            for url in _others(service):
+                status, seconds, body = _timed(url)
+                assert status == 200, (url, body)
+                assert seconds < 1.5, (url, seconds)
+        results = [f.result() for f in hanging]
+    for status, seconds, body in results:
+        assert status in (503, 504), body
+        assert json.loads(body)["provider"] == "yahoo"
+        assert seconds < DEADLINE + 1.5, seconds
+    # Past the chart lane's share (8 of 16 threads) the requests were parked, not run.
+    metrics = http("GET", f"{service.base_url}/metrics")[2].decode()
+    parked = [line for line in metrics.splitlines()
+              if line.startswith('marketdata_requests_parked_total{lane="chart"')]
+    assert parked and float(parked[0].rsplit(" ", 1)[1]) > 0, parked
+
+
+def test_a_slow_endpoint_leaves_the_others_and_the_handshake_alone(tmp_path):
+    sandbox = start_sandbox(tmp_path)
+    service = start_service(tmp_path, {
+        "MARKETDATA_UPSTREAM": "live", "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url),
+        "WEB_CONCURRENCY": "1", "WEB_THREADS": "16", "UPSTREAM_MAX_CONCURRENCY": "4"})
+    try:
+        _fault(sandbox, "/v8/finance/chart", 3000)
+        slow_urls = [f"{service.base_url}/v2/chart/{_symbol('C')}?range=5d"
+                     for _ in range(60)]
+        with ThreadPoolExecutor(len(slow_urls)) as pool:
+            slow = [pool.submit(_timed, url) for url in slow_urls]
+            time.sleep(0.5)
+            # The first quote needs the cookie/crumb handshake: it runs now, under the load.
+            for _ in range(3):
+                status, seconds, body = _timed(f"{service.base_url}/v2/quote/{_symbol('Q')}")
+                assert status == 200, body
+                assert seconds < 1.5, seconds
+            results = [f.result() for f in slow]
+        assert sum(status == 200 for status, _, _ in results) >= 3
+        assert all(status in (200, 503, 504) for status, _, _ in results)
+    finally:
+        service.stop()
+        sandbox.stop()
