@@ -10,6 +10,7 @@ DEV_STAMP  := $(VENV)/.dev-$(shell cat requirements/dev.lock | sha1sum | cut -c1
 .PHONY: run test lint schema typecheck unit sandbox bench bench-indicators bench-backtest fuzz lock clean
 
 $(BIN)/python:
+	@bin/check-python $(PYTHON)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
