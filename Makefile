@@ -2,12 +2,15 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
+# pytest-xdist workers (one per core): each test file runs on one worker (module fixtures
+# start their servers once), each worker has its own cache key prefix and test database.
+PYTEST_WORKERS ?= auto
 # Installs come from the lock files (every transitive pin, with hashes); `make lock`
 # regenerates them from requirements/base.txt and dev.txt.
 BASE_STAMP := $(VENV)/.base-$(shell cat requirements/base.lock | sha1sum | cut -c1-10)
 DEV_STAMP  := $(VENV)/.dev-$(shell cat requirements/dev.lock | sha1sum | cut -c1-10)
 
-.PHONY: run test lint schema typecheck unit sandbox bench bench-indicators bench-backtest fuzz lock clean
+.PHONY: run test quick lint schema typecheck unit sandbox bench bench-indicators bench-backtest fuzz lock clean
 
 $(BIN)/python:
 	@bin/check-python $(PYTHON)
@@ -26,8 +29,12 @@ $(DEV_STAMP): $(BASE_STAMP) requirements/dev.lock
 run: $(BASE_STAMP)
 	PYTHON=$(BIN)/python bin/serve
 
-## test: lint, OpenAPI validation, type checking and the whole test suite
+## test: lint, OpenAPI validation, type checking and the whole test suite (in parallel)
 test: $(DEV_STAMP) lint schema typecheck unit
+
+## quick: lint and every test but the integration tests (no server processes started)
+quick: $(DEV_STAMP) lint
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m "not integration" $(PYTEST_ARGS)
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
@@ -40,7 +47,7 @@ typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
 unit: $(DEV_STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 ## sandbox: the Yahoo simulator as an HTTP server on :9000
 sandbox: $(BASE_STAMP)
