@@ -39,6 +39,15 @@ class IncompleteAnswer(MarketDataError):
     code = "incomplete_answer"
 
 
+class NotServed(MarketDataError):
+    """A source does not serve this query at all (a daily-bars source asked for minutes):
+    the capability table passes it over for the next. Reaches a client only when no source
+    serves the query (400)."""
+
+    status_code = 400
+    code = "not_served"
+
+
 class BadRequest(MarketDataError):
     """A well-formed request that cannot be served as asked (e.g. interval/range combination)."""
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from marketdata.indicators.bars import Bars
-from marketdata.providers.yahoo.chart import parse_chart
+from marketdata.indicators.bars import PriceArrays
+from marketdata.providers.yahoo.chart import parse_bars
 
 UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream" / "yahoo" / "v8-chart"
 RECORDINGS = {
@@ -34,15 +34,15 @@ def _bokeh_frame() -> pd.DataFrame:
 
 
 @functools.cache
-def bokeh_bars(ticker: str, rows: int = 2500) -> Bars:
+def bokeh_bars(ticker: str, rows: int = 2500) -> PriceArrays:
     frame = _bokeh_frame()
     frame = frame[frame["Ticker"] == ticker].sort_values("Date").tail(rows)
     stamps = pd.to_datetime(frame["Date"]).to_numpy().astype("datetime64[s]").astype("int64")
-    return Bars.from_columns(stamps, frame["Open"], frame["High"], frame["Low"],
+    return PriceArrays.from_columns(stamps, frame["Open"], frame["High"], frame["Low"],
                              frame["Close"], frame["Volume"], frame["Adj Close"])
 
 
 @functools.cache
-def recorded_bars(name: str) -> Bars:
+def recorded_bars(name: str) -> PriceArrays:
     payload = json.loads((UPSTREAM / RECORDINGS[name]).read_text())
-    return Bars.from_candles(parse_chart(payload, "1d"))
+    return PriceArrays.from_candles(parse_bars(payload, "1d").candles())

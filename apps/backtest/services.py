@@ -1,9 +1,9 @@
 """Backtests on the chart's candles: history through the cache, the engine, the spec's shape.
 
 The candles are the ones ``/v2/chart/{symbol}`` serves for the same interval and range:
-both read :func:`marketdata.providers.yahoo.chart.fetch_chart` (one cached upstream call per
-symbol, interval and range, events included), so a backtest after a chart, or a second
-backtest with other parameters, costs no upstream call. Dividends are that answer's events.
+both read :func:`marketdata.capabilities.bars.chart` (one cached upstream call per symbol,
+interval and range, events included), so a backtest after a chart, or a second backtest
+with other parameters, costs no upstream call. Dividends are that answer's events.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from apps.core.symbols import require_symbol
 from apps.core.v2 import paginate
 from marketdata.backtest.engine import BacktestResult, Setup, Signal, Trade, run_backtest
 from marketdata.backtest.metrics import BARS_PER_YEAR
+from marketdata.capabilities import bars as price_history
 from marketdata.errors import NotFound
-from marketdata.indicators.bars import Bars
-from marketdata.providers.yahoo.chart import fetch_chart
+from marketdata.indicators.bars import PriceArrays
 
 
 def run_for_symbol(symbol_text: str, chosen: Setup, interval: str,
@@ -25,16 +25,15 @@ def run_for_symbol(symbol_text: str, chosen: Setup, interval: str,
     """The symbol as the chart names it and the result of the backtest over its candles.
     An unknown symbol, or a window without candles, is a 404."""
     symbol = require_symbol(symbol_text)
-    chart = fetch_chart(symbol, interval, range_)
+    chart = price_history.chart(symbol, interval, range_)
     if not chart.timestamps:
         raise NotFound(f"No candles for {symbol} with interval {interval} and range {range_}")
-    bars = Bars.from_columns(chart.timestamps, chart.open, chart.high, chart.low, chart.close,
-                             chart.volume)
-    result = run_backtest(bars, chosen.strategy, chosen.config,
+    arrays = PriceArrays.from_columns(chart.timestamps, chart.open, chart.high, chart.low,
+                                      chart.close, chart.volumes())
+    result = run_backtest(arrays, chosen.strategy, chosen.config,
                           dividends=chart.events.dividends,
                           bars_per_year=BARS_PER_YEAR[interval], ignored=chosen.ignored)
-    name = chart.meta.get("symbol")
-    return (name if isinstance(name, str) and name else symbol), result
+    return chart.symbol or symbol, result
 
 
 def signal_json(signal: Signal) -> dict[str, Any]:

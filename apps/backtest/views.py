@@ -20,7 +20,7 @@ from apps.backtest.services import result_json, run_for_symbol
 from apps.core.v2 import FieldsQuery, V2ApiView, requested_fields
 from marketdata.backtest.metrics import RATIO_CAP, VALUE_CAP
 from marketdata.backtest.strategies import STRATEGIES
-from marketdata.providers.yahoo.chart import check_range_interval
+from marketdata.records.bars import check_range_interval
 
 
 def _defaults(cls: type) -> str:

@@ -23,6 +23,13 @@ from apps.core.v2 import (
     range_param,
 )
 from marketdata.indicators.patterns import PATTERNS
+from marketdata.records.bars import (
+    META_BOOLEANS,
+    META_INTEGERS,
+    META_MEMBERS,
+    META_NUMBERS,
+    META_STRINGS,
+)
 
 # Unix seconds up to the end of year 9999: larger values are no date.
 MAX_EPOCH = 253402300799
@@ -75,15 +82,6 @@ CANDLE_SCHEMA = object_schema({
     "volume": _INT,
 }, "One bar, values as Yahoo sent them (a null volume is 0)",
     required=("timestamp", "open", "high", "low", "close", "adjClose", "volume"))
-
-META_NUMBERS = ("chartPreviousClose", "fiftyTwoWeekHigh", "fiftyTwoWeekLow", "previousClose",
-                "regularMarketDayHigh", "regularMarketDayLow", "regularMarketPrice")
-META_STRINGS = ("currency", "dataGranularity", "exchangeName", "exchangeTimezoneName",
-                "fullExchangeName", "instrumentType", "range", "symbol", "timezone")
-META_INTEGERS = ("firstTradeDate", "gmtOffset", "priceHint", "regularMarketTime",
-                 "regularMarketVolume")
-META_BOOLEANS = ("hasPrePostMarketData",)
-META_MEMBERS = META_NUMBERS + META_STRINGS + META_INTEGERS + META_BOOLEANS
 
 META_SCHEMA = object_schema(dict(sorted({
     **{name: NUMBER for name in META_NUMBERS},

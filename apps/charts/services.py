@@ -1,8 +1,8 @@
-"""v2 charts and capital gains: Yahoo's v8 chart reshaped into the spec's GqlChart.
+"""v2 charts and capital gains: a symbol's bars reshaped into the spec's GqlChart.
 
-Every answer starts from :func:`marketdata.providers.yahoo.chart.fetch_chart` (one cached
-upstream call per symbol, interval and window; events always included), so a chart with or
-without `events`, and the capital gains of a symbol, share cache entries.
+Every answer starts from :func:`marketdata.capabilities.bars.chart` (one cached upstream
+call per symbol, interval and window; events always included), so a chart with or without
+`events`, and the capital gains of a symbol, share cache entries.
 """
 
 from __future__ import annotations
@@ -12,22 +12,19 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from apps.charts.serializers import META_BOOLEANS, META_INTEGERS, META_NUMBERS, META_STRINGS
 from apps.core.symbols import require_symbol
+from marketdata.capabilities import bars as price_history
 from marketdata.concurrency import PartialResult, gather_partial
 from marketdata.errors import BadRequest
-from marketdata.formatting import raw
 from marketdata.indicators.patterns import detect_patterns
-from marketdata.providers.yahoo.chart import Chart, ChartEvents, fetch_chart
+from marketdata.records.bars import BarEvents, Bars, chart_meta
 
 # Capital gains: how far back each range reaches (days); ytd is Jan 1 (UTC), max all.
 RANGE_DAYS = {"1d": 1, "5d": 5, "1mo": 30, "3mo": 90, "6mo": 180, "1y": 365, "2y": 730,
               "5y": 1825, "10y": 3650}
-# Yahoo sends every event of the window whatever the bar size, and range=max is served
-# only with monthly bars (check_range_interval): the smallest answer with all history.
+# Every event of the window comes whatever the bar size, and range=max is served only with
+# monthly bars (check_range_interval): the smallest answer with all history.
 CAPITAL_GAINS_INTERVAL = "1mo"
-# Yahoo's spelling of a meta member, where it differs from the spec's.
-_YAHOO_META = {"gmtOffset": "gmtoffset"}
 
 
 def check_window(start: int | None, end: int | None, now: int) -> None:
@@ -40,41 +37,16 @@ def check_window(start: int | None, end: int | None, now: int) -> None:
         raise BadRequest("`start` must be before `end` (which defaults to now)")
 
 
-def _meta_value(value: Any, kind: str) -> Any:
-    value = raw(value)
-    if value is None:
-        return None
-    if kind == "number":
-        return float(value) if isinstance(value, int | float) and \
-            not isinstance(value, bool) else None
-    if kind == "integer":
-        return int(value) if isinstance(value, int | float) and \
-            not isinstance(value, bool) else None
-    if kind == "boolean":
-        return value if isinstance(value, bool) else None
-    return value if isinstance(value, str) else None
-
-
-def chart_meta(meta: dict[str, Any]) -> dict[str, Any]:
-    """The spec's Chart meta from Yahoo's: every member present (null where Yahoo sends
-    none or a value of the wrong type), in the spec's order."""
-    out: dict[str, Any] = {}
-    for kind, names in (("number", META_NUMBERS), ("string", META_STRINGS),
-                        ("integer", META_INTEGERS), ("boolean", META_BOOLEANS)):
-        for name in names:
-            out[name] = _meta_value(meta.get(_YAHOO_META.get(name, name)), kind)
-    return out
-
-
-def candles(chart: Chart) -> list[dict[str, Any]]:
+def candles(chart: Bars) -> list[dict[str, Any]]:
     adj = chart.adjclose
+    volumes = chart.volumes()
     return [{"timestamp": ts, "open": chart.open[i], "high": chart.high[i],
              "low": chart.low[i], "close": chart.close[i],
-             "adjClose": None if adj is None else adj[i], "volume": chart.volume[i]}
+             "adjClose": None if adj is None else adj[i], "volume": volumes[i]}
             for i, ts in enumerate(chart.timestamps)]
 
 
-def events_of(events: ChartEvents) -> dict[str, list[dict[str, Any]]]:
+def events_of(events: BarEvents) -> dict[str, list[dict[str, Any]]]:
     return {
         "dividends": [{"timestamp": ts, "amount": amount} for ts, amount in events.dividends],
         "splits": [{"timestamp": ts, "numerator": num, "denominator": den, "ratio": ratio}
@@ -84,7 +56,7 @@ def events_of(events: ChartEvents) -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def gql_chart(symbol: str, chart: Chart, interval: str, range_: str | None, *,
+def gql_chart(symbol: str, chart: Bars, interval: str, range_: str | None, *,
               events: bool = False, patterns: bool = False) -> dict[str, Any]:
     """GqlChart ``{symbol, interval, range, meta, candles}`` (+ ``events``, ``patterns``)
     with candles (and patterns) as bare lists; the view pages them."""
@@ -102,12 +74,12 @@ def chart_for(symbol_text: str, interval: str, range_: str, *, start: int | None
               end: int | None = None, events: bool = False, patterns: bool = False,
               now: int | None = None) -> dict[str, Any]:
     """The GqlChart of one symbol. With ``start`` the window is absolute and ``range`` is
-    null in the answer; events are those Yahoo sends for the window (the candles' own)."""
+    null in the answer; events are those of the window (the candles' own)."""
     current = int(time.time()) if now is None else now
     check_window(start, end, current)
     symbol = require_symbol(symbol_text)
-    chart = fetch_chart(symbol, interval, None if start is not None else range_,
-                        start=start, end=end, now=current)
+    chart = price_history.chart(symbol, interval, None if start is not None else range_,
+                                start=start, end=end, now=current)
     return gql_chart(symbol, chart, interval, None if start is not None else range_,
                      events=events, patterns=patterns)
 
@@ -148,7 +120,7 @@ def capital_gains_for(symbol_text: str, range_: str,
     """``[{amount, timestamp}]`` oldest first, within the range back from now. From the
     symbol's whole history (monthly bars, range max: one cached call for every range)."""
     symbol = require_symbol(symbol_text)
-    chart = fetch_chart(symbol, CAPITAL_GAINS_INTERVAL, "max")
+    chart = price_history.chart(symbol, CAPITAL_GAINS_INTERVAL, "max")
     cutoff = range_cutoff(range_, int(time.time()) if now is None else now)
     return [{"amount": amount, "timestamp": ts} for ts, amount in chart.events.capital_gains
             if cutoff is None or ts >= cutoff]

@@ -18,7 +18,7 @@ from apps.charts.serializers import (
 from apps.charts.services import capital_gains_batch, capital_gains_for, chart_for, charts_for
 from apps.core.v2 import V2ApiView, page, paginate_member, select, select_each
 from marketdata.indicators.patterns import PATTERNS
-from marketdata.providers.yahoo.chart import check_range_interval
+from marketdata.records.bars import check_range_interval
 
 TAG = "Charts (v2)"
 CHART_MEMBERS = ("symbol", "interval", "range", "meta", "candles", "events", "patterns")

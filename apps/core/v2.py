@@ -50,7 +50,7 @@ from apps.core.schema import V2AutoSchema
 from apps.core.symbols import encoded_slash_in_path
 from apps.core.views import ApiView
 from marketdata.errors import FieldError, InvalidParameters, NotFound
-from marketdata.providers.yahoo.chart import V2_INTERVALS, V2_RANGES
+from marketdata.records.bars import V2_INTERVALS, V2_RANGES
 
 MAX_LIMIT = 1000
 # base64url of up to 16 decimal digits is 22 characters; up to two '=' of padding are

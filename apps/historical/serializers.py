@@ -1,7 +1,7 @@
 from rest_framework import serializers
 
 from apps.core.params import QuerySerializer, SymbolParam, choice
-from marketdata.providers.yahoo.chart import INTERVALS, RANGES
+from marketdata.records.bars import INTERVALS, RANGES
 
 
 class HistoricalQuery(QuerySerializer):

@@ -1,4 +1,4 @@
-"""Historical prices: candles from the chart provider keyed by date, newest first."""
+"""Historical prices: the v1 view of a symbol's bars keyed by date, newest first."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from apps.core.symbols import require_symbol
+from marketdata.capabilities import bars as price_history
 from marketdata.formatting import round_half_up
 from marketdata.markets import EASTERN
-from marketdata.providers.yahoo.chart import INTRADAY, Candles, fetch_candles
+from marketdata.records.bars import INTRADAY, Candles
 
 
 def _zone(name: str | None) -> ZoneInfo:
@@ -36,7 +37,7 @@ def bar_keys(candles: Candles, epoch: bool) -> list[str]:
 def historical_prices(symbol_text: str, range_: str, interval: str,
                       epoch: bool = False) -> dict[str, dict[str, Any]]:
     symbol = require_symbol(symbol_text)
-    candles = fetch_candles(symbol, range_, interval)
+    candles = price_history.candles(symbol, range_, interval)
     decimals = candles.decimals
     keys = bar_keys(candles, epoch)
     out: dict[str, dict[str, Any]] = {}

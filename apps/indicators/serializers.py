@@ -22,7 +22,7 @@ from apps.core.v2 import ERRORS_SCHEMA, FieldsQuery, PageQuery, SymbolsParam, co
 from marketdata.errors import FieldError, InvalidParameters
 from marketdata.indicators.functions import ALL_PARAMS, FUNCTIONS, Function
 from marketdata.indicators.indicator_set import NUMBER_MEMBERS, OBJECT_MEMBERS
-from marketdata.providers.yahoo.chart import INTERVALS, RANGES, V2_INTERVALS, V2_RANGES
+from marketdata.records.bars import INTERVALS, RANGES, V2_INTERVALS, V2_RANGES
 from marketdata.symbols import upper_if_ascii
 
 FUNCTION_NAMES = tuple(FUNCTIONS)

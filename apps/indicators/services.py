@@ -14,12 +14,13 @@ import numpy as np
 
 from apps.core.symbols import require_symbol
 from apps.historical.services import bar_keys
+from marketdata.capabilities import bars as price_history
 from marketdata.concurrency import gather_partial
 from marketdata.errors import BadRequest
-from marketdata.indicators.bars import Bars
+from marketdata.indicators.bars import PriceArrays
 from marketdata.indicators.functions import FUNCTIONS, Function
 from marketdata.indicators.indicator_set import MOVING_AVERAGE_PERIODS, indicator_set
-from marketdata.providers.yahoo.chart import Candles, fetch_candles
+from marketdata.records.bars import Candles
 
 # /v1/indicators: the range fetched for each interval, long enough for a 200-bar window
 # (and for EMA(200) to forget its seed) wherever Yahoo keeps that much history.
@@ -27,9 +28,9 @@ LATEST_RANGE = {"1m": "5d", "5m": "1mo", "15m": "1mo", "30m": "1mo", "1h": "6mo"
                 "1d": "5y", "1wk": "10y", "1mo": "max"}
 
 
-def _load(symbol_text: str, range_: str, interval: str) -> tuple[Candles, Bars]:
-    candles = fetch_candles(require_symbol(symbol_text), range_, interval)
-    return candles, Bars.from_candles(candles)
+def _load(symbol_text: str, range_: str, interval: str) -> tuple[Candles, PriceArrays]:
+    candles = price_history.candles(require_symbol(symbol_text), range_, interval)
+    return candles, PriceArrays.from_candles(candles)
 
 
 def _rounded(values: np.ndarray, decimals: int) -> list[float | None]:

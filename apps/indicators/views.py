@@ -29,7 +29,7 @@ from apps.indicators.services import (
 from marketdata.errors import FieldError, InvalidParameters
 from marketdata.indicators.functions import FUNCTIONS
 from marketdata.indicators.indicator_set import MEMBERS
-from marketdata.providers.yahoo.chart import check_range_interval
+from marketdata.records.bars import check_range_interval
 from marketdata.symbols import upper_if_ascii
 
 _COMPAT = ("Interval/range compatibility: 1m: 1d, 5d; 5m/15m/30m: 1d, 5d, 1mo; 1h: 1d, 5d, "

@@ -3,15 +3,15 @@ fallback when the primary fails or the caller asks for the secondary provider.""
 
 from __future__ import annotations
 
-from marketdata import deadline
+from marketdata import capabilities, deadline
 from marketdata.errors import UpstreamError
 from marketdata.logs import get_logger
-from marketdata.providers import algolia, registry
+from marketdata.providers import algolia
 from marketdata.providers.yahoo import search as yahoo_search
 
 log = get_logger("apps.search")
 
-PRIMARY, SECONDARY = registry.sources("security_search")
+PRIMARY, SECONDARY = (s.name for s in capabilities.capability("security_search").sources)
 PRIMARY_SHARE = 0.5
 
 

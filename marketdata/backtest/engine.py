@@ -1,6 +1,6 @@
 """One backtest over OHLCV arrays: strategy flags -> compiled bar loop -> trades, metrics.
 
-Pure: it takes :class:`~marketdata.indicators.bars.Bars` (and the dividends going ex within
+Pure: it takes :class:`~marketdata.indicators.bars.PriceArrays` (and the dividends going ex within
 them) and returns a :class:`BacktestResult`; fetching, caching and JSON belong to the
 caller (``apps.backtest``). Semantics: README.md in this package.
 """
@@ -24,7 +24,7 @@ from marketdata.backtest.metrics import (
 from marketdata.backtest.params import RUN_DEFAULTS, RunConfig, parse_params
 from marketdata.backtest.strategies import STRATEGIES, Strategy, num
 from marketdata.errors import FieldError, InvalidParameters
-from marketdata.indicators.bars import Bars
+from marketdata.indicators.bars import PriceArrays
 
 DIRECTIONS = {k.LONG: "long", k.SHORT: "short", k.EXIT_LONG: "exit", k.EXIT_SHORT: "exit"}
 OUTCOMES = {k.EXECUTED: "executed", k.LAST_BAR: "last_bar",
@@ -133,7 +133,7 @@ def dividends_per_bar(timestamps: np.ndarray,
     return out
 
 
-def run_backtest(bars: Bars, strategy: Strategy, config: RunConfig | None = None, *,
+def run_backtest(bars: PriceArrays, strategy: Strategy, config: RunConfig | None = None, *,
                  dividends: Sequence[tuple[int, float]] = (),
                  bars_per_year: float = BARS_PER_YEAR["1d"],
                  ignored: Sequence[str] = ()) -> BacktestResult:
@@ -201,7 +201,7 @@ def run_backtest(bars: Bars, strategy: Strategy, config: RunConfig | None = None
         diagnose(strategy, config, len(bars), signals, n_trades, ignored))
 
 
-def _engine_exit(kind: int, bars: Bars, bar: int, fill: float, entry: float, is_long: bool,
+def _engine_exit(kind: int, bars: PriceArrays, bar: int, fill: float, entry: float, is_long: bool,
                  config: RunConfig) -> Signal:
     """The signal of an exit the engine made (not the strategy), at its fill."""
     opened = float(bars.open[bar])
@@ -256,7 +256,7 @@ def diagnose(strategy: Strategy, config: RunConfig, n_bars: int, signals: Sequen
     return out
 
 
-def backtest(bars: Bars, strategy_name: str, params: Mapping[str, Any] | None = None, *,
+def backtest(bars: PriceArrays, strategy_name: str, params: Mapping[str, Any] | None = None, *,
              dividends: Sequence[tuple[int, float]] = (), interval: str = "1d"
              ) -> BacktestResult:
     """The API's entry point in one call: validate ``strategy``/``params`` and run."""

@@ -34,7 +34,7 @@ from marketdata.backtest._kernel import (
 )
 from marketdata.errors import FieldError, InvalidParameters
 from marketdata.indicators import classic, core, extra
-from marketdata.indicators.bars import Bars
+from marketdata.indicators.bars import PriceArrays
 
 Describe = Callable[[int, int], tuple[str, float]]
 
@@ -101,7 +101,7 @@ class Strategy:
         """Index of the first bar that can signal (the indicators' warm-up)."""
         return 0
 
-    def plan(self, bars: Bars) -> SignalPlan:
+    def plan(self, bars: PriceArrays) -> SignalPlan:
         raise NotImplementedError
 
     @classmethod
@@ -135,7 +135,7 @@ class _Crossover(Strategy):
     def warmup(self) -> int:
         return self.params["slowPeriod"]
 
-    def plan(self, bars: Bars) -> SignalPlan:
+    def plan(self, bars: PriceArrays) -> SignalPlan:
         fast_n, slow_n = self.params["fastPeriod"], self.params["slowPeriod"]
         fast = self.average(bars.close, fast_n)
         slow = self.average(bars.close, slow_n)
@@ -184,7 +184,7 @@ class RsiReversal(Strategy):
     def warmup(self) -> int:
         return self.params["period"] + 1
 
-    def plan(self, bars: Bars) -> SignalPlan:
+    def plan(self, bars: PriceArrays) -> SignalPlan:
         n, low, high = self.params["period"], self.params["oversold"], self.params["overbought"]
         rsi = classic.rsi(bars.close, n)
         up, down = crosses_above(rsi, low), crosses_below(rsi, high)
@@ -216,7 +216,7 @@ class MacdSignal(Strategy):
     def warmup(self) -> int:
         return self.params["slowPeriod"] + self.params["signalPeriod"] - 1
 
-    def plan(self, bars: Bars) -> SignalPlan:
+    def plan(self, bars: PriceArrays) -> SignalPlan:
         p = self.params
         macd = classic.macd(bars.close, p["fastPeriod"], p["slowPeriod"], p["signalPeriod"])
         up, down = crosses_above(macd.macd, macd.signal), crosses_below(macd.macd, macd.signal)
@@ -240,7 +240,7 @@ class BollingerMeanReversion(Strategy):
     def warmup(self) -> int:
         return self.params["period"] - 1
 
-    def plan(self, bars: Bars) -> SignalPlan:
+    def plan(self, bars: PriceArrays) -> SignalPlan:
         p = self.params
         bands = classic.bollinger_bands(bars.close, p["period"], p["stdDev"])
         close = bars.close
@@ -278,7 +278,7 @@ class SupertrendFollow(Strategy):
     def warmup(self) -> int:
         return self.params["period"] + 1
 
-    def plan(self, bars: Bars) -> SignalPlan:
+    def plan(self, bars: PriceArrays) -> SignalPlan:
         p = self.params
         st = classic.supertrend(bars.high, bars.low, bars.close, p["period"], p["multiplier"])
         trend = st.trend
@@ -308,7 +308,7 @@ class DonchianBreakout(Strategy):
     def warmup(self) -> int:
         return self.params["period"]
 
-    def plan(self, bars: Bars) -> SignalPlan:
+    def plan(self, bars: PriceArrays) -> SignalPlan:
         p = self.params
         channel = extra.donchian_channels(bars.high, bars.low, p["period"])
         # The previous bar's channel: the current bar's own high is always <= its upper.
@@ -343,7 +343,7 @@ class BuyAndHold(Strategy):
     summary = ("A long signal on the first bar (filled at the second bar's open), held to "
                "the end; the benchmark for the others")
 
-    def plan(self, bars: Bars) -> SignalPlan:
+    def plan(self, bars: PriceArrays) -> SignalPlan:
         flags = np.zeros(len(bars), dtype=np.uint8)
         if flags.size:
             flags[0] = LONG_ENTRY

@@ -11,11 +11,11 @@ import numpy as np
 def warm_up() -> None:
     from marketdata.backtest.engine import backtest
     from marketdata.backtest.strategies import STRATEGIES
-    from marketdata.indicators.bars import Bars
+    from marketdata.indicators.bars import PriceArrays
 
     size = 120  # enough bars for every strategy to signal and trade
     close = 100.0 + 10.0 * np.sin(np.arange(size) / 5.0)
-    bars = Bars.from_columns(np.arange(size) * 86400, close, close + 1.0, close - 1.0, close,
+    bars = PriceArrays.from_columns(np.arange(size) * 86400, close, close + 1.0, close - 1.0, close,
                              np.full(size, 1000.0))
     for name in STRATEGIES:
         backtest(bars, name, {"allowShort": True, "stopLossPct": 0.05, "takeProfitPct": 0.05,

@@ -1,4 +1,6 @@
-"""The price series every indicator reads: parallel float64 arrays, oldest bar first."""
+"""The arrays every indicator kernel and the backtest engine read: a symbol's bars
+(:class:`marketdata.records.bars.Bars`, the one bar record) as parallel float64 columns,
+oldest bar first. A computing view of the record, not a record of its own."""
 
 from __future__ import annotations
 
@@ -9,10 +11,10 @@ import numpy as np
 
 
 @dataclass(frozen=True)
-class Bars:
+class PriceArrays:
     """OHLCV columns as float64 arrays of equal length, oldest first, no missing values.
 
-    The chart parser already drops bars with a null field (Yahoo pads gaps with nulls), so
+    Bars never hold a bar without a price (and the v1 candles no bar without a volume), so
     every array here is dense; indicators never see a NaN input price.
     """
 
@@ -29,7 +31,7 @@ class Bars:
 
     @classmethod
     def from_columns(cls, timestamps: Any, open: Any, high: Any, low: Any, close: Any,
-                     volume: Any, adjclose: Any = None) -> Bars:
+                     volume: Any, adjclose: Any = None) -> PriceArrays:
         def column(values: Any) -> np.ndarray:
             return np.ascontiguousarray(values, dtype=np.float64)
 
@@ -45,10 +47,17 @@ class Bars:
         return bars
 
     @classmethod
-    def from_candles(cls, candles: Any) -> Bars:
-        """From a :class:`marketdata.providers.yahoo.chart.Candles`."""
+    def from_candles(cls, candles: Any) -> PriceArrays:
+        """From the v1 view of bars (:class:`marketdata.records.bars.Candles`)."""
         return cls.from_columns(candles.timestamps, candles.open, candles.high, candles.low,
                                 candles.close, candles.volume, candles.adjclose)
+
+    @classmethod
+    def from_bars(cls, bars: Any) -> PriceArrays:
+        """From :class:`marketdata.records.bars.Bars` (a missing or negative volume is 0, as
+        the v2 chart shows it)."""
+        return cls.from_columns(bars.timestamps, bars.open, bars.high, bars.low, bars.close,
+                                bars.volumes(), bars.adjclose)
 
     @property
     def typical(self) -> np.ndarray:

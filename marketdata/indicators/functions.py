@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from marketdata.indicators import classic, core
-from marketdata.indicators.bars import Bars
+from marketdata.indicators.bars import PriceArrays
 
 MAX_PERIOD = 1000
 
@@ -62,7 +62,7 @@ def _smooth(default: int) -> Param:
     return Param("smooth", "smooth", default, description="Smoothing period of %K")
 
 
-def _ichimoku(bars: Bars, tenkan_period: int, kijun_period: int,
+def _ichimoku(bars: PriceArrays, tenkan_period: int, kijun_period: int,
               senkou_period: int) -> Series:
     lines = classic.ichimoku(bars.high, bars.low, bars.close, tenkan_period, kijun_period,
                              senkou_period)
@@ -71,12 +71,12 @@ def _ichimoku(bars: Bars, tenkan_period: int, kijun_period: int,
             "senkou_span_b": lines.senkou_span_b}
 
 
-def _macd(bars: Bars, fast_period: int, slow_period: int, signal_period: int) -> Series:
+def _macd(bars: PriceArrays, fast_period: int, slow_period: int, signal_period: int) -> Series:
     lines = classic.macd(bars.close, fast_period, slow_period, signal_period)
     return {"value": lines.macd, "signal": lines.signal}
 
 
-def _obv(bars: Bars, sma_periods: int | None = None) -> Series:
+def _obv(bars: PriceArrays, sma_periods: int | None = None) -> Series:
     line = classic.obv(bars.close, bars.volume)
     return {"value": line if sma_periods is None else core.sma(line, sma_periods)}
 

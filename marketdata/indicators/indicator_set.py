@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from marketdata.indicators import classic, core, extra
-from marketdata.indicators.bars import Bars
+from marketdata.indicators.bars import PriceArrays
 from marketdata.indicators.core import last
 
 MOVING_AVERAGE_PERIODS = (10, 20, 50, 100, 200)
@@ -38,7 +38,7 @@ def _pivots(pivots: Any) -> dict[str, Any] | None:
                   s1=pivots.s1, s2=pivots.s2, s3=pivots.s3)
 
 
-def indicator_set(bars: Bars) -> dict[str, Any]:
+def indicator_set(bars: PriceArrays) -> dict[str, Any]:
     """The spec's "Indicator set" for one series (members in alphabetical order)."""
     o, h, lo, c, v = bars.open, bars.high, bars.low, bars.close, bars.volume
     out: dict[str, Any] = {}
@@ -120,7 +120,7 @@ def indicator_set(bars: Bars) -> dict[str, Any]:
     return dict(sorted(out.items()))
 
 
-def _heikin_ashi(bars: Bars) -> dict[str, Any] | None:
+def _heikin_ashi(bars: PriceArrays) -> dict[str, Any] | None:
     if len(bars) == 0:
         return None
     candle = extra.heikin_ashi(bars.open, bars.high, bars.low, bars.close)

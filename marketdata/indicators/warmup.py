@@ -11,14 +11,14 @@ import numpy as np
 
 
 def warm_up() -> None:
-    from marketdata.indicators.bars import Bars
+    from marketdata.indicators.bars import PriceArrays
     from marketdata.indicators.functions import FUNCTIONS
     from marketdata.indicators.indicator_set import indicator_set
 
     size = 120  # enough bars for every kernel's loop body to run
     steps = np.sin(np.arange(size) / 5.0)
     close = 100.0 + 10.0 * steps
-    bars = Bars.from_columns(np.arange(size) * 86400, close, close + 1.0, close - 1.0, close,
+    bars = PriceArrays.from_columns(np.arange(size) * 86400, close, close + 1.0, close - 1.0, close,
                              np.full(size, 1000.0))
     indicator_set(bars)
     for function in FUNCTIONS.values():

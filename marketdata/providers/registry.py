@@ -2,9 +2,8 @@
 process's upstream client.
 
 Adding a provider: write its module (a :class:`marketdata.providers.base.Provider`
-subclass plus its typed fetches) and add one line to ``PROVIDERS``. ``CAPABILITIES``
-orders the sources of a capability that more than one provider can serve (the first that
-is configured and answers wins; the next is the fallback).
+subclass plus its fetchers) and add one line to ``PROVIDERS``; which capability it serves,
+and in which order, is a row of the capability table (:mod:`marketdata.capabilities`).
 """
 
 from __future__ import annotations
@@ -29,10 +28,6 @@ PROVIDERS: dict[str, str] = {
     "wikipedia": "marketdata.providers.wikipedia:WikipediaProvider",
 }
 
-# capability -> provider names, in order of preference.
-CAPABILITIES: dict[str, tuple[str, ...]] = {
-    "security_search": ("algolia", "yahoo"),
-}
 
 _instances: dict[str, Provider] = {}
 _lock = threading.Lock()
@@ -56,11 +51,6 @@ def get_provider(name: str) -> Any:
             instance = provider_class(name)(get_client())
             _instances[name] = instance
     return instance
-
-
-def sources(capability: str) -> tuple[str, ...]:
-    """The providers that serve ``capability``, preferred first."""
-    return CAPABILITIES[capability]
 
 
 def reset() -> None:

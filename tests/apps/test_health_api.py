@@ -466,12 +466,13 @@ def test_v2_health(api, yahoo):
     assert body["status"] == "healthy"
     assert _recent(body["timestamp"])
     assert body["version"] == marketdata.__version__
-    from marketdata.providers.sources import CAPABILITIES
+    from marketdata.capabilities import CAPABILITIES
 
-    assert len(body["notices"]) == 2 + len(CAPABILITIES)
+    assert len(body["notices"]) == 1 + len(CAPABILITIES)
     assert all(isinstance(n, str) and n for n in body["notices"])
     assert "Yahoo Finance" in body["notices"][0]
-    assert "Algolia" in body["notices"][1]
+    assert any(n.startswith("Symbol search") and "Algolia" in n for n in body["notices"])
+    assert any(n.startswith("Price history") for n in body["notices"])
     assert not any("synthetic" in n for n in body["notices"])
     assert len(yahoo.mock.calls) == 0, "v2 health makes no upstream call"
     assert response["Cache-Control"] == "no-cache"
@@ -480,10 +481,10 @@ def test_v2_health(api, yahoo):
 
 
 def test_v2_health_in_sandbox_mode_says_the_data_is_synthetic(api, sandbox_upstream):
-    from marketdata.providers.sources import CAPABILITIES
+    from marketdata.capabilities import CAPABILITIES
 
     body = api.get("/v2/health").json()
-    assert len(body["notices"]) == 3 + len(CAPABILITIES)
+    assert len(body["notices"]) == 2 + len(CAPABILITIES)
     assert "synthetic" in body["notices"][0]
     assert sandbox_upstream.requests_matching("") == []
 

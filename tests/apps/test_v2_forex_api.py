@@ -173,7 +173,7 @@ def test_a_yahoo_failure_falls_back_to_the_ecb(api, yahoo, kind):
 def test_the_fallback_is_logged(api, yahoo):
     fail_url(yahoo.mock, f"{QUERY1}/v7/finance/quote", "yahoo_500")
     yahoo.get(ECB_URL, ECB_EUR_USD)
-    with capture_logs("marketdata.providers.sources") as logs:
+    with capture_logs("marketdata.capabilities") as logs:
         api.get("/v2/forex/EUR/USD")
     (line,) = [r for r in logs.records() if r.get("message") == "source_failed"]
     assert (line["capability"], line["provider"], line["status"]) == ("forex", "yahoo", 502)

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from apps.worldnews.serializers import NEWS_MEMBERS
+from marketdata.capabilities import capability
 from marketdata.providers.gdelt import DOC_URL
-from marketdata.providers.sources import capability
 from tests.apps.payloads import EMPTY_QUOTE_RESPONSE, FAILURES, QUERY1, fail_url
 from tests.apps.test_malformed_symbols_api import IDS, VALUES
 from tests.apps.test_v2_analysis_api import assert_api_error

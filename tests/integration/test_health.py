@@ -49,10 +49,10 @@ def test_health_all_checks_succeed(tmp_path):
         assert status == 200
         v2 = json.loads(raw)
         assert set(v2) == {"version", "notices"}
-        from marketdata.providers.sources import CAPABILITIES
+        from marketdata.capabilities import CAPABILITIES
 
-        # live mode: no synthetic-data notice; Yahoo, search, then one line per capability
-        assert len(v2["notices"]) == 2 + len(CAPABILITIES)
+        # live mode: no synthetic-data notice; Yahoo, then one line per capability
+        assert len(v2["notices"]) == 1 + len(CAPABILITIES)
     finally:
         service.stop()
         sandbox.stop()

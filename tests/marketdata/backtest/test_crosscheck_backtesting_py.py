@@ -18,7 +18,7 @@ from backtesting.lib import FractionalBacktest
 from backtesting.test import GOOG, SMA
 
 from marketdata.backtest.engine import backtest
-from marketdata.indicators.bars import Bars
+from marketdata.indicators.bars import PriceArrays
 
 UNIT = 1e-8  # FractionalBacktest's share unit
 ALL_IN = 1 - 1e-12  # backtesting.py reads a size of 1 as one unit: "all" must be below 1
@@ -51,9 +51,9 @@ class SmaCross(Strategy):
                 self.sell(size=self.size)
 
 
-def goog_bars() -> Bars:
+def goog_bars() -> PriceArrays:
     stamps = GOOG.index.values.astype("datetime64[s]").astype("int64")
-    return Bars.from_columns(stamps, GOOG.Open, GOOG.High, GOOG.Low, GOOG.Close, GOOG.Volume)
+    return PriceArrays.from_columns(stamps, GOOG.Open, GOOG.High, GOOG.Low, GOOG.Close, GOOG.Volume)
 
 
 CASES = {

@@ -22,17 +22,17 @@ from marketdata.backtest.strategies import (
 )
 from marketdata.errors import InvalidParameters
 from marketdata.indicators import classic, core, extra
-from marketdata.indicators.bars import Bars
+from marketdata.indicators.bars import PriceArrays
 from tests.marketdata.backtest.helpers import XL, XS, L, S, flat
 from tests.price_series import bokeh_bars
 
 
-def sine_bars(n: int = 300) -> Bars:
+def sine_bars(n: int = 300) -> PriceArrays:
     """Two overlaid waves: every strategy signals both ways on it."""
     i = np.arange(n)
     close = 100 + 10 * np.sin(i / 9.0) + 3 * np.sin(i / 2.3)
-    return Bars.from_columns(i * 86400, np.r_[close[:1], close[:-1]], close + 1.5, close - 1.5,
-                             close, np.full(n, 1000.0))
+    return PriceArrays.from_columns(i * 86400, np.r_[close[:1], close[:-1]], close + 1.5,
+                                    close - 1.5, close, np.full(n, 1000.0))
 
 
 SERIES = {"AAPL": lambda: bokeh_bars("AAPL"), "IBM": lambda: bokeh_bars("IBM"),
@@ -58,7 +58,7 @@ def cross_flags(a: np.ndarray, b: np.ndarray) -> list[int]:
     return out[:len(a)]
 
 
-def oracle(strategy, bars: Bars) -> list[int]:
+def oracle(strategy, bars: PriceArrays) -> list[int]:
     p, c = strategy.params, bars.close
     if isinstance(strategy, SmaCrossover):
         return cross_flags(core.sma(c, p["fastPeriod"]), core.sma(c, p["slowPeriod"]))

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 import numpy as np
 import pytest
 
-from marketdata.indicators.bars import Bars
+from marketdata.indicators.bars import PriceArrays
 from tests.price_series import BOKEH_TICKERS, RECORDINGS, UPSTREAM, bokeh_bars, recorded_bars
 
 # Oscillators on a 0-100 or +/-100 scale pass through exact zeros (a close at the window's
@@ -41,7 +41,7 @@ def _series_params() -> list:
 
 
 @pytest.fixture(params=_series_params())
-def oracle_series(request: pytest.FixtureRequest) -> Bars:
+def oracle_series(request: pytest.FixtureRequest) -> PriceArrays:
     """Each real series in turn (at least three always; five with ../shared)."""
     kind, name = request.param
     return bokeh_bars(name) if kind == "bokeh" else recorded_bars(name)

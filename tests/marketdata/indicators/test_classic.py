@@ -18,7 +18,7 @@ import pytest
 import talib
 
 from marketdata.indicators import classic
-from marketdata.indicators.bars import Bars
+from marketdata.indicators.bars import PriceArrays
 
 from .conftest import OSCILLATOR_FLOOR, arr, assert_matches, strict
 
@@ -37,20 +37,20 @@ def first_defined(x: np.ndarray) -> int:
 # --------------------------------------------------------------------------- oracle: TA-Lib
 
 @pytest.mark.parametrize("period", [20, 5])
-def test_vwma_matches_talib(oracle_series: Bars, period: int) -> None:
+def test_vwma_matches_talib(oracle_series: PriceArrays, period: int) -> None:
     b = oracle_series
     assert_matches(classic.vwma(b.close, b.volume, period),
                    talib.VWMA(b.close, b.volume, timeperiod=period))
 
 
 @pytest.mark.parametrize("period", [14, 2, 30])
-def test_rsi_matches_talib(oracle_series: Bars, period: int) -> None:
+def test_rsi_matches_talib(oracle_series: PriceArrays, period: int) -> None:
     assert_matches(classic.rsi(oracle_series.close, period),
                    talib.RSI(oracle_series.close, timeperiod=period))
 
 
 @pytest.mark.parametrize(("period", "smooth", "signal"), [(14, 3, 3), (5, 1, 4), (21, 5, 2)])
-def test_stochastic_matches_talib(oracle_series: Bars, period: int, smooth: int,
+def test_stochastic_matches_talib(oracle_series: PriceArrays, period: int, smooth: int,
                                   signal: int) -> None:
     b = oracle_series
     ours = classic.stochastic(b.high, b.low, b.close, period, smooth, signal)
@@ -65,7 +65,7 @@ def test_stochastic_matches_talib(oracle_series: Bars, period: int, smooth: int,
 
 @pytest.mark.parametrize(("period", "stoch", "smooth", "signal"),
                          [(14, 14, 3, 3), (5, 9, 2, 4), (21, 3, 1, 1)])
-def test_stochastic_rsi_matches_talib_stoch_of_rsi(oracle_series: Bars, period: int,
+def test_stochastic_rsi_matches_talib_stoch_of_rsi(oracle_series: PriceArrays, period: int,
                                                    stoch: int, smooth: int,
                                                    signal: int) -> None:
     close = oracle_series.close
@@ -80,7 +80,7 @@ def test_stochastic_rsi_matches_talib_stoch_of_rsi(oracle_series: Bars, period: 
 
 
 @pytest.mark.parametrize(("period", "stoch", "signal"), [(14, 14, 3), (14, 5, 3), (9, 20, 1)])
-def test_stochastic_rsi_without_smoothing_is_talib_stochrsi(oracle_series: Bars, period: int,
+def test_stochastic_rsi_without_smoothing_is_talib_stochrsi(oracle_series: PriceArrays, period: int,
                                                             stoch: int, signal: int) -> None:
     close = oracle_series.close
     ours = classic.stochastic_rsi(close, period, stoch, 1, signal)
@@ -92,20 +92,21 @@ def test_stochastic_rsi_without_smoothing_is_talib_stochrsi(oracle_series: Bars,
 
 
 @pytest.mark.parametrize("period", [20, 5])
-def test_cci_matches_talib(oracle_series: Bars, period: int) -> None:
+def test_cci_matches_talib(oracle_series: PriceArrays, period: int) -> None:
     b = oracle_series
     assert_matches(classic.cci(b.high, b.low, b.close, period),
                    talib.CCI(b.high, b.low, b.close, timeperiod=period),
                    abs_floor=OSCILLATOR_FLOOR)
 
 
-def test_obv_matches_talib(oracle_series: Bars) -> None:
+def test_obv_matches_talib(oracle_series: PriceArrays) -> None:
     assert_matches(classic.obv(oracle_series.close, oracle_series.volume),
                    talib.OBV(oracle_series.close, oracle_series.volume), rel=1e-12)
 
 
 @pytest.mark.parametrize(("period", "std_dev"), [(20, 2), (10, 1.5)])
-def test_bollinger_bands_match_talib(oracle_series: Bars, period: int, std_dev: float) -> None:
+def test_bollinger_bands_match_talib(oracle_series: PriceArrays, period: int,
+                                     std_dev: float) -> None:
     ours = classic.bollinger_bands(oracle_series.close, period, std_dev)
     upper, middle, lower = talib.BBANDS(oracle_series.close, timeperiod=period,
                                         nbdevup=std_dev, nbdevdn=std_dev, matype=0)
@@ -115,7 +116,7 @@ def test_bollinger_bands_match_talib(oracle_series: Bars, period: int, std_dev: 
 
 
 @pytest.mark.parametrize("period", [25, 14, 3])
-def test_aroon_matches_talib(oracle_series: Bars, period: int) -> None:
+def test_aroon_matches_talib(oracle_series: PriceArrays, period: int) -> None:
     ours = classic.aroon(oracle_series.high, oracle_series.low, period)
     down, up = talib.AROON(oracle_series.high, oracle_series.low, timeperiod=period)
     assert_matches(ours.up, up, rel=1e-12, abs_floor=1.0)  # multiples of 100/period
@@ -161,14 +162,14 @@ def _adx_worksheet(high: np.ndarray, low: np.ndarray, close: np.ndarray,
 
 
 @pytest.mark.parametrize("period", [14, 5, 20])
-def test_adx_is_wilders_worksheet(oracle_series: Bars, period: int) -> None:
+def test_adx_is_wilders_worksheet(oracle_series: PriceArrays, period: int) -> None:
     b = oracle_series
     assert_matches(classic.adx(b.high, b.low, b.close, period),
                    _adx_worksheet(b.high, b.low, b.close, period), rel=1e-9)
 
 
 @pytest.mark.parametrize("period", [14, 5])
-def test_adx_converges_to_talib(oracle_series: Bars, period: int) -> None:
+def test_adx_converges_to_talib(oracle_series: PriceArrays, period: int) -> None:
     """TA-Lib seeds its smoothed DM/TR with bars 1..period-1 only (Wilder: 1..period): same
     warm-up, values differ at first (~5%) and agree within 1e-6 after ~13 periods."""
     b = oracle_series
@@ -181,7 +182,7 @@ def test_adx_converges_to_talib(oracle_series: Bars, period: int) -> None:
 
 
 @pytest.mark.parametrize(("fast", "slow", "signal"), [(12, 26, 9), (5, 35, 5), (3, 10, 16)])
-def test_macd_is_talib_ema_composition(oracle_series: Bars, fast: int, slow: int,
+def test_macd_is_talib_ema_composition(oracle_series: PriceArrays, fast: int, slow: int,
                                        signal: int) -> None:
     close = oracle_series.close
     ours = classic.macd(close, fast, slow, signal)
@@ -194,7 +195,7 @@ def test_macd_is_talib_ema_composition(oracle_series: Bars, fast: int, slow: int
     assert_matches(ours.histogram, line - sig, abs_floor=1e-6)
 
 
-def test_macd_converges_to_talib_macd(oracle_series: Bars) -> None:
+def test_macd_converges_to_talib_macd(oracle_series: PriceArrays) -> None:
     """TA-Lib's MACD seeds the fast EMA on the slow EMA's first bar; after convergence (the
     last 1,500 of 2,500 bars, or from bar 150 on a one-year series) the lines agree."""
     close = oracle_series.close
@@ -209,7 +210,8 @@ def test_macd_converges_to_talib_macd(oracle_series: Bars) -> None:
 
 
 @pytest.mark.parametrize(("period", "multiplier"), [(10, 3), (7, 2.0), (14, 1.5), (2, 0.5)])
-def test_supertrend_matches_talib(oracle_series: Bars, period: int, multiplier: float) -> None:
+def test_supertrend_matches_talib(oracle_series: PriceArrays, period: int,
+                                  multiplier: float) -> None:
     b = oracle_series
     ours = classic.supertrend(b.high, b.low, b.close, period, multiplier)
     value, trend = talib.SUPERTREND(b.high, b.low, b.close, timeperiod=period,
@@ -223,7 +225,7 @@ def test_supertrend_matches_talib(oracle_series: Bars, period: int, multiplier: 
 
 
 @pytest.mark.parametrize(("tenkan", "kijun", "senkou"), [(9, 26, 52), (7, 22, 44), (20, 5, 30)])
-def test_ichimoku_matches_talib_and_ta(oracle_series: Bars, tenkan: int, kijun: int,
+def test_ichimoku_matches_talib_and_ta(oracle_series: PriceArrays, tenkan: int, kijun: int,
                                        senkou: int) -> None:
     from ta.trend import IchimokuIndicator
 

@@ -18,7 +18,7 @@ import pytest
 import talib
 
 from marketdata.indicators import core, extra
-from marketdata.indicators.bars import Bars
+from marketdata.indicators.bars import PriceArrays
 
 from .conftest import OSCILLATOR_FLOOR, arr, assert_matches, strict
 
@@ -31,25 +31,25 @@ CONVERGED = 200
 # --------------------------------------------------------------------------- oracle: TA-Lib
 
 @pytest.mark.parametrize("period", [20, 5])
-def test_dema_matches_talib(oracle_series: Bars, period: int) -> None:
+def test_dema_matches_talib(oracle_series: PriceArrays, period: int) -> None:
     assert_matches(extra.dema(oracle_series.close, period),
                    talib.DEMA(oracle_series.close, timeperiod=period))
 
 
 @pytest.mark.parametrize("period", [20, 5])
-def test_tema_matches_talib(oracle_series: Bars, period: int) -> None:
+def test_tema_matches_talib(oracle_series: PriceArrays, period: int) -> None:
     assert_matches(extra.tema(oracle_series.close, period),
                    talib.TEMA(oracle_series.close, timeperiod=period))
 
 
 @pytest.mark.parametrize("period", [20, 21, 9, 16, 2])  # odd n: floor(n/2); non-squares
-def test_hma_matches_talib(oracle_series: Bars, period: int) -> None:
+def test_hma_matches_talib(oracle_series: PriceArrays, period: int) -> None:
     assert_matches(extra.hma(oracle_series.close, period),
                    talib.HMA(oracle_series.close, timeperiod=period))
 
 
 @pytest.mark.parametrize("period", [14, 5])
-def test_williams_r_matches_talib(oracle_series: Bars, period: int) -> None:
+def test_williams_r_matches_talib(oracle_series: PriceArrays, period: int) -> None:
     b = oracle_series
     assert_matches(extra.williams_r(b.high, b.low, b.close, period),
                    talib.WILLR(b.high, b.low, b.close, timeperiod=period),
@@ -57,7 +57,7 @@ def test_williams_r_matches_talib(oracle_series: Bars, period: int) -> None:
 
 
 @pytest.mark.parametrize("period", [12, 1])
-def test_roc_and_momentum_match_talib(oracle_series: Bars, period: int) -> None:
+def test_roc_and_momentum_match_talib(oracle_series: PriceArrays, period: int) -> None:
     c = oracle_series.close
     assert_matches(extra.roc(c, period), talib.ROC(c, timeperiod=period),
                    abs_floor=OSCILLATOR_FLOOR)
@@ -66,14 +66,14 @@ def test_roc_and_momentum_match_talib(oracle_series: Bars, period: int) -> None:
 
 
 @pytest.mark.parametrize("period", [14, 3])
-def test_cmo_matches_talib_unsmoothed_cmo(oracle_series: Bars, period: int) -> None:
+def test_cmo_matches_talib_unsmoothed_cmo(oracle_series: PriceArrays, period: int) -> None:
     # Chande's plain sums are TA-Lib's CMOU; TA-Lib's CMO is Wilder-smoothed (below).
     assert_matches(extra.cmo(oracle_series.close, period),
                    talib.CMOU(oracle_series.close, timeperiod=period),
                    abs_floor=OSCILLATOR_FLOOR)
 
 
-def test_awesome_oscillator_matches_talib(oracle_series: Bars) -> None:
+def test_awesome_oscillator_matches_talib(oracle_series: PriceArrays) -> None:
     b = oracle_series
     assert_matches(extra.awesome_oscillator(b.high, b.low),
                    talib.AO(b.high, b.low, fastperiod=5, slowperiod=34),
@@ -83,7 +83,7 @@ def test_awesome_oscillator_matches_talib(oracle_series: Bars) -> None:
                    abs_floor=OSCILLATOR_FLOOR)
 
 
-def test_coppock_curve_matches_talib(oracle_series: Bars) -> None:
+def test_coppock_curve_matches_talib(oracle_series: PriceArrays) -> None:
     c = oracle_series.close
     assert_matches(extra.coppock_curve(c),
                    talib.COPPOCK(c, wmaperiod=10, roc1period=11, roc2period=14),
@@ -94,7 +94,8 @@ def test_coppock_curve_matches_talib(oracle_series: Bars) -> None:
 
 
 @pytest.mark.parametrize(("step", "maximum"), [(0.02, 0.2), (0.01, 0.1)])
-def test_parabolic_sar_matches_talib(oracle_series: Bars, step: float, maximum: float) -> None:
+def test_parabolic_sar_matches_talib(oracle_series: PriceArrays, step: float,
+                                     maximum: float) -> None:
     b = oracle_series
     assert_matches(extra.parabolic_sar(b.high, b.low, step, maximum),
                    talib.SAR(b.high, b.low, acceleration=step, maximum=maximum))
@@ -102,7 +103,7 @@ def test_parabolic_sar_matches_talib(oracle_series: Bars, step: float, maximum: 
 
 @pytest.mark.parametrize(("period", "atr_period"), [(20, 10), (10, 20)])
 def test_keltner_channels_match_talib_where_the_definitions_agree(
-        oracle_series: Bars, period: int, atr_period: int) -> None:
+        oracle_series: PriceArrays, period: int, atr_period: int) -> None:
     b = oracle_series
     ours = extra.keltner_channels(b.high, b.low, b.close, period, atr_period, 2.0)
     upper, middle, lower = talib.KC(b.high, b.low, b.close, timeperiod=period,
@@ -120,7 +121,7 @@ def test_keltner_channels_match_talib_where_the_definitions_agree(
 
 
 @pytest.mark.parametrize("period", [20, 5])
-def test_donchian_channels_match_talib(oracle_series: Bars, period: int) -> None:
+def test_donchian_channels_match_talib(oracle_series: PriceArrays, period: int) -> None:
     b = oracle_series
     for ours, theirs in zip(extra.donchian_channels(b.high, b.low, period),
                             talib.DONCHIAN(b.high, b.low, timeperiod=period), strict=True):
@@ -128,7 +129,7 @@ def test_donchian_channels_match_talib(oracle_series: Bars, period: int) -> None
 
 
 @pytest.mark.parametrize("period", [14, 3])
-def test_money_flow_index_matches_talib(oracle_series: Bars, period: int) -> None:
+def test_money_flow_index_matches_talib(oracle_series: PriceArrays, period: int) -> None:
     b = oracle_series
     assert_matches(extra.money_flow_index(b.high, b.low, b.close, b.volume, period),
                    talib.MFI(b.high, b.low, b.close, b.volume, timeperiod=period),
@@ -136,20 +137,20 @@ def test_money_flow_index_matches_talib(oracle_series: Bars, period: int) -> Non
 
 
 @pytest.mark.parametrize("period", [20, 3])
-def test_chaikin_money_flow_matches_talib(oracle_series: Bars, period: int) -> None:
+def test_chaikin_money_flow_matches_talib(oracle_series: PriceArrays, period: int) -> None:
     b = oracle_series
     assert_matches(extra.chaikin_money_flow(b.high, b.low, b.close, b.volume, period),
                    talib.CMF(b.high, b.low, b.close, b.volume, timeperiod=period),
                    abs_floor=1e-5)  # CMF lives in [-1, 1]
 
 
-def test_accumulation_distribution_matches_talib(oracle_series: Bars) -> None:
+def test_accumulation_distribution_matches_talib(oracle_series: PriceArrays) -> None:
     b = oracle_series
     assert_matches(extra.accumulation_distribution(b.high, b.low, b.close, b.volume),
                    talib.AD(b.high, b.low, b.close, b.volume))
 
 
-def test_chaikin_oscillator_matches_talib_after_its_seed_decays(oracle_series: Bars) -> None:
+def test_chaikin_oscillator_matches_talib_after_its_seed_decays(oracle_series: PriceArrays) -> None:
     b = oracle_series
     ours = extra.chaikin_oscillator(b.high, b.low, b.close, b.volume)
     theirs = talib.ADOSC(b.high, b.low, b.close, b.volume, fastperiod=3, slowperiod=10)
@@ -157,19 +158,19 @@ def test_chaikin_oscillator_matches_talib_after_its_seed_decays(oracle_series: B
     assert_matches(ours, theirs, skip=CONVERGED, abs_floor=1.0)  # volume-sized values
 
 
-def test_vwap_matches_talib(oracle_series: Bars) -> None:
+def test_vwap_matches_talib(oracle_series: PriceArrays) -> None:
     b = oracle_series
     assert_matches(extra.vwap(b.high, b.low, b.close, b.volume),
                    talib.VWAP(b.high, b.low, b.close, b.volume))
 
 
-def test_balance_of_power_matches_talib(oracle_series: Bars) -> None:
+def test_balance_of_power_matches_talib(oracle_series: PriceArrays) -> None:
     b = oracle_series
     assert_matches(extra.balance_of_power(b.open, b.high, b.low, b.close),
                    talib.BOP(b.open, b.high, b.low, b.close), abs_floor=1e-5)
 
 
-def test_heikin_ashi_matches_talib(oracle_series: Bars) -> None:
+def test_heikin_ashi_matches_talib(oracle_series: PriceArrays) -> None:
     b = oracle_series
     ours = extra.heikin_ashi(b.open, b.high, b.low, b.close)
     for mine, theirs in zip(ours, talib.HA(b.open, b.high, b.low, b.close), strict=True):
@@ -265,7 +266,7 @@ def test_cmo_is_chande_plain_sums_not_talib_wilder_cmo() -> None:
     assert talib.CMO(x, timeperiod=3)[4] != pytest.approx(100 / 3, abs=1.0)
 
 
-def test_cmo_differs_from_talib_cmo_on_real_data(oracle_series: Bars) -> None:
+def test_cmo_differs_from_talib_cmo_on_real_data(oracle_series: PriceArrays) -> None:
     c = oracle_series.close
     gap = np.nanmax(np.abs(extra.cmo(c, 14) - talib.CMO(c, timeperiod=14)))
     assert gap > 5.0
@@ -484,7 +485,7 @@ def test_zigzag_first_pivot_can_be_a_high() -> None:
     assert extra.zigzag_last_pivot(high, low, threshold=0.1) is None
 
 
-def test_zigzag_last_pivot_on_real_data_is_a_real_extreme(oracle_series: Bars) -> None:
+def test_zigzag_last_pivot_on_real_data_is_a_real_extreme(oracle_series: PriceArrays) -> None:
     b = oracle_series
     pivot = extra.zigzag_last_pivot(b.high, b.low)
     assert pivot is not None

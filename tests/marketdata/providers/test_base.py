@@ -109,5 +109,8 @@ def test_every_registered_provider_is_a_provider():
         cls = registry.provider_class(name)
         assert issubclass(cls, Provider) and cls.config.name == name
         assert cls.config.hosts, name
-    for capability, names in registry.CAPABILITIES.items():
-        assert set(names) <= set(registry.PROVIDERS), capability
+    from marketdata.capabilities import CAPABILITIES
+
+    for capability in CAPABILITIES.values():
+        assert {s.name for s in capability.sources} <= set(registry.PROVIDERS) | {
+            "fred_api", "fred_graph"}, capability.name  # FRED's two sources, one provider

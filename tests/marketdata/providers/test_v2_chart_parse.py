@@ -1,5 +1,6 @@
-"""v2 chart: parse_chart_v2 on every recording (values exactly as recorded), events, edge
-shapes, the absolute-window rules, and fetch_chart end to end (query, cache keys)."""
+"""Yahoo's chart into Bars (the v2 view): every recording (values exactly as recorded),
+events, edge shapes, the absolute-window rules, and the price-history capability end to
+end (query, cache keys)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from marketdata.capabilities.bars import chart as fetch_chart
 from marketdata.errors import BadRequest, NotFound, UpstreamBadResponse
-from marketdata.providers.yahoo.chart import (
-    check_window,
-    fetch_chart,
-    parse_chart,
-    parse_chart_v2,
-    parse_events,
-)
+from marketdata.providers.yahoo.chart import parse_bars, parse_events
+from marketdata.records.bars import META_KINDS, META_MEMBERS, check_window, typed_meta_value
 from tests.conftest import calls_to
 
 from .helpers import recordings, wrap_numbers
@@ -28,6 +25,15 @@ NVDA_SPLIT = "yahoo/v8-chart/historical-via-chart-NVDA-split-2021-02-01-to-2022-
 EMPTY_1M = ("yahoo/v8-chart/"
             "chart-AAPL-2025-02-01-to-2025-02-02-includePrePost-false-interval-1m.json")
 FIELDS = ("open", "high", "low", "close")
+
+
+def parse_chart_v2(payload, interval="1d"):
+    return parse_bars(payload, interval)
+
+
+def parse_chart(payload, interval):
+    """The v1 view."""
+    return parse_bars(payload, interval).candles()
 
 
 def expected_rows(payload) -> list[tuple]:
@@ -48,7 +54,7 @@ def expected_rows(payload) -> list[tuple]:
 def rows_of(chart) -> list[tuple]:
     adj = chart.adjclose or [None] * len(chart)
     return list(zip(chart.timestamps, chart.open, chart.high, chart.low, chart.close,
-                    chart.volume, adj, strict=True))
+                    chart.volumes(), adj, strict=True))
 
 
 @pytest.mark.parametrize("path", CHARTS)
@@ -59,7 +65,12 @@ def test_every_recording_exactly(recording, path):
     # Same JSON values, same types: nothing was rounded or converted.
     for got, want in zip(rows_of(chart), expected_rows(payload), strict=True):
         assert [type(v) for v in got] == [type(v) for v in want]
-    assert chart.meta == payload["chart"]["result"][0]["meta"]
+    # The meta under the spec's names, typed; Yahoo's `gmtoffset` is `gmtOffset`.
+    sent = payload["chart"]["result"][0]["meta"]
+    assert list(chart.meta) == list(META_MEMBERS)
+    for name in META_MEMBERS:
+        value = sent.get("gmtoffset" if name == "gmtOffset" else name)
+        assert chart.meta[name] == typed_meta_value(value, META_KINDS[name]), name
     has_adj = "adjclose" in payload["chart"]["result"][0]["indicators"]
     assert (chart.adjclose is not None) == has_adj
 
@@ -129,7 +140,8 @@ def test_null_volume_zero_null_price_dropped_negative_volume_clamped():
         (1.2, 2.2, 0.7, 1.7, 7),
     ], adj=[1.4, None, None, None, 1.65]))
     assert chart.timestamps == [100, 103, 104]
-    assert chart.volume == [0, 0, 7]
+    assert chart.volumes() == [0, 0, 7]
+    assert chart.volume == [None, -5, 7]  # as sent
     assert chart.adjclose == [1.4, None, 1.65]
     # v1 is unchanged: a row without volume is no price there.
     assert parse_chart(_payload([(1.0, 2.0, 0.5, 1.5, None), (1.2, 2.2, 0.7, 1.7, 7)]),

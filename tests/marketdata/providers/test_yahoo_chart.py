@@ -1,4 +1,5 @@
-"""v8 chart: parse_chart on every recording, edge shapes, and fetch_candles end to end."""
+"""v8 chart: the v1 view of Yahoo's bars on every recording, edge shapes, and the v1
+candles of the price-history capability end to end."""
 
 from __future__ import annotations
 
@@ -7,13 +8,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from marketdata.capabilities.bars import candles as fetch_candles
 from marketdata.errors import BadRequest, NotFound, UpstreamBadResponse
-from marketdata.providers.yahoo.chart import (
-    chart_policy,
-    check_range_interval,
-    fetch_candles,
-    parse_chart,
-)
+from marketdata.providers.yahoo.chart import chart_policy, parse_bars
+from marketdata.records.bars import check_range_interval
 from tests.conftest import calls_to
 
 from .helpers import recordings, wrap_numbers
@@ -23,6 +21,11 @@ EMPTY_1M = ("yahoo/v8-chart/"
             "chart-AAPL-2025-02-01-to-2025-02-02-includePrePost-false-interval-1m.json")
 AAPL_3MO = "yahoo/v8-chart/chart-AAPL-2020-08-31-to-2020-11-07.json"
 FIELDS = ("open", "high", "low", "close", "volume")
+
+
+def parse_chart(payload, interval):
+    """Yahoo's chart in the v1 view (Bars.candles)."""
+    return parse_bars(payload, interval).candles()
 
 
 def interval_of(path: str) -> str:
@@ -271,7 +274,7 @@ class TestFetchCandles:
         assert len(calls) == 1
         params = parse_qs(urlsplit(calls[0].request.url).query)
         assert params == {"range": ["3mo"], "interval": ["1d"], "includePrePost": ["false"],
-                          "events": ["div,split"]}
+                          "events": ["div,split,capitalGain"]}
         assert calls_to(yahoo.mock, "getcrumb") == []
 
     @pytest.mark.parametrize(("symbol", "encoded"), [("^GSPC", "%5EGSPC"),

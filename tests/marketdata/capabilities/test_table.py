@@ -7,6 +7,7 @@ import logging
 
 import pytest
 
+from marketdata import capabilities as sources
 from marketdata.errors import (
     BadRequest,
     CredentialsRejected,
@@ -14,7 +15,6 @@ from marketdata.errors import (
     UpstreamTimeout,
     UpstreamUnavailable,
 )
-from marketdata.providers import sources
 from tests.conftest import capture_logs
 
 
@@ -53,7 +53,7 @@ def test_refused_key_falls_back_and_warns_once(settings):
     def refused():
         raise CredentialsRejected("fmp", "Financial Modeling Prep refused the API key", 401)
 
-    with capture_logs("marketdata.providers.sources", logging.INFO) as logs:
+    with capture_logs("marketdata.capabilities", logging.INFO) as logs:
         for _ in range(3):
             assert sources.serve("price_target_consensus",
                                  {"fmp": refused, "yahoo": lambda: "keyless"}) == "keyless"

@@ -1,0 +1,229 @@
+"""Which provider serves which capability, in order of preference: the one table.
+
+A *capability* is one kind of data an endpoint needs (daily bars, macro series,
+price-target consensus, press releases...). Its :class:`Capability` lists the sources in
+order of preference; a keyed source (``key_setting``) takes part only when its key is set,
+so **every capability has a source that needs no key**. A source names its fetcher, the
+function in its provider's module that maps the query to the upstream call and its answer
+to a record (``"module:function"``, imported on first use: this table never imports a
+provider). One table says it all, and three readers use it:
+
+- :func:`call` runs a query through the active sources' fetchers, :func:`serve` through
+  fetchers a caller supplies: the first answer wins. A source that does not serve this
+  query (:class:`~marketdata.errors.NotServed`: a daily-bars source asked for minutes) is
+  passed over. When a next source exists, a capability with a ``primary_share`` gives each
+  source but the last that share of the time left, so a hanging first source leaves the
+  next one time to answer. A keyed
+  source that refuses its key (:class:`~marketdata.errors.CredentialsRejected`, a 401/403)
+  is logged at WARNING once per process and provider, then the next source is asked; so
+  is any other upstream failure (502/503/504/429) when a next source exists. "Not found"
+  and bad requests are answers, not failures: they end the search (the keyed source is the
+  better one, and a keyless source would only guess). When every source fails, the first
+  failure is raised (the preferred source's own words).
+- :func:`notices` says, for ``/v2/health``, which source serves each capability now.
+- The table of sources in `docs/api-notes.md` is written from the same rows.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from django.conf import settings
+from django.utils.module_loading import import_string
+
+from marketdata import deadline
+from marketdata.errors import CredentialsRejected, NotServed, UpstreamError
+from marketdata.logs import get_logger
+
+log = get_logger("marketdata.capabilities")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Source:
+    """One way to serve a capability: ``name`` is the provider's (the key of its fetch in
+    :func:`serve`), ``fetcher`` its function for :func:`call` (``"module:function"``)."""
+
+    name: str
+    label: str
+    key_setting: str | None = None
+    fetcher: str | None = None
+
+    def active(self) -> bool:
+        return self.key_setting is None or bool(getattr(settings, self.key_setting, ""))
+
+    def fetch_function(self) -> Callable[..., Any]:
+        if self.fetcher is None:
+            raise LookupError(f"source {self.name!r} has no fetcher")
+        function = _fetchers.get(self.fetcher)
+        if function is None:
+            function = import_string(self.fetcher.replace(":", "."))
+            _fetchers[self.fetcher] = function
+        return function
+
+
+_fetchers: dict[str, Callable[..., Any]] = {}
+
+
+@dataclass(frozen=True)
+class Capability:
+    name: str
+    title: str
+    sources: tuple[Source, ...]
+    # The share of the time left each source but the last gets when a next one exists.
+    primary_share: float | None = None
+
+    def active_sources(self) -> tuple[Source, ...]:
+        return tuple(source for source in self.sources if source.active())
+
+    def notice(self) -> str:
+        active = self.active_sources()
+        first, rest = active[0], active[1:]
+        text = f"{self.title}: {first.label}"
+        if first.key_setting:
+            text += f" ({first.key_setting} set)"
+        if rest:
+            text += "; when it fails, " + ", then ".join(s.label for s in rest)
+        idle = [s for s in self.sources if not s.active()]
+        if idle:
+            text += "; " + ", ".join(f"set {s.key_setting} to use {s.label} first"
+                                     for s in idle)
+        return text + "."
+
+
+YAHOO = "Yahoo Finance"
+FMP = Source("fmp", "Financial Modeling Prep", "FMP_API_KEY")
+
+CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
+    Capability("bars", "Price history (charts, historical prices, indicators, backtests)", (
+        Source("yahoo", f"{YAHOO} (every interval)",
+               fetcher="marketdata.providers.yahoo.chart:bars"),
+    ), primary_share=0.5),
+    Capability("security_search", "Symbol search (/v1/search)", (
+        Source("algolia", "a hosted search index (an Algolia application)"),
+        Source("yahoo", f"{YAHOO} search"))),
+    Capability("macro_series", "Macro series (/v2/macro/series/{id})", (
+        Source("fred_api", "the FRED API", "FRED_API_KEY"),
+        Source("fred_graph", "FRED's keyless fredgraph.csv download"))),
+    Capability("treasury_yields", "Treasury yields (/v2/macro/treasury-yields)", (
+        Source("treasury", "the U.S. Treasury's daily par yield curve CSV"),)),
+    Capability("cot", "Weekly positioning (/v2/positioning/cot/{symbol})", (
+        Source("cftc", "CFTC Commitments of Traders (Socrata public reporting)"),)),
+    Capability("world_news", "World news (/v2/worldnews/news/{symbol})", (
+        Source("gdelt", "the GDELT DOC 2.0 API, sentiment scored locally"),)),
+    Capability("forex", "Forex (/v2/forex/{from}/{to})", (
+        Source("yahoo", f"{YAHOO} (live bid/ask)"),
+        Source("frankfurter", "the ECB reference rates (Frankfurter)"))),
+    Capability("futures", "Futures (/v2/futures/{symbol})", (Source("yahoo", YAHOO),)),
+    Capability("grading_actions", "Grading actions (/v2/grading-actions/{symbol})", (
+        FMP, Source("yahoo", f"{YAHOO} upgradeDowngradeHistory"))),
+    Capability("price_target_consensus",
+               "Price target consensus (/v2/price-target-consensus/{symbol})", (
+                   FMP, Source("yahoo", f"{YAHOO} financialData targets"))),
+    Capability("price_target_summary",
+               "Price target summary (/v2/price-target-summary/{symbol})", (
+                   FMP, Source("yahoo", f"{YAHOO} rating-change price targets"))),
+    Capability("press_releases", "Press releases (/v2/press-releases/{symbol})", (
+        FMP, Source("sec", "SEC EDGAR 8-K press-release exhibits (EX-99)"))),
+    Capability("index_constituents",
+               "Index constituents (/v2/index-constituents/{symbol})", (
+                   FMP, Source("wikipedia", "the public constituent tables on Wikipedia"))),
+)}
+
+_warned: set[str] = set()
+_warned_lock = threading.Lock()
+
+
+def capability(name: str) -> Capability:
+    return CAPABILITIES[name]
+
+
+def _warn_once(source: Source, capability: Capability, error: CredentialsRejected) -> None:
+    with _warned_lock:
+        if source.name in _warned:
+            return
+        _warned.add(source.name)
+    # The error's own text never carries the key (the providers build it without one).
+    log.warning("provider_key_rejected", provider=source.name, capability=capability.name,
+                setting=source.key_setting, upstream_status=error.upstream_status,
+                detail="the key was refused; falling back to the next source")
+
+
+def serve(name: str, fetchers: Mapping[str, Callable[[], T]]) -> T:
+    """The first answer of the capability's active sources, in order (see the module doc).
+
+    ``fetchers`` maps each source name to the call that fetches through it; a source
+    without a fetcher is skipped.
+    """
+    cap = CAPABILITIES[name]
+    failures: list[UpstreamError] = []
+    not_served: NotServed | None = None
+    sources = [s for s in cap.active_sources() if s.name in fetchers]
+    for position, source in enumerate(sources):
+        fetch = fetchers[source.name]
+        try:
+            if cap.primary_share is not None and position < len(sources) - 1:
+                with deadline.share(cap.primary_share):
+                    return fetch()
+            return fetch()
+        except NotServed as exc:
+            not_served = not_served or exc
+        except CredentialsRejected as exc:
+            _warn_once(source, cap, exc)
+            failures.append(exc)
+        except UpstreamError as exc:
+            log.info("source_failed", capability=cap.name, provider=source.name,
+                     status=exc.status_code)
+            failures.append(exc)
+    if failures:
+        raise failures[0]
+    if not_served is not None:
+        raise not_served
+    raise LookupError(f"no source of {name!r} has a fetcher")  # a programming error
+
+
+def call(name: str, *args: Any, **kwargs: Any) -> Any:
+    """The first answer of the capability's active sources' own fetchers, each called with
+    ``args`` and ``kwargs`` (see the module doc)."""
+    cap = CAPABILITIES[name]
+    fetchers = {source.name: _bound(source.fetch_function(), args, kwargs)
+                for source in cap.active_sources() if source.fetcher is not None}
+    return serve(name, fetchers)
+
+
+def _bound(function: Callable[..., T], args: tuple[Any, ...],
+           kwargs: dict[str, Any]) -> Callable[[], T]:
+    return lambda: function(*args, **kwargs)
+
+
+def active_source(name: str) -> str:
+    """The name of the source that is asked first for a capability."""
+    return CAPABILITIES[name].active_sources()[0].name
+
+
+def notices() -> list[str]:
+    """One line per capability: the source serving it now, the fallbacks, the keyed ones
+    that a key would switch on (``/v2/health``)."""
+    return [cap.notice() for cap in CAPABILITIES.values()]
+
+
+def reset_warnings() -> None:
+    """Forget which rejected keys were logged (tests; a changed key deserves a new line)."""
+    with _warned_lock:
+        _warned.clear()
+
+
+def _on_setting_changed(setting: str, **kwargs: Any) -> None:
+    if setting.endswith("_API_KEY"):
+        reset_warnings()
+
+
+try:
+    from django.test.signals import setting_changed
+
+    setting_changed.connect(_on_setting_changed, dispatch_uid="marketdata.capabilities")
+except ImportError:  # pragma: no cover
+    pass
