@@ -36,8 +36,10 @@ test: $(DEV_STAMP) lint schema typecheck unit
 quick: $(DEV_STAMP) lint
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m "not integration" $(PYTEST_ARGS)
 
+## lint: ruff, and the import layers (import-linter contracts in pyproject.toml)
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
+	PYTHONPATH=. $(BIN)/lint-imports --no-cache
 
 schema: $(DEV_STAMP)
 	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file /dev/null

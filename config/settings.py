@@ -240,6 +240,9 @@ else:
 
 # -- market data ----------------------------------------------------------------------------
 MARKETDATA_UPSTREAM = os.environ.get("MARKETDATA_UPSTREAM", "live").strip().lower()
+# The upstream client's transport per mode (marketdata.http): the sandbox answers from the
+# in-process simulator; live uses HTTP. config.production has no sandbox.
+UPSTREAM_TRANSPORTS = {"sandbox": "marketdata.sandbox.transport.SandboxTransport"}
 if MARKETDATA_UPSTREAM not in ("live", "sandbox"):
     from django.core.exceptions import ImproperlyConfigured
 

@@ -19,7 +19,6 @@
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import hashlib
 import threading
 import time
@@ -27,13 +26,23 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core.cache import cache as django_cache
 
 from marketdata import deadline, lanes, markets, metrics
+from marketdata.cache_report import (  # noqa: F401  re-exported for callers
+    HIT,
+    MISS,
+    STALE,
+    CacheReport,
+    end_report,
+    note_incomplete,
+    start_report,
+)
+from marketdata.cache_report import note as _note
 from marketdata.concurrency import LazyPool
 from marketdata.errors import (
     DeadlineExceeded,
@@ -51,7 +60,6 @@ log = get_logger("marketdata.cache")
 T = TypeVar("T")
 
 KEY_VERSION = "1"
-HIT, MISS, STALE = "HIT", "MISS", "STALE"
 _ERROR_HOLD_SECONDS = 2
 _NEGATIVE_TTL_MAX = 300
 
@@ -101,58 +109,6 @@ POLICIES: dict[str, TTLPolicy] = {p.name: p for p in (
     TTLPolicy("fundamentals", open=86400, extended=86400, closed=86400, market_aware=False),
     TTLPolicy("transcript", open=604800, extended=604800, closed=604800, market_aware=False),
 )}
-
-
-# -- per-request report ---------------------------------------------------------------------
-@dataclass
-class CacheReport:
-    """What the cache did for one request: worst status and the shortest remaining TTL."""
-
-    statuses: list[str] = field(default_factory=list)
-    min_ttl: float | None = None
-    # An upstream error reached the caller; a service that answers anyway (a batch with
-    # one item left out) must not have that partial answer stored as a whole response.
-    incomplete: bool = False
-
-    def note(self, status: str, remaining: float | None) -> None:
-        self.statuses.append(status)
-        if remaining is not None and (self.min_ttl is None or remaining < self.min_ttl):
-            self.min_ttl = remaining
-
-    @property
-    def header(self) -> str | None:
-        if not self.statuses:
-            return None
-        for status in (STALE, MISS):
-            if status in self.statuses:
-                return status
-        return HIT
-
-
-_report: contextvars.ContextVar[CacheReport | None] = contextvars.ContextVar(
-    "cache_report", default=None)
-
-
-def start_report() -> tuple[CacheReport, contextvars.Token]:
-    report = CacheReport()
-    return report, _report.set(report)
-
-
-def end_report(token: contextvars.Token) -> None:
-    _report.reset(token)
-
-
-def _note(status: str, remaining: float | None) -> None:
-    report = _report.get()
-    if report is not None:
-        report.note(status, remaining)
-
-
-def note_incomplete() -> None:
-    """Mark the current request's answer as partial (never stored by the response cache)."""
-    report = _report.get()
-    if report is not None:
-        report.incomplete = True
 
 
 # -- statistics -----------------------------------------------------------------------------
@@ -493,13 +449,8 @@ def _gave_up(provider: str, flight_key: str, stale: T | None,
 
 
 def _provider_label(provider: str) -> str:
-    """A provider's display name for messages (its registry name when unknown)."""
-    try:
-        from marketdata.providers.registry import provider_class
-
-        return provider_class(provider).config.display_name
-    except (KeyError, ImportError, AttributeError):
-        return provider
+    """A provider's display name for messages (its name when unknown)."""
+    return get_client().display_name(provider)
 
 
 def _remembered_error(key: str) -> dict[str, Any] | None:

@@ -15,7 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from marketdata import lanes
+from marketdata import cache_report, lanes
 from marketdata.errors import (
     IncompleteAnswer,
     MarketDataError,
@@ -255,7 +255,5 @@ def gather_partial(fn: Callable[[T], R], items: Iterable[T], *,
                     error=type(outcome).__name__)
         result.left_out.append((item, outcome))
     if result.upstream_failed:
-        from marketdata.cache import note_incomplete  # the cache imports this module
-
-        note_incomplete()
+        cache_report.note_incomplete()
     return result

@@ -30,7 +30,8 @@ What it does for every call:
   ``X-Upstream-Host: <original host>`` so one replay server or sandbox can tell providers
   apart;
 - in sandbox mode a transport adapter answers from the in-process simulator, so the same
-  URLs, parsers and error paths run offline;
+  URLs, parsers and error paths run offline (settings name it, ``UPSTREAM_TRANSPORTS``:
+  this module never imports the simulator, which the production image does not ship);
 - one structured log line per attempt: provider, endpoint, status, duration, attempt,
   outcome. The query string and headers are never logged (they carry crumbs and keys).
 """
@@ -41,7 +42,7 @@ import contextvars
 import random
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -343,6 +344,11 @@ class UpstreamClient:
             session.mount("http://", adapter)
         return session
 
+    def display_name(self, provider: str) -> str:
+        """A registered provider's display name (for messages); its name when unknown."""
+        config = self._providers.get(provider)
+        return config.display_name if config is not None else provider
+
     def session(self, provider: str) -> requests.Session:
         return self._sessions[provider]
 
@@ -574,14 +580,15 @@ _client_lock = threading.Lock()
 
 
 def build_client() -> UpstreamClient:
-    """A client configured from Django settings (host map, sandbox transport)."""
+    """A client configured from Django settings (host map, the upstream mode's transport:
+    ``UPSTREAM_TRANSPORTS[MARKETDATA_UPSTREAM]``, a dotted class path, none for live)."""
     from django.conf import settings
+    from django.utils.module_loading import import_string
 
     transport = None
-    if settings.MARKETDATA_UPSTREAM == "sandbox":
-        from marketdata.sandbox.transport import SandboxTransport
-
-        transport = SandboxTransport()
+    path = getattr(settings, "UPSTREAM_TRANSPORTS", {}).get(settings.MARKETDATA_UPSTREAM)
+    if path:
+        transport = import_string(path)()
     return UpstreamClient(host_map=parse_host_map(settings.UPSTREAM_HOST_MAP),
                           transport=transport,
                           max_concurrency=settings.UPSTREAM_MAX_CONCURRENCY,
@@ -600,12 +607,20 @@ def get_client() -> UpstreamClient:
     return _client
 
 
+_on_reset: list[Callable[[], None]] = []
+
+
+def on_client_reset(callback: Callable[[], None]) -> None:
+    """Call ``callback`` whenever the process-wide client is forgotten (the provider
+    registry forgets the providers bound to it): the client knows no provider module."""
+    _on_reset.append(callback)
+
+
 def reset_client() -> None:
     """Forget the process-wide client so the next call rebuilds it from settings (tests),
     and with it every provider bound to it (credentials are read again)."""
     global _client
     with _client_lock:
         _client = None
-    from marketdata.providers import registry
-
-    registry.reset()
+    for callback in list(_on_reset):
+        callback()

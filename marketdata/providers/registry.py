@@ -12,6 +12,7 @@ import threading
 from importlib import import_module
 from typing import Any
 
+from marketdata.http import on_client_reset
 from marketdata.providers.base import Provider
 
 # name -> "module:Class"
@@ -64,6 +65,9 @@ def _on_setting_changed(setting: str, **kwargs: Any) -> None:
     # must be seen by the next call.
     reset()
 
+
+# The instances are bound to the client: a new client, new instances.
+on_client_reset(reset)
 
 try:
     from django.test.signals import setting_changed

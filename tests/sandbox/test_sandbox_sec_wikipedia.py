@@ -12,8 +12,9 @@ import pytest
 
 from marketdata.providers import sec, wikipedia
 from marketdata.sandbox import UpstreamSandbox
+from marketdata.sandbox import index_members as members
 from marketdata.sandbox.sec import companies, documents, filings
-from marketdata.sandbox.wikipedia import members, pages
+from marketdata.sandbox.wikipedia import pages
 
 CLOCK = datetime(2025, 6, 2, 15, 0, tzinfo=UTC)
 UA = {"user-agent": "Sandbox Tests tests@example.com"}

@@ -2,7 +2,7 @@
 
 The universe: the famous US-listed equities (Alibaba too: a foreign issuer, which files
 6-K and 20-F, never 8-K) and every member of the sandbox's S&P 500 and Nasdaq-100
-(:mod:`marketdata.sandbox.wikipedia.members`, which include the screener's universe). Any
+(:mod:`marketdata.sandbox.index_members`, which include the screener's universe). Any
 other ticker is unknown to EDGAR (``company_tickers.json`` does not list it).
 
 CIKs: the real ones for the famous companies (Alphabet's GOOGL and GOOG share 1652044, as
@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from marketdata.sandbox.index_members import FOREIGN_ISSUERS, nasdaq100, sp500
 from marketdata.sandbox.instruments import EQUITY, FAMOUS, Instrument, get_instrument, stable_hash
-from marketdata.sandbox.wikipedia.members import FOREIGN_ISSUERS, nasdaq100, sp500
 
 REAL_CIKS = {
     "AAPL": 320193, "MSFT": 789019, "NVDA": 1045810, "GOOGL": 1652044, "GOOG": 1652044,

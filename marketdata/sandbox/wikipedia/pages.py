@@ -6,7 +6,7 @@ links for symbols, article links for names and cities, ``<th scope="row">`` comp
 in the Dow table, footnote ``<sup class="reference">`` markers) and a decoy table (past
 changes, yearly returns) that must not be taken for the constituents.
 
-Values, per member (:mod:`marketdata.sandbox.wikipedia.members`), all from the sandbox's
+Values, per member (:mod:`marketdata.sandbox.index_members`), all from the sandbox's
 own instrument so every answer agrees with ``/v2/quote`` in sandbox mode:
 - Security / Company: the instrument's long name (Alphabet's two classes say which).
 - GICS Sector / Sub-Industry: the instrument's Yahoo sector and industry mapped to GICS
@@ -28,9 +28,9 @@ import html
 from datetime import date, timedelta
 from functools import lru_cache
 
+from marketdata.sandbox.index_members import dow30, nasdaq100, sp500
 from marketdata.sandbox.instruments import Instrument, known_instrument, stable_hash
 from marketdata.sandbox.sec.companies import cik_for
-from marketdata.sandbox.wikipedia.members import dow30, nasdaq100, sp500
 from marketdata.sandbox.yahoo.quote_summary import _company_header
 
 # Decoded article paths (the sandbox sees URL-decoded paths) -> (title, builder name).
