@@ -108,8 +108,11 @@ class UpstreamBadResponse(UpstreamError):
 
 class CredentialsRejected(UpstreamBadResponse):
     """A keyed provider refused its key (401/403) (502 when nothing else can answer). The
-    capability's next source is tried (:mod:`marketdata.providers.sources`); the message
-    never carries the key."""
+    capability's next source is tried (:mod:`marketdata.capabilities.table`); the message
+    never carries the key. ``remember``: the key itself was refused (not only this call),
+    so it is not sent again for a while."""
+
+    remember = True
 
 
 class UpstreamUnavailable(UpstreamError):

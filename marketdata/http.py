@@ -98,6 +98,11 @@ class ProviderConfig:
     hosts: tuple[str, ...] = ()
     own_lanes: tuple[str, ...] = ()
 
+    def bad_answer(self, detail: str, status: int | None = None) -> UpstreamBadResponse:
+        """The 502 for an answer of this provider that cannot be used, in its words:
+        ``"<display name> <detail>"`` (every provider module's one error helper)."""
+        return UpstreamBadResponse(self.name, f"{self.display_name} {detail}", status)
+
 
 @dataclass
 class UpstreamResponse:
@@ -304,6 +309,9 @@ class UpstreamClient:
                  lane_policy: lanes.LanePolicy | None = None) -> None:
         self.host_map = dict(host_map or {})
         self._transport = transport
+        # A transport answers in process (the simulator): no upstream to spare, so the
+        # providers that pace their calls for an upstream's sake don't (see Provider.paced).
+        self.in_process = transport is not None
         self._pool_size = pool_size
         self._max_concurrency = max_concurrency
         self._providers: dict[str, ProviderConfig] = {}
@@ -624,3 +632,23 @@ def reset_client() -> None:
         _client = None
     for callback in list(_on_reset):
         callback()
+
+
+# The settings the client is built from: a test (override_settings) that changes one gets
+# a client built from the new value on its next call.
+_CLIENT_SETTINGS = frozenset({"MARKETDATA_UPSTREAM", "UPSTREAM_TRANSPORTS", "UPSTREAM_HOST_MAP",
+                              "UPSTREAM_MAX_CONCURRENCY", "UPSTREAM_ENDPOINT_SHARE",
+                              "UPSTREAM_PROVIDER_SHARE"})
+
+
+def _on_setting_changed(setting: str, **kwargs: Any) -> None:
+    if setting in _CLIENT_SETTINGS:
+        reset_client()
+
+
+try:
+    from django.test.signals import setting_changed
+
+    setting_changed.connect(_on_setting_changed, dispatch_uid="marketdata.http")
+except ImportError:  # pragma: no cover - Django is always installed here
+    pass

@@ -53,6 +53,7 @@ def _clean_state(settings):
     from django.core.cache import cache
 
     from marketdata import cache as md_cache
+    from marketdata import capabilities
     from marketdata.http import reset_client
 
     settings.MARKETDATA_UPSTREAM = "live"
@@ -65,6 +66,7 @@ def _clean_state(settings):
     channel_layers.backends.clear()
     _clear_cache(cache)
     md_cache.stats._pending.clear()
+    capabilities.reset_warnings()
     yield
     reset_client()
     _clear_cache(cache)

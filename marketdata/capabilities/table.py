@@ -27,6 +27,7 @@ provider). One table says it all, and three readers use it:
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -87,10 +88,19 @@ class Capability:
             text += f" ({first.key_setting} set)"
         if rest:
             text += "; when it fails, " + ", then ".join(s.label for s in rest)
+        order = {source.name: i for i, source in enumerate(self.sources)}
         idle = [s for s in self.sources if not s.active()]
         if idle:
-            text += "; " + ", ".join(f"set {s.key_setting} to use {s.label} first"
-                                     for s in idle)
+            text += "; " + ", ".join(
+                f"set {s.key_setting} to use {s.label} "
+                + ("first" if order[s.name] < order[first.name] else "when it fails")
+                for s in idle)
+        last = _last_answer.get(self.name)
+        if last is not None and last[0] != first.name:
+            ago = time.monotonic() - last[1]
+            if ago < FALLBACK_NOTICE_SECONDS:
+                label = next(s.label for s in self.sources if s.name == last[0])
+                text += f"; the last answer came from {label} ({int(ago)} s ago)"
         return text + "."
 
 
@@ -133,6 +143,10 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
                    FMP, Source("wikipedia", "the public constituent tables on Wikipedia"))),
 )}
 
+# capability -> (source, monotonic time) of its last answer: /v2/health says when a fallback
+# answered lately (within FALLBACK_NOTICE_SECONDS).
+_last_answer: dict[str, tuple[str, float]] = {}
+FALLBACK_NOTICE_SECONDS = 600
 _warned: set[str] = set()
 _warned_lock = threading.Lock()
 
@@ -167,8 +181,11 @@ def serve(name: str, fetchers: Mapping[str, Callable[[], T]]) -> T:
         try:
             if cap.primary_share is not None and position < len(sources) - 1:
                 with deadline.share(cap.primary_share):
-                    return fetch()
-            return fetch()
+                    answer = fetch()
+            else:
+                answer = fetch()
+            _last_answer[name] = (source.name, time.monotonic())
+            return answer
         except NotServed as exc:
             not_served = not_served or exc
         except CredentialsRejected as exc:
@@ -211,9 +228,11 @@ def notices() -> list[str]:
 
 
 def reset_warnings() -> None:
-    """Forget which rejected keys were logged (tests; a changed key deserves a new line)."""
+    """Forget which rejected keys were logged (tests; a changed key deserves a new line)
+    and which sources answered last."""
     with _warned_lock:
         _warned.clear()
+    _last_answer.clear()
 
 
 def _on_setting_changed(setting: str, **kwargs: Any) -> None:

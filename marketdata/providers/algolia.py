@@ -24,7 +24,7 @@ from urllib.parse import quote
 import orjson
 from django.conf import settings
 
-from marketdata.errors import MarketDataError, UpstreamBadResponse
+from marketdata.errors import MarketDataError
 from marketdata.formatting import text
 from marketdata.http import ProviderConfig, UpstreamResponse
 from marketdata.providers.base import Provider
@@ -41,17 +41,14 @@ ATTRIBUTES = ("name", "symbol", "exchangeShortName", "type")
 _APP_ID = re.compile(r"^[A-Za-z0-9]{1,32}$")
 
 
-def _bad(detail: str, status: int | None = None) -> UpstreamBadResponse:
-    return UpstreamBadResponse(PROVIDER.name, f"{PROVIDER.display_name} {detail}", status)
-
 
 def search_url(app_id: str, index: str) -> str:
     """``https://{APP_ID}-dsn.algolia.net/1/indexes/{index}`` (the DSN host serves search)."""
     if not _APP_ID.match(app_id or ""):
         # An operator typo must never change the host we talk to.
-        raise _bad("is misconfigured (SEARCH_APP_ID is not an application id)")
+        raise PROVIDER.bad_answer("is misconfigured (SEARCH_APP_ID is not an application id)")
     if not index:
-        raise _bad("is misconfigured (SEARCH_INDEX is empty)")
+        raise PROVIDER.bad_answer("is misconfigured (SEARCH_INDEX is empty)")
     return f"https://{app_id.lower()}-dsn.algolia.net/1/indexes/{quote(index, safe='')}"
 
 
@@ -74,7 +71,7 @@ def parse_hits(payload: Any, hits: int | None = None,
     """
     rows = payload.get("hits") if isinstance(payload, dict) else None
     if not isinstance(rows, list):
-        raise _bad("returned a body without a 'hits' list")
+        raise PROVIDER.bad_answer("returned a body without a 'hits' list")
     out: list[dict[str, str]] = []
     for hit in rows:
         if not isinstance(hit, dict):
@@ -111,7 +108,7 @@ class AlgoliaProvider(Provider):
     def error_for(self, response: UpstreamResponse, endpoint: str,
                   not_found: str | None) -> MarketDataError | None:
         if response.status >= 400:
-            return _bad(f"answered HTTP {response.status}", response.status)
+            return PROVIDER.bad_answer(f"answered HTTP {response.status}", response.status)
         return None
 
     def search(self, query: str, hits: int,

@@ -12,23 +12,37 @@ A provider is one upstream (Yahoo Finance, the search index, FRED, ...). Its sub
 - one mapping of upstream statuses to domain errors (``error_for``): 404 -> NotFound,
   other 4xx -> 502 (the client already maps 5xx, 429, timeouts and connection errors).
 
-Typed fetches per upstream endpoint are small functions in the provider's module or
-package: build the params, go through :meth:`Provider.cached` (cache-through with the
-provider's name), call :meth:`Provider.get_json` / :meth:`Provider.get`, parse into a
-record. Adding a provider is one module plus one entry in
-:mod:`marketdata.providers.registry`.
+A keyed provider (:class:`KeyedProvider`) names its key's setting and how the key is sent;
+the base makes the rest the same for every keyed provider: no key, no call; a refused key
+(:class:`~marketdata.errors.CredentialsRejected`) is not sent again for
+``KEY_REFUSAL_MEMORY_SECONDS``, so a bad key costs one call, not one per request, and the
+capability's next source answers meanwhile.
+
+Fetchers, one per capability a provider serves, are functions in the provider's module or
+package: map the query to the upstream's parameters, go through :meth:`Provider.cached`
+(cache-through with the provider's name), call :meth:`Provider.get_json` /
+:meth:`Provider.get`, transform the answer into the capability's record
+(:mod:`marketdata.records`). Unusable answers are ``PROVIDER.bad_answer(...)`` (502 in the
+provider's words). Adding a provider is one module, one entry in
+:mod:`marketdata.providers.registry` and one row of :mod:`marketdata.capabilities.table`.
 """
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, TypeVar
 
+from django.conf import settings
+
 from marketdata.cache import TTLPolicy, fetch_through
-from marketdata.errors import MarketDataError, NotFound, UpstreamBadResponse
+from marketdata.errors import CredentialsRejected, MarketDataError, NotFound, UpstreamBadResponse
 from marketdata.http import ProviderConfig, UpstreamClient, UpstreamResponse
 
 T = TypeVar("T")
+# How long a refused key is not sent again (seconds).
+KEY_REFUSAL_MEMORY_SECONDS = 600
 
 
 class Provider:
@@ -40,6 +54,9 @@ class Provider:
         self.client = client
         client.register(self.config)
         self.credentials: Mapping[str, Any] = self.load_credentials()
+        # Pace calls (GDELT's and EDGAR's asked-for rates) only where a real upstream
+        # answers: the in-process simulator has none to spare.
+        self.paced = not client.in_process
 
     @property
     def name(self) -> str:
@@ -76,10 +93,13 @@ class Provider:
         if response.status == 404:
             return NotFound(not_found or self.not_found_detail(response) or "Not found")
         if response.status >= 400:
-            return UpstreamBadResponse(
-                self.name, f"{self.display_name} answered HTTP {response.status} for "
-                f"{endpoint}", response.status)
+            return self.status_error(response, endpoint)
         return None
+
+    def status_error(self, response: UpstreamResponse, endpoint: str) -> UpstreamBadResponse:
+        """The 502 for an HTTP status that means nothing more specific."""
+        return self.config.bad_answer(f"answered HTTP {response.status} for {endpoint}",
+                                      response.status)
 
     def not_found_detail(self, response: UpstreamResponse) -> str | None:
         return None
@@ -124,3 +144,68 @@ class Provider:
                policy: str | TTLPolicy, group: str | None = None) -> T:
         """Cache-through under this provider's name (see :func:`marketdata.cache.fetch_through`)."""
         return fetch_through(self.name, call, params, fetch, policy, group=group)
+
+
+class KeyedProvider(Provider):
+    """A provider that needs a key from settings (``key_setting``).
+
+    Subclasses say how the key travels (:meth:`authenticate`, from ``self.api_key``) and
+    which answers refuse it (their :meth:`error_for` returns :meth:`key_rejected`). The
+    base makes every keyed call the same: without a key nothing is sent
+    (CredentialsRejected at once, so the capability's next source answers); a refused key
+    is remembered for ``KEY_REFUSAL_MEMORY_SECONDS`` and not sent meanwhile. Messages name
+    the setting, never the key.
+    """
+
+    key_setting: ClassVar[str]
+    # The clock of the refusal memory (tests replace it).
+    monotonic = staticmethod(time.monotonic)
+
+    def __init__(self, client: UpstreamClient) -> None:
+        super().__init__(client)
+        self._refused_at: float | None = None
+        self._refused_lock = threading.Lock()
+
+    def load_credentials(self) -> Mapping[str, Any]:
+        return {"api_key": str(getattr(settings, self.key_setting, "") or "").strip()}
+
+    @property
+    def api_key(self) -> str:
+        return str(self.credentials.get("api_key") or "")
+
+    def key_rejected(self, status: int | None, detail: str | None = None, *,
+                     remember: bool = True) -> CredentialsRejected:
+        """The error for a refused key (``detail``: what the refusal says beyond that).
+        ``remember=False``: refused for this call only (a plan without one endpoint), so
+        the key keeps being sent for the others."""
+        text = f"{self.display_name} refused the API key ({self.key_setting})"
+        error = CredentialsRejected(self.name, f"{text} {detail}" if detail else text, status)
+        error.remember = remember
+        return error
+
+    def key_refused_recently(self) -> bool:
+        with self._refused_lock:
+            refused = self._refused_at
+            if refused is not None and self.monotonic() - refused >= KEY_REFUSAL_MEMORY_SECONDS:
+                self._refused_at = refused = None
+        return refused is not None
+
+    def remember_refusal(self) -> None:
+        with self._refused_lock:
+            self._refused_at = self.monotonic()
+
+    def get(self, endpoint: str, url: str, params: Mapping[str, Any] | None = None, *,
+            headers: Mapping[str, str] | None = None, auth: bool = True,
+            not_found: str | None = None, **kwargs: Any) -> UpstreamResponse:
+        if auth:
+            if not self.api_key:
+                raise CredentialsRejected(self.name, f"{self.key_setting} is not set", None)
+            if self.key_refused_recently():
+                raise self.key_rejected(None, "recently; not sent again yet")
+        try:
+            return super().get(endpoint, url, params, headers=headers, auth=auth,
+                               not_found=not_found, **kwargs)
+        except CredentialsRejected as error:
+            if auth and error.remember:
+                self.remember_refusal()
+            raise

@@ -40,7 +40,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from marketdata.cache import TTLPolicy
-from marketdata.errors import MarketDataError, NotFound, UpstreamBadResponse
+from marketdata.errors import MarketDataError, NotFound
 from marketdata.http import ProviderConfig, UpstreamResponse
 from marketdata.providers.base import Provider
 from marketdata.providers.registry import get_provider
@@ -265,9 +265,6 @@ def soda_params(code: str, report: Report, weeks: int = WEEKS) -> dict[str, str]
 
 
 # -- parsing ---------------------------------------------------------------------------------
-def _bad(detail: str, status: int | None = None) -> UpstreamBadResponse:
-    return UpstreamBadResponse(PROVIDER.name, f"{PROVIDER.display_name} {detail}", status)
-
 
 def socrata_int(value: Any) -> int | None:
     """A Socrata number ("19404", also "19404.0" or a bare number) -> int; absent, null,
@@ -318,7 +315,7 @@ def parse_commitments(payload: Any, report: Report) -> Commitments:
     result (the contract is not in this report), not an error.
     """
     if not isinstance(payload, list):
-        raise _bad("returned a body that is not a list of rows")
+        raise PROVIDER.bad_answer("returned a body that is not a list of rows")
     dated: dict[str, Mapping[str, Any]] = {}
     for row in payload:
         if isinstance(row, dict) and (day := report_date(row.get(DATE_COLUMN))) is not None:
@@ -346,7 +343,7 @@ class CftcProvider(Provider):
     def error_for(self, response: UpstreamResponse, endpoint: str,
                   not_found: str | None) -> MarketDataError | None:
         if response.status >= 400:
-            return _bad(f"answered HTTP {response.status} for {endpoint}", response.status)
+            return self.status_error(response, endpoint)
         return None
 
     def fetch(self, code: str, report: Report) -> Commitments:

@@ -29,8 +29,6 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from django.conf import settings
-
 from marketdata.cache import TTLPolicy
 from marketdata.errors import (
     BadRequest,
@@ -41,7 +39,7 @@ from marketdata.errors import (
 )
 from marketdata.formatting import rows, text
 from marketdata.http import ProviderConfig, UpstreamResponse
-from marketdata.providers.base import Provider
+from marketdata.providers.base import KeyedProvider
 from marketdata.providers.registry import get_provider
 
 # Every FMP capability has a keyless fallback, so fail fast: short timeouts, one retry.
@@ -72,14 +70,15 @@ _REFUSALS = ("invalid api key", "restricted endpoint", "not available under your
              "exclusive endpoint", "special endpoint", "premium")
 
 
-def _bad(detail: str, status: int | None = None) -> UpstreamBadResponse:
-    return UpstreamBadResponse(PROVIDER.name, f"{PROVIDER.display_name} {detail}", status)
+
+# Words of a refusal that concern the plan, not the key: the key stays good for the rest.
+_PLAN_REFUSALS = ("restricted endpoint", "not available under your current",
+                  "exclusive endpoint", "special endpoint", "premium")
 
 
-def _rejected(status: int | None) -> CredentialsRejected:
-    return CredentialsRejected(
-        PROVIDER.name, f"{PROVIDER.display_name} refused the configured API key "
-        f"(FMP_API_KEY) or its plan does not include this data", status)
+def _plan_only(status: int | None, message: str | None) -> bool:
+    lowered = (message or "").lower()
+    return status == 402 or any(word in lowered for word in _PLAN_REFUSALS)
 
 
 def error_message(payload: Any) -> str | None:
@@ -149,10 +148,10 @@ def _rows_of(payload: Any, what: str) -> list[dict[str, Any]]:
     message = error_message(payload)
     if message is not None:
         if _refused(message):
-            raise _rejected(None)
-        raise _bad(f"returned an error instead of {what}")
+            raise fmp_provider().refusal(None, message)
+        raise PROVIDER.bad_answer(f"returned an error instead of {what}")
     if not isinstance(payload, list):
-        raise _bad(f"returned a body that is not a list of {what}")
+        raise PROVIDER.bad_answer(f"returned a body that is not a list of {what}")
     return rows(payload)
 
 
@@ -260,41 +259,48 @@ def parse_constituents(payload: Any, index: str) -> list[dict[str, Any]]:
 
 
 # -- the provider -------------------------------------------------------------------------
-class FmpProvider(Provider):
-    """The key is read once from settings and sent as ``apikey``; refusals (401, 402, 403,
-    or an "Error Message" naming the key or the plan) are CredentialsRejected."""
+class FmpProvider(KeyedProvider):
+    """The key is sent as ``apikey``; refusals (401, 402, 403, or an "Error Message" naming
+    the key or the plan) are CredentialsRejected. A plan's refusal of one endpoint
+    (402, "Restricted Endpoint") is not remembered as a refused key."""
 
     config = PROVIDER
-
-    def load_credentials(self) -> Mapping[str, Any]:
-        return {"api_key": settings.FMP_API_KEY}
+    key_setting = "FMP_API_KEY"
 
     def authenticate(self, params: dict[str, Any], headers: dict[str, str]) -> None:
-        params["apikey"] = self.credentials["api_key"]
+        params["apikey"] = self.api_key
+
+    def refusal(self, status: int | None, message: str | None) -> CredentialsRejected:
+        if _plan_only(status, message):
+            return self.key_rejected(status, "for this data (its plan does not include it)",
+                                     remember=False)
+        return self.key_rejected(status)
 
     def error_for(self, response: UpstreamResponse, endpoint: str,
                   not_found: str | None) -> MarketDataError | None:
         if response.status < 400:
             return None
-        if response.status in (401, 402, 403):
-            return _rejected(response.status)
-        if response.status == 404:
-            return NotFound(not_found or "Not found")
         try:
             message = error_message(response.json())
         except UpstreamBadResponse:
             message = None
-        if _refused(message):
-            return _rejected(response.status)
-        return _bad(f"answered HTTP {response.status} for {endpoint}", response.status)
+        if response.status in (401, 402, 403) or _refused(message):
+            return self.refusal(response.status, message)
+        if response.status == 404:
+            return NotFound(not_found or "Not found")
+        return self.status_error(response, endpoint)
 
     def stable(self, endpoint: str, params: Mapping[str, Any], not_found: str) -> Any:
-        """GET ``/stable/{endpoint}`` and decode it (the key is added by the auth hook)."""
-        if not self.credentials["api_key"]:
-            # Callers ask FMP only when the key is set; a call without one is refused as
-            # FMP would refuse it, so the caller falls back without a round trip.
-            raise _rejected(None)
-        return self.get_json(endpoint, f"{STABLE}/{endpoint}", params, not_found=not_found)
+        """GET ``/stable/{endpoint}`` and decode it (the key is added by the auth hook; a
+        refusal in a 200 body counts as one sent with its status)."""
+        payload = self.get_json(endpoint, f"{STABLE}/{endpoint}", params, not_found=not_found)
+        message = error_message(payload)
+        if _refused(message):
+            error = self.refusal(None, message)
+            if error.remember:
+                self.remember_refusal()
+            raise error
+        return payload
 
 
 def fmp_provider() -> FmpProvider:

@@ -23,7 +23,7 @@ from decimal import Decimal
 from typing import Any
 
 from marketdata.cache import TTLPolicy
-from marketdata.errors import MarketDataError, NotFound, UpstreamBadResponse
+from marketdata.errors import MarketDataError, NotFound
 from marketdata.formatting import number
 from marketdata.http import ProviderConfig, UpstreamResponse
 from marketdata.providers.base import Provider
@@ -83,9 +83,6 @@ def timeseries_url(start: date) -> str:
     return f"{BASE_URL}/{start.isoformat()}.."
 
 
-def _bad(detail: str) -> UpstreamBadResponse:
-    return UpstreamBadResponse(PROVIDER.name, f"{PROVIDER.display_name} {detail}")
-
 
 def _day(text: Any) -> date | None:
     try:
@@ -103,7 +100,7 @@ def parse_timeseries(payload: Any, base: str, quote: str) -> ReferenceRate:
     """
     rates = payload.get("rates") if isinstance(payload, dict) else None
     if not isinstance(rates, dict):
-        raise _bad("returned a body without a 'rates' object")
+        raise PROVIDER.bad_answer("returned a body without a 'rates' object")
     fixes: list[tuple[date, float]] = []
     for key, row in rates.items():
         day = _day(key)

@@ -34,24 +34,18 @@ import csv
 import io
 import math
 import re
-import threading
-import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
-
 from marketdata.cache import TTLPolicy
 from marketdata.errors import (
-    CredentialsRejected,
     MarketDataError,
     NotFound,
     UpstreamBadResponse,
     UpstreamRateLimited,
 )
 from marketdata.http import ProviderConfig, UpstreamResponse
-from marketdata.providers.base import Provider
+from marketdata.providers.base import KeyedProvider
 from marketdata.providers.registry import get_provider
 from marketdata.symbols import display_symbol
 
@@ -67,7 +61,6 @@ GRAPH_ENDPOINT = "fredgraph_csv"
 # Macro data changes at most daily (most series monthly or quarterly); markets don't matter.
 MACRO_SERIES_TTL = TTLPolicy("macro_series", open=3600, extended=3600, closed=3600,
                              market_aware=False)
-KEY_REFUSAL_MEMORY_SECONDS = 600
 
 # FRED ids are letters, digits and underscores (DGS10, CPIAUCSL, 00XALCATM086NEST,
 # BAMLH0A0HYM2); the longest seen are about 30 characters, 40 leaves room.
@@ -101,9 +94,6 @@ def normalize_series_id(text: str) -> str | None:
     return candidate.upper()
 
 
-def _bad(detail: str, status: int | None = None) -> UpstreamBadResponse:
-    return UpstreamBadResponse(PROVIDER.name, f"{PROVIDER.display_name} {detail}", status)
-
 
 def _not_found(series_id: str) -> NotFound:
     return NotFound(f"Series not found: '{display_symbol(series_id)}'")
@@ -133,7 +123,7 @@ def parse_api_observations(payload: Any) -> list[Observation]:
     left out; a body without an ``observations`` list is a 502."""
     rows = payload.get("observations") if isinstance(payload, dict) else None
     if not isinstance(rows, list):
-        raise _bad("returned a body without an 'observations' list")
+        raise PROVIDER.bad_answer("returned a body without an 'observations' list")
     out = [Observation(row["date"], parse_value(row.get("value")))
            for row in rows
            if isinstance(row, dict) and isinstance(row.get("date"), str)
@@ -173,7 +163,7 @@ def parse_graph_csv(text: str, series_id: str) -> list[Observation]:
     if columns is None:
         if graph_says_not_found(text):
             raise _not_found(series_id)
-        raise _bad("returned a download that is not the series' CSV")
+        raise PROVIDER.bad_answer("returned a download that is not the series' CSV")
     date_at, value_at = columns
     out: list[Observation] = []
     for row in reader:
@@ -194,25 +184,16 @@ def _api_error_message(response: UpstreamResponse) -> str:
     return message if isinstance(message, str) else ""
 
 
-class FredProvider(Provider):
+class FredProvider(KeyedProvider):
     """Both FRED sources on one provider (one lane), each upstream endpoint with its own
-    circuit breaker in the client. The key is read once, sent only to the API and
-    forgotten for a while once FRED refuses it."""
+    circuit breaker in the client. The key is sent only to the API (the graph download is
+    called with ``auth=False``); its refusal is remembered by the keyed base."""
 
     config = PROVIDER
-    # The clock of the key's refusal memory (tests replace it).
-    monotonic = staticmethod(time.monotonic)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._refused_at: float | None = None
-        self._lock = threading.Lock()
-
-    def load_credentials(self) -> Mapping[str, Any]:
-        return {"api_key": settings.FRED_API_KEY}
+    key_setting = "FRED_API_KEY"
 
     def authenticate(self, params: dict[str, Any], headers: dict[str, str]) -> None:
-        params["api_key"] = self.credentials["api_key"]
+        params["api_key"] = self.api_key
 
     def error_for(self, response: UpstreamResponse, endpoint: str,
                   not_found: str | None) -> MarketDataError | None:
@@ -225,40 +206,18 @@ class FredProvider(Provider):
         if endpoint == API_ENDPOINT:
             message = _api_error_message(response).lower()
             if status in (401, 403) or (status == 400 and "api_key" in message):
-                return CredentialsRejected(self.name, f"{self.display_name} refused the "
-                                           "API key (FRED_API_KEY)", status)
+                return self.key_rejected(status)
             if status == 404 or (status == 400 and "does not exist" in message):
                 return NotFound(not_found or "Not found")
         elif status == 404:
             return NotFound(not_found or "Not found")
-        return _bad(f"answered HTTP {status} for {endpoint}", status)
-
-    # -- the key's refusal, remembered ----------------------------------------------------
-    def _key_refused(self) -> bool:
-        with self._lock:
-            refused = self._refused_at
-            if refused is not None and self.monotonic() - refused >= KEY_REFUSAL_MEMORY_SECONDS:
-                self._refused_at = refused = None
-        return refused is not None
-
-    def _remember_refusal(self) -> None:
-        with self._lock:
-            self._refused_at = self.monotonic()
+        return self.status_error(response, endpoint)
 
     # -- the two fetches ------------------------------------------------------------------
     def observations_from_api(self, series_id: str) -> list[Observation]:
-        if not self.credentials["api_key"]:
-            raise CredentialsRejected(self.name, "FRED_API_KEY is not set", None)
-        if self._key_refused():
-            raise CredentialsRejected(self.name, f"{self.display_name} refused the API key "
-                                      "(FRED_API_KEY) recently; not sent again yet", None)
-        try:
-            payload = self.get_json(API_ENDPOINT, API_URL,
-                                    {"series_id": series_id, "file_type": "json"},
-                                    not_found=_not_found(series_id).detail)
-        except CredentialsRejected:
-            self._remember_refusal()
-            raise
+        payload = self.get_json(API_ENDPOINT, API_URL,
+                                {"series_id": series_id, "file_type": "json"},
+                                not_found=_not_found(series_id).detail)
         return parse_api_observations(payload)
 
     def observations_from_graph(self, series_id: str) -> list[Observation]:

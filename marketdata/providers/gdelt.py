@@ -64,7 +64,6 @@ from marketdata.cache import fetch_through
 from marketdata.errors import (
     MarketDataError,
     NotFound,
-    UpstreamBadResponse,
     UpstreamRateLimited,
 )
 from marketdata.formatting import text
@@ -100,9 +99,6 @@ _QUERY_REFUSALS = ("phrase is too short", "or'd terms", "parentheses may only",
                    "too short or too long", "keywords were too", "query was too",
                    "timespan is too")
 
-
-def _bad(detail: str, status: int | None = None) -> UpstreamBadResponse:
-    return UpstreamBadResponse(PROVIDER.name, f"{PROVIDER.display_name} {detail}", status)
 
 
 # -- the query -----------------------------------------------------------------------------
@@ -194,8 +190,8 @@ def plain_text_error(body: str) -> MarketDataError:
         return NotFound(f"No news search is possible: {PROVIDER.display_name} refused "
                         f"the query ({message})")
     if readable and message:
-        return _bad(f"answered with a message instead of articles: {message}")
-    return _bad("answered with a body that is not JSON")
+        return PROVIDER.bad_answer(f"answered with a message instead of articles: {message}")
+    return PROVIDER.bad_answer("answered with a body that is not JSON")
 
 
 def decode_artlist(response: UpstreamResponse) -> Any:
@@ -210,7 +206,8 @@ def decode_artlist(response: UpstreamResponse) -> Any:
         try:
             return json.loads(body.decode("utf-8", errors="replace"), strict=False)
         except ValueError:
-            raise _bad("answered with JSON it could not finish (malformed)") from None
+            raise PROVIDER.bad_answer(
+                "answered with JSON it could not finish (malformed)") from None
 
 
 def parse_seendate(value: Any) -> str | None:
@@ -231,10 +228,10 @@ def parse_articles(payload: Any, ignore: Iterable[str] = ()) -> list[dict[str, A
     """ArtList JSON -> News items, newest first (see the module doc). ``ignore``: words
     left out of the sentiment (the company's name)."""
     if not isinstance(payload, dict):
-        raise _bad("answered with JSON that is not an object")
+        raise PROVIDER.bad_answer("answered with JSON that is not an object")
     rows = payload.get("articles", [])
     if not isinstance(rows, list):
-        raise _bad("answered with an 'articles' member that is not a list")
+        raise PROVIDER.bad_answer("answered with an 'articles' member that is not a list")
     ignore = tuple(ignore)
     items: list[dict[str, Any]] = []
     seen: set[str] = set()
@@ -286,15 +283,14 @@ class GdeltProvider(Provider):
 
     def __init__(self, client: Any) -> None:
         super().__init__(client)
-        sandbox = getattr(settings, "MARKETDATA_UPSTREAM", "live") == "sandbox"
         interval = float(getattr(settings, "GDELT_MIN_INTERVAL_SECONDS",
                                  MIN_INTERVAL_SECONDS))
-        self.pacer = Pacer(0.0 if sandbox else interval)
+        self.pacer = Pacer(interval if self.paced else 0.0)
 
     def error_for(self, response: UpstreamResponse, endpoint: str,
                   not_found: str | None) -> MarketDataError | None:
         if response.status >= 400:
-            return _bad(f"answered HTTP {response.status}", response.status)
+            return PROVIDER.bad_answer(f"answered HTTP {response.status}", response.status)
         return None
 
     def articles(self, terms: SearchTerms) -> list[dict[str, Any]]:

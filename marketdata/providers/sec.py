@@ -47,7 +47,6 @@ from marketdata.errors import (
     DeadlineExceeded,
     MarketDataError,
     NotFound,
-    UpstreamBadResponse,
 )
 from marketdata.http import MIN_ATTEMPT_SECONDS, ProviderConfig, UpstreamResponse
 from marketdata.providers.base import Provider
@@ -81,9 +80,6 @@ _DOCUMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}", re.ASCII)
 _READABLE = (".htm", ".html", ".txt")
 
 
-def _bad(detail: str, status: int | None = None) -> UpstreamBadResponse:
-    return UpstreamBadResponse(PROVIDER.name, f"{PROVIDER.display_name} {detail}", status)
-
 
 # -- pacing ---------------------------------------------------------------------------------
 class RequestPacer(pacing.Pacer):
@@ -112,10 +108,6 @@ class SecProvider(Provider):
 
     config = PROVIDER
 
-    def __init__(self, client: Any) -> None:
-        super().__init__(client)
-        self.paced = settings.MARKETDATA_UPSTREAM != "sandbox"
-
     def load_credentials(self) -> Mapping[str, Any]:
         return {"user_agent": settings.SEC_USER_AGENT}
 
@@ -134,9 +126,10 @@ class SecProvider(Provider):
         if response.status == 404 and not_found is not None:
             return NotFound(not_found)
         if response.status == 403:
-            return _bad("refused the request (HTTP 403): EDGAR wants SEC_USER_AGENT to name "
-                        "the operator and a contact e-mail", 403)
-        return _bad(f"answered HTTP {response.status} for {endpoint}", response.status)
+            return PROVIDER.bad_answer("refused the request (HTTP 403): EDGAR wants "
+                                       "SEC_USER_AGENT to name the operator and a contact "
+                                       "e-mail", 403)
+        return self.status_error(response, endpoint)
 
 
 def sec_provider() -> SecProvider:
@@ -161,7 +154,7 @@ def parse_company_tickers(payload: Any) -> dict[str, int]:
     elif isinstance(payload, list):
         rows = payload
     else:
-        raise _bad("returned a ticker list that is not an object")
+        raise PROVIDER.bad_answer("returned a ticker list that is not an object")
     table: dict[str, int] = {}
     for row in rows:
         if not isinstance(row, dict):
@@ -173,7 +166,7 @@ def parse_company_tickers(payload: Any) -> dict[str, int]:
                 and not isinstance(cik, bool) and cik > 0:
             table.setdefault(ticker.strip().upper(), cik)
     if not table:
-        raise _bad("returned an empty ticker list")
+        raise PROVIDER.bad_answer("returned an empty ticker list")
     return table
 
 
@@ -189,10 +182,10 @@ def parse_submissions(payload: Any) -> list[dict[str, Any]]:
     filings = payload.get("filings") if isinstance(payload, dict) else None
     recent = filings.get("recent") if isinstance(filings, dict) else None
     if not isinstance(recent, dict):
-        raise _bad("returned submissions without filings.recent")
+        raise PROVIDER.bad_answer("returned submissions without filings.recent")
     forms = recent.get("form")
     if not isinstance(forms, list):
-        raise _bad("returned submissions without a form list")
+        raise PROVIDER.bad_answer("returned submissions without a form list")
     out = []
     for i, form in enumerate(forms):
         if form != "8-K":
@@ -264,7 +257,7 @@ def parse_filing_index(markup: str | bytes) -> list[dict[str, str]]:
             if kind and name:
                 out.append({"type": kind, "document": name})
     if not found:
-        raise _bad("returned a filing index without a document table")
+        raise PROVIDER.bad_answer("returned a filing index without a document table")
     return out
 
 
@@ -499,7 +492,7 @@ def filing_documents(cik: int, accession: str) -> list[dict[str, str]]:
 def exhibit(cik: int, accession: str, document: str) -> dict[str, str | None]:
     """``{title, text}`` of one exhibit document (cached a week)."""
     if not _DOCUMENT.fullmatch(document):
-        raise _bad("listed a document name that is not a plain file name")
+        raise PROVIDER.bad_answer("listed a document name that is not a plain file name")
     provider = sec_provider()
     url = f"{_folder(cik, accession)}/{document}"
     return provider.cached(

@@ -27,7 +27,7 @@ from datetime import date
 from typing import Any
 
 from marketdata.cache import TTLPolicy
-from marketdata.errors import MarketDataError, UpstreamBadResponse
+from marketdata.errors import MarketDataError
 from marketdata.http import ProviderConfig, UpstreamResponse
 from marketdata.providers.base import Provider
 from marketdata.providers.fred import parse_value
@@ -64,9 +64,6 @@ _MATURITY = re.compile(r"(\d+(?:\.\d+)?)\s*(mo|mos|month|months|yr|yrs|year|year
 _US_DATE = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})", re.ASCII)
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})", re.ASCII)
 
-
-def _bad(detail: str, status: int | None = None) -> UpstreamBadResponse:
-    return UpstreamBadResponse(PROVIDER.name, f"{PROVIDER.display_name} {detail}", status)
 
 
 def csv_params(year: int) -> dict[str, str]:
@@ -116,7 +113,7 @@ def parse_yield_csv(text: str) -> list[dict[str, Any]]:
     header = next(reader, None)
     members = [member_for_header(name) for name in header or ()]
     if "date" not in members:
-        raise _bad("returned a body that is not the yield curve CSV")
+        raise PROVIDER.bad_answer("returned a body that is not the yield curve CSV")
     date_at = members.index("date")
     feeds = [(i, name) for i, name in enumerate(members) if name and name != "date"]
     rows: list[dict[str, Any]] = []
@@ -141,7 +138,7 @@ class TreasuryProvider(Provider):
     def error_for(self, response: UpstreamResponse, endpoint: str,
                   not_found: str | None) -> MarketDataError | None:
         if response.status >= 400:
-            return _bad(f"answered HTTP {response.status} for {endpoint}", response.status)
+            return self.status_error(response, endpoint)
         return None
 
     def yield_curve(self, year: int) -> list[dict[str, Any]]:

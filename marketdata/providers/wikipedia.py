@@ -43,7 +43,7 @@ from bs4 import BeautifulSoup, Tag
 from django.conf import settings
 
 from marketdata.cache import TTLPolicy
-from marketdata.errors import MarketDataError, UpstreamBadResponse
+from marketdata.errors import MarketDataError
 from marketdata.http import ProviderConfig, UpstreamResponse
 from marketdata.providers.base import Provider
 from marketdata.providers.registry import get_provider
@@ -86,9 +86,6 @@ _SPAN_LIMIT = 1000
 _DATE_FORMATS = ("%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%Y-%m-%d")
 
 
-def _bad(detail: str, status: int | None = None) -> UpstreamBadResponse:
-    return UpstreamBadResponse(PROVIDER.name, f"{PROVIDER.display_name} {detail}", status)
-
 
 class WikipediaProvider(Provider):
     """A descriptive User-Agent on every call. Any 4xx is a bad upstream answer (502): a
@@ -107,7 +104,7 @@ class WikipediaProvider(Provider):
     def error_for(self, response: UpstreamResponse, endpoint: str,
                   not_found: str | None) -> MarketDataError | None:
         if response.status >= 400:
-            return _bad(f"answered HTTP {response.status} for {endpoint}", response.status)
+            return self.status_error(response, endpoint)
         return None
 
 
@@ -238,7 +235,7 @@ def parse_constituents(markup: str | bytes,
         if best is None or len(found) > len(best):
             best = found
     if not best:
-        raise _bad(f"page '{title}' has no constituents table")
+        raise PROVIDER.bad_answer(f"page '{title}' has no constituents table")
     return best
 
 

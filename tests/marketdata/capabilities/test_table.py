@@ -106,3 +106,18 @@ def test_notices_name_the_serving_source(settings):
     assert "Forex (/v2/forex/{from}/{to}): Yahoo Finance (live bid/ask); when it fails, " \
            "the ECB reference rates (Frankfurter)." in text
     assert "set FMP_API_KEY to use Financial Modeling Prep first" in text
+
+
+def test_notices_say_when_a_fallback_answered_lately():
+    def down():
+        raise UpstreamUnavailable("yahoo", "Yahoo Finance is unavailable")
+
+    forex = next(n for n in sources.notices() if n.startswith("Forex"))
+    assert "last answer" not in forex
+    assert sources.serve("forex", {"yahoo": down, "frankfurter": lambda: "ecb"}) == "ecb"
+    forex = next(n for n in sources.notices() if n.startswith("Forex"))
+    assert forex.endswith("; the last answer came from the ECB reference rates (Frankfurter) "
+                          "(0 s ago).")
+    assert sources.serve("forex", {"yahoo": lambda: "live", "frankfurter": lambda: "ecb"})
+    forex = next(n for n in sources.notices() if n.startswith("Forex"))
+    assert "last answer" not in forex

@@ -27,6 +27,7 @@ from marketdata.errors import (
     UpstreamUnavailable,
 )
 from marketdata.providers import fmp
+from marketdata.providers.base import KEY_REFUSAL_MEMORY_SECONDS
 from marketdata.providers.registry import PROVIDERS, provider_class
 from tests.conftest import calls_to, capture_logs
 
@@ -317,3 +318,33 @@ def test_the_key_is_never_logged(upstream):
         fmp.grades("AAPL")
     assert "/stable/grades" in logs.text()
     assert KEY not in logs.text() and "apikey" not in logs.text()
+
+
+def test_a_refused_key_is_not_sent_again_for_a_while(upstream):
+    """The keyed base's refusal memory, as FRED has it: one refused call, then none."""
+    serve(upstream, "grades", INVALID_KEY_BODY, 401)
+    serve(upstream, "price-target-summary", SUMMARY_BODY)
+    provider = fmp.fmp_provider()
+    now = [1000.0]
+    provider.monotonic = lambda: now[0]
+    with pytest.raises(CredentialsRejected):
+        fmp.grades("AAPL")
+    with pytest.raises(CredentialsRejected, match="recently"):
+        fmp.price_target_summary("AAPL")
+    assert len(upstream.calls) == 1
+    now[0] += KEY_REFUSAL_MEMORY_SECONDS + 1
+    serve(upstream, "news/press-releases", PRESS_BODY)  # a key with no error cached
+    assert fmp.press_releases("AAPL", 1)
+    assert len(upstream.calls) == 2
+
+
+@pytest.mark.parametrize("status", [200, 402])
+def test_a_plan_refusal_keeps_the_key_for_other_data(upstream, status):
+    """FMP's "Restricted Endpoint" refuses one endpoint under the key's plan; the key itself
+    is good, so the next endpoint is still asked."""
+    serve(upstream, "grades", RESTRICTED_BODY, status)
+    serve(upstream, "price-target-summary", SUMMARY_BODY)
+    with pytest.raises(CredentialsRejected, match="plan"):
+        fmp.grades("AAPL")
+    assert fmp.price_target_summary("AAPL")["symbol"] == "AAPL"
+    assert len(upstream.calls) == 2

@@ -25,6 +25,7 @@ from marketdata.errors import (
     UpstreamRateLimited,
 )
 from marketdata.providers import fred
+from marketdata.providers.base import KEY_REFUSAL_MEMORY_SECONDS
 from marketdata.providers.fred import (
     API_URL,
     GRAPH_URL,
@@ -214,7 +215,7 @@ def test_a_refused_key_is_not_sent_again_for_a_while(mock):
     provider.monotonic = lambda: now[0]
     with pytest.raises(CredentialsRejected):
         provider.observations_from_api("DGS10")
-    now[0] += fred.KEY_REFUSAL_MEMORY_SECONDS - 1
+    now[0] += KEY_REFUSAL_MEMORY_SECONDS - 1
     with pytest.raises(CredentialsRejected, match="recently"):
         provider.observations_from_api("GDP")
     assert len(mock.calls) == 1
