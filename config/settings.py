@@ -311,6 +311,9 @@ SEARCH_INDEX = os.environ.get("SEARCH_INDEX", "stocks").strip()
 # capability, without one the keyless source does. Never logged, never echoed.
 FRED_API_KEY = os.environ.get("FRED_API_KEY", "").strip()
 FMP_API_KEY = os.environ.get("FMP_API_KEY", "").strip()
+# Tiingo: daily and longer bars of US tickers when Yahoo's chart fails (sent in the
+# Authorization header).
+TIINGO_API_KEY = os.environ.get("TIINGO_API_KEY", "").strip()
 # Wikipedia asks automated clients for a descriptive User-Agent with a contact.
 WIKIPEDIA_USER_AGENT = os.environ.get("WIKIPEDIA_USER_AGENT", "").strip()
 # GDELT asks for at most one request every 5 seconds: call starts are spaced this far apart

@@ -56,6 +56,10 @@ class Source:
     def active(self) -> bool:
         return self.key_setting is None or bool(getattr(settings, self.key_setting, ""))
 
+    def described(self) -> str:
+        """The label, saying which key switched the source on."""
+        return f"{self.label} ({self.key_setting} set)" if self.key_setting else self.label
+
     def fetch_function(self) -> Callable[..., Any]:
         if self.fetcher is None:
             raise LookupError(f"source {self.name!r} has no fetcher")
@@ -83,11 +87,9 @@ class Capability:
     def notice(self) -> str:
         active = self.active_sources()
         first, rest = active[0], active[1:]
-        text = f"{self.title}: {first.label}"
-        if first.key_setting:
-            text += f" ({first.key_setting} set)"
+        text = f"{self.title}: {first.described()}"
         if rest:
-            text += "; when it fails, " + ", then ".join(s.label for s in rest)
+            text += "; when it fails, " + ", then ".join(s.described() for s in rest)
         order = {source.name: i for i, source in enumerate(self.sources)}
         idle = [s for s in self.sources if not s.active()]
         if idle:
@@ -111,6 +113,8 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
     Capability("bars", "Price history (charts, historical prices, indicators, backtests)", (
         Source("yahoo", f"{YAHOO} (every interval)",
                fetcher="marketdata.providers.yahoo.chart:bars"),
+        Source("tiingo", "Tiingo end-of-day prices (daily and longer, US tickers)",
+               "TIINGO_API_KEY", fetcher="marketdata.providers.tiingo:bars"),
     ), primary_share=0.5),
     Capability("security_search", "Symbol search (/v1/search)", (
         Source("algolia", "a hosted search index (an Algolia application)"),

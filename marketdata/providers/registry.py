@@ -27,6 +27,7 @@ PROVIDERS: dict[str, str] = {
     "cftc": "marketdata.providers.cftc:CftcProvider",
     "sec": "marketdata.providers.sec:SecProvider",
     "wikipedia": "marketdata.providers.wikipedia:WikipediaProvider",
+    "tiingo": "marketdata.providers.tiingo:TiingoProvider",
 }
 
 

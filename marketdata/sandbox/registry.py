@@ -17,6 +17,7 @@ from marketdata.sandbox.fred import router as fred
 from marketdata.sandbox.gdelt import router as gdelt
 from marketdata.sandbox.providers import ProviderFactory
 from marketdata.sandbox.sec import router as sec
+from marketdata.sandbox.tiingo import router as tiingo
 from marketdata.sandbox.treasury import router as treasury
 from marketdata.sandbox.wikipedia import router as wikipedia
 from marketdata.sandbox.yahoo import router as yahoo
@@ -32,4 +33,5 @@ PROVIDERS: tuple[ProviderFactory, ...] = (
     cftc.build_provider,
     sec.build_provider,
     wikipedia.build_provider,
+    tiingo.build_provider,
 )

@@ -204,7 +204,9 @@ def test_one_batch_call_per_cycle_for_every_active_symbol_whatever_the_connectio
         by_cycle: dict[int, set[str]] = {}
         for m in subscriber.messages:
             by_cycle.setdefault(m["cycle"], set()).add(m["symbol"])
-        assert len(by_cycle) >= 2 and all(v == set(subscriber.symbols) for v in by_cycle.values())
+        # The disconnects can land while the last cycle is being delivered: it may be partial.
+        whole = [by_cycle[cycle] for cycle in sorted(by_cycle)[:-1]]
+        assert len(whole) >= 1 and all(v == set(subscriber.symbols) for v in whole)
 
 
 def test_each_cycle_publishes_one_message_per_symbol_and_a_failure_keeps_polling():
