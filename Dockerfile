@@ -1,6 +1,7 @@
 # The service image: gunicorn (uvicorn workers, config.asgi) serving the API, the quote
 # stream, /readyz and /metrics on $PORT. Only what runs is copied in (no tests, bench or
-# docs); migrations are not run at start (docker-compose.yml runs them once, as their own
+# docs, nor the upstream simulator: .dockerignore leaves marketdata/sandbox out, and
+# config.production refuses sandbox mode); migrations are not run at start (docker-compose.yml runs them once, as their own
 # service, before the app starts; with plain `docker run`, see README "Docker").
 FROM python:3.11.14-slim-bookworm
 

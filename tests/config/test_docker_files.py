@@ -43,7 +43,7 @@ def test_image_holds_only_what_runs():
     assert not {"tests/", "bench/", "docs/", "tests", "bench"} & sources
     assert {"config/", "marketdata/", "apps/", "manage.py"} <= sources
     ignored = _lines(".dockerignore")
-    for entry in (".env", ".git", ".venv", "var", "tests", "bench"):
+    for entry in (".env", ".git", ".venv", "var", "tests", "bench", "marketdata/sandbox"):
         assert entry in ignored
 
 

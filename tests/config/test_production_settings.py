@@ -116,3 +116,42 @@ def test_production_refuses_a_missing_secret_key(tmp_path):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode != 0
     assert "SECRET_KEY must be set in production" in result.stderr
+
+
+def test_production_refuses_sandbox_mode(tmp_path):
+    env = _env(tmp_path, DJANGO_SETTINGS_MODULE="config.production",
+               MARKETDATA_UPSTREAM="sandbox")
+    result = subprocess.run([sys.executable, "manage.py", "check"], env=env, cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    assert "MARKETDATA_UPSTREAM=sandbox is not available with config.production" in \
+        result.stderr
+
+
+def test_production_runs_without_the_simulator(tmp_path):
+    """What the image holds (.dockerignore leaves marketdata/sandbox out): the deploy check
+    passes and the live client builds, with no module of the simulator importable."""
+    import shutil
+
+    tree = tmp_path / "image"
+    tree.mkdir()
+    shutil.copy(ROOT / "manage.py", tree)
+    for package in ("config", "apps", "marketdata"):
+        shutil.copytree(ROOT / package, tree / package,
+                        ignore=shutil.ignore_patterns("__pycache__", "sandbox"))
+    assert not (tree / "marketdata" / "sandbox").exists()
+    env = _env(tmp_path, **PRODUCTION_ENV, PYTHONPATH=str(tree))
+    result = subprocess.run([sys.executable, "manage.py", "check", "--deploy",
+                             "--fail-level", "WARNING"], env=env, cwd=tree,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    code = ("import django; django.setup(); import importlib.util, sys; "
+            "from marketdata.http import get_client; "
+            "from marketdata.capabilities import bars; "
+            "assert get_client().in_process is False; "
+            "assert importlib.util.find_spec('marketdata.sandbox') is None; "
+            "assert not [m for m in sys.modules if m.startswith('marketdata.sandbox')]; "
+            "print('ok')")
+    result = subprocess.run([sys.executable, "-c", code], env=env, cwd=tree,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stdout.strip().endswith("ok"), result.stderr
