@@ -115,7 +115,7 @@ def run_parallel(fn: Callable[[T], R], items: Iterable[T]) -> list[R | BaseExcep
         pending = refused
 
 
-class DeadlineExceeded(TimeoutError):
+class BatchTimeout(TimeoutError):
     """A task of a :class:`DeadlinePool` batch had not finished when the batch's deadline
     passed. ``started`` tells a task that was still running (its thread is abandoned, the
     result ignored) from one still queued (cancelled, never run)."""
@@ -138,16 +138,16 @@ class DeadlineBatch(Generic[R]):
         self.deadline = deadline
 
     def results(self) -> list[R | BaseException]:
-        """Results (or raised exceptions, or :class:`DeadlineExceeded`) in order, returned
+        """Results (or raised exceptions, or :class:`BatchTimeout`) in order, returned
         by the deadline at the latest: tasks still queued then are cancelled, tasks still
         running are abandoned."""
         wait(self._futures, timeout=max(0.0, self.deadline - time.monotonic()))
         out: list[R | BaseException] = []
         for future in self._futures:
             if not future.done() and future.cancel():
-                out.append(DeadlineExceeded(self.timeout, started=False))
+                out.append(BatchTimeout(self.timeout, started=False))
             elif not future.done():
-                out.append(DeadlineExceeded(self.timeout, started=True))
+                out.append(BatchTimeout(self.timeout, started=True))
             else:
                 outcome = _outcome(future)  # solved on its own (see run_parallel)
                 out.append(outcome)
@@ -162,7 +162,7 @@ class DeadlinePool(LazyPool):
     batch was submitted, whichever comes first: tasks still queued then are cancelled
     (never run), tasks still running are abandoned (a thread cannot be stopped; it finishes
     in the background and its result is dropped). Either way their slot in the results
-    holds a :class:`DeadlineExceeded`.
+    holds a :class:`BatchTimeout`.
 
     Use it for work that itself fans out on the shared pool (``run_parallel``): running such
     work on the shared pool could leave every shared thread waiting on tasks queued behind
@@ -182,7 +182,7 @@ class DeadlinePool(LazyPool):
     def run(self, calls: Sequence[Callable[[], R]],
             timeout: float) -> list[R | BaseException]:
         """Call every ``calls[i]()`` concurrently; results (or raised exceptions, or
-        :class:`DeadlineExceeded`) in order, within ``timeout`` seconds."""
+        :class:`BatchTimeout`) in order, within ``timeout`` seconds."""
         return self.start(calls, timeout).results()
 
 

@@ -41,7 +41,7 @@ from apps.stream.hub import stream_stats
 from apps.transcripts.services import earnings_transcript
 from marketdata import cache as md_cache
 from marketdata import lanes
-from marketdata.concurrency import DeadlineExceeded, DeadlinePool
+from marketdata.concurrency import BatchTimeout, DeadlinePool
 from marketdata.errors import MarketDataError, UpstreamError
 from marketdata.http import get_client
 from marketdata.logs import get_logger
@@ -139,7 +139,7 @@ def _empty(value: Any) -> bool:
 def failure_reason(exc: BaseException) -> str:
     """A short human reason naming the exception class. Only the service's own errors show
     their message; anything else is an unexpected error whose text stays in the logs."""
-    if isinstance(exc, DeadlineExceeded):
+    if isinstance(exc, BatchTimeout):
         reason = str(exc)
     elif isinstance(exc, UpstreamError):
         reason = f"{type(exc).__name__}: {exc.detail} ({exc.provider})"

@@ -256,7 +256,7 @@ def parse_articles(payload: Any, ignore: Iterable[str] = ()) -> list[dict[str, A
 
 
 # -- pacing --------------------------------------------------------------------------------
-class Pacer(pacing.Pacer):
+class GdeltPacer(pacing.Pacer):
     """Call starts ``interval`` seconds apart in this process; a turn that would leave less
     than a second of the request deadline (of ``REQUEST_DEADLINE_SECONDS`` outside one) is
     a 429 without touching the upstream."""
@@ -271,9 +271,6 @@ class Pacer(pacing.Pacer):
             f"{self.interval:g} seconds and its next slot is too far away; retry shortly",
             None)
 
-    def wait_turn(self) -> None:
-        self.wait()
-
 
 class GdeltProvider(Provider):
     """Keyless; paced (see the module doc); every 4xx is a 502 (there is no resource to
@@ -285,7 +282,7 @@ class GdeltProvider(Provider):
         super().__init__(client)
         interval = float(getattr(settings, "GDELT_MIN_INTERVAL_SECONDS",
                                  MIN_INTERVAL_SECONDS))
-        self.pacer = Pacer(interval if self.paced else 0.0)
+        self.pacer = GdeltPacer(interval if self.paced else 0.0)
 
     def error_for(self, response: UpstreamResponse, endpoint: str,
                   not_found: str | None) -> MarketDataError | None:
@@ -294,7 +291,7 @@ class GdeltProvider(Provider):
         return None
 
     def articles(self, terms: SearchTerms) -> list[dict[str, Any]]:
-        self.pacer.wait_turn()
+        self.pacer.wait()
         response = self.get("doc", DOC_URL, artlist_params(terms.query))
         return parse_articles(decode_artlist(response), terms.name_words)
 

@@ -396,7 +396,7 @@ def test_health_schema_documents_circuits():
 
 # -- the deadline pool ------------------------------------------------------------------------
 def test_deadline_pool_cancels_queued_tasks_and_abandons_running_ones(release):
-    from marketdata.concurrency import DeadlineExceeded, DeadlinePool
+    from marketdata.concurrency import BatchTimeout, DeadlinePool
 
     pool = DeadlinePool(max_workers=1, thread_name_prefix="test-deadline")
     ran = threading.Event()
@@ -412,9 +412,9 @@ def test_deadline_pool_cancels_queued_tasks_and_abandons_running_ones(release):
     started = time.monotonic()
     first, second = pool.run([blocks, queued], timeout=0.3)
     assert time.monotonic() - started < 2
-    assert isinstance(first, DeadlineExceeded) and first.started
+    assert isinstance(first, BatchTimeout) and first.started
     assert str(first) == "timed out after 0.3 s"
-    assert isinstance(second, DeadlineExceeded) and not second.started
+    assert isinstance(second, BatchTimeout) and not second.started
     release.set()
     # The freed worker takes the next batch; the cancelled task never ran.
     assert pool.run([lambda: "next"], timeout=5) == ["next"]

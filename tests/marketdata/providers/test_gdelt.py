@@ -26,7 +26,7 @@ from marketdata.http import ProviderConfig, UpstreamResponse
 from marketdata.providers import gdelt
 from marketdata.providers.gdelt import (
     DOC_URL,
-    Pacer,
+    GdeltPacer,
     artlist_params,
     build_query,
     decode_artlist,
@@ -327,31 +327,31 @@ class FakeTime:
 def test_pacer_spaces_call_starts(monkeypatch):
     clock = FakeTime()
     monkeypatch.setattr(gdelt, "time", clock)
-    pacer = Pacer(5.0)
-    pacer.wait_turn()
+    pacer = GdeltPacer(5.0)
+    pacer.wait()
     assert clock.slept == []
     clock.now += 2.0
-    pacer.wait_turn()  # 3 s left of the first call's 5
+    pacer.wait()  # 3 s left of the first call's 5
     assert clock.slept == [pytest.approx(3.0)]
     clock.now += 10.0
-    pacer.wait_turn()
+    pacer.wait()
     assert clock.slept == [pytest.approx(3.0)], "a call long after the last one goes at once"
 
 
 def test_pacer_refuses_a_turn_beyond_the_deadline(monkeypatch):
     clock = FakeTime()
     monkeypatch.setattr(gdelt, "time", clock)
-    pacer = Pacer(5.0)
+    pacer = GdeltPacer(5.0)
     token = deadline.set_deadline(clock.now + 3.0)
     monkeypatch.setattr(deadline, "remaining", lambda: 3.0)
     try:
-        pacer.wait_turn()
+        pacer.wait()
         with pytest.raises(UpstreamRateLimited, match="one request every 5 seconds"):
-            pacer.wait_turn()
+            pacer.wait()
     finally:
         deadline.reset(token)
     assert clock.slept == []
-    assert Pacer(0).wait_turn() is None
+    assert GdeltPacer(0).wait() is None
 
 
 def test_provider_paces_in_live_mode_only(settings):
