@@ -39,13 +39,6 @@ class Param:
     exclusive_minimum: bool = False
     exclusive_maximum: bool = False
 
-    def bounds_text(self) -> str:
-        low = "" if self.minimum is None else \
-            f"{'>' if self.exclusive_minimum else '>='} {_plain(self.minimum)}"
-        high = "" if self.maximum is None else \
-            f"{'<' if self.exclusive_maximum else '<='} {_plain(self.maximum)}"
-        return " and ".join(part for part in (low, high) if part)
-
     def check(self, value: Any) -> tuple[Any, str | None, str]:
         """``(value, None, "")`` when valid (ints as int, numbers as float), else
         ``(None, message, pydantic-style kind)``."""

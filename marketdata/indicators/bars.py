@@ -52,13 +52,6 @@ class PriceArrays:
         return cls.from_columns(candles.timestamps, candles.open, candles.high, candles.low,
                                 candles.close, candles.volume, candles.adjclose)
 
-    @classmethod
-    def from_bars(cls, bars: Any) -> PriceArrays:
-        """From :class:`marketdata.records.bars.Bars` (a missing or negative volume is 0, as
-        the v2 chart shows it)."""
-        return cls.from_columns(bars.timestamps, bars.open, bars.high, bars.low, bars.close,
-                                bars.volumes(), bars.adjclose)
-
     @property
     def typical(self) -> np.ndarray:
         """(high + low + close) / 3."""
