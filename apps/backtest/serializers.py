@@ -36,6 +36,7 @@ from marketdata.backtest.params import (
 )
 from marketdata.backtest.strategies import STRATEGIES
 from marketdata.errors import InvalidParameters
+from marketdata.records.bars import check_range_interval
 
 DEFAULT_INTERVAL, DEFAULT_RANGE = "1d", "1y"
 
@@ -128,6 +129,7 @@ class BacktestRequest(serializers.Serializer):
             attrs["setup"] = setup(attrs["strategy"], attrs.get("params") or {})
         except InvalidParameters as exc:
             raise serializers.ValidationError({"params": _by_param(exc)}) from None
+        check_range_interval(attrs["range"], attrs["interval"])  # the spec's table: a 400
         return attrs
 
 

@@ -20,7 +20,6 @@ from apps.backtest.services import result_json, run_for_symbol
 from apps.core.v2 import FieldsQuery, V2ApiView, requested_fields
 from marketdata.backtest.metrics import RATIO_CAP, VALUE_CAP
 from marketdata.backtest.strategies import STRATEGIES
-from marketdata.records.bars import check_range_interval
 
 
 def _defaults(cls: type) -> str:
@@ -86,7 +85,6 @@ class V2BacktestView(V2ApiView):
 
     def post(self, request: Request, symbol: str) -> Response:
         body = self.body
-        check_range_interval(body["range"], body["interval"])
         name, result = run_for_symbol(symbol, body["setup"], body["interval"], body["range"])
         members = requested_fields(body.get("fields") or self.params.get("fields"),
                                    RESULT_MEMBERS)

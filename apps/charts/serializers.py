@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from rest_framework import serializers
@@ -14,6 +15,7 @@ from apps.core.v2 import (
     NUMBER,
     STRING,
     FieldsQuery,
+    IntervalRangeRule,
     PageQuery,
     SymbolsParam,
     connection_schema,
@@ -22,6 +24,7 @@ from apps.core.v2 import (
     object_schema,
     range_param,
 )
+from marketdata.errors import BadRequest
 from marketdata.indicators.patterns import PATTERNS
 from marketdata.records.bars import (
     META_BOOLEANS,
@@ -29,6 +32,7 @@ from marketdata.records.bars import (
     META_MEMBERS,
     META_NUMBERS,
     META_STRINGS,
+    check_range_interval,
 )
 
 # Unix seconds up to the end of year 9999: larger values are no date.
@@ -37,6 +41,16 @@ MAX_EPOCH = 253402300799
 
 def _epoch(text: str) -> IntegerParam:
     return IntegerParam(required=False, min_value=0, max_value=MAX_EPOCH, help_text=text)
+
+
+def check_absolute_window(start: int | None, end: int | None, now: int) -> None:
+    """The absolute window's own rules (400 before any upstream call)."""
+    if start is None:
+        if end is not None:
+            raise BadRequest("`end` requires `start` to be set")
+        return
+    if start >= (now if end is None else end):
+        raise BadRequest("`start` must be before `end` (which defaults to now)")
 
 
 class V2ChartQuery(PageQuery):
@@ -53,8 +67,15 @@ class V2ChartQuery(PageQuery):
         required=False, default=False,
         help_text="Add `patterns`: the candlestick pattern of each candle (null for none)")
 
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        start = attrs.get("start")
+        if start is None:  # with `start`, `range` is ignored
+            check_range_interval(attrs["range"], attrs["interval"])
+        check_absolute_window(start, attrs.get("end"), int(time.time()))
+        return attrs
 
-class V2ChartsQuery(PageQuery):
+
+class V2ChartsQuery(IntervalRangeRule, PageQuery):
     symbols = SymbolsParam(help_text="Comma-separated symbols (at most 50)")
     interval = interval_param("1d")
     range = range_param("1mo")

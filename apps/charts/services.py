@@ -15,7 +15,6 @@ from typing import Any
 from apps.core.symbols import require_symbol
 from marketdata.capabilities import bars as price_history
 from marketdata.concurrency import PartialResult, gather_partial
-from marketdata.errors import BadRequest
 from marketdata.indicators.patterns import detect_patterns
 from marketdata.records.bars import BarEvents, Bars, chart_meta
 
@@ -25,16 +24,6 @@ RANGE_DAYS = {"1d": 1, "5d": 5, "1mo": 30, "3mo": 90, "6mo": 180, "1y": 365, "2y
 # Every event of the window comes whatever the bar size, and range=max is served only with
 # monthly bars (check_range_interval): the smallest answer with all history.
 CAPITAL_GAINS_INTERVAL = "1mo"
-
-
-def check_window(start: int | None, end: int | None, now: int) -> None:
-    """The absolute window's own rules (400 before any upstream call)."""
-    if start is None:
-        if end is not None:
-            raise BadRequest("`end` requires `start` to be set")
-        return
-    if start >= (now if end is None else end):
-        raise BadRequest("`start` must be before `end` (which defaults to now)")
 
 
 def candles(chart: Bars) -> list[dict[str, Any]]:
@@ -73,10 +62,10 @@ def gql_chart(symbol: str, chart: Bars, interval: str, range_: str | None, *,
 def chart_for(symbol_text: str, interval: str, range_: str, *, start: int | None = None,
               end: int | None = None, events: bool = False, patterns: bool = False,
               now: int | None = None) -> dict[str, Any]:
-    """The GqlChart of one symbol. With ``start`` the window is absolute and ``range`` is
-    null in the answer; events are those of the window (the candles' own)."""
+    """The GqlChart of one symbol (the query already validated: see
+    :class:`apps.charts.serializers.V2ChartQuery`). With ``start`` the window is absolute
+    and ``range`` is null in the answer; events are those of the window (the candles' own)."""
     current = int(time.time()) if now is None else now
-    check_window(start, end, current)
     symbol = require_symbol(symbol_text)
     chart = price_history.chart(symbol, interval, None if start is not None else range_,
                                 start=start, end=end, now=current)

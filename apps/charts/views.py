@@ -16,9 +16,8 @@ from apps.charts.serializers import (
     V2ChartsQuery,
 )
 from apps.charts.services import capital_gains_batch, capital_gains_for, chart_for, charts_for
-from apps.core.v2 import V2ApiView, page, paginate_member, select, select_each
+from apps.core.v2 import Output, V2ApiView
 from marketdata.indicators.patterns import PATTERNS
-from marketdata.records.bars import check_range_interval
 
 TAG = "Charts (v2)"
 CHART_MEMBERS = ("symbol", "interval", "range", "meta", "candles", "events", "patterns")
@@ -54,18 +53,15 @@ class V2ChartView(V2ApiView):
 
     query_serializer = V2ChartQuery
     response_schema = CHART_RESPONSE
+    output = Output(CHART_MEMBERS, paged=("candles", "patterns"))
     operation_id, tag = "get_chart", TAG
     summary = "Chart of one symbol"
 
     def get(self, request: Request, symbol: str) -> Response:
         q = self.params
-        start, end = q.get("start"), q.get("end")
-        if start is None:
-            check_range_interval(q["range"], q["interval"])
-        chart = chart_for(symbol, q["interval"], q["range"], start=start, end=end,
-                          events=q["events"], patterns=q["patterns"])
-        chart = paginate_member(paginate_member(chart, "candles", q), "patterns", q)
-        return Response(select(chart, self.fields(CHART_MEMBERS)))
+        return self.answer(chart_for(symbol, q["interval"], q["range"], start=q.get("start"),
+                                     end=q.get("end"), events=q["events"],
+                                     patterns=q["patterns"]))
 
 
 class V2ChartsView(V2ApiView):
@@ -81,18 +77,15 @@ class V2ChartsView(V2ApiView):
 
     query_serializer = V2ChartsQuery
     response_schema = CHARTS_RESPONSE
+    output = Output(CHART_MEMBERS, at=("charts", "chart"), paged=("charts",))
     operation_id, tag = "get_charts_batch", TAG
     summary = "Charts of many symbols"
 
     def get(self, request: Request) -> Response:
         q = self.params
-        symbols = q["symbols"]
-        check_range_interval(q["range"], q["interval"])
-        items, errors = charts_for(symbols, q["interval"], q["range"], patterns=q["patterns"])
-        fields = self.fields(CHART_MEMBERS)
-        items = [{"symbol": item["symbol"], "chart": select(item["chart"], fields)}
-                 for item in items]
-        return Response({"charts": page(items, q), "errors": errors})
+        charts, errors = charts_for(q["symbols"], q["interval"], q["range"],
+                                    patterns=q["patterns"])
+        return self.answer({"charts": charts, "errors": errors})
 
 
 class V2CapitalGainsView(V2ApiView):
@@ -107,12 +100,12 @@ class V2CapitalGainsView(V2ApiView):
 
     query_serializer = V2CapitalGainsQuery
     response_schema = CAPITAL_GAINS_RESPONSE
+    output = Output(CAPITAL_GAIN_MEMBERS)
     operation_id, tag = "get_capital_gains", TAG
     summary = "Capital gains of one symbol"
 
     def get(self, request: Request, symbol: str) -> Response:
-        gains = capital_gains_for(symbol, self.params["range"])
-        return Response(select_each(gains, self.fields(CAPITAL_GAIN_MEMBERS)))
+        return self.answer(capital_gains_for(symbol, self.params["range"]))
 
 
 class V2CapitalGainsBatchView(V2ApiView):
@@ -127,14 +120,11 @@ class V2CapitalGainsBatchView(V2ApiView):
 
     query_serializer = V2CapitalGainsBatchQuery
     response_schema = CAPITAL_GAINS_BATCH_RESPONSE
+    output = Output(CAPITAL_GAIN_MEMBERS, at=("capitalGains", "capitalGains"))
     operation_id, tag = "get_capital_gains_batch", TAG
     summary = "Capital gains of many symbols"
 
     def get(self, request: Request) -> Response:
         q = self.params
-        symbols = q["symbols"]
-        items, errors = capital_gains_batch(symbols, q["range"])
-        fields = self.fields(CAPITAL_GAIN_MEMBERS)
-        items = [{"symbol": item["symbol"],
-                  "capitalGains": select_each(item["capitalGains"], fields)} for item in items]
-        return Response({"capitalGains": items, "errors": errors})
+        gains, errors = capital_gains_batch(q["symbols"], q["range"])
+        return self.answer({"capitalGains": gains, "errors": errors})

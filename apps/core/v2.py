@@ -1,11 +1,15 @@
 """The v2 endpoint kit: the base view, the spec's enums, ``fields`` and cursor paging.
 
 Every /v2 view derives from :class:`V2ApiView` and *declares* what it takes:
-``query_serializer`` (query parameters), ``path_choices`` (path segments that are enums),
-``body_serializer`` (a JSON POST body) and ``response_schema`` (its 200 body). The base view
-validates all of them before the handler runs (so a bad value is a 400 ApiError before any
-upstream call) and :class:`apps.core.schema.V2AutoSchema` derives the OpenAPI operation,
-its parameters and its error responses from the same declarations.
+``query_serializer`` (query parameters; rules across parameters, such as interval vs range,
+in its ``validate``), ``path_choices`` (path segments that are enums), ``body_serializer``
+(a JSON POST body), and what it gives: ``response_schema`` (its 200 body) and ``output``
+(an :class:`Output`: the members ``fields`` selects among, those always present, where the
+selected objects sit, the lists ``cursor``/``limit`` page). The base view validates the
+inputs before the handler runs (so a bad value is a 400 ApiError before any upstream call)
+and applies the output to what the handler's one service call returns
+(:meth:`V2ApiView.answer`); :class:`apps.core.schema.V2AutoSchema` derives the OpenAPI
+operation, its parameters and its error responses from the same declarations.
 
 - ``fields``: comma list of top-level member names (camelCase, exact); unknown names are
   ignored and, when none is known, everything is returned (a filter never empties a body).
@@ -28,11 +32,13 @@ import binascii
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions, serializers
 from rest_framework.request import Request
+from rest_framework.response import Response
 
 from apps.core.errors import V2
 from apps.core.params import (
@@ -50,7 +56,7 @@ from apps.core.schema import V2AutoSchema
 from apps.core.symbols import encoded_slash_in_path
 from apps.core.views import ApiView
 from marketdata.errors import FieldError, InvalidParameters, NotFound
-from marketdata.records.bars import V2_INTERVALS, V2_RANGES
+from marketdata.records.bars import V2_INTERVALS, V2_RANGES, check_range_interval
 
 MAX_LIMIT = 1000
 # base64url of up to 16 decimal digits is 22 characters; up to two '=' of padding are
@@ -133,6 +139,54 @@ class SymbolsParam(SymbolListParam):
             raise serializers.ValidationError([e.message for e in exc.errors]) from None
 
 
+# -- outputs ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Output:
+    """What a v2 answer is made of, declared once per view and applied by
+    :meth:`V2ApiView.answer`.
+
+    - ``members``: the names ``fields`` selects among (unknown names are ignored);
+    - ``always``: present whatever ``fields`` says;
+    - ``at``: the path (member names) from the answer to the selected objects; a list on the
+      way is entered item by item (``("charts", "chart")``: each item's ``chart``); empty:
+      the answer itself, or each of its items when it is a list;
+    - ``paged``: the lists ``cursor``/``limit`` page, by member name of the answer; ``""``
+      is the answer itself when it is a list.
+
+    Selection comes first, then paging (a member ``fields`` left out is not paged).
+    """
+
+    members: tuple[str, ...] = ()
+    always: tuple[str, ...] = ()
+    at: tuple[str, ...] = ()
+    paged: tuple[str, ...] = ()
+
+    def apply(self, data: Any, params: Mapping[str, Any]) -> Any:
+        if self.members:
+            fields = requested_fields(params.get("fields"), self.members)
+            data = _select_at(data, self.at, fields, self.always)
+        for member in self.paged:
+            if member == "":
+                data = page(data, params) if isinstance(data, list) else data
+            elif isinstance(data, dict):
+                data = paginate_member(data, member, params)
+        return data
+
+
+def _select_at(data: Any, path: tuple[str, ...], fields: frozenset[str] | None,
+               always: tuple[str, ...]) -> Any:
+    if isinstance(data, list):
+        return [_select_at(item, path, fields, always) for item in data]
+    if not isinstance(data, dict):
+        return data
+    if not path:
+        return select(data, fields, always)
+    head, rest = path[0], path[1:]
+    if head not in data:
+        return data
+    return {**data, head: _select_at(data[head], rest, fields, always)}
+
+
 # -- the base view ------------------------------------------------------------------------------
 class V2ApiView(ApiView):
     """Base for /v2 endpoints: declared inputs validated before the handler, errors as
@@ -150,6 +204,7 @@ class V2ApiView(ApiView):
     path_descriptions: Mapping[str, str | Mapping[str, Any]] = {}
     body_serializer: type | None = None
     response_schema: Any = None
+    output: Output = Output()
     # OpenAPI: operation id, tag, one-line summary; the description is the class docstring
     # unless ``description`` is set.
     operation_id: str | None = None
@@ -198,6 +253,11 @@ class V2ApiView(ApiView):
     # ``fields`` of this request, as a helper for handlers.
     def fields(self, known: Iterable[str]) -> frozenset[str] | None:
         return requested_fields(self.params.get("fields"), known)
+
+    def answer(self, data: Any, output: Output | None = None, **kwargs: Any) -> Response:
+        """The 200 of the handler's service call, shaped by the view's declared ``output``
+        (or ``output``, for a view whose members depend on a path value)."""
+        return Response((output or self.output).apply(data, self.params), **kwargs)
 
 
 def validate_body(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
@@ -361,6 +421,16 @@ class FieldsQuery(serializers.Serializer):
         help_text="Comma-separated member names to include (top level; for a list, of each "
                   "item). Unknown names are ignored; none known means all. A requested "
                   "member is present even when null")
+
+
+class IntervalRangeRule:
+    """Mixed into a query or body serializer with ``interval`` and ``range``: the spec's
+    interval/range table checked with the other parameters (its 400 before any upstream
+    call, after every parameter is valid on its own)."""
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        check_range_interval(attrs["range"], attrs["interval"])
+        return attrs
 
 
 class PageQuery(FieldsQuery):

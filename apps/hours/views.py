@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.params import choice
-from apps.core.v2 import REGIONS, FieldsQuery, V2ApiView, object_schema, select_each
+from apps.core.v2 import REGIONS, FieldsQuery, Output, V2ApiView, object_schema
 from marketdata.exchange_hours import MarketClock, iso_utc, market_clock
 
 MARKET_MEMBERS = ("id", "name", "status", "message", "open", "close", "time", "timezone",
@@ -90,10 +90,10 @@ class V2HoursView(V2ApiView):
 
     query_serializer = HoursQuery
     response_schema = HOURS_RESPONSE
+    output = Output(MARKET_MEMBERS, at=("markets",))
     operation_id, tag = "get_market_hours", "Market hours (v2)"
     summary = "Market hours of a region"
 
     def get(self, request: Request) -> Response:
-        clock = market_clock(self.params["region"], utc_now())
-        markets = select_each([market_json(clock)], self.fields(MARKET_MEMBERS))
-        return Response({"markets": markets})
+        return self.answer({"markets": [market_json(market_clock(self.params["region"],
+                                                                 utc_now()))]})

@@ -18,7 +18,14 @@ from apps.core.params import (
     choices_message,
     parse_integer,
 )
-from apps.core.v2 import ERRORS_SCHEMA, FieldsQuery, PageQuery, SymbolsParam, connection_schema
+from apps.core.v2 import (
+    ERRORS_SCHEMA,
+    FieldsQuery,
+    IntervalRangeRule,
+    PageQuery,
+    SymbolsParam,
+    connection_schema,
+)
 from marketdata.errors import FieldError, InvalidParameters
 from marketdata.indicators.functions import ALL_PARAMS, FUNCTIONS, Function
 from marketdata.indicators.indicator_set import NUMBER_MEMBERS, OBJECT_MEMBERS
@@ -152,13 +159,13 @@ def function_list(text: str | None) -> list[str] | None:
     return resolved
 
 
-class V2IndicatorsQuery(PageQuery):
+class V2IndicatorsQuery(IntervalRangeRule, PageQuery):
     symbols = SymbolsParam(help_text="Comma-separated symbols (at most 50)")
     interval = choice(V2_INTERVALS, required=False, default="1d", help_text="Bar interval")
     range = choice(V2_RANGES, required=False, default="1y", help_text="History fetched")
 
 
-class V2IndicatorQuery(FieldsQuery):
+class V2IndicatorQuery(IntervalRangeRule, FieldsQuery):
     interval = choice(V2_INTERVALS, required=False, default="1d", help_text="Bar interval")
     range = choice(V2_RANGES, required=False, default="1y", help_text="History fetched")
 

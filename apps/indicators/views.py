@@ -4,7 +4,7 @@ from rest_framework.response import Response
 
 from apps.core.params import validate_query
 from apps.core.schema import error_responses
-from apps.core.v2 import V2ApiView, page, select
+from apps.core.v2 import Output, V2ApiView
 from apps.core.views import ApiView
 from apps.indicators.serializers import (
     INDICATOR_SET_SCHEMA,
@@ -124,18 +124,14 @@ class V2IndicatorsView(V2ApiView):
 
     query_serializer = V2IndicatorsQuery
     response_schema = V2_BATCH_RESPONSE
+    output = Output(MEMBERS, at=("indicators", "indicators"), paged=("indicators",))
     operation_id, tag = "get_indicators_batch", "Technical indicators (v2)"
     summary = "Indicator sets for many symbols"
 
     def get(self, request: Request) -> Response:
         q = self.params
-        symbols = q["symbols"]
-        check_range_interval(q["range"], q["interval"])
-        items, errors = indicator_sets(symbols, q["interval"], q["range"])
-        fields = self.fields(MEMBERS)
-        items = [{"symbol": item["symbol"], "indicators": select(item["indicators"], fields)}
-                 for item in items]
-        return Response({"indicators": page(items, q), "errors": errors})
+        sets, errors = indicator_sets(q["symbols"], q["interval"], q["range"])
+        return self.answer({"indicators": sets, "errors": errors})
 
 
 class V2IndicatorView(V2ApiView):
@@ -144,11 +140,10 @@ class V2IndicatorView(V2ApiView):
 
     query_serializer = V2IndicatorQuery
     response_schema = INDICATOR_SET_SCHEMA
+    output = Output(MEMBERS)
     operation_id, tag = "get_indicators", "Technical indicators (v2)"
     summary = "Indicator set for one symbol"
 
     def get(self, request: Request, symbol: str) -> Response:
         q = self.params
-        check_range_interval(q["range"], q["interval"])
-        result = indicator_set_for(symbol, q["interval"], q["range"])
-        return Response(select(result, self.fields(MEMBERS)))
+        return self.answer(indicator_set_for(symbol, q["interval"], q["range"]))

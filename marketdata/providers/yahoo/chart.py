@@ -25,8 +25,6 @@ from marketdata.records.bars import (
     BarEvents,
     Bars,
     chart_meta,
-    check_range_interval,
-    check_window,
 )
 
 # The events asked for, whatever the request: one cached answer serves every reader.
@@ -161,7 +159,9 @@ def chart_policy(interval: str) -> str:
 
 def bars(symbol: str, interval: str, range_: str | None = None, *,
          start: int | None = None, end: int | None = None, now: int | None = None) -> Bars:
-    """The bars of a validated symbol, through the cache (one upstream call per key).
+    """The ``bars`` fetcher: the bars of a validated symbol for a query the capability
+    validated (:mod:`marketdata.capabilities.bars`), through the cache (one upstream call
+    per key).
 
     With ``start`` the window is absolute (Yahoo's ``period1``/``period2``; ``end`` None
     means "up to now", cached under its own key for the chart TTL); otherwise ``range_``.
@@ -171,12 +171,9 @@ def bars(symbol: str, interval: str, range_: str | None = None, *,
     if start is None:
         if range_ is None:
             raise ValueError("bars needs range_ or start")
-        check_range_interval(range_, interval)
         params = {"range": range_}
         key = {"symbol": symbol, "interval": interval, "range": range_}
     else:
-        current = int(time.time()) if now is None else now
-        check_window(interval, start, current if end is None else end, current)
         params = {"period1": start}
         key = {"symbol": symbol, "interval": interval, "start": start,
                "end": "now" if end is None else end}
