@@ -273,3 +273,41 @@ def test_every_v2_operation_lists_its_parameters_and_the_four_errors(settings):
             assert "fields" in names, path_
         for segment in (s[1:-1] for s in path_.split("/") if s.startswith("{")):
             assert segment in names, (path_, segment)
+
+
+# -- declared outputs -----------------------------------------------------------------------------
+def test_output_selects_the_answer_or_each_item():
+    from apps.core.v2 import Output
+
+    out = Output(("a", "b"))
+    assert out.apply({"a": 1, "b": 2, "c": 3}, {"fields": "b"}) == {"b": 2}
+    assert out.apply([{"a": 1, "b": 2}, {"a": 3}], {"fields": "a,b"}) == [
+        {"a": 1, "b": 2}, {"a": 3, "b": None}]
+    assert out.apply({"a": 1, "c": 3}, {}) == {"a": 1, "c": 3}  # no fields: everything
+
+
+def test_output_selects_at_a_path_through_lists_and_pages_after():
+    from apps.core.v2 import Output, encode_cursor
+
+    out = Output(("x",), at=("charts", "chart"), paged=("charts",))
+    body = {"charts": [{"symbol": s, "chart": {"x": i, "y": i}} for i, s in enumerate("ABC")],
+            "errors": []}
+    shaped = out.apply(body, {"fields": "x", "cursor": 0, "limit": 1})
+    assert shaped["errors"] == []
+    assert shaped["charts"]["nodes"] == [{"symbol": "B", "chart": {"x": 1}}]
+    assert shaped["charts"]["pageInfo"]["endCursor"] == encode_cursor(1)
+
+
+def test_output_pages_members_and_the_top_level_list():
+    from apps.core.v2 import Output
+
+    chart = Output(("candles", "meta"), paged=("candles", "patterns"))
+    shaped = chart.apply({"meta": {}, "candles": [1, 2, 3], "patterns": [None] * 3},
+                         {"limit": 2})
+    assert shaped["candles"]["nodes"] == [1, 2] and shaped["patterns"]["nodes"] == [None] * 2
+    # A member fields left out is not paged back in.
+    assert "candles" not in chart.apply({"meta": {}, "candles": [1]}, {"fields": "meta",
+                                                                         "limit": 1})
+    rows = Output(("a",), paged=("",))
+    assert rows.apply([{"a": 1}, {"a": 2}], {"limit": 1})["nodes"] == [{"a": 1}]
+    assert rows.apply([{"a": 1}], {}) == [{"a": 1}]
