@@ -307,7 +307,7 @@ QUOTES_MAX_SYMBOLS = 50
 SEARCH_APP_ID = os.environ.get("SEARCH_APP_ID", "ZTZOECLXBC").strip()
 SEARCH_API_KEY = os.environ.get("SEARCH_API_KEY", "a3882d6ec31c0b1063ede94374616d8a").strip()
 SEARCH_INDEX = os.environ.get("SEARCH_INDEX", "stocks").strip()
-# Keyed providers (marketdata.providers.sources): with a key the keyed source serves its
+# Keyed providers (marketdata.capabilities.table): with a key the keyed source serves its
 # capability, without one the keyless source does. Never logged, never echoed.
 FRED_API_KEY = os.environ.get("FRED_API_KEY", "").strip()
 FMP_API_KEY = os.environ.get("FMP_API_KEY", "").strip()

@@ -1,13 +1,12 @@
 """Analysis: the query declarations and the response shapes (for the docs): v1's
 AnalysisData and v2's raw module."""
 
-from typing import Any
-
 from rest_framework import serializers
 
+from apps.analysis.modules import v2_module_schema
 from apps.analysis.services import ALIASES, ANALYSIS_TYPES
 from apps.core.params import QuerySerializer, choice
-from apps.core.v2 import INTEGER, STRING, PageQuery, connection_schema
+from apps.core.v2 import INTEGER, STRING, PageQuery
 
 # Names accepted by the sub-route form, for the docs: the reference's names first.
 ALIAS_NAMES = ("recommendations", *ALIASES, "sustainability",
@@ -123,26 +122,6 @@ ANALYSIS_EXAMPLE = {
 
 
 # -- v2 ---------------------------------------------------------------------------------------
-def v2_module_schema(what: str, list_members: dict[str, str],
-                     members: dict[str, Any]) -> dict[str, Any]:
-    """The v2 body of a raw-module endpoint: an object whose members depend on the type.
-
-    The known members are declared (each list member as a paged list: a bare array, or a
-    connection with `cursor`/`limit`); anything else Yahoo sends is passed through
-    (additionalProperties)."""
-    row = {"type": "object", "additionalProperties": True,
-           "description": "One row, Yahoo's camelCase members, numbers raw"}
-    properties: dict[str, Any] = {
-        name: {**connection_schema(row, "rows"), "description": f"{text} (paged)"}
-        for name, text in list_members.items()}
-    properties.update(members)
-    return {"type": "object", "additionalProperties": True, "properties": properties,
-            "description": f"The {what} module's members as Yahoo sends them (camelCase "
-                           "names; every `{raw, fmt}` object reduced to its raw value, "
-                           "Yahoo's empty `{}` to null). Which members appear depends on the "
-                           "type: see the operation description"}
-
-
 class V2AnalysisQuery(PageQuery):
     """`fields` selects top-level members; `cursor`/`limit` page the type's list member."""
 

@@ -3,6 +3,7 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schem
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.analysis.modules import V2ModuleView
 from apps.analysis.serializers import (
     ALIAS_NAMES,
     ANALYSIS_EXAMPLE,
@@ -11,11 +12,10 @@ from apps.analysis.serializers import (
     AnalysisQuery,
     V2AnalysisQuery,
 )
-from apps.analysis.services import ALIASES, ANALYSIS_TYPES, analysis_data, analysis_module
+from apps.analysis.services import ALIASES, ANALYSIS, ANALYSIS_TYPES, analysis_data
 from apps.core import v2
 from apps.core.errors import DETAIL_LIST
 from apps.core.schema import error_responses
-from apps.core.v2 import V2ApiView, paginate_member, select
 from apps.core.views import ApiView, sub_route_choice
 
 _SOURCES = (
@@ -90,7 +90,7 @@ class AnalysisAliasView(ApiView):
         return Response(analysis_data(symbol, resolved))
 
 
-class V2AnalysisView(V2ApiView):
+class V2AnalysisView(V2ModuleView):
     """One analyst data set of a stock: the Yahoo Finance quoteSummary module of the type,
     with Yahoo's camelCase member names and its values raw (every `{raw, fmt}` object
     reduced to its raw number, Yahoo's empty `{}` to null; strings as sent).
@@ -115,15 +115,9 @@ class V2AnalysisView(V2ApiView):
     only placeholder rows); 400 for an unknown type or a bad `cursor`/`limit`, before any
     upstream call."""
 
+    endpoint = ANALYSIS
     query_serializer = V2AnalysisQuery
     path_choices = {"type": v2.ANALYSIS_TYPES}
     response_schema = V2_ANALYSIS_RESPONSE
     operation_id, tag = "get_analysis_v2", "Analysis (v2)"
     summary = "Analyst data for a stock"
-
-    def get(self, request: Request, symbol: str, type: str) -> Response:
-        kind, body = analysis_module(symbol, type)
-        body = select(body, self.fields({*kind.v2_members, *body}))
-        if kind.v2_list is not None:
-            body = paginate_member(body, kind.v2_list, self.params)
-        return Response(body)

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from apps.core.v2 import INTEGER, NUMBER, FieldsQuery, PageQuery, connection_schema, object_schema
+from marketdata.records.analysts import SUMMARY_PERIODS
 
 GRADING_ACTION_MEMBERS = ("date", "symbol", "gradingCompany", "newGrade", "previousGrade")
 CONSENSUS_MEMBERS = ("symbol", "targetConsensus", "targetHigh", "targetLow", "targetMedian")
-SUMMARY_PERIODS = ("lastMonth", "lastQuarter", "lastYear", "allTime")
 SUMMARY_MEMBERS = ("symbol", *(f"{period}{what}" for period in SUMMARY_PERIODS
                                for what in ("Count", "Avg")))
 

@@ -16,7 +16,7 @@ from apps.analysts.serializers import (
     V2PriceTargetQuery,
 )
 from apps.analysts.services import grading_actions, price_target_consensus, price_target_summary
-from apps.core.v2 import V2ApiView, page, select, select_each
+from apps.core.v2 import Output, V2ApiView
 
 TAG = "Analysts (v2)"
 _SOURCES = ("Source: Financial Modeling Prep when `FMP_API_KEY` is set; when FMP refuses "
@@ -45,9 +45,10 @@ class V2GradingActionsView(V2ApiView):
     operation_id, tag = "get_grading_actions", TAG
     summary = "Analyst grading actions of a stock"
 
+    output = Output(GRADING_ACTION_MEMBERS, paged=("",))
+
     def get(self, request: Request, symbol: str) -> Response:
-        actions = select_each(grading_actions(symbol), self.fields(GRADING_ACTION_MEMBERS))
-        return Response(page(actions, self.params))
+        return self.answer(grading_actions(symbol))
 
 
 class V2PriceTargetConsensusView(V2ApiView):
@@ -66,8 +67,10 @@ class V2PriceTargetConsensusView(V2ApiView):
     operation_id, tag = "get_price_target_consensus", TAG
     summary = "Price target consensus of a stock"
 
+    output = Output(CONSENSUS_MEMBERS)
+
     def get(self, request: Request, symbol: str) -> Response:
-        return Response(select(price_target_consensus(symbol), self.fields(CONSENSUS_MEMBERS)))
+        return self.answer(price_target_consensus(symbol))
 
 
 class V2PriceTargetSummaryView(V2ApiView):
@@ -90,5 +93,7 @@ class V2PriceTargetSummaryView(V2ApiView):
     operation_id, tag = "get_price_target_summary", TAG
     summary = "Price target summary of a stock"
 
+    output = Output(SUMMARY_MEMBERS)
+
     def get(self, request: Request, symbol: str) -> Response:
-        return Response(select(price_target_summary(symbol), self.fields(SUMMARY_MEMBERS)))
+        return self.answer(price_target_summary(symbol))

@@ -1,9 +1,9 @@
 """The v2 financial event calendar: upcoming earnings and dividend dates of many symbols.
 
-Each symbol's quoteSummary ``calendarEvents`` module is fetched through the data cache
-(:mod:`marketdata.providers.yahoo.calendar_events`), concurrently; events are kept when
-they fall in the forward window ``[now, now + days(range)]`` and returned as one list
-sorted by time.
+Each symbol's calendar events are fetched through the data cache
+(:func:`marketdata.capabilities.fundamentals.calendar_events`), concurrently; events are
+kept when they fall in the forward window ``[now, now + days(range)]`` and returned as one
+list sorted by time.
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from apps.core.symbols import require_symbol
+from marketdata.capabilities.fundamentals import calendar_events
 from marketdata.concurrency import gather_partial
-from marketdata.providers.yahoo.calendar_events import CalendarEvents, fetch_calendar_events
+from marketdata.records.fundamentals import CalendarEvents
 
 # The forward window of each TimeRange, in days (ytd has no forward meaning: a year).
 RANGE_DAYS: dict[str, int] = {"1d": 1, "5d": 5, "1mo": 30, "3mo": 90, "6mo": 180,
@@ -77,7 +78,7 @@ def calendar(symbols: Sequence[str], range_: str,
 
     def load(text: str) -> tuple[str, CalendarEvents]:
         symbol = require_symbol(text)
-        return symbol, fetch_calendar_events(symbol)
+        return symbol, calendar_events(symbol)
 
     fetched = gather_partial(load, symbols, what="calendar symbol")
     if not fetched.values and fetched.upstream_failed:

@@ -12,11 +12,11 @@ from apps.core.v2 import (
     INTEGER,
     NUMBER,
     FieldsQuery,
+    Output,
     SymbolsParam,
     V2ApiView,
     object_schema,
     range_param,
-    select_each,
 )
 
 EVENT_MEMBERS = ("date", "symbol", "timestamp", "event")
@@ -78,8 +78,8 @@ class V2CalendarView(V2ApiView):
     operation_id, tag = "get_calendar", "Calendar (v2)"
     summary = "Earnings and dividend calendar of many symbols"
 
+    output = Output(EVENT_MEMBERS)
+
     def get(self, request: Request) -> Response:
         q = self.params
-        symbols = q["symbols"]
-        events = services.calendar(symbols, q["range"], services.utc_now())
-        return Response(select_each(events, self.fields(EVENT_MEMBERS)))
+        return self.answer(services.calendar(q["symbols"], q["range"], services.utc_now()))

@@ -7,7 +7,7 @@ from rest_framework.response import Response
 
 from apps.constituents.serializers import CONSTITUENTS_RESPONSE, MEMBERS
 from apps.constituents.services import index_constituents
-from apps.core.v2 import FieldsQuery, V2ApiView, select_each
+from apps.core.v2 import FieldsQuery, Output, V2ApiView
 
 
 class V2IndexConstituentsView(V2ApiView):
@@ -37,6 +37,7 @@ class V2IndexConstituentsView(V2ApiView):
     operation_id, tag = "get_index_constituents", "Index constituents (v2)"
     summary = "Members of a major US index"
 
+    output = Output(MEMBERS)
+
     def get(self, request: Request, symbol: str) -> Response:
-        rows = index_constituents(symbol)
-        return Response(select_each(rows, self.fields(MEMBERS)))
+        return self.answer(index_constituents(symbol))

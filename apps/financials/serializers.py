@@ -1,7 +1,7 @@
 from rest_framework import serializers
 
 from apps.core.params import QuerySerializer, choice
-from marketdata.providers.yahoo.fundamentals import FREQUENCIES, STATEMENTS
+from marketdata.records.fundamentals import FREQUENCIES, STATEMENTS
 
 
 class FinancialsQuery(QuerySerializer):

@@ -7,7 +7,7 @@ from typing import Any
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import V2ApiView, select
+from apps.core.v2 import Output, V2ApiView
 from apps.forex.currencies import currency_pair
 from apps.forex.serializers import FOREX_QUOTE_SCHEMA, V2ForexQuery
 from apps.forex.services import MEMBERS, forex_quote
@@ -53,6 +53,7 @@ class V2ForexView(V2ApiView):
     operation_id, tag = "get_forex", "Forex (v2)"
     summary = "Quote of a currency pair"
 
+    output = Output(MEMBERS)
+
     def get(self, request: Request, **path: Any) -> Response:
-        base, quote = currency_pair(path["from"], path["to"])
-        return Response(select(forex_quote(base, quote), self.fields(MEMBERS)))
+        return self.answer(forex_quote(*currency_pair(path["from"], path["to"])))

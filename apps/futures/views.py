@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import V2ApiView, select
+from apps.core.v2 import Output, V2ApiView
 from apps.futures.serializers import FUTURES_QUOTE_SCHEMA, V2FuturesQuery
 from apps.futures.services import MEMBERS, futures_quote
 
@@ -37,5 +37,7 @@ class V2FuturesView(V2ApiView):
     operation_id, tag = "get_futures", "Futures (v2)"
     summary = "Quote of a futures contract"
 
+    output = Output(MEMBERS)
+
     def get(self, request: Request, symbol: str) -> Response:
-        return Response(select(futures_quote(symbol), self.fields(MEMBERS)))
+        return self.answer(futures_quote(symbol))

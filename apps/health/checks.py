@@ -41,12 +41,12 @@ from apps.stream.hub import stream_stats
 from apps.transcripts.services import earnings_transcript
 from marketdata import cache as md_cache
 from marketdata import lanes
+from marketdata.capabilities.fundamentals import earnings_calls
 from marketdata.concurrency import BatchTimeout, DeadlinePool
 from marketdata.errors import MarketDataError, UpstreamError
 from marketdata.http import get_client
 from marketdata.logs import get_logger
 from marketdata.markets import market_status
-from marketdata.providers.yahoo.transcripts import fetch_earnings_calls
 
 log = get_logger("apps.health")
 
@@ -105,7 +105,7 @@ CHECKS: tuple[Check, ...] = (
     Check("Institutional Holders", lambda: holders_data("NVDA", "institutional")),
     Check("Analyst Recommendations", lambda: analysis_data("NVDA", "recommendations")),
     Check("Price Targets", lambda: analysis_data("NVDA", "price_targets")),
-    Check("Earnings Calls List", lambda: fetch_earnings_calls("AAPL")),
+    Check("Earnings Calls List", lambda: earnings_calls("AAPL")),
     Check("Earnings Transcript", lambda: earnings_transcript("AAPL")),
 )
 

@@ -15,11 +15,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 import marketdata
-from apps.core.v2 import FieldsQuery, V2ApiView, select
+from apps.core.v2 import FieldsQuery, Output, V2ApiView
 from apps.core.views import ApiView
 from apps.health.checks import CHECKS, HEALTHY, health_report
 from apps.health.readiness import readiness
-from marketdata.providers import sources
+from marketdata import capabilities
 
 _NO_CACHE = {"Cache-Control": "no-cache"}
 
@@ -142,7 +142,7 @@ def _now() -> str:
 def notices() -> list[str]:
     """Attributions for the providers the service uses now, and which source serves each
     v2 capability (keyed or keyless); the sandbox warning first."""
-    out = [YAHOO_NOTICE, *sources.notices()]
+    out = [YAHOO_NOTICE, *capabilities.notices()]
     if settings.MARKETDATA_UPSTREAM == "sandbox":
         out.insert(0, SANDBOX_NOTICE)
     return out
@@ -197,12 +197,13 @@ class V2HealthView(V2ApiView):
 
     query_serializer = FieldsQuery
     response_schema = V2Health
+    output = Output(V2_HEALTH_FIELDS)
     operation_id, tag, summary = "get_health", "Health (v2)", "Health"
 
     def get(self, request: Request) -> Response:
         body: dict[str, Any] = {"status": HEALTHY, "timestamp": _now(),
                                 "version": marketdata.__version__, "notices": notices()}
-        return Response(select(body, self.fields(V2_HEALTH_FIELDS)), headers=_NO_CACHE)
+        return self.answer(body, headers=_NO_CACHE)
 
 
 # The service index at ``/``: where the documentation and the probes are.

@@ -4,7 +4,7 @@ sub-route bodies and v2's raw module (for the docs)."""
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
-from apps.analysis.serializers import v2_module_schema
+from apps.analysis.modules import v2_module_schema
 from apps.core.params import QuerySerializer, choice
 from apps.core.v2 import INTEGER, NUMBER, STRING, PageQuery
 from apps.holders.services import ALIASES, HOLDER_TYPES

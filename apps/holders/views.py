@@ -3,10 +3,10 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schem
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.analysis.modules import V2ModuleView
 from apps.core import v2
 from apps.core.errors import ERRORS
 from apps.core.schema import error_responses
-from apps.core.v2 import V2ApiView, paginate_member, select
 from apps.core.views import ApiView, sub_route_choice
 from apps.holders.serializers import (
     ALIAS_NAMES,
@@ -17,13 +17,7 @@ from apps.holders.serializers import (
     HoldersQuery,
     V2HoldersQuery,
 )
-from apps.holders.services import (
-    ALIASES,
-    HOLDER_TYPES,
-    holders_data,
-    holders_module,
-    reference_body,
-)
+from apps.holders.services import ALIASES, HOLDER_TYPES, HOLDERS, holders_data, reference_body
 
 _SOURCES = (
     "Sources (Yahoo Finance quoteSummary modules): major <- majorHoldersBreakdown; "
@@ -95,7 +89,7 @@ class HoldersAliasView(ApiView):
         return Response(reference_body(symbol, resolved))
 
 
-class V2HoldersView(V2ApiView):
+class V2HoldersView(V2ModuleView):
     """One ownership data set of a stock: the Yahoo Finance quoteSummary module of the type,
     with Yahoo's camelCase member names and its values raw (every `{raw, fmt}` object
     reduced to its raw number, Yahoo's empty `{}` to null; strings as sent, `""` included).
@@ -129,15 +123,9 @@ class V2HoldersView(V2ApiView):
     empty list, or no numbers); 400 for an unknown type or a bad `cursor`/`limit`, before
     any upstream call."""
 
+    endpoint = HOLDERS
     query_serializer = V2HoldersQuery
     path_choices = {"type": v2.HOLDER_TYPES}
     response_schema = V2_HOLDERS_RESPONSE
     operation_id, tag = "get_holders_v2", "Holders (v2)"
     summary = "Holders of a stock"
-
-    def get(self, request: Request, symbol: str, type: str) -> Response:
-        kind, body = holders_module(symbol, type)
-        body = select(body, self.fields({*kind.v2_members, *body}))
-        if kind.v2_list is not None:
-            body = paginate_member(body, kind.v2_list, self.params)
-        return Response(body)

@@ -1,8 +1,8 @@
 from rest_framework import serializers
 
 from apps.core.params import QuerySerializer, choice
-from marketdata.providers.yahoo.full_quote import RETURN_NAMES
-from marketdata.providers.yahoo.indices import INDEX_IDS, REGIONS
+from marketdata.records.market import INDEX_IDS, REGIONS
+from marketdata.records.quotes import RETURN_NAMES
 
 
 class IndicesQuery(QuerySerializer):

@@ -5,15 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from marketdata import formatting as fmt
+from marketdata.capabilities import market
 from marketdata.concurrency import gather_partial
 from marketdata.errors import UpstreamBadResponse
-from marketdata.providers.yahoo.full_quote import RETURN_NAMES
-from marketdata.providers.yahoo.indices import (
-    IndexSnapshot,
-    MarketIndexInfo,
-    fetch_index,
-    select_indices,
-)
+from marketdata.records.market import IndexSnapshot, MarketIndexInfo, select_indices
+from marketdata.records.quotes import RETURN_NAMES
 
 
 def has_level(snap: IndexSnapshot) -> bool:
@@ -50,7 +46,7 @@ def market_indices(ids: list[str] | None = None, region: str | None = None
     when there was one.
     """
     selected = select_indices(ids or (), region)
-    fetched = gather_partial(fetch_index, selected, what="index",
+    fetched = gather_partial(market.index, selected, what="index",
                              label=lambda info: info.id,
                              log_fields=lambda info: {"index": info.id, "symbol": info.symbol},
                              accept=has_level)

@@ -9,7 +9,7 @@ from django.core.validators import MaxValueValidator
 
 from apps.core.params import IntegerParam
 from apps.core.v2 import NUMBER, PageQuery, connection_schema, object_schema
-from marketdata.providers.treasury import FIRST_YEAR, YIELD_MEMBERS
+from marketdata.records.macro import FIRST_YEAR, YIELD_MEMBERS
 
 
 def current_year() -> int:

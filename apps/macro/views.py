@@ -7,11 +7,10 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import V2ApiView, page, paginate_member, select, select_each
+from apps.core.v2 import Output, V2ApiView
 from apps.macro import serializers as macro
 from apps.macro.services import macro_series, treasury_yields
-from marketdata.providers.fred import MAX_SERIES_ID_LENGTH
-from marketdata.providers.treasury import FIRST_YEAR, ROW_MEMBERS
+from marketdata.records.macro import FIRST_YEAR, MAX_SERIES_ID_LENGTH, ROW_MEMBERS
 
 TAG = "Macro (v2)"
 SERIES_MEMBERS = ("id", "observations")
@@ -48,10 +47,11 @@ class V2MacroSeriesView(V2ApiView):
     operation_id, tag = "get_macro_series", TAG
     summary = "Macro series (FRED)"
 
+    output = Output(SERIES_MEMBERS, paged=("observations",))
+
     @extend_schema(parameters=[_SERIES_ID])
     def get(self, request: Request, id: str) -> Response:
-        series = paginate_member(macro_series(id), "observations", self.params)
-        return Response(select(series, self.fields(SERIES_MEMBERS)))
+        return self.answer(macro_series(id))
 
 
 class V2TreasuryYieldsView(V2ApiView):
@@ -80,7 +80,7 @@ class V2TreasuryYieldsView(V2ApiView):
     operation_id, tag = "get_treasury_yields", TAG
     summary = "Treasury par yield curve of a year"
 
+    output = Output(ROW_MEMBERS, paged=("",))
+
     def get(self, request: Request) -> Response:
-        q = self.params
-        rows = treasury_yields(q["year"], macro.current_year())
-        return Response(page(select_each(rows, self.fields(ROW_MEMBERS)), q))
+        return self.answer(treasury_yields(self.params["year"], macro.current_year()))

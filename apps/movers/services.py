@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from marketdata import formatting as fmt
-from marketdata.providers.yahoo.screener import SCREENERS, ScreenerQuote, fetch_screener
+from marketdata.capabilities import market
+from marketdata.records.market import ScreenerQuote
 
 
 def market_mover(row: ScreenerQuote) -> dict[str, Any]:
@@ -21,6 +22,7 @@ def market_mover(row: ScreenerQuote) -> dict[str, Any]:
 
 
 def market_movers(screener: str, count: int) -> list[dict[str, Any]]:
-    """At most ``count`` movers of ``screener`` (actives, gainers, losers), Yahoo's order."""
-    rows = fetch_screener(SCREENERS[screener], count)
+    """At most ``count`` movers of ``screener`` (actives, gainers, losers), the source's
+    order."""
+    rows = market.movers(screener, count)
     return [market_mover(row) for row in rows[:count]]

@@ -1,4 +1,5 @@
-"""News: Yahoo Finance articles for one symbol, or general market news, as v1 News objects."""
+"""News: the articles for one symbol, or general market news (Yahoo Finance, through
+:mod:`marketdata.capabilities.news`), as v1 News objects."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ import time
 from typing import Any
 
 from apps.core.symbols import require_symbol
+from marketdata.capabilities import news
 from marketdata.errors import NotFound
 from marketdata.formatting import relative_time
-from marketdata.providers.yahoo.news import NewsItem, general_news, symbol_news
+from marketdata.records.news import NewsItem
 
 
 def news_item(item: NewsItem, now: float) -> dict[str, Any]:
@@ -26,7 +28,7 @@ def news_for_symbol(symbol_text: str, now: float | None = None) -> list[dict[str
     """Articles tagged with the symbol, in Yahoo's order; 404 when there are none (and for a
     malformed symbol, which never reaches the upstream)."""
     symbol = require_symbol(symbol_text)
-    shown = _shown(symbol_news(symbol), time.time() if now is None else now)
+    shown = _shown(news.symbol_news(symbol), time.time() if now is None else now)
     if not shown:
         raise NotFound(f"No news found for {symbol}")
     return shown
@@ -34,4 +36,4 @@ def news_for_symbol(symbol_text: str, now: float | None = None) -> list[dict[str
 
 def market_news(now: float | None = None) -> list[dict[str, Any]]:
     """General market news, newest first; ``[]`` when Yahoo has none to offer."""
-    return _shown(general_news(), time.time() if now is None else now)
+    return _shown(news.general_news(), time.time() if now is None else now)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from apps.core.v2 import INTEGER, PageQuery, connection_schema, object_schema
-from marketdata.providers.cftc import LEGACY_NULL_MEMBERS, POSITION_MEMBERS
+from marketdata.records.macro import LEGACY_NULL_MEMBERS, POSITION_MEMBERS
 
 
 class V2CotQuery(PageQuery):

@@ -1,11 +1,13 @@
-"""v2 weekly positioning: the CFTC Commitments of Traders of one futures contract."""
+"""v2 weekly positioning: the CFTC Commitments of Traders of one futures contract, through
+:mod:`marketdata.capabilities.macro`."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from apps.core.symbols import require_symbol
-from marketdata.providers import cftc, sources
+from marketdata.capabilities import macro
+from marketdata.records.macro import cot_lookup
 
 
 def cot_for(symbol_text: str) -> dict[str, Any]:
@@ -15,8 +17,8 @@ def cot_for(symbol_text: str) -> dict[str, Any]:
     A malformed symbol or one that is neither a contract market code nor a curated root is
     a 404 before any upstream call; a code with no rows in either report is a 404 too.
     """
-    found = cftc.lookup(require_symbol(symbol_text))
-    result = sources.serve("cot", {"cftc": lambda: cftc.commitments(found)})
+    found = cot_lookup(require_symbol(symbol_text))
+    result = macro.cot(found)
     return {
         "symbol": found.symbol,
         "contractMarketCode": result.contract_market_code or found.code,

@@ -5,15 +5,15 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import V2ApiView, paginate_member, select
+from apps.core.v2 import Output, V2ApiView
 from apps.positioning.serializers import COT_RESPONSE, V2CotQuery
 from apps.positioning.services import cot_for
-from marketdata.providers.cftc import (
+from marketdata.records.macro import (
     CONTRACTS,
+    COT_WEEKS,
     DISAGGREGATED,
     LEGACY,
     LEGACY_NULL_MEMBERS,
-    WEEKS,
 )
 
 TAG = "Positioning (v2)"
@@ -44,7 +44,7 @@ class V2CotView(V2ApiView):
     A root or code of the table asks its own report first; a code outside the table asks
     the disaggregated report first; the other report is asked when the first has no rows.
 
-    `observations`: the newest {WEEKS} weekly reports (five years, fewer for younger
+    `observations`: the newest {COT_WEEKS} weekly reports (five years, fewer for younger
     contracts), **oldest first**; `reportDate` is the Tuesday the positions are as of
     (`YYYY-MM-DD`; published the Friday after). Positions are numbers of contracts as
     the CFTC reports them; a value the CFTC row does not have is null, never 0.
@@ -66,6 +66,7 @@ class V2CotView(V2ApiView):
     operation_id, tag = "get_cot", TAG
     summary = "Weekly positioning (Commitments of Traders) of a futures contract"
 
+    output = Output(COT_MEMBERS, paged=("observations",))
+
     def get(self, request: Request, symbol: str) -> Response:
-        body = paginate_member(cot_for(symbol), "observations", self.params)
-        return Response(select(body, self.fields(COT_MEMBERS)))
+        return self.answer(cot_for(symbol))

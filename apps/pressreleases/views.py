@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import V2ApiView, select_each
+from apps.core.v2 import Output, V2ApiView
 from apps.pressreleases.serializers import (
     MEMBERS,
     PRESS_RELEASES_RESPONSE,
@@ -49,6 +49,7 @@ class V2PressReleasesView(V2ApiView):
     operation_id, tag = "get_press_releases", "Press releases (v2)"
     summary = "Press releases of a company"
 
+    output = Output(MEMBERS)
+
     def get(self, request: Request, symbol: str) -> Response:
-        releases = press_releases(symbol, self.params["limit"])
-        return Response(select_each(releases, self.fields(MEMBERS)))
+        return self.answer(press_releases(symbol, self.params["limit"]))

@@ -17,7 +17,7 @@ from apps.core.v2 import (
     object_schema,
 )
 from apps.core.v2 import STRING as STRING_SCHEMA
-from marketdata.providers.yahoo.full_quote import BOOLEAN, NUMBER, OBJECT, QUOTE_MEMBERS, STRING
+from marketdata.records.quotes import BOOLEAN, NUMBER, OBJECT, QUOTE_MEMBERS, STRING
 
 
 class SymbolsQuery(QuerySerializer):

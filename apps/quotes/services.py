@@ -9,25 +9,18 @@ from typing import Any, TypeVar
 from apps.core.symbols import require_symbol
 from apps.quotes.serializers import region_of
 from marketdata import formatting as fmt
+from marketdata.capabilities import quotes
 from marketdata.concurrency import gather_partial, run_parallel
 from marketdata.errors import MarketDataError, NotFound
 from marketdata.logs import get_logger
-from marketdata.providers.yahoo.full_quote import (
+from marketdata.records.quotes import (
     QUOTE_MEMBERS,
     RETURN_NAMES,
     FullQuote,
     GqlQuoteRecord,
-    fetch_full_quote,
-    fetch_gql_quote,
-    fetch_quote_type,
-    present_value,
-)
-from marketdata.providers.yahoo.quote import (
     LogoUrls,
     QuoteSnapshot,
-    fetch_gql_quotes,
-    fetch_logos,
-    fetch_quotes,
+    present_value,
 )
 from marketdata.symbols import display_symbol, normalize_symbol
 
@@ -67,7 +60,7 @@ def simple_quote(q: QuoteSnapshot) -> dict[str, Any]:
 def simple_quotes(symbols: list[str]) -> list[dict[str, Any]]:
     """Simple quotes in request order; unknown symbols left out, 404 when none resolve."""
     valid = _valid(symbols)
-    found = fetch_quotes(valid) if valid else {}
+    found = quotes.snapshots(valid) if valid else {}
     result = [simple_quote(found[s]) for s in valid if s in found]
     if not result:
         raise no_quotes_found(symbols)
@@ -82,7 +75,7 @@ STREAM_FIELDS = ("symbol", "name", "price", "change", "percentChange", "logo")
 def stream_quotes(symbols: list[str]) -> dict[str, dict[str, Any]]:
     """Stream quotes by symbol, in request order; unknown or malformed symbols are absent."""
     valid = _valid(symbols)
-    found = fetch_quotes(valid) if valid else {}
+    found = quotes.snapshots(valid) if valid else {}
     return {s: {k: v for k, v in simple_quote(found[s]).items() if k in STREAM_FIELDS}
             for s in valid if s in found}
 
@@ -147,14 +140,13 @@ def full_quotes(symbols: list[str]) -> list[dict[str, Any]]:
     Unknown symbols are left out (404 when none resolve). An upstream failure is raised
     when no symbol could be served, so the client sees 502/503/504 rather than a 404.
     """
-    fetched = gather_partial(fetch_full_quote, _valid(symbols), what="quote")
+    fetched = gather_partial(quotes.full_quote, _valid(symbols), what="quote")
     fetched.raise_if_empty(lambda: no_quotes_found(symbols))
     return [full_quote(record) for _, record in fetched.values]
 
 
 # -- v2 quotes ----------------------------------------------------------------------------------
-# Quotes are presented from the provider's GqlQuote records: Yahoo's keys and number objects
-# are read in marketdata.providers.yahoo only (present_value applies the client's format).
+# Quotes are presented from GqlQuote records (present_value applies the client's format).
 SYMBOL_NOT_FOUND = "Symbol not found"
 
 
@@ -167,7 +159,7 @@ def present_quote(record: GqlQuoteRecord, value_format: str) -> dict[str, Any]:
 def _logos_or_nothing(symbols: list[str]) -> dict[str, LogoUrls]:
     """The logo lookup; a failure is logged and means "no logos", never an error."""
     try:
-        return fetch_logos(symbols)
+        return quotes.logos(symbols)
     except MarketDataError as exc:
         log.warning("logo lookup failed", symbols=",".join(symbols[:10]), reason=exc.detail,
                     error=type(exc).__name__)
@@ -202,7 +194,7 @@ def v2_quote(symbol_text: str, *, lang: str | None, logo: bool) -> GqlQuoteRecor
     parallel when asked). A malformed symbol is a 404 without an upstream call."""
     symbol = require_symbol(symbol_text)
     region = region_of(lang)
-    record, logos = _with_logos(lambda: fetch_gql_quote(symbol, lang=lang, region=region),
+    record, logos = _with_logos(lambda: quotes.v2_quote(symbol, lang=lang, region=region),
                                 [symbol], logo)
     return _apply_logos(record, logos)
 
@@ -219,9 +211,9 @@ def v2_quotes(symbols: list[str], *, lang: str | None,
     found: dict[str, GqlQuoteRecord] = {}
     logos: dict[str, LogoUrls] | None = None
     if valid:
-        found, logos = _with_logos(lambda: fetch_gql_quotes(valid, lang=lang, region=region),
+        found, logos = _with_logos(lambda: quotes.v2_quotes(valid, lang=lang, region=region),
                                    valid, logo)
-    quotes: list[GqlQuoteRecord] = []
+    served: list[GqlQuoteRecord] = []
     errors: list[dict[str, str]] = []
     for text, symbol in canonical:
         record = found.get(symbol) if symbol is not None else None
@@ -229,13 +221,13 @@ def v2_quotes(symbols: list[str], *, lang: str | None,
             errors.append({"symbol": display_symbol(symbol or text),
                            "message": SYMBOL_NOT_FOUND})
         else:
-            quotes.append(_apply_logos(record, logos))
-    return quotes, errors
+            served.append(_apply_logos(record, logos))
+    return served, errors
 
 
 def v2_quote_type(symbol_text: str) -> dict[str, Any]:
     """GqlQuoteTypeData of one symbol (module quoteType)."""
-    record = fetch_quote_type(require_symbol(symbol_text))
+    record = quotes.quote_type(require_symbol(symbol_text))
     return {
         "symbol": record.symbol, "exchange": record.exchange, "longName": record.long_name,
         "shortName": record.short_name, "quoteType": record.quote_type,

@@ -6,7 +6,7 @@ from rest_framework.response import Response
 
 from apps.core.params import symbol_list
 from apps.core.schema import error_responses
-from apps.core.v2 import FieldsQuery, V2ApiView, page, select, select_each
+from apps.core.v2 import FieldsQuery, Output, V2ApiView
 from apps.core.views import ApiView
 from apps.quotes.serializers import (
     GQL_QUOTE_SCHEMA,
@@ -28,7 +28,7 @@ from apps.quotes.services import (
     v2_quote_type,
     v2_quotes,
 )
-from marketdata.providers.yahoo.full_quote import QUOTE_MEMBERS
+from marketdata.records.quotes import QUOTE_MEMBERS
 
 _LIST_RULES = (" Symbols are upper-cased; order is kept and duplicates are removed. Unknown "
                "or malformed symbols are left out; 404 when none resolve. 422 when `symbols` "
@@ -91,11 +91,12 @@ class V2QuoteView(V2ApiView):
     operation_id, tag = "get_quote_v2", "Quotes (v2)"
     summary = "Full quote of one symbol"
 
+    output = Output(QUOTE_MEMBERS)
+
     def get(self, request: Request, symbol: str) -> Response:
         q = self.params
         record = v2_quote(symbol, lang=_language(self, request), logo=q["logo"])
-        return Response(select(present_quote(record, q["format"]),
-                               self.fields(QUOTE_MEMBERS)))
+        return self.answer(present_quote(record, q["format"]))
 
 
 class V2QuotesView(V2ApiView):
@@ -116,13 +117,14 @@ class V2QuotesView(V2ApiView):
     operation_id, tag = "get_quotes_v2", "Quotes (v2)"
     summary = "Quotes of many symbols"
 
+    output = Output(QUOTE_MEMBERS, always=("symbol",), at=("quotes",), paged=("quotes",))
+
     def get(self, request: Request) -> Response:
         q = self.params
-        symbols = q["symbols"]
-        records, errors = v2_quotes(symbols, lang=_language(self, request), logo=q["logo"])
-        items = select_each([present_quote(r, q["format"]) for r in records],
-                            self.fields(QUOTE_MEMBERS), always=("symbol",))
-        return Response({"quotes": page(items, q), "errors": errors})
+        records, errors = v2_quotes(q["symbols"], lang=_language(self, request),
+                                    logo=q["logo"])
+        return self.answer({"quotes": [present_quote(r, q["format"]) for r in records],
+                            "errors": errors})
 
 
 class V2QuoteTypeView(V2ApiView):
@@ -135,5 +137,7 @@ class V2QuoteTypeView(V2ApiView):
     operation_id, tag = "get_quote_type_v2", "Quotes (v2)"
     summary = "Quote type of one symbol"
 
+    output = Output(QUOTE_TYPE_MEMBERS)
+
     def get(self, request: Request, symbol: str) -> Response:
-        return Response(select(v2_quote_type(symbol), self.fields(QUOTE_TYPE_MEMBERS)))
+        return self.answer(v2_quote_type(symbol))

@@ -2,7 +2,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.core.params import BLANK, IntegerParam, QuerySerializer, choice
-from marketdata.providers.algolia import SECURITY_TYPES
+from marketdata.records.search import SECURITY_TYPES
 
 MAX_QUERY_LENGTH = 200
 

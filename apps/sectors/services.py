@@ -1,7 +1,7 @@
-"""Sectors: the eleven Yahoo sectors as v1 MarketSector / MarketSectorDetails objects.
+"""Sectors: the eleven sectors as v1 MarketSector / MarketSectorDetails objects.
 
-All three endpoints read the same per-sector JSON (one cached upstream call per sector);
-the sector of a symbol comes from its quoteSummary assetProfile.
+All three endpoints read the same per-sector record (one cached upstream call per sector);
+the sector of a symbol comes from its company profile.
 """
 
 from __future__ import annotations
@@ -9,23 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from marketdata import formatting as fmt
+from marketdata.capabilities import market
 from marketdata.concurrency import gather_partial
 from marketdata.errors import NotFound, UpstreamBadResponse
-from marketdata.providers.yahoo.quote_summary import fetch_quote_summary
-from marketdata.providers.yahoo.sectors import (
-    SECTOR_KEYS,
-    SECTOR_NAMES,
-    SectorData,
-    fetch_sector,
-)
+from marketdata.records.market import SECTOR_KEYS, SECTOR_NAMES, SectorData
 
 # The spec's enum order (alphabetical) for validation messages and docs.
 SECTOR_CHOICES = tuple(sorted(SECTOR_KEYS))
 TOP_INDUSTRIES = 10
 TOP_COMPANIES = 10
-# quoteType is asked for too: a known symbol always has it, so a 404 means "unknown symbol"
-# and a known one without a sector (index, ETF, crypto) gets the "no sector" answer.
-_PROFILE_MODULES = ("assetProfile", "quoteType")
 
 
 def _percent(value: float | None, sign: bool = True) -> str:
@@ -63,7 +55,7 @@ def all_sectors() -> list[dict[str, Any]]:
     A sector whose upstream call fails is left out (and logged) so one bad sector does not
     hide ten good ones; when every sector fails the most telling upstream error is raised.
     """
-    fetched = gather_partial(fetch_sector, list(SECTOR_NAMES), what="sector")
+    fetched = gather_partial(market.sector, list(SECTOR_NAMES), what="sector")
     fetched.raise_if_empty(lambda: UpstreamBadResponse("yahoo", "No sector data from Yahoo "
                                                        "Finance"))
     return [market_sector(data) for _, data in fetched.values]
@@ -71,23 +63,12 @@ def all_sectors() -> list[dict[str, Any]]:
 
 def details_for(name: str) -> dict[str, Any]:
     """MarketSectorDetails for a display name already validated against SECTOR_CHOICES."""
-    return sector_details(fetch_sector(SECTOR_KEYS[name]))
-
-
-def sector_key_of(profile: dict[str, Any]) -> str | None:
-    """The Yahoo sector key of an assetProfile: by display name, else by its sectorKey."""
-    name = profile.get("sector")
-    if isinstance(name, str) and name in SECTOR_KEYS:
-        return SECTOR_KEYS[name]
-    key = profile.get("sectorKey")
-    return key if isinstance(key, str) and key in SECTOR_NAMES else None
+    return sector_details(market.sector(SECTOR_KEYS[name]))
 
 
 def sector_for_symbol(symbol: str) -> dict[str, Any]:
     """MarketSector of a validated symbol's sector; 404 when it has none (ETF, index...)."""
-    modules = fetch_quote_summary(symbol, _PROFILE_MODULES, policy="sectors", group="sectors")
-    profile = modules.get("assetProfile")
-    key = sector_key_of(profile) if isinstance(profile, dict) else None
+    key = market.sector_key_of(symbol)
     if key is None:
         raise NotFound(f"Sector for {symbol} not found.")
-    return market_sector(fetch_sector(key))
+    return market_sector(market.sector(key))

@@ -6,8 +6,8 @@ from typing import Any
 
 from apps.core.symbols import require_symbol
 from apps.quotes.services import simple_quotes
+from marketdata.capabilities import market
 from marketdata.errors import NotFound
-from marketdata.providers.yahoo.recommendations import fetch_recommendations
 from marketdata.symbols import normalize_symbol
 
 
@@ -20,8 +20,8 @@ def similar_quotes(symbol_text: str, limit: int) -> list[dict[str, Any]]:
     """
     symbol = require_symbol(symbol_text)
     peers: list[str] = []
-    for rec in fetch_recommendations(symbol, limit + 1):
-        peer = normalize_symbol(rec.symbol)
+    for found in market.peers(symbol, limit + 1):
+        peer = normalize_symbol(found.symbol)
         if peer is not None and peer != symbol and peer not in peers:
             peers.append(peer)
     message = f"No similar stocks found for {symbol}."

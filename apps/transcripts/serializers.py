@@ -4,7 +4,7 @@ from rest_framework import serializers
 
 from apps.core.params import IntegerParam, QuerySerializer
 from apps.transcripts.services import MIN_YEAR, latest_year
-from marketdata.providers.yahoo.transcripts import QUARTERS
+from marketdata.records.fundamentals import QUARTERS
 
 
 class QuarterField(serializers.ChoiceField):

@@ -14,16 +14,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from apps.core.symbols import require_symbol
+from marketdata.capabilities import fundamentals
 from marketdata.concurrency import run_parallel
 from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.formatting import iso_datetime
-from marketdata.providers.yahoo.transcripts import (
-    EarningsCall,
-    Transcript,
-    fetch_earnings_calls,
-    fetch_quartr_id,
-    fetch_transcript,
-)
+from marketdata.records.fundamentals import CompanyTranscripts, EarningsCall, Transcript
 
 SOURCE = "Yahoo Finance"
 MIN_YEAR = 1990
@@ -108,21 +103,21 @@ def transcript_item(symbol: str, call: EarningsCall, quartr_id: str,
     }
 
 
-def _first_available(symbol: str, quartr_id: str,
+def _first_available(company: CompanyTranscripts,
                      calls: Iterable[EarningsCall]) -> list[tuple[EarningsCall, Transcript]]:
     for call in list(calls)[:_LATEST_ATTEMPTS]:
         try:
-            return [(call, fetch_transcript(symbol, quartr_id, call.event_id))]
+            return [(call, company.fetch(call))]
         except NotFound:
             continue
     return []
 
 
-def _all_available(symbol: str, quartr_id: str,
+def _all_available(company: CompanyTranscripts,
                    calls: list[EarningsCall]) -> list[tuple[EarningsCall, Transcript]]:
     """Every call's transcript, fetched concurrently; calls without one are left out, and
     any other failure fails the request (no silently partial year)."""
-    results = run_parallel(lambda c: fetch_transcript(symbol, quartr_id, c.event_id), calls)
+    results = run_parallel(company.fetch, calls)
     found: list[tuple[EarningsCall, Transcript]] = []
     for call, result in zip(calls, results, strict=True):
         if isinstance(result, NotFound):
@@ -137,15 +132,15 @@ def earnings_transcript(symbol_text: str, quarter: str | None = None,
                         year: int | None = None) -> dict[str, Any]:
     """The EarningsTranscript resource for a symbol and optional fiscal quarter/year."""
     symbol = require_symbol(symbol_text)
-    calls = select_calls(fetch_earnings_calls(symbol), quarter, year)
+    calls = select_calls(fundamentals.earnings_calls(symbol), quarter, year)
     if not calls:
         raise NotFound(f"No earnings call found for {_describe(symbol, quarter, year)}")
-    quartr_id = fetch_quartr_id(symbol)
+    company = fundamentals.company_transcripts(symbol)
     if year is not None and quarter is None:
-        found = _all_available(symbol, quartr_id, calls)
+        found = _all_available(company, calls)
     else:
-        found = _first_available(symbol, quartr_id, calls)
+        found = _first_available(company, calls)
     if not found:
         raise NotFound(f"No transcript available for {_describe(symbol, quarter, year)}")
-    return {"symbol": symbol,
-            "transcripts": [transcript_item(symbol, c, quartr_id, t) for c, t in found]}
+    return {"symbol": symbol, "transcripts": [transcript_item(symbol, c, company.company_id, t)
+                                              for c, t in found]}

@@ -5,10 +5,11 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import V2ApiView, page, select_each
+from apps.core.v2 import Output, V2ApiView
 from apps.worldnews.serializers import NEWS_MEMBERS, WORLD_NEWS_RESPONSE, V2WorldNewsQuery
 from apps.worldnews.services import world_news
-from marketdata.providers.gdelt import MAX_RECORDS, TIMESPAN
+from marketdata.records.news import WORLD_NEWS_MAX_ARTICLES as MAX_RECORDS
+from marketdata.records.news import WORLD_NEWS_TIMESPAN as TIMESPAN
 
 
 class V2WorldNewsView(V2ApiView):
@@ -51,6 +52,7 @@ class V2WorldNewsView(V2ApiView):
     operation_id, tag = "get_world_news", "World news (v2)"
     summary = "World news about a company, with sentiment"
 
+    output = Output(NEWS_MEMBERS, paged=("",))
+
     def get(self, request: Request, symbol: str) -> Response:
-        items = select_each(world_news(symbol), self.fields(NEWS_MEMBERS))
-        return Response(page(items, self.params))
+        return self.answer(world_news(symbol))

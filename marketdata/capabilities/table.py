@@ -19,7 +19,8 @@ provider). One table says it all, and three readers use it:
   is any other upstream failure (502/503/504/429) when a next source exists. "Not found"
   and bad requests are answers, not failures: they end the search (the keyed source is the
   better one, and a keyless source would only guess). When every source fails, the first
-  failure is raised (the preferred source's own words).
+  failure is raised (the preferred source's own words; the last one's for a capability
+  with ``raise_last_failure``).
 - :func:`notices` says, for ``/v2/health``, which source serves each capability now.
 - The table of sources in `docs/api-notes.md` is written from the same rows.
 """
@@ -80,6 +81,9 @@ class Capability:
     sources: tuple[Source, ...]
     # The share of the time left each source but the last gets when a next one exists.
     primary_share: float | None = None
+    # When every source fails, the last one's failure is raised instead of the first's: for
+    # a capability whose last source is the one its clients are told about (symbol search).
+    raise_last_failure: bool = False
 
     def active_sources(self) -> tuple[Source, ...]:
         return tuple(source for source in self.sources if source.active())
@@ -117,34 +121,124 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
                "TIINGO_API_KEY", fetcher="marketdata.providers.tiingo:bars"),
     ), primary_share=0.5),
     Capability("security_search", "Symbol search (/v1/search)", (
-        Source("algolia", "a hosted search index (an Algolia application)"),
-        Source("yahoo", f"{YAHOO} search"))),
+        Source("algolia", "a hosted search index (an Algolia application)",
+               fetcher="marketdata.providers.algolia:securities"),
+        Source("yahoo", f"{YAHOO} search",
+               fetcher="marketdata.providers.yahoo.search:securities"),
+    ), primary_share=0.5, raise_last_failure=True),
     Capability("macro_series", "Macro series (/v2/macro/series/{id})", (
-        Source("fred_api", "the FRED API", "FRED_API_KEY"),
-        Source("fred_graph", "FRED's keyless fredgraph.csv download"))),
+        Source("fred_api", "the FRED API", "FRED_API_KEY",
+               fetcher="marketdata.providers.fred:series_from_api"),
+        Source("fred_graph", "FRED's keyless fredgraph.csv download",
+               fetcher="marketdata.providers.fred:series_from_graph"))),
     Capability("treasury_yields", "Treasury yields (/v2/macro/treasury-yields)", (
-        Source("treasury", "the U.S. Treasury's daily par yield curve CSV"),)),
+        Source("treasury", "the U.S. Treasury's daily par yield curve CSV",
+               fetcher="marketdata.providers.treasury:yield_curve"),)),
     Capability("cot", "Weekly positioning (/v2/positioning/cot/{symbol})", (
-        Source("cftc", "CFTC Commitments of Traders (Socrata public reporting)"),)),
+        Source("cftc", "CFTC Commitments of Traders (Socrata public reporting)",
+               fetcher="marketdata.providers.cftc:commitments"),)),
+    Capability("news", "News for a symbol (/v1/news?symbol={symbol})", (
+        Source("yahoo", f"{YAHOO} search news (the articles tagged with the symbol)",
+               fetcher="marketdata.providers.yahoo.news:symbol_news"),)),
+    Capability("general_news", "General market news (/v1/news)", (
+        Source("yahoo", f"{YAHOO} search news of the S&P 500, Dow Jones and Nasdaq "
+                        "Composite",
+               fetcher="marketdata.providers.yahoo.news:general_news"),)),
     Capability("world_news", "World news (/v2/worldnews/news/{symbol})", (
-        Source("gdelt", "the GDELT DOC 2.0 API, sentiment scored locally"),)),
+        Source("gdelt", "the GDELT DOC 2.0 API, sentiment scored locally",
+               fetcher="marketdata.providers.gdelt:world_news"),)),
+    Capability("quotes", "Simple quotes (/v1/simple-quotes, /v1/similar, /v1/stream/quotes)", (
+        Source("yahoo", f"{YAHOO} v7 quote",
+               fetcher="marketdata.providers.yahoo.quote:fetch_quotes"),)),
+    Capability("full_quote", "Full quotes (/v1/quotes)", (
+        Source("yahoo", f"{YAHOO} quoteSummary",
+               fetcher="marketdata.providers.yahoo.full_quote:fetch_full_quote"),)),
+    Capability("v2_quote", "Quote of one symbol (/v2/quote/{symbol})", (
+        Source("yahoo", f"{YAHOO} quoteSummary",
+               fetcher="marketdata.providers.yahoo.full_quote:fetch_gql_quote"),)),
+    Capability("v2_quotes", "Quotes of many symbols (/v2/quotes)", (
+        Source("yahoo", f"{YAHOO} v7 quote",
+               fetcher="marketdata.providers.yahoo.quote:fetch_gql_quotes"),)),
+    Capability("logos", "Logos (/v2/quote/{symbol} and /v2/quotes with logo=true)", (
+        Source("yahoo", f"{YAHOO} v7 quote logo images",
+               fetcher="marketdata.providers.yahoo.quote:fetch_logos"),)),
+    Capability("quote_type", "Quote type (/v2/quote-type/{symbol})", (
+        Source("yahoo", f"{YAHOO} quoteSummary quoteType",
+               fetcher="marketdata.providers.yahoo.full_quote:fetch_quote_type"),)),
+    Capability("indices", "Market indices (/v1/indices)", (
+        Source("yahoo", f"{YAHOO} quoteSummary",
+               fetcher="marketdata.providers.yahoo.indices:fetch_index"),)),
+    Capability("movers", "Market movers (/v1/actives, /v1/gainers, /v1/losers)", (
+        Source("yahoo", f"{YAHOO} predefined screeners",
+               fetcher="marketdata.providers.yahoo.screener:movers"),)),
+    Capability("sectors", "Sectors (/v1/sectors, /v1/sectors/details/{sector}, "
+                          "/v1/sectors/symbol/{symbol})", (
+        Source("yahoo", f"{YAHOO} sectors",
+               fetcher="marketdata.providers.yahoo.sectors:fetch_sector"),)),
+    Capability("symbol_sector", "A symbol's sector (/v1/sectors/symbol/{symbol})", (
+        Source("yahoo", f"{YAHOO} quoteSummary assetProfile",
+               fetcher="marketdata.providers.yahoo.sectors:sector_key_of_symbol"),)),
+    Capability("similar", "Similar stocks (/v1/similar)", (
+        Source("yahoo", f"{YAHOO} recommendations by symbol",
+               fetcher="marketdata.providers.yahoo.recommendations:fetch_recommendations"),)),
     Capability("forex", "Forex (/v2/forex/{from}/{to})", (
-        Source("yahoo", f"{YAHOO} (live bid/ask)"),
-        Source("frankfurter", "the ECB reference rates (Frankfurter)"))),
-    Capability("futures", "Futures (/v2/futures/{symbol})", (Source("yahoo", YAHOO),)),
+        Source("yahoo", f"{YAHOO} (live bid/ask)",
+               fetcher="marketdata.providers.yahoo.quote:forex_quote"),
+        Source("frankfurter", "the ECB reference rates (Frankfurter)",
+               fetcher="marketdata.providers.frankfurter:forex_quote"))),
+    Capability("futures", "Futures (/v2/futures/{symbol})", (
+        Source("yahoo", YAHOO, fetcher="marketdata.providers.yahoo.quote:futures_quote"),)),
     Capability("grading_actions", "Grading actions (/v2/grading-actions/{symbol})", (
-        FMP, Source("yahoo", f"{YAHOO} upgradeDowngradeHistory"))),
+        Source(FMP.name, FMP.label, FMP.key_setting,
+               fetcher="marketdata.providers.fmp:grading_actions"),
+        Source("yahoo", f"{YAHOO} upgradeDowngradeHistory",
+               fetcher="marketdata.providers.yahoo.analysis:grading_actions"))),
     Capability("price_target_consensus",
                "Price target consensus (/v2/price-target-consensus/{symbol})", (
-                   FMP, Source("yahoo", f"{YAHOO} financialData targets"))),
+                   Source(FMP.name, FMP.label, FMP.key_setting,
+                          fetcher="marketdata.providers.fmp:target_consensus"),
+                   Source("yahoo", f"{YAHOO} financialData targets",
+                          fetcher="marketdata.providers.yahoo.analysis:target_consensus"))),
     Capability("price_target_summary",
                "Price target summary (/v2/price-target-summary/{symbol})", (
-                   FMP, Source("yahoo", f"{YAHOO} rating-change price targets"))),
+                   Source(FMP.name, FMP.label, FMP.key_setting,
+                          fetcher="marketdata.providers.fmp:target_summary"),
+                   Source("yahoo", f"{YAHOO} rating-change price targets",
+                          fetcher="marketdata.providers.yahoo.analysis:target_summary"))),
+    Capability("analysis",
+               "Analyst data (/v1/analysis/{symbol}, /v2/analysis/{symbol}/{type})", (
+                   Source("yahoo", f"{YAHOO} quoteSummary modules",
+                          fetcher="marketdata.providers.yahoo.analysis:analysis_data"),)),
+    Capability("holders", "Holders (/v1/holders/{symbol}, /v2/holders/{symbol}/{type})", (
+        Source("yahoo", f"{YAHOO} quoteSummary modules",
+               fetcher="marketdata.providers.yahoo.holders:holders_data"),)),
+    Capability("calendar_events", "Earnings and dividend calendar (/v2/calendar)", (
+        Source("yahoo", f"{YAHOO} quoteSummary calendarEvents",
+               fetcher="marketdata.providers.yahoo.calendar_events:fetch_calendar_events"),)),
+    Capability("financial_statements", "Financial statements (/v1/financials/{symbol})", (
+        Source("yahoo", f"{YAHOO} fundamentals-timeseries",
+               fetcher="marketdata.providers.yahoo.fundamentals:fetch_statement"),)),
+    Capability("earnings_calls",
+               "Earnings-call lists (/v1/earnings-transcript/{symbol})", (
+                   Source("yahoo", f"{YAHOO} earnings-calls page",
+                          fetcher="marketdata.providers.yahoo.transcripts:"
+                                  "fetch_earnings_calls"),)),
+    Capability("transcripts",
+               "Earnings-call transcripts (/v1/earnings-transcript/{symbol})", (
+                   Source("yahoo", f"{YAHOO} transcripts (Quartr)",
+                          fetcher="marketdata.providers.yahoo.transcripts:"
+                                  "company_transcripts"),)),
     Capability("press_releases", "Press releases (/v2/press-releases/{symbol})", (
-        FMP, Source("sec", "SEC EDGAR 8-K press-release exhibits (EX-99)"))),
+        Source(FMP.name, FMP.label, FMP.key_setting,
+               fetcher="marketdata.providers.fmp:company_press_releases"),
+        Source("sec", "SEC EDGAR 8-K press-release exhibits (EX-99)",
+               fetcher="marketdata.providers.sec:company_press_releases"))),
     Capability("index_constituents",
                "Index constituents (/v2/index-constituents/{symbol})", (
-                   FMP, Source("wikipedia", "the public constituent tables on Wikipedia"))),
+                   Source(FMP.name, FMP.label, FMP.key_setting,
+                          fetcher="marketdata.providers.fmp:index_members"),
+                   Source("wikipedia", "the public constituent tables on Wikipedia",
+                          fetcher="marketdata.providers.wikipedia:index_members"))),
 )}
 
 # capability -> (source, monotonic time) of its last answer: /v2/health says when a fallback
@@ -200,7 +294,7 @@ def serve(name: str, fetchers: Mapping[str, Callable[[], T]]) -> T:
                      status=exc.status_code)
             failures.append(exc)
     if failures:
-        raise failures[0]
+        raise failures[-1] if cap.raise_last_failure else failures[0]
     if not_served is not None:
         raise not_served
     raise LookupError(f"no source of {name!r} has a fetcher")  # a programming error

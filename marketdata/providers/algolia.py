@@ -11,7 +11,8 @@ carries the key or the upstream body.
 
 Hits look like ``{name, symbol, exchangeShortName, type, objectID}`` with ``type`` one of
 ``stock``, ``etf``, ``trust``; they become SearchResult dicts ``{name, symbol, exchange,
-type}``.
+type}``, and :func:`securities` (the ``algolia`` fetcher of ``security_search``) makes them
+a :class:`marketdata.records.search.SecurityMatches`.
 """
 
 from __future__ import annotations
@@ -24,19 +25,22 @@ from urllib.parse import quote
 import orjson
 from django.conf import settings
 
-from marketdata.errors import MarketDataError
+from marketdata.errors import MarketDataError, NotServed, UpstreamError
 from marketdata.formatting import text
 from marketdata.http import ProviderConfig, UpstreamResponse
+from marketdata.logs import get_logger
 from marketdata.providers.base import Provider
 from marketdata.providers.registry import get_provider
 from marketdata.providers.yahoo.search import query_key
+from marketdata.records.search import SECURITY_TYPES, Security, SecurityMatches
+
+log = get_logger("marketdata.providers.algolia")
 
 # A fallback exists (Yahoo), so fail fast: short timeouts, one retry.
 PROVIDER = ProviderConfig(name="algolia", display_name="Search provider (Algolia)",
                           connect_timeout=2.0, read_timeout=4.0, max_attempts=2,
                           hosts=("*.algolia.net",))
 
-SECURITY_TYPES = ("stock", "etf", "trust")
 ATTRIBUTES = ("name", "symbol", "exchangeShortName", "type")
 _APP_ID = re.compile(r"^[A-Za-z0-9]{1,32}$")
 
@@ -130,3 +134,20 @@ def search_securities(query: str, hits: int,
                                       "type": security_type or "all"},
                            lambda: provider.search(query, hits, security_type), "search",
                            group="search")
+
+
+def securities(query: str, hits: int, security_type: str | None = None, *,
+               use_primary: bool = True) -> SecurityMatches:
+    """The ``security_search`` fetcher: :func:`search_securities` as a record. Not asked
+    (NotServed) when the caller wants the secondary source; a failure is logged as a
+    WARNING before the capability falls back (the operator should know the index fails)."""
+    if not use_primary:
+        raise NotServed("the caller asked for the secondary search provider")
+    try:
+        found = search_securities(query, hits, security_type)
+    except UpstreamError as exc:
+        log.warning("primary search provider failed; falling back to the secondary",
+                    provider=PROVIDER.name, fallback="yahoo", reason=exc.detail,
+                    code=exc.code, upstream_status=exc.upstream_status)
+        raise
+    return SecurityMatches([Security(**row) for row in found], PROVIDER.name)

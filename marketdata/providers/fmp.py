@@ -2,7 +2,7 @@
 constituents of three US indices, from the ``/stable`` API.
 
 FMP is a keyed source (``settings.FMP_API_KEY``): every capability it serves has a keyless
-fallback in :mod:`marketdata.providers.sources`. The key travels as the ``apikey`` query
+fallback in :mod:`marketdata.capabilities.table`. The key travels as the ``apikey`` query
 parameter, which FMP requires; the upstream client logs only the path (never the query
 string), and no message built here carries the key, the URL or FMP's body.
 
@@ -15,6 +15,10 @@ How FMP answers, and what that becomes here:
 - an unknown symbol: 200 with ``[]`` -> :class:`~marketdata.errors.NotFound` (so does a
   symbol FMP knows but has no rows for: there is nothing to show either way).
 - 429 (daily quota) and 5xx are mapped by the upstream client (429, 502 after retries).
+
+The capability table's fetchers (the cached fetches below as records):
+:func:`grading_actions`, :func:`target_consensus`, :func:`target_summary`,
+:func:`company_press_releases`, :func:`index_members`.
 
 Typed fetches (module functions, all cache-through under the provider's name):
 :func:`grades`, :func:`price_target_consensus`, :func:`price_target_summary`,
@@ -35,12 +39,21 @@ from marketdata.errors import (
     CredentialsRejected,
     MarketDataError,
     NotFound,
+    NotServed,
     UpstreamBadResponse,
 )
 from marketdata.formatting import rows, text
 from marketdata.http import ProviderConfig, UpstreamResponse
 from marketdata.providers.base import KeyedProvider
 from marketdata.providers.registry import get_provider
+from marketdata.records.analysts import (
+    SUMMARY_PERIODS,
+    GradingAction,
+    PriceTargetConsensus,
+    PriceTargetSummary,
+    TargetWindow,
+)
+from marketdata.records.companies import Constituent, PressRelease, constituent
 
 # Every FMP capability has a keyless fallback, so fail fast: short timeouts, one retry.
 PROVIDER = ProviderConfig(name="fmp", display_name="Financial Modeling Prep",
@@ -342,6 +355,29 @@ def price_target_summary(symbol: str) -> dict[str, Any]:
         ANALYST_TTL, group="analysts")
 
 
+# -- analyst fetchers (the capability table's: the cached rows above as records) ----------
+def grading_actions(symbol: str) -> list[GradingAction]:
+    """The ``grading_actions`` fetcher: :func:`grades` as records, newest first."""
+    return [GradingAction(row["date"], row["symbol"] or symbol, row["gradingCompany"],
+                          row["newGrade"], row["previousGrade"])
+            for row in grades(symbol)]
+
+
+def target_consensus(symbol: str) -> PriceTargetConsensus:
+    """The ``price_target_consensus`` fetcher: :func:`price_target_consensus` as a record."""
+    row = price_target_consensus(symbol)
+    return PriceTargetConsensus(row["symbol"], row["targetConsensus"], row["targetHigh"],
+                                row["targetLow"], row["targetMedian"])
+
+
+def target_summary(symbol: str) -> PriceTargetSummary:
+    """The ``price_target_summary`` fetcher: :func:`price_target_summary` as a record."""
+    row = price_target_summary(symbol)
+    return PriceTargetSummary(row["symbol"], {
+        period: TargetWindow(row[f"{period}Count"], row[f"{period}Avg"])
+        for period in SUMMARY_PERIODS})
+
+
 def press_releases(symbol: str, limit: int) -> list[dict[str, Any]]:
     """The company's latest ``limit`` press releases, ``{date, symbol, title, text}``
     newest first (NotFound when FMP has none)."""
@@ -369,3 +405,22 @@ def index_constituents(index: str) -> list[dict[str, Any]]:
         lambda: parse_constituents(provider.stable(endpoint, {}, f"No constituents for "
                                                                  f"{index}"), index),
         CONSTITUENTS_TTL, group="constituents")
+
+
+# -- press release and constituent fetchers (the capability table's, as records) ----------
+def company_press_releases(symbol: str, limit: int) -> list[PressRelease]:
+    """The ``press_releases`` fetcher: :func:`press_releases` as records. FMP having
+    nothing for the symbol is NotServed, so the next source is asked (it tells an unknown
+    ticker, a 404, from a quiet company, ``[]``)."""
+    try:
+        found = press_releases(symbol, limit)
+    except NotFound as exc:
+        raise NotServed(exc.detail) from exc
+    return [PressRelease(date=item.get("date"), symbol=item.get("symbol") or symbol,
+                         title=item.get("title"), text=item.get("text"))
+            for item in found[:limit]]
+
+
+def index_members(index: str) -> list[Constituent]:
+    """The ``index_constituents`` fetcher: :func:`index_constituents` as records."""
+    return [constituent(row) for row in index_constituents(index)]

@@ -28,6 +28,7 @@ from marketdata.formatting import number
 from marketdata.http import ProviderConfig, UpstreamResponse
 from marketdata.providers.base import Provider
 from marketdata.providers.registry import get_provider
+from marketdata.records.quotes import ForexQuote
 
 # Yahoo answers first, so fail fast: short timeouts, one retry.
 PROVIDER = ProviderConfig(name="frankfurter", display_name="ECB reference rates (Frankfurter)",
@@ -143,3 +144,12 @@ def fetch_reference_rate(base: str, quote: str, today: date | None = None) -> Re
                                           "start": start.isoformat()},
                            lambda: provider.reference_rate(base, quote, start), RATES_TTL,
                            group="forex")
+
+
+def forex_quote(base: str, quote: str) -> ForexQuote:
+    """The ``forex`` fetcher: the pair from the ECB's last fix, against the fix before it;
+    no bid or ask (a reference rate is no market), the fix date at 00:00 UTC as time."""
+    rate = fetch_reference_rate(base, quote)
+    return ForexQuote(base=base, quote=quote, price=rate.rate, bid=None, ask=None,
+                      change=rate.change, change_percent=rate.change_percent,
+                      timestamp=rate.timestamp)

@@ -8,9 +8,10 @@
   the chart download: a CSV headed ``observation_date,{ID}`` (``DATE,{ID}`` on older
   answers); a missing value is ``.`` or an empty cell. Columns are found by header name.
 
-Both give :class:`Observation` lists, oldest first, values as floats or None.
-:mod:`marketdata.providers.sources` picks the source (the API when the key is set, the CSV
-when it is not or when the API fails or refuses the key).
+Both give :class:`~marketdata.records.macro.Observation` lists, oldest first, values as
+floats or None: :func:`series_from_api` and :func:`series_from_graph` are the fetchers of
+the ``macro_series`` capability, whose row picks the source (the API when the key is set,
+the CSV when it is not or when the API fails or refuses the key).
 
 How FRED answers trouble, and what it becomes here:
 - the API says an unknown series is HTTP 400 ``{"error_code": 400, "error_message":
@@ -34,7 +35,6 @@ import csv
 import io
 import math
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from marketdata.cache import TTLPolicy
@@ -47,6 +47,11 @@ from marketdata.errors import (
 from marketdata.http import ProviderConfig, UpstreamResponse
 from marketdata.providers.base import KeyedProvider
 from marketdata.providers.registry import get_provider
+from marketdata.records.macro import (  # noqa: F401 - the id rule, re-exported
+    MAX_SERIES_ID_LENGTH,
+    Observation,
+    normalize_series_id,
+)
 from marketdata.symbols import display_symbol
 
 PROVIDER = ProviderConfig(name="fred", display_name="FRED (St. Louis Fed)",
@@ -62,10 +67,6 @@ GRAPH_ENDPOINT = "fredgraph_csv"
 MACRO_SERIES_TTL = TTLPolicy("macro_series", open=3600, extended=3600, closed=3600,
                              market_aware=False)
 
-# FRED ids are letters, digits and underscores (DGS10, CPIAUCSL, 00XALCATM086NEST,
-# BAMLH0A0HYM2); the longest seen are about 30 characters, 40 leaves room.
-MAX_SERIES_ID_LENGTH = 40
-_SERIES_ID = re.compile(rf"[A-Za-z0-9_]{{1,{MAX_SERIES_ID_LENGTH}}}", re.ASCII)
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 # A plain decimal as FRED and Treasury write them (float() alone would take "1_0", "nan").
 _DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
@@ -74,25 +75,6 @@ _DATE_HEADERS = ("observation_date", "date")
 _NOT_FOUND_PAGE = re.compile(
     r"series\s+(?:does\s+not\s+exist|not\s+found|could\s+not\s+be\s+found|is\s+not\s+"
     r"available)|<title>[^<]*(?:404|not\s+found)[^<]*</title>", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class Observation:
-    """One dated value; ``value`` is None where FRED has no number (``.`` or blank)."""
-
-    date: str
-    value: float | None
-
-
-def normalize_series_id(text: str) -> str | None:
-    """The canonical (upper-case, trimmed) series id, or None when it cannot be one.
-
-    Checked as ASCII before the case change, so no non-ASCII letter turns into an id."""
-    candidate = text.strip()
-    if not _SERIES_ID.fullmatch(candidate):
-        return None
-    return candidate.upper()
-
 
 
 def _not_found(series_id: str) -> NotFound:

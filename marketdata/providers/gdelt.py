@@ -70,14 +70,19 @@ from marketdata.formatting import text
 from marketdata.http import ProviderConfig, UpstreamResponse
 from marketdata.providers.base import Provider
 from marketdata.providers.registry import get_provider
+from marketdata.records.news import (
+    WORLD_NEWS_MAX_ARTICLES,
+    WORLD_NEWS_TIMESPAN,
+    WorldNewsItem,
+)
 from marketdata.sentiment import score_headline
 
 PROVIDER = ProviderConfig(name="gdelt", display_name="GDELT DOC API", connect_timeout=3.0,
                           read_timeout=10.0, max_attempts=1, max_concurrency=1,
                           hosts=("api.gdeltproject.org",))
 DOC_URL = "https://api.gdeltproject.org/api/v2/doc/doc"
-MAX_RECORDS = 75  # GDELT's own default for ArtList (it allows up to 250)
-TIMESPAN = "2w"
+MAX_RECORDS = WORLD_NEWS_MAX_ARTICLES  # GDELT's own default for ArtList (it allows 250)
+TIMESPAN = WORLD_NEWS_TIMESPAN
 MIN_PHRASE_CHARS = 5  # letters or digits; GDELT refuses shorter quoted phrases
 MIN_INTERVAL_SECONDS = 5.0
 NEWS_POLICY = "general_news"  # 15 minutes, whatever the market does
@@ -320,4 +325,10 @@ def fetch_world_news(symbol: str) -> list[dict[str, Any]]:
 
     return provider.cached("artlist", {"symbol": symbol}, fetch, NEWS_POLICY,
                            group="world_news")
+
+
+def world_news(symbol: str) -> list[WorldNewsItem]:
+    """The ``world_news`` fetcher: :func:`fetch_world_news` as records (the cache keeps
+    the items as they were)."""
+    return [WorldNewsItem(**item) for item in fetch_world_news(symbol)]
 

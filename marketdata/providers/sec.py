@@ -28,6 +28,13 @@ EDGAR allows 10 requests per second per client: calls of this process start at l
 0.1 s apart (:data:`PACER`, waited for within the request deadline) and at most 4 are in
 flight (the provider's lane). Not paced in the in-process sandbox mode, where no SEC
 server is involved.
+
+EDGAR has no "press releases" call: each release is one filing's exhibit, so
+:func:`company_press_releases` (the ``sec`` fetcher of ``press_releases``) gathers them
+filing by filing, newest first, in rounds of at most :data:`ROUND_SIZE` concurrent filings
+(two EDGAR calls each: the filing index, then the exhibit) until ``limit`` releases are
+found, the 8-Ks run out, or the request deadline is near. Filings and exhibits are cached a
+week, so a repeat costs one cached submissions list.
 """
 
 from __future__ import annotations
@@ -41,16 +48,23 @@ from bs4 import BeautifulSoup, NavigableString, Tag
 from bs4.element import CData, Comment, Declaration, Doctype, ProcessingInstruction
 from django.conf import settings
 
-from marketdata import pacing
-from marketdata.cache import TTLPolicy
+from marketdata import deadline, pacing
+from marketdata.cache import TTLPolicy, note_incomplete
+from marketdata.concurrency import gather_partial
 from marketdata.errors import (
     DeadlineExceeded,
     MarketDataError,
     NotFound,
+    UpstreamError,
+    telling_failure,
 )
 from marketdata.http import MIN_ATTEMPT_SECONDS, ProviderConfig, UpstreamResponse
+from marketdata.logs import get_logger
 from marketdata.providers.base import Provider
 from marketdata.providers.registry import get_provider
+from marketdata.records.companies import PressRelease
+
+log = get_logger("marketdata.providers.sec")
 
 PROVIDER = ProviderConfig(name="sec", display_name="SEC EDGAR", connect_timeout=3.0,
                           read_timeout=8.0, max_attempts=2, max_concurrency=4,
@@ -68,6 +82,11 @@ FILING_TTL = TTLPolicy("sec_filing", open=604800, extended=604800, closed=604800
                        market_aware=False)
 
 REQUESTS_PER_SECOND = 10
+# Filings fetched at once: 16 EDGAR calls, at its 10 calls/s about 1.6 s a round; small
+# enough that one request never holds many of the shared fan-out threads.
+ROUND_SIZE = 8
+# A new round starts only with at least this much of the request deadline left.
+MIN_ROUND_SECONDS = 1.0
 # A release's text is cut (at a word boundary, marked with "…") past this many characters:
 # earnings releases with their statement tables run to 30-60 kB, and a 100-release answer
 # must stay a reasonable size.
@@ -513,3 +532,53 @@ def filing_release(cik: int, filing: Mapping[str, Any]) -> dict[str, str | None]
     if not found["text"]:
         return None
     return {"date": filing["date"], "title": found["title"], "text": found["text"]}
+
+
+def scan_budget(limit: int) -> int:
+    """At most this many 8-Ks (that may carry exhibits) are looked at for ``limit``
+    releases: a company whose 8-Ks carry no release costs a bounded number of calls."""
+    return 2 * limit + 10
+
+
+def _time_for_a_round() -> bool:
+    left = deadline.remaining()
+    return left is None or left >= MIN_ROUND_SECONDS
+
+
+def company_press_releases(symbol: str, limit: int) -> list[PressRelease]:
+    """The ``press_releases`` fetcher: at most ``limit`` releases from the company's recent
+    8-K filings, newest first.
+
+    404 when EDGAR does not know the ticker; ``[]`` when no recent 8-K carries a readable
+    ``EX-99`` exhibit. Filings whose index or exhibit fails are left out (logged); when
+    none could be read and some failed, that upstream failure is raised.
+    """
+    cik = cik_for(symbol)
+    candidates = [f for f in recent_8k_filings(cik, symbol)
+                  if may_have_exhibits(f)][:scan_budget(limit)]
+    releases: list[dict[str, str | None]] = []
+    failures: list[MarketDataError] = []
+    position = 0
+    while len(releases) < limit and position < len(candidates):
+        if position and not _time_for_a_round():
+            # Out of time: serve what was found (never stored as a whole answer).
+            note_incomplete()
+            log.info("press releases cut short by the deadline", symbol=symbol,
+                     found=len(releases), filings_left=len(candidates) - position)
+            break
+        batch = candidates[position:position + min(ROUND_SIZE, limit - len(releases))]
+        position += len(batch)
+        fetched = gather_partial(
+            lambda filing: filing_release(cik, filing), batch,
+            what="press release filing",
+            log_fields=lambda filing: {"symbol": symbol, "accession": filing["accession"]})
+        releases.extend(found for _, found in fetched.values if found is not None)
+        failures.extend(error for _, error in fetched.left_out)
+        if not fetched.values:
+            break  # every filing of the round failed: EDGAR is failing, don't go on
+    if not releases:
+        failure = telling_failure([e for e in failures if isinstance(e, UpstreamError)])
+        if failure is not None:
+            raise failure
+    return [PressRelease(date=found["date"], symbol=symbol, title=found["title"],
+                         text=found["text"]) for found in releases[:limit]]

@@ -16,6 +16,8 @@ a maturity the spec's row has no member for (1.5 Month) is left out, and a blank
 
 Any 4xx is a 502 here (the year is validated before the call, so a 404 means Treasury
 moved the file, not that the year is unknown); 5xx, timeouts and 429 are the client's.
+:func:`yield_curve` is the fetcher of the ``treasury_yields`` capability; the row's members
+are :data:`marketdata.records.macro.ROW_MEMBERS`.
 """
 
 from __future__ import annotations
@@ -32,6 +34,12 @@ from marketdata.http import ProviderConfig, UpstreamResponse
 from marketdata.providers.base import Provider
 from marketdata.providers.fred import parse_value
 from marketdata.providers.registry import get_provider
+from marketdata.records.macro import (  # noqa: F401 - the year and members, re-exported
+    FIRST_YEAR,
+    MEMBER_BY_MATURITY,
+    ROW_MEMBERS,
+    YIELD_MEMBERS,
+)
 
 PROVIDER = ProviderConfig(name="treasury", display_name="U.S. Treasury",
                           connect_timeout=3.0, read_timeout=15.0,
@@ -41,7 +49,6 @@ CSV_URL = ("https://home.treasury.gov/resource-center/data-chart-center/interest
            "daily-treasury-rates.csv/{year}/all")
 CURVE_TYPE = "daily_treasury_yield_curve"
 ENDPOINT = "daily_treasury_yield_curve_csv"
-FIRST_YEAR = 1990  # the first year of the par yield curve
 
 # The current year changes every business day; a past year practically never.
 CURRENT_YEAR_TTL = TTLPolicy("treasury_yields_current", open=3600, extended=3600,
@@ -49,15 +56,6 @@ CURRENT_YEAR_TTL = TTLPolicy("treasury_yields_current", open=3600, extended=3600
 PAST_YEAR_TTL = TTLPolicy("treasury_yields_past", open=86400, extended=86400, closed=86400,
                           market_aware=False)
 
-# The spec's row members, in order, with the maturity each stands for (number, unit).
-ROW_MEMBERS: dict[str, tuple[float, str] | None] = {
-    "date": None,
-    "y1M": (1, "mo"), "y2M": (2, "mo"), "y3M": (3, "mo"), "y4M": (4, "mo"), "y6M": (6, "mo"),
-    "y1": (1, "yr"), "y2": (2, "yr"), "y3": (3, "yr"), "y5": (5, "yr"), "y7": (7, "yr"),
-    "y10": (10, "yr"), "y20": (20, "yr"), "y30": (30, "yr"),
-}
-_MEMBER_BY_MATURITY = {maturity: name for name, maturity in ROW_MEMBERS.items() if maturity}
-YIELD_MEMBERS = tuple(_MEMBER_BY_MATURITY.values())
 # "1 Mo", "1.5 Month", "10 Yr", "30 Year", "6 Months"...
 _MATURITY = re.compile(r"(\d+(?:\.\d+)?)\s*(mo|mos|month|months|yr|yrs|year|years)",
                        re.IGNORECASE | re.ASCII)
@@ -84,7 +82,7 @@ def member_for_header(header: str) -> str | None:
         return None
     number = float(match.group(1))
     unit = "mo" if match.group(2).lower().startswith("mo") else "yr"
-    return _MEMBER_BY_MATURITY.get((int(number) if number.is_integer() else number, unit))
+    return MEMBER_BY_MATURITY.get((int(number) if number.is_integer() else number, unit))
 
 
 def iso_date(text: str) -> str | None:

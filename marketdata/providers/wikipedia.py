@@ -27,6 +27,9 @@ zero-padded to ten digits; ``dateFirstAdded`` is ``YYYY-MM-DD`` when the cell is
 readable date (else the cell's text); other members are the cell's text. The Dow's
 Industry column is its ``sector``.
 
+:func:`index_members` (the ``wikipedia`` fetcher of ``index_constituents``) gives the rows as
+:class:`~marketdata.records.companies.Constituent` records.
+
 Wikipedia asks API clients to send a descriptive User-Agent: :data:`USER_AGENT`, or the
 ``WIKIPEDIA_USER_AGENT`` setting when an operator sets one (with a contact). A parsed table
 is cached a day (membership changes a few times a year).
@@ -47,6 +50,7 @@ from marketdata.errors import MarketDataError
 from marketdata.http import ProviderConfig, UpstreamResponse
 from marketdata.providers.base import Provider
 from marketdata.providers.registry import get_provider
+from marketdata.records.companies import Constituent, constituent
 from marketdata.symbols import normalize_symbol
 
 PROVIDER = ProviderConfig(name="wikipedia", display_name="Wikipedia", connect_timeout=3.0,
@@ -249,3 +253,8 @@ def constituents(index: str) -> list[dict[str, str | None]]:
         "constituents", {"index": index},
         lambda: parse_constituents(provider.get(f"{index}_page", url).content, title),
         CONSTITUENTS_TTL, group="wikipedia")
+
+
+def index_members(index: str) -> list[Constituent]:
+    """The ``index_constituents`` fetcher: :func:`constituents` as records."""
+    return [constituent(row) for row in constituents(index)]

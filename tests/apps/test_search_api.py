@@ -150,7 +150,7 @@ def _register_algolia(yahoo, kind: str) -> None:
 def test_primary_failure_falls_back_to_yahoo(api, yahoo, recording, kind):
     _register_algolia(yahoo, kind)
     yahoo.get(SEARCH_URL, recording(AAPL_SEARCH))
-    with capture_logs("apps.search", logging.WARNING) as logs:
+    with capture_logs("marketdata.providers.algolia", logging.WARNING) as logs:
         response = api.get("/v1/search?query=AAPL&hits=5")
     assert response.status_code == 200, response.content
     assert response["X-Search-Provider"] == "yahoo"

@@ -22,9 +22,10 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from apps.analysts import services
 from apps.analysts.serializers import GRADING_ACTION_MEMBERS, SUMMARY_MEMBERS
-from marketdata.providers import fmp, sources
+from marketdata import capabilities as sources
+from marketdata.providers import fmp
+from marketdata.providers.yahoo import analysis as yahoo_analysis
 from tests.apps.payloads import FAILURES, QUERY2, QUOTE_SUMMARY_NOT_FOUND, fail_url
 from tests.apps.test_malformed_symbols_api import IDS, VALUES
 from tests.conftest import calls_to, capture_logs
@@ -72,7 +73,7 @@ def keyed(settings):
 
 @pytest.fixture
 def frozen(monkeypatch):
-    monkeypatch.setattr(services, "now", lambda: float(NOW))
+    monkeypatch.setattr(yahoo_analysis, "now", lambda: float(NOW))
     return NOW
 
 
@@ -297,7 +298,7 @@ def test_summary_rounds_half_up_and_nulls_empty_windows(api, yahoo, frozen):
 
 def test_summary_windows_move_with_the_clock(api, yahoo, monkeypatch):
     yahoo.summary("AAPL", history_module([targeted(NOW, 100)]))
-    monkeypatch.setattr(services, "now", lambda: float(NOW + 31 * DAY))
+    monkeypatch.setattr(yahoo_analysis, "now", lambda: float(NOW + 31 * DAY))
     body = api.get("/v2/price-target-summary/AAPL").json()
     assert body["lastMonthCount"] == 0 and body["lastQuarterCount"] == 1
 

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from apps.constituents.serializers import MEMBERS
-from marketdata.providers import fmp, sources, wikipedia
+from marketdata import capabilities
+from marketdata.providers import fmp, wikipedia
 from tests.apps.payloads import FAILURES, fail_url
 from tests.apps.test_malformed_symbols_api import IDS, VALUES
 from tests.conftest import calls_to, capture_logs
@@ -43,7 +44,7 @@ INVALID_KEY = {"Error Message": "Invalid API KEY. Feel free to create a Free API
 @pytest.fixture(autouse=True)
 def _no_key_fast(settings, monkeypatch):
     settings.FMP_API_KEY = ""
-    sources.reset_warnings()
+    capabilities.reset_warnings()
     for module, cls in ((wikipedia, wikipedia.WikipediaProvider), (fmp, fmp.FmpProvider)):
         monkeypatch.setattr(cls, "config", dataclasses.replace(
             module.PROVIDER, backoff_seconds=0.001, backoff_max_seconds=0.001))

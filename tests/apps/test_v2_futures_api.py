@@ -13,9 +13,14 @@ from typing import Any
 import pytest
 
 from apps.futures import services
-from apps.futures.services import contract_symbol, expiration_date, parse_contract
+from apps.futures.services import contract_symbol, futures_body
 from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.providers.yahoo.client import YahooProvider
+from marketdata.providers.yahoo.quote import (
+    expiration_date,
+    parse_contract,
+    parse_contract_answer,
+)
 from tests.apps.payloads import EMPTY_QUOTE_RESPONSE, FAILURES, QUERY1, fail_url
 from tests.apps.test_malformed_symbols_api import IDS, VALUES
 from tests.conftest import calls_to
@@ -93,8 +98,8 @@ def test_fields(api, yahoo, recording):
 
 # -- the parser on hand-made items (the recording's key names) ------------------------------
 def test_members_yahoo_does_not_send_are_null():
-    body = parse_contract({"symbol": "ZQ=F", "quoteType": "FUTURE",
-                           "regularMarketPrice": 95.7})
+    body = futures_body(parse_contract({"symbol": "ZQ=F", "quoteType": "FUTURE",
+                                        "regularMarketPrice": 95.7}))
     assert body == {"symbol": "ZQ=F", "name": None, "exchange": None, "underlying": None,
                     "expirationDate": None, "price": 95.7, "change": None,
                     "changePercent": None, "openInterest": None, "volume": None,
@@ -104,7 +109,7 @@ def test_members_yahoo_does_not_send_are_null():
 def test_long_name_wins_over_short_name():
     item = {"symbol": "ES=F", "quoteType": "FUTURE", "shortName": "S&P 500 Mar 26",
             "longName": "E-Mini S&P 500 Mar 26"}
-    assert parse_contract(item)["name"] == "E-Mini S&P 500 Mar 26"
+    assert parse_contract(item).name == "E-Mini S&P 500 Mar 26"
 
 
 @pytest.mark.parametrize(("item", "expected"), [
@@ -171,9 +176,9 @@ def test_a_body_without_a_quote_response_is_502(api, yahoo, payload):
 
 def test_parse_contract_answer_rejects_foreign_bodies():
     with pytest.raises(UpstreamBadResponse):
-        services.parse_contract_answer({"quoteResponse": None}, "GC=F")
-    assert services.parse_contract_answer(v7({"symbol": "gc=f", "quoteType": "FUTURE"}),
-                                          "GC=F")["symbol"] == "GC=F"
+        parse_contract_answer({"quoteResponse": None}, "GC=F")
+    assert parse_contract_answer(v7({"symbol": "gc=f", "quoteType": "FUTURE"}),
+                                 "GC=F").symbol == "GC=F"
 
 
 # -- OpenAPI ------------------------------------------------------------------------------------

@@ -21,7 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from apps.macro import serializers as macro_serializers
-from marketdata.providers import fred, sources, treasury
+from marketdata import capabilities
+from marketdata.providers import fred, treasury
 from marketdata.providers.fred import API_URL, GRAPH_URL, FredProvider
 from marketdata.providers.treasury import CSV_URL, ROW_MEMBERS, TreasuryProvider
 from tests.apps.payloads import FAILURES, fail_url
@@ -59,7 +60,7 @@ ROW_2022_02_01 = {"date": "2022-02-01", "y1M": 0.04, "y2M": 0.10, "y3M": 0.19, "
 def _setup(monkeypatch, settings):
     """No FRED key unless a test sets one; fast retries; the current year pinned."""
     settings.FRED_API_KEY = ""
-    sources.reset_warnings()
+    capabilities.reset_warnings()
     for cls, config in ((FredProvider, fred.PROVIDER), (TreasuryProvider, treasury.PROVIDER)):
         monkeypatch.setattr(cls, "config", dataclasses.replace(
             config, backoff_seconds=0.001, backoff_max_seconds=0.001))

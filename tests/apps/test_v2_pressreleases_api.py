@@ -26,8 +26,8 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from apps.pressreleases import services
-from marketdata.providers import fmp, sec, sources
+from marketdata import capabilities
+from marketdata.providers import fmp, sec
 from tests.apps.payloads import FAILURES, fail_url
 from tests.apps.test_malformed_symbols_api import IDS, VALUES
 from tests.conftest import capture_logs
@@ -123,7 +123,7 @@ class Edgar:
 @pytest.fixture(autouse=True)
 def _fast_and_unpaced(settings, monkeypatch):
     settings.FMP_API_KEY = ""
-    sources.reset_warnings()
+    capabilities.reset_warnings()
     monkeypatch.setattr(sec, "PACER", sec.RequestPacer(None))
     for module, cls in ((sec, sec.SecProvider), (fmp, fmp.FmpProvider)):
         monkeypatch.setattr(cls, "config", dataclasses.replace(
@@ -265,7 +265,7 @@ def test_every_exhibit_failing_is_the_upstream_error(api, edgar, failure, status
     body = assert_api_error(api.get("/v2/press-releases/AAPL"), status)
     assert body["provider"] == "sec"
     # The first round failed everywhere: no second round.
-    assert len(edgar.calls("-index.htm")) <= services.ROUND_SIZE
+    assert len(edgar.calls("-index.htm")) <= sec.ROUND_SIZE
 
 
 @pytest.mark.parametrize("kind", list(FAILURES))
@@ -282,17 +282,17 @@ def test_edgar_refusing_the_user_agent_is_a_502_naming_the_setting(api, yahoo):
 
 
 def test_the_deadline_ends_the_rounds(api, edgar, monkeypatch):
-    monkeypatch.setattr(services, "MIN_ROUND_SECONDS", 10_000.0)
+    monkeypatch.setattr(sec, "MIN_ROUND_SECONDS", 10_000.0)
     body = api.get("/v2/press-releases/AAPL?limit=20").json()
     # Only the first round (8 filings) fits; what it found is served.
-    assert body == expected(edgar.eight_ks()[:services.ROUND_SIZE])
+    assert body == expected(edgar.eight_ks()[:sec.ROUND_SIZE])
 
 
 def test_scan_budget_bounds_the_filings_looked_at(api, edgar):
     filings = edgar.eight_ks()
     edgar.missing |= {f["accession"] for f in filings}
     assert api.get("/v2/press-releases/AAPL?limit=2").json() == []
-    assert len(edgar.calls("-index.htm")) == services.scan_budget(2) == 14
+    assert len(edgar.calls("-index.htm")) == sec.scan_budget(2) == 14
 
 
 # -- FMP with a key ---------------------------------------------------------------------------

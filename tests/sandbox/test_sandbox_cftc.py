@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from marketdata.providers.cftc import (
+    COLUMNS,
     CONTRACTS,
     DISAGGREGATED,
     LEGACY,
@@ -89,7 +90,7 @@ def test_legacy_rows_have_the_recorded_columns_in_order():
 
 def test_disaggregated_rows_carry_every_column_the_service_reads():
     [row] = rows(make(), DIS, **pinned("067651", **{"$limit": "1"}))
-    assert set(DISAGGREGATED.columns.values()) <= set(row)
+    assert set(COLUMNS[DISAGGREGATED.name].values()) <= set(row)
     assert "swap__positions_short_all" in row and "swap_positions_short_all" not in row
     assert row["market_and_exchange_names"] == "WTI-PHYSICAL - NEW YORK MERCANTILE EXCHANGE"
 

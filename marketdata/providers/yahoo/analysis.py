@@ -10,24 +10,45 @@ bare numbers and ``{raw, fmt}`` objects (Yahoo mixes them even with ``formatted=
 
 v2 serves a module as Yahoo sends it, only with every ``{raw, fmt, longFmt}`` object reduced
 to its raw value: :func:`plain` / :func:`raw_module` do that for analysis and holders alike.
+
+Fetchers of the capability table (query -> cached module -> record): :func:`analysis_data`
+(``analysis``), :func:`grading_actions`, :func:`target_consensus` and
+:func:`target_summary` (the keyless sources of the v2 analyst capabilities).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
 from datetime import datetime
 from functools import partial
 from typing import Any
 
+from marketdata.errors import NotFound
 from marketdata.formatting import integer, mapping, number, raw, rows, text, utc_datetime
 from marketdata.providers.yahoo.quote_summary import fetch_module
-
-RECOMMENDATION_TREND = "recommendationTrend"
-UPGRADE_DOWNGRADE_HISTORY = "upgradeDowngradeHistory"
-FINANCIAL_DATA = "financialData"
-EARNINGS_TREND = "earningsTrend"
-EARNINGS_HISTORY = "earningsHistory"
-ESG_SCORES = "esgScores"
+from marketdata.records.analysts import (
+    EarningsSurprise,
+    EsgScores,
+    Estimate,
+    GradeChange,
+    GradingAction,
+    PriceTargetConsensus,
+    PriceTargets,
+    PriceTargetSummary,
+    Recommendation,
+    TrendPeriod,
+    summarize_targets,
+)
+from marketdata.records.fundamentals import (
+    EARNINGS_HISTORY,
+    EARNINGS_TREND,
+    ESG_SCORES,
+    FINANCIAL_DATA,
+    RECOMMENDATION_TREND,
+    UPGRADE_DOWNGRADE_HISTORY,
+    ModuleData,
+)
 
 # Yahoo's rating-change codes -> the spec's words: `action` is "upgrade or downgrade", so
 # only the two moves have one; every other code (main, init, reit, anything new) is None.
@@ -39,96 +60,6 @@ _FORMATTED_KEYS = frozenset({"raw", "fmt", "longFmt"})
 
 # Strings pass through as Yahoo sends them ("" stays "": an empty fromGrade means none).
 _as_sent = partial(text, clean=False)
-
-
-@dataclass(frozen=True)
-class Recommendation:
-    """Analyst counts for one month ("0m" is the current month, "-1m" the one before)."""
-
-    period: str | None
-    strong_buy: int | None
-    buy: int | None
-    hold: int | None
-    sell: int | None
-    strong_sell: int | None
-
-
-@dataclass(frozen=True)
-class GradeChange:
-    firm: str | None
-    to_grade: str | None
-    from_grade: str | None
-    action: str | None
-    date: datetime | None
-
-
-@dataclass(frozen=True)
-class PriceTargets:
-    current: float | None
-    mean: float | None
-    median: float | None
-    low: float | None
-    high: float | None
-
-    @property
-    def has_targets(self) -> bool:
-        """Whether any analyst target exists (the current price alone is not a target)."""
-        return any(v is not None for v in (self.mean, self.median, self.low, self.high))
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """One consensus estimate (EPS or revenue) for one period."""
-
-    avg: float | None
-    low: float | None
-    high: float | None
-    number_of_analysts: int | None
-    year_ago: float | None
-    growth: float | None  # a fraction: 0.051 is +5.1%
-    currency: str | None
-
-    @property
-    def has_data(self) -> bool:
-        """False for Yahoo's placeholders: zeros with numberOfAnalysts 0, or nothing at all."""
-        if self.number_of_analysts == 0:
-            return False
-        return any(v is not None for v in (self.avg, self.low, self.high))
-
-
-@dataclass(frozen=True)
-class TrendPeriod:
-    """One earningsTrend row: "0q"/"+1q" (quarters), "0y"/"+1y" (fiscal years)."""
-
-    period: str | None
-    end_date: str | None  # YYYY-MM-DD; Yahoo leaves it null on rows it has no calendar for
-    earnings: Estimate
-    revenue: Estimate
-
-
-@dataclass(frozen=True)
-class EarningsSurprise:
-    date: datetime | None  # end of the fiscal quarter
-    eps_actual: float | None
-    eps_estimate: float | None
-    surprise: float | None
-    surprise_percent: float | None  # a fraction, as Yahoo sends it: 0.0205 is 2.05%
-
-
-@dataclass(frozen=True)
-class EsgScores:
-    environment_score: float | None
-    social_score: float | None
-    governance_score: float | None
-    total_esg: float | None
-
-    @property
-    def has_scores(self) -> bool:
-        return any(v is not None for v in (self.environment_score, self.social_score,
-                                            self.governance_score, self.total_esg))
-
-
-
 
 
 # -- raw values (v2: the module as Yahoo sends it, numbers unformatted) -----------------------
@@ -261,3 +192,77 @@ def fetch_earnings_history(symbol: str) -> list[EarningsSurprise]:
 
 def fetch_esg_scores(symbol: str) -> EsgScores:
     return parse_esg_scores(fetch_analysis_module(symbol, ESG_SCORES))
+
+
+# -- fetchers (the capability table's) --------------------------------------------------------
+def read_module(body: dict[str, Any], reader: Callable[[Any], Any], members: bool) -> ModuleData:
+    """A module body as its record, with its raw members when ``members`` (v2)."""
+    return ModuleData(reader(body), raw_module(body) if members else None)
+
+
+# The record each analysis module is read into.
+READERS: dict[str, Callable[[Any], Any]] = {
+    RECOMMENDATION_TREND: parse_recommendation_trend,
+    UPGRADE_DOWNGRADE_HISTORY: parse_upgrade_downgrade_history,
+    FINANCIAL_DATA: parse_price_targets,
+    EARNINGS_TREND: parse_earnings_trend,
+    EARNINGS_HISTORY: parse_earnings_history,
+    ESG_SCORES: parse_esg_scores,
+}
+
+
+def analysis_data(symbol: str, module: str, *, members: bool = False) -> ModuleData:
+    """The ``analysis`` fetcher: one module of a validated symbol; NotFound when Yahoo has
+    no such symbol or no data for the module."""
+    return read_module(fetch_analysis_module(symbol, module), READERS[module], members)
+
+
+def grading_actions(symbol: str) -> list[GradingAction]:
+    """The ``grading_actions`` fetcher: the rating changes newest first whatever order
+    Yahoo used (undated ones last; the sort is stable); NotFound when there are none."""
+    changes = sorted(fetch_upgrade_downgrade_history(symbol),
+                     key=lambda c: c.date.timestamp() if c.date else float("-inf"),
+                     reverse=True)
+    if not changes:
+        raise NotFound(f"No grading actions for {symbol}")
+    return [GradingAction(c.date.strftime("%Y-%m-%d") if c.date else None, symbol,
+                          text(c.firm), text(c.to_grade), text(c.from_grade))
+            for c in changes]
+
+
+def target_consensus(symbol: str) -> PriceTargetConsensus:
+    """The ``price_target_consensus`` fetcher: financialData's targets; NotFound when it
+    has none."""
+    targets = fetch_price_targets(symbol)
+    if not targets.has_targets:
+        raise NotFound(f"No price target consensus for {symbol}")
+    return PriceTargetConsensus(symbol, targets.mean, targets.high, targets.low,
+                                targets.median)
+
+
+def now() -> float:
+    """The wall clock the summary windows are measured from (tests replace it)."""
+    return time.time()
+
+
+def dated_targets(module: Any) -> list[tuple[datetime, float]]:
+    """(when, target) of every rating change in ``upgradeDowngradeHistory`` that carries a
+    price target: ``currentPriceTarget`` > 0 and a readable ``epochGradeDate`` (rows
+    without a target, with 0, or undated are left out)."""
+    out = []
+    for row in rows(mapping(module).get("history")):
+        target = number(row.get("currentPriceTarget"))
+        when = utc_datetime(row.get("epochGradeDate"))
+        if target is not None and target > 0 and when is not None:
+            out.append((when, target))
+    return out
+
+
+def target_summary(symbol: str) -> PriceTargetSummary:
+    """The ``price_target_summary`` fetcher: computed from the rating changes' price
+    targets (Yahoo has no summary), windows measured back from :func:`now`; NotFound when
+    no change carries a target."""
+    targets = dated_targets(fetch_analysis_module(symbol, UPGRADE_DOWNGRADE_HISTORY))
+    if not targets:
+        raise NotFound(f"No price target summary for {symbol}")
+    return summarize_targets(symbol, targets, now())

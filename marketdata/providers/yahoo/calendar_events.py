@@ -11,42 +11,22 @@ Yahoo's module (``formatted=false``; ``{raw, fmt}`` values are read too)::
 
 ``earningsDate`` holds one epoch (the announced date) or two (a window Yahoo expects the
 date in, i.e. an estimate). Dividend dates are epochs at 00:00 UTC of the day.
+
+:func:`fetch_calendar_events` is the capability table's ``calendar_events`` fetcher.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from marketdata.formatting import integer, mapping, number, raw
 from marketdata.providers.yahoo.quote_summary import fetch_module
+from marketdata.records.fundamentals import CalendarEvents, EarningsDate
 
 MODULE = "calendarEvents"
 # Earnings dates and dividend dates move rarely: an hour, whatever the market does.
 POLICY = "analysis"
 GROUP = "calendar"
-
-
-@dataclass(frozen=True)
-class EarningsDate:
-    """The next earnings: its date (the first of Yahoo's window when it gives two), whether
-    it is an estimate, and the analysts' EPS and revenue estimates."""
-
-    timestamp: int
-    is_estimate: bool
-    eps_average: float | None
-    eps_low: float | None
-    eps_high: float | None
-    revenue_average: int | None
-
-
-@dataclass(frozen=True)
-class CalendarEvents:
-    """A symbol's upcoming (or last known) calendar dates; None where Yahoo has none."""
-
-    earnings: EarningsDate | None
-    ex_dividend_date: int | None
-    dividend_date: int | None
 
 
 def _epoch(value: Any) -> int | None:

@@ -12,26 +12,31 @@ dates and times are aware UTC datetimes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from typing import Any
 
 from marketdata.errors import NotFound
-from marketdata.formatting import integer, mapping, number, raw, text, utc_datetime
+from marketdata.formatting import integer, mapping, number, text, utc_datetime
 from marketdata.providers.yahoo.quote_summary import (
     QUOTE_MODULES,
     fetch_module,
     fetch_quote_summary,
 )
-
-# Our name of each period return (v1's member names, and the keys of an index snapshot's
-# returns) per PeriodReturns member.
-RETURN_NAMES = (
-    ("fiveDaysReturn", "five_days"), ("oneMonthReturn", "one_month"),
-    ("threeMonthReturn", "three_month"), ("sixMonthReturn", "six_month"),
-    ("ytdReturn", "ytd"), ("yearReturn", "one_year"), ("threeYearReturn", "three_year"),
-    ("fiveYearReturn", "five_year"), ("tenYearReturn", "ten_year"), ("maxReturn", "max_period"),
+from marketdata.records.quotes import (  # noqa: F401 - the records' old home re-exports them
+    BOOLEAN,
+    LOGO_MEMBERS,
+    NUMBER,
+    OBJECT,
+    QUOTE_MEMBERS,
+    RETURN_NAMES,
+    STRING,
+    FullQuote,
+    GqlQuoteRecord,
+    PeriodReturns,
+    QuoteTypeRecord,
+    is_formatted,
+    present_value,
 )
 
 # quoteUnadjustedPerformanceOverview.performanceOverview key per PeriodReturns member.
@@ -45,131 +50,6 @@ _RETURN_SOURCES = (
 
 # A category or similar label passes through as sent ("" stays "").
 _as_sent = partial(text, clean=False)
-
-
-@dataclass(frozen=True)
-class PeriodReturns:
-    """Unadjusted total returns over trailing periods, as fractions (0.05 is 5%)."""
-
-    five_days: float | None = None
-    one_month: float | None = None
-    three_month: float | None = None
-    six_month: float | None = None
-    ytd: float | None = None
-    one_year: float | None = None
-    three_year: float | None = None
-    five_year: float | None = None
-    ten_year: float | None = None
-    max_period: float | None = None  # since the first recorded price
-
-
-@dataclass(frozen=True)
-class FullQuote:
-    """One instrument's quote, profile and key statistics (raw typed values)."""
-
-    symbol: str
-    # identity (price)
-    long_name: str | None = None
-    short_name: str | None = None
-    quote_type: str | None = None  # EQUITY, ETF, MUTUALFUND, INDEX, CURRENCY, ...
-    exchange: str | None = None
-    exchange_name: str | None = None
-    exchange_data_delayed_by: int | None = None  # minutes
-    currency: str | None = None
-    currency_symbol: str | None = None
-    market_state: str | None = None  # PRE, REGULAR, POST, CLOSED, ...
-    price_hint: int = 2  # the instrument's decimals: 2 for stocks, 4 for FX
-    # regular session
-    regular_market_price: float | None = None
-    regular_market_change: float | None = None
-    regular_market_change_percent: float | None = None  # fraction: -0.0011 is -0.11%
-    regular_market_time: datetime | None = None
-    previous_close: float | None = None
-    open: float | None = None
-    day_high: float | None = None
-    day_low: float | None = None
-    volume: int | None = None
-    average_volume: int | None = None  # three months
-    # extended hours
-    pre_market_price: float | None = None
-    pre_market_change: float | None = None
-    pre_market_change_percent: float | None = None  # fraction
-    pre_market_time: datetime | None = None
-    post_market_price: float | None = None
-    post_market_change: float | None = None
-    post_market_change_percent: float | None = None  # fraction
-    post_market_time: datetime | None = None
-    # order book and ranges
-    bid: float | None = None
-    ask: float | None = None
-    bid_size: int | None = None
-    ask_size: int | None = None
-    fifty_two_week_high: float | None = None
-    fifty_two_week_low: float | None = None
-    fifty_day_average: float | None = None
-    two_hundred_day_average: float | None = None
-    # valuation and per-share figures
-    market_cap: float | None = None
-    enterprise_value: float | None = None
-    shares_outstanding: int | None = None
-    float_shares: int | None = None
-    beta: float | None = None
-    trailing_pe: float | None = None
-    forward_pe: float | None = None
-    trailing_eps: float | None = None
-    forward_eps: float | None = None
-    book_value: float | None = None
-    price_to_book: float | None = None
-    week52_change: float | None = None  # fraction
-    # dividends (yields and ratios are fractions)
-    dividend_rate: float | None = None
-    dividend_yield: float | None = None  # stocks
-    yield_value: float | None = None  # funds' distribution yield (Yahoo's `yield`)
-    ex_dividend_date: datetime | None = None
-    payout_ratio: float | None = None
-    trailing_annual_dividend_rate: float | None = None
-    trailing_annual_dividend_yield: float | None = None
-    last_dividend_value: float | None = None
-    last_dividend_date: datetime | None = None
-    earnings_dates: tuple[datetime, ...] = ()  # the next report's window (one or two dates)
-    # funds
-    total_assets: float | None = None
-    nav_price: float | None = None
-    expense_ratio: float | None = None  # fraction
-    holdings_turnover: float | None = None  # fraction
-    category: str | None = None
-    fund_family: str | None = None
-    last_cap_gain: float | None = None
-    morningstar_rating: int | None = None  # 1-5 stars
-    morningstar_risk_rating: int | None = None  # 1 below average .. 4 high
-    fund_inception_date: datetime | None = None
-    # profile (assetProfile)
-    sector: str | None = None
-    sector_key: str | None = None
-    industry: str | None = None
-    industry_key: str | None = None
-    long_business_summary: str | None = None
-    full_time_employees: int | None = None
-    website: str | None = None
-    city: str | None = None
-    state: str | None = None
-    country: str | None = None
-    # quoteUnadjustedPerformanceOverview
-    returns: PeriodReturns = field(default_factory=PeriodReturns)
-
-    @property
-    def pre_market_current(self) -> bool:
-        """A pre-market trade newer than the last regular-session trade."""
-        return _newer(self.pre_market_time, self.regular_market_time)
-
-    @property
-    def post_market_current(self) -> bool:
-        """An after-hours trade newer than the last regular-session trade."""
-        return _newer(self.post_market_time, self.regular_market_time)
-
-
-def _newer(moment: datetime | None, than: datetime | None) -> bool:
-    return moment is not None and (than is None or moment > than)
 
 
 def _string(value: Any) -> str | None:
@@ -311,8 +191,7 @@ def fetch_full_quote(symbol: str) -> FullQuote:
 # -- v2: the GqlQuote record ------------------------------------------------------------------
 # The v2 quote keeps Yahoo's values as sent (a bare scalar, or a ``{raw, fmt, longFmt}``
 # object when fetched with formatted=true), so the ``format`` the client asks for can be
-# applied after the cache (:func:`present_value`). The member kinds are the spec's lists.
-NUMBER, STRING, BOOLEAN, OBJECT = "number", "string", "boolean", "object"
+# applied after the cache (:func:`marketdata.records.quotes.present_value`).
 
 # quoteSummary modules of the v2 quote: every module a GqlQuote member is read from.
 V2_QUOTE_MODULES = (
@@ -330,163 +209,160 @@ _P, _SD, _KS, _FD = "price", "summaryDetail", "defaultKeyStatistics", "financial
 _AP, _SP, _QT, _CE = "assetProfile", "summaryProfile", "quoteType", "calendarEvents"
 _WHOLE = "*"  # the module's whole body (object members)
 
-# member -> (kind, ((module, key), ...)): the first source with a usable value wins.
-QUOTE_SOURCES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
+# GqlQuote member -> ((module, key), ...): the first one with a usable value wins.
+_YAHOO_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
     # numbers
-    "allTimeHigh": (NUMBER, ((_SD, "allTimeHigh"),)),
-    "allTimeLow": (NUMBER, ((_SD, "allTimeLow"),)),
-    "ask": (NUMBER, ((_SD, "ask"),)),
-    "askSize": (NUMBER, ((_SD, "askSize"),)),
-    "auditRisk": (NUMBER, ((_AP, "auditRisk"),)),
-    "averageVolume": (NUMBER, ((_SD, "averageVolume"), (_P, "averageDailyVolume3Month"))),
-    "beta": (NUMBER, ((_SD, "beta"), (_KS, "beta"))),
-    "bid": (NUMBER, ((_SD, "bid"),)),
-    "bidSize": (NUMBER, ((_SD, "bidSize"),)),
-    "boardRisk": (NUMBER, ((_AP, "boardRisk"),)),
-    "bookValue": (NUMBER, ((_KS, "bookValue"),)),
-    "compensationRisk": (NUMBER, ((_AP, "compensationRisk"),)),
-    "currentPrice": (NUMBER, ((_FD, "currentPrice"),)),
-    "currentRatio": (NUMBER, ((_FD, "currentRatio"),)),
-    "dateShortInterest": (NUMBER, ((_KS, "dateShortInterest"),)),
-    "dayHigh": (NUMBER, ((_SD, "dayHigh"), (_P, "regularMarketDayHigh"))),
-    "dayLow": (NUMBER, ((_SD, "dayLow"), (_P, "regularMarketDayLow"))),
-    "debtToEquity": (NUMBER, ((_FD, "debtToEquity"),)),
-    "dividendRate": (NUMBER, ((_SD, "dividendRate"),)),
-    "dividendYield": (NUMBER, ((_SD, "dividendYield"),)),
-    "earningsGrowth": (NUMBER, ((_FD, "earningsGrowth"),)),
-    "earningsQuarterlyGrowth": (NUMBER, ((_KS, "earningsQuarterlyGrowth"),)),
-    "ebitdaMargins": (NUMBER, ((_FD, "ebitdaMargins"),)),
-    "enterpriseToEbitda": (NUMBER, ((_KS, "enterpriseToEbitda"),)),
-    "enterpriseToRevenue": (NUMBER, ((_KS, "enterpriseToRevenue"),)),
-    "enterpriseValue": (NUMBER, ((_KS, "enterpriseValue"),)),
-    "exDividendDate": (NUMBER, ((_SD, "exDividendDate"), (_CE, "exDividendDate"))),
-    "exchangeDataDelayedBy": (NUMBER, ((_P, "exchangeDataDelayedBy"),)),
-    "fiftyDayAverage": (NUMBER, ((_SD, "fiftyDayAverage"),)),
-    "fiftyTwoWeekHigh": (NUMBER, ((_SD, "fiftyTwoWeekHigh"),)),
-    "fiftyTwoWeekLow": (NUMBER, ((_SD, "fiftyTwoWeekLow"),)),
-    "firstTradeDateEpochUtc": (NUMBER, ((_QT, "firstTradeDateEpochUtc"),)),
-    "fiveYearAvgDividendYield": (NUMBER, ((_SD, "fiveYearAvgDividendYield"),)),
-    "floatShares": (NUMBER, ((_KS, "floatShares"),)),
-    "forwardEps": (NUMBER, ((_KS, "forwardEps"),)),
-    "forwardPe": (NUMBER, ((_SD, "forwardPE"), (_KS, "forwardPE"))),
-    "freeCashflow": (NUMBER, ((_FD, "freeCashflow"),)),
-    "fullTimeEmployees": (NUMBER, ((_AP, "fullTimeEmployees"), (_SP, "fullTimeEmployees"))),
-    "gmtOffSetMilliseconds": (NUMBER, ((_QT, "gmtOffSetMilliseconds"),)),
-    "grossMargins": (NUMBER, ((_FD, "grossMargins"),)),
-    "grossProfits": (NUMBER, ((_FD, "grossProfits"),)),
-    "heldPercentInsiders": (NUMBER, ((_KS, "heldPercentInsiders"),)),
-    "heldPercentInstitutions": (NUMBER, ((_KS, "heldPercentInstitutions"),)),
-    "impliedSharesOutstanding": (NUMBER, ((_KS, "impliedSharesOutstanding"),)),
-    "lastDividendDate": (NUMBER, ((_KS, "lastDividendDate"),)),
-    "lastDividendValue": (NUMBER, ((_KS, "lastDividendValue"),)),
-    "lastFiscalYearEnd": (NUMBER, ((_KS, "lastFiscalYearEnd"),)),
-    "lastSplitDate": (NUMBER, ((_KS, "lastSplitDate"),)),
-    "marketCap": (NUMBER, ((_SD, "marketCap"), (_P, "marketCap"))),
-    "mostRecentQuarter": (NUMBER, ((_KS, "mostRecentQuarter"),)),
-    "navPrice": (NUMBER, ((_SD, "navPrice"),)),
-    "netIncomeToCommon": (NUMBER, ((_KS, "netIncomeToCommon"),)),
-    "nextFiscalYearEnd": (NUMBER, ((_KS, "nextFiscalYearEnd"),)),
-    "numberOfAnalystOpinions": (NUMBER, ((_FD, "numberOfAnalystOpinions"),)),
-    "open": (NUMBER, ((_SD, "open"), (_P, "regularMarketOpen"))),
-    "operatingCashflow": (NUMBER, ((_FD, "operatingCashflow"),)),
-    "operatingMargins": (NUMBER, ((_FD, "operatingMargins"),)),
-    "overallRisk": (NUMBER, ((_AP, "overallRisk"),)),
-    "payoutRatio": (NUMBER, ((_SD, "payoutRatio"),)),
-    "postMarketChange": (NUMBER, ((_P, "postMarketChange"),)),
-    "postMarketChangePercent": (NUMBER, ((_P, "postMarketChangePercent"),)),
-    "postMarketPrice": (NUMBER, ((_P, "postMarketPrice"),)),
-    "postMarketTime": (NUMBER, ((_P, "postMarketTime"),)),
-    "preMarketChange": (NUMBER, ((_P, "preMarketChange"),)),
-    "preMarketChangePercent": (NUMBER, ((_P, "preMarketChangePercent"),)),
-    "preMarketPrice": (NUMBER, ((_P, "preMarketPrice"),)),
-    "preMarketTime": (NUMBER, ((_P, "preMarketTime"),)),
-    "previousClose": (NUMBER, ((_SD, "previousClose"), (_P, "regularMarketPreviousClose"))),
-    "priceHint": (NUMBER, ((_P, "priceHint"), (_SD, "priceHint"), (_KS, "priceHint"))),
-    "priceToBook": (NUMBER, ((_KS, "priceToBook"),)),
-    "profitMargins": (NUMBER, ((_FD, "profitMargins"), (_KS, "profitMargins"))),
-    "quickRatio": (NUMBER, ((_FD, "quickRatio"),)),
-    "recommendationMean": (NUMBER, ((_FD, "recommendationMean"),)),
-    "regularMarketChange": (NUMBER, ((_P, "regularMarketChange"),)),
-    "regularMarketChangePercent": (NUMBER, ((_P, "regularMarketChangePercent"),)),
-    "regularMarketDayHigh": (NUMBER, ((_P, "regularMarketDayHigh"),
-                                      (_SD, "regularMarketDayHigh"))),
-    "regularMarketDayLow": (NUMBER, ((_P, "regularMarketDayLow"), (_SD, "regularMarketDayLow"))),
-    "regularMarketOpen": (NUMBER, ((_P, "regularMarketOpen"), (_SD, "regularMarketOpen"))),
-    "regularMarketPreviousClose": (NUMBER, ((_P, "regularMarketPreviousClose"),
-                                            (_SD, "regularMarketPreviousClose"))),
-    "regularMarketPrice": (NUMBER, ((_P, "regularMarketPrice"),)),
-    "regularMarketTime": (NUMBER, ((_P, "regularMarketTime"),)),
-    "regularMarketVolume": (NUMBER, ((_P, "regularMarketVolume"),
-                                     (_SD, "regularMarketVolume"))),
-    "returnOnAssets": (NUMBER, ((_FD, "returnOnAssets"),)),
-    "returnOnEquity": (NUMBER, ((_FD, "returnOnEquity"),)),
-    "revenueGrowth": (NUMBER, ((_FD, "revenueGrowth"),)),
-    "revenuePerShare": (NUMBER, ((_FD, "revenuePerShare"),)),
-    "benchmark52WeekChange": (NUMBER, ((_KS, "SandP52WeekChange"),)),
-    "shareholderRightsRisk": (NUMBER, ((_AP, "shareHolderRightsRisk"),)),
-    "sharesOutstanding": (NUMBER, ((_KS, "sharesOutstanding"),)),
-    "sharesPercentSharesOut": (NUMBER, ((_KS, "sharesPercentSharesOut"),)),
-    "sharesShort": (NUMBER, ((_KS, "sharesShort"),)),
-    "sharesShortPriorMonth": (NUMBER, ((_KS, "sharesShortPriorMonth"),)),
-    "shortPercentOfFloat": (NUMBER, ((_KS, "shortPercentOfFloat"),)),
-    "shortRatio": (NUMBER, ((_KS, "shortRatio"),)),
-    "targetHighPrice": (NUMBER, ((_FD, "targetHighPrice"),)),
-    "targetLowPrice": (NUMBER, ((_FD, "targetLowPrice"),)),
-    "targetMeanPrice": (NUMBER, ((_FD, "targetMeanPrice"),)),
-    "targetMedianPrice": (NUMBER, ((_FD, "targetMedianPrice"),)),
-    "totalAssets": (NUMBER, ((_SD, "totalAssets"), (_KS, "totalAssets"))),
-    "totalDebt": (NUMBER, ((_FD, "totalDebt"),)),
-    "totalRevenue": (NUMBER, ((_FD, "totalRevenue"),)),
-    "trailingAnnualDividendRate": (NUMBER, ((_SD, "trailingAnnualDividendRate"),)),
-    "trailingAnnualDividendYield": (NUMBER, ((_SD, "trailingAnnualDividendYield"),)),
-    "trailingEps": (NUMBER, ((_KS, "trailingEps"), (_SD, "trailingEps"))),
-    "trailingPe": (NUMBER, ((_SD, "trailingPE"),)),
-    "twoHundredDayAverage": (NUMBER, ((_SD, "twoHundredDayAverage"),)),
-    "volume": (NUMBER, ((_SD, "volume"), (_P, "regularMarketVolume"))),
-    "week52Change": (NUMBER, ((_KS, "52WeekChange"),)),
-    "yieldValue": (NUMBER, ((_SD, "yield"), (_KS, "yield"))),
+    "allTimeHigh": ((_SD, "allTimeHigh"),),
+    "allTimeLow": ((_SD, "allTimeLow"),),
+    "ask": ((_SD, "ask"),),
+    "askSize": ((_SD, "askSize"),),
+    "auditRisk": ((_AP, "auditRisk"),),
+    "averageVolume": ((_SD, "averageVolume"), (_P, "averageDailyVolume3Month")),
+    "beta": ((_SD, "beta"), (_KS, "beta")),
+    "bid": ((_SD, "bid"),),
+    "bidSize": ((_SD, "bidSize"),),
+    "boardRisk": ((_AP, "boardRisk"),),
+    "bookValue": ((_KS, "bookValue"),),
+    "compensationRisk": ((_AP, "compensationRisk"),),
+    "currentPrice": ((_FD, "currentPrice"),),
+    "currentRatio": ((_FD, "currentRatio"),),
+    "dateShortInterest": ((_KS, "dateShortInterest"),),
+    "dayHigh": ((_SD, "dayHigh"), (_P, "regularMarketDayHigh")),
+    "dayLow": ((_SD, "dayLow"), (_P, "regularMarketDayLow")),
+    "debtToEquity": ((_FD, "debtToEquity"),),
+    "dividendRate": ((_SD, "dividendRate"),),
+    "dividendYield": ((_SD, "dividendYield"),),
+    "earningsGrowth": ((_FD, "earningsGrowth"),),
+    "earningsQuarterlyGrowth": ((_KS, "earningsQuarterlyGrowth"),),
+    "ebitdaMargins": ((_FD, "ebitdaMargins"),),
+    "enterpriseToEbitda": ((_KS, "enterpriseToEbitda"),),
+    "enterpriseToRevenue": ((_KS, "enterpriseToRevenue"),),
+    "enterpriseValue": ((_KS, "enterpriseValue"),),
+    "exDividendDate": ((_SD, "exDividendDate"), (_CE, "exDividendDate")),
+    "exchangeDataDelayedBy": ((_P, "exchangeDataDelayedBy"),),
+    "fiftyDayAverage": ((_SD, "fiftyDayAverage"),),
+    "fiftyTwoWeekHigh": ((_SD, "fiftyTwoWeekHigh"),),
+    "fiftyTwoWeekLow": ((_SD, "fiftyTwoWeekLow"),),
+    "firstTradeDateEpochUtc": ((_QT, "firstTradeDateEpochUtc"),),
+    "fiveYearAvgDividendYield": ((_SD, "fiveYearAvgDividendYield"),),
+    "floatShares": ((_KS, "floatShares"),),
+    "forwardEps": ((_KS, "forwardEps"),),
+    "forwardPe": ((_SD, "forwardPE"), (_KS, "forwardPE")),
+    "freeCashflow": ((_FD, "freeCashflow"),),
+    "fullTimeEmployees": ((_AP, "fullTimeEmployees"), (_SP, "fullTimeEmployees")),
+    "gmtOffSetMilliseconds": ((_QT, "gmtOffSetMilliseconds"),),
+    "grossMargins": ((_FD, "grossMargins"),),
+    "grossProfits": ((_FD, "grossProfits"),),
+    "heldPercentInsiders": ((_KS, "heldPercentInsiders"),),
+    "heldPercentInstitutions": ((_KS, "heldPercentInstitutions"),),
+    "impliedSharesOutstanding": ((_KS, "impliedSharesOutstanding"),),
+    "lastDividendDate": ((_KS, "lastDividendDate"),),
+    "lastDividendValue": ((_KS, "lastDividendValue"),),
+    "lastFiscalYearEnd": ((_KS, "lastFiscalYearEnd"),),
+    "lastSplitDate": ((_KS, "lastSplitDate"),),
+    "marketCap": ((_SD, "marketCap"), (_P, "marketCap")),
+    "mostRecentQuarter": ((_KS, "mostRecentQuarter"),),
+    "navPrice": ((_SD, "navPrice"),),
+    "netIncomeToCommon": ((_KS, "netIncomeToCommon"),),
+    "nextFiscalYearEnd": ((_KS, "nextFiscalYearEnd"),),
+    "numberOfAnalystOpinions": ((_FD, "numberOfAnalystOpinions"),),
+    "open": ((_SD, "open"), (_P, "regularMarketOpen")),
+    "operatingCashflow": ((_FD, "operatingCashflow"),),
+    "operatingMargins": ((_FD, "operatingMargins"),),
+    "overallRisk": ((_AP, "overallRisk"),),
+    "payoutRatio": ((_SD, "payoutRatio"),),
+    "postMarketChange": ((_P, "postMarketChange"),),
+    "postMarketChangePercent": ((_P, "postMarketChangePercent"),),
+    "postMarketPrice": ((_P, "postMarketPrice"),),
+    "postMarketTime": ((_P, "postMarketTime"),),
+    "preMarketChange": ((_P, "preMarketChange"),),
+    "preMarketChangePercent": ((_P, "preMarketChangePercent"),),
+    "preMarketPrice": ((_P, "preMarketPrice"),),
+    "preMarketTime": ((_P, "preMarketTime"),),
+    "previousClose": ((_SD, "previousClose"), (_P, "regularMarketPreviousClose")),
+    "priceHint": ((_P, "priceHint"), (_SD, "priceHint"), (_KS, "priceHint")),
+    "priceToBook": ((_KS, "priceToBook"),),
+    "profitMargins": ((_FD, "profitMargins"), (_KS, "profitMargins")),
+    "quickRatio": ((_FD, "quickRatio"),),
+    "recommendationMean": ((_FD, "recommendationMean"),),
+    "regularMarketChange": ((_P, "regularMarketChange"),),
+    "regularMarketChangePercent": ((_P, "regularMarketChangePercent"),),
+    "regularMarketDayHigh": ((_P, "regularMarketDayHigh"), (_SD, "regularMarketDayHigh")),
+    "regularMarketDayLow": ((_P, "regularMarketDayLow"), (_SD, "regularMarketDayLow")),
+    "regularMarketOpen": ((_P, "regularMarketOpen"), (_SD, "regularMarketOpen")),
+    "regularMarketPreviousClose": ((_P, "regularMarketPreviousClose"),
+                                   (_SD, "regularMarketPreviousClose")),
+    "regularMarketPrice": ((_P, "regularMarketPrice"),),
+    "regularMarketTime": ((_P, "regularMarketTime"),),
+    "regularMarketVolume": ((_P, "regularMarketVolume"), (_SD, "regularMarketVolume")),
+    "returnOnAssets": ((_FD, "returnOnAssets"),),
+    "returnOnEquity": ((_FD, "returnOnEquity"),),
+    "revenueGrowth": ((_FD, "revenueGrowth"),),
+    "revenuePerShare": ((_FD, "revenuePerShare"),),
+    "benchmark52WeekChange": ((_KS, "SandP52WeekChange"),),
+    "shareholderRightsRisk": ((_AP, "shareHolderRightsRisk"),),
+    "sharesOutstanding": ((_KS, "sharesOutstanding"),),
+    "sharesPercentSharesOut": ((_KS, "sharesPercentSharesOut"),),
+    "sharesShort": ((_KS, "sharesShort"),),
+    "sharesShortPriorMonth": ((_KS, "sharesShortPriorMonth"),),
+    "shortPercentOfFloat": ((_KS, "shortPercentOfFloat"),),
+    "shortRatio": ((_KS, "shortRatio"),),
+    "targetHighPrice": ((_FD, "targetHighPrice"),),
+    "targetLowPrice": ((_FD, "targetLowPrice"),),
+    "targetMeanPrice": ((_FD, "targetMeanPrice"),),
+    "targetMedianPrice": ((_FD, "targetMedianPrice"),),
+    "totalAssets": ((_SD, "totalAssets"), (_KS, "totalAssets")),
+    "totalDebt": ((_FD, "totalDebt"),),
+    "totalRevenue": ((_FD, "totalRevenue"),),
+    "trailingAnnualDividendRate": ((_SD, "trailingAnnualDividendRate"),),
+    "trailingAnnualDividendYield": ((_SD, "trailingAnnualDividendYield"),),
+    "trailingEps": ((_KS, "trailingEps"), (_SD, "trailingEps")),
+    "trailingPe": ((_SD, "trailingPE"),),
+    "twoHundredDayAverage": ((_SD, "twoHundredDayAverage"),),
+    "volume": ((_SD, "volume"), (_P, "regularMarketVolume")),
+    "week52Change": ((_KS, "52WeekChange"),),
+    "yieldValue": ((_SD, "yield"), (_KS, "yield")),
     # strings
-    "category": (STRING, ((_KS, "category"),)),
-    "city": (STRING, ((_AP, "city"), (_SP, "city"))),
-    "companyLogoUrl": (STRING, ((_P, "companyLogoUrl"),)),
-    "country": (STRING, ((_AP, "country"), (_SP, "country"))),
-    "currency": (STRING, ((_P, "currency"), (_SD, "currency"))),
-    "currencySymbol": (STRING, ((_P, "currencySymbol"),)),
-    "exchange": (STRING, ((_P, "exchange"), (_QT, "exchange"))),
-    "exchangeName": (STRING, ((_P, "exchangeName"),)),
-    "financialCurrency": (STRING, ((_FD, "financialCurrency"), ("earnings", "financialCurrency"))),
-    "fromCurrency": (STRING, ((_P, "fromCurrency"), (_SD, "fromCurrency"))),
-    "fundFamily": (STRING, ((_KS, "fundFamily"),)),
-    "industry": (STRING, ((_AP, "industry"), (_SP, "industry"))),
-    "industryDisp": (STRING, ((_AP, "industryDisp"), (_SP, "industryDisp"))),
-    "industryKey": (STRING, ((_AP, "industryKey"), (_SP, "industryKey"))),
-    "irWebsite": (STRING, ((_AP, "irWebsite"), (_SP, "irWebsite"))),
-    "lastSplitFactor": (STRING, ((_KS, "lastSplitFactor"),)),
-    "logoUrl": (STRING, ((_P, "logoUrl"),)),
-    "longBusinessSummary": (STRING, ((_AP, "longBusinessSummary"),
-                                     (_SP, "longBusinessSummary"))),
-    "longName": (STRING, ((_P, "longName"), (_QT, "longName"))),
-    "marketState": (STRING, ((_P, "marketState"),)),
-    "phone": (STRING, ((_AP, "phone"), (_SP, "phone"))),
-    "quoteType": (STRING, ((_P, "quoteType"), (_QT, "quoteType"))),
-    "recommendationKey": (STRING, ((_FD, "recommendationKey"),)),
-    "sector": (STRING, ((_AP, "sector"), (_SP, "sector"))),
-    "sectorDisp": (STRING, ((_AP, "sectorDisp"), (_SP, "sectorDisp"))),
-    "sectorKey": (STRING, ((_AP, "sectorKey"), (_SP, "sectorKey"))),
-    "shortName": (STRING, ((_P, "shortName"), (_QT, "shortName"))),
-    "state": (STRING, ((_AP, "state"), (_SP, "state"))),
-    "symbol": (STRING, ((_P, "symbol"), (_QT, "symbol"))),
-    "timeZoneFullName": (STRING, ((_QT, "timeZoneFullName"),)),
-    "timeZoneShortName": (STRING, ((_QT, "timeZoneShortName"),)),
-    "toCurrency": (STRING, ((_P, "toCurrency"), (_SD, "toCurrency"))),
-    "underlyingSymbol": (STRING, ((_P, "underlyingSymbol"), (_QT, "underlyingSymbol"))),
-    "website": (STRING, ((_AP, "website"), (_SP, "website"))),
-    "zip": (STRING, ((_AP, "zip"), (_SP, "zip"))),
+    "category": ((_KS, "category"),),
+    "city": ((_AP, "city"), (_SP, "city")),
+    "companyLogoUrl": ((_P, "companyLogoUrl"),),
+    "country": ((_AP, "country"), (_SP, "country")),
+    "currency": ((_P, "currency"), (_SD, "currency")),
+    "currencySymbol": ((_P, "currencySymbol"),),
+    "exchange": ((_P, "exchange"), (_QT, "exchange")),
+    "exchangeName": ((_P, "exchangeName"),),
+    "financialCurrency": ((_FD, "financialCurrency"), ("earnings", "financialCurrency")),
+    "fromCurrency": ((_P, "fromCurrency"), (_SD, "fromCurrency")),
+    "fundFamily": ((_KS, "fundFamily"),),
+    "industry": ((_AP, "industry"), (_SP, "industry")),
+    "industryDisp": ((_AP, "industryDisp"), (_SP, "industryDisp")),
+    "industryKey": ((_AP, "industryKey"), (_SP, "industryKey")),
+    "irWebsite": ((_AP, "irWebsite"), (_SP, "irWebsite")),
+    "lastSplitFactor": ((_KS, "lastSplitFactor"),),
+    "logoUrl": ((_P, "logoUrl"),),
+    "longBusinessSummary": ((_AP, "longBusinessSummary"), (_SP, "longBusinessSummary")),
+    "longName": ((_P, "longName"), (_QT, "longName")),
+    "marketState": ((_P, "marketState"),),
+    "phone": ((_AP, "phone"), (_SP, "phone")),
+    "quoteType": ((_P, "quoteType"), (_QT, "quoteType")),
+    "recommendationKey": ((_FD, "recommendationKey"),),
+    "sector": ((_AP, "sector"), (_SP, "sector")),
+    "sectorDisp": ((_AP, "sectorDisp"), (_SP, "sectorDisp")),
+    "sectorKey": ((_AP, "sectorKey"), (_SP, "sectorKey")),
+    "shortName": ((_P, "shortName"), (_QT, "shortName")),
+    "state": ((_AP, "state"), (_SP, "state")),
+    "symbol": ((_P, "symbol"), (_QT, "symbol")),
+    "timeZoneFullName": ((_QT, "timeZoneFullName"),),
+    "timeZoneShortName": ((_QT, "timeZoneShortName"),),
+    "toCurrency": ((_P, "toCurrency"), (_SD, "toCurrency")),
+    "underlyingSymbol": ((_P, "underlyingSymbol"), (_QT, "underlyingSymbol")),
+    "website": ((_AP, "website"), (_SP, "website")),
+    "zip": ((_AP, "zip"), (_SP, "zip")),
     # boolean
-    "tradeable": (BOOLEAN, ((_SD, "tradeable"),)),
+    "tradeable": ((_SD, "tradeable"),),
     # objects: module bodies (companyOfficers is assetProfile's list of officers)
-    "companyOfficers": (OBJECT, ((_AP, "companyOfficers"), (_SP, "companyOfficers"))),
-    **{name: (OBJECT, ((name, _WHOLE),)) for name in (
+    "companyOfficers": ((_AP, "companyOfficers"), (_SP, "companyOfficers")),
+    **{name: ((name, _WHOLE),) for name in (
         "balanceSheetHistory", "balanceSheetHistoryQuarterly", "calendarEvents",
         "cashflowStatementHistory", "cashflowStatementHistoryQuarterly", "earnings",
         "earningsHistory", "earningsTrend", "equityPerformance", "fundOwnership",
@@ -497,38 +373,15 @@ QUOTE_SOURCES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
         "topHoldings", "upgradeDowngradeHistory")},
 }
 
-# GqlQuote member -> kind, in the spec's order of kinds (numbers, strings, boolean, objects).
-QUOTE_MEMBERS: dict[str, str] = {name: kind for name, (kind, _) in QUOTE_SOURCES.items()}
-LOGO_MEMBERS = ("logoUrl", "companyLogoUrl")
-
-
-@dataclass(frozen=True)
-class GqlQuoteRecord:
-    """One v2 quote: every GqlQuote member (:data:`QUOTE_MEMBERS`), None where Yahoo has no
-    usable value. Numbers keep Yahoo's form (bare, or ``{raw, fmt, longFmt}`` when fetched
-    formatted) so :func:`present_value` can give the client the form it asked for."""
-
-    symbol: str
-    values: dict[str, Any]
-
-    def with_logos(self, logo_url: str | None, company_logo_url: str | None) -> GqlQuoteRecord:
-        """The record with the logo members of a separate logo lookup."""
-        return GqlQuoteRecord(self.symbol, {**self.values, "logoUrl": logo_url,
-                                            "companyLogoUrl": company_logo_url})
-
-
-def _is_formatted(value: Any) -> bool:
-    """A Yahoo formatted number: an object with ``raw`` and nothing but raw/fmt/longFmt."""
-    return isinstance(value, dict) and "raw" in value and value.keys() <= _FORMATTED_KEYS
-
-
-_FORMATTED_KEYS = frozenset({"raw", "fmt", "longFmt"})
+# member -> (kind, where Yahoo keeps it), in the order of QUOTE_MEMBERS.
+QUOTE_SOURCES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
+    name: (kind, _YAHOO_KEYS[name]) for name, kind in QUOTE_MEMBERS.items()}
 
 
 def usable_value(kind: str, value: Any) -> Any:
     """Yahoo's value when it fits the member's kind, else None ({} and NaN are missing)."""
     if kind == NUMBER:
-        scalar = value.get("raw") if _is_formatted(value) else value
+        scalar = value.get("raw") if is_formatted(value) else value
         return value if number(scalar) is not None else None
     if kind == STRING:
         return _string(value)
@@ -566,48 +419,7 @@ def fetch_gql_quote(symbol: str, *, lang: str | None = None,
     return parse_gql_quote(symbol, modules)
 
 
-# -- v2 value formats -------------------------------------------------------------------------
-def present_value(value: Any, value_format: str) -> Any:
-    """Yahoo's number objects in the form a v2 client asked for, recursively.
-
-    ``raw``: the raw scalar (or None); ``pretty``: ``fmt``, else ``longFmt``, else None;
-    ``both``: the object as sent (keys Yahoo left out stay out). Anything that is not a
-    number object (bare numbers, strings, other objects) keeps its form; objects and lists
-    are walked.
-    """
-    if _is_formatted(value):
-        if value_format == "both":
-            return {k: value[k] for k in ("raw", "fmt", "longFmt") if k in value}
-        if value_format == "pretty":
-            return value.get("fmt") if value.get("fmt") is not None else value.get("longFmt")
-        return raw(value)
-    if isinstance(value, dict):
-        return {k: present_value(v, value_format) for k, v in value.items()}
-    if isinstance(value, list):
-        return [present_value(v, value_format) for v in value]
-    return value
-
-
 # -- v2 quote type ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class QuoteTypeRecord:
-    """quoteSummary ``quoteType``: the instrument's identity (GqlQuoteTypeData)."""
-
-    symbol: str | None
-    exchange: str | None
-    long_name: str | None
-    short_name: str | None
-    quote_type: str | None
-    message_board_id: str | None
-    time_zone_full_name: str | None
-    time_zone_short_name: str | None
-    underlying_symbol: str | None
-    uuid: str | None
-    first_trade_date_epoch_utc: int | None  # seconds
-    gmt_off_set_milliseconds: int | None
-    max_age: int | None
-
-
 def parse_quote_type(body: dict[str, Any]) -> QuoteTypeRecord:
     """``quoteType`` module body -> record (strings as sent, whole numbers as ints)."""
     return QuoteTypeRecord(

@@ -9,6 +9,10 @@ The window is the last ten years, aligned on UTC days: ``period2`` is the start 
 current UTC day and ``period1`` the same calendar day ten years earlier. A statement for a
 period ending today cannot have been published yet, so nothing is lost, and the upstream
 URL (and the cache key built from it) changes once a day rather than every second.
+
+:func:`fetch_statement` is the capability table's ``financial_statements`` fetcher; the
+statement and frequency vocabularies and :func:`display_name` are the records' (imported
+from :mod:`marketdata.records.fundamentals`).
 """
 
 from __future__ import annotations
@@ -24,9 +28,11 @@ from marketdata.cache import fetch_through
 from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json
+from marketdata.records.fundamentals import FREQUENCIES as FREQUENCIES
+from marketdata.records.fundamentals import STATEMENTS as STATEMENTS
+from marketdata.records.fundamentals import Statement
+from marketdata.records.fundamentals import display_name as display_name
 
-STATEMENTS = ("income", "balance", "cashflow")
-FREQUENCIES = ("annual", "quarterly")
 # Prefixes Yahoo puts before a field name in ``type`` (and in ``meta.type`` of the answer).
 TYPE_PREFIXES = ("annual", "quarterly", "trailing")
 HISTORY_YEARS = 10
@@ -81,23 +87,7 @@ STATEMENT_FIELDS: dict[str, tuple[str, ...]] = {
     "income": INCOME_FIELDS, "balance": BALANCE_FIELDS, "cashflow": CASH_FLOW_FIELDS,
 }
 
-# A space goes between a lower-case letter or digit and a capital ("TotalRevenue"), and
-# before the last capital of an acronym that starts a new word ("NetPPEPurchase").
-_WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
-# {period end "YYYY-MM-DD": {Yahoo field name: number}}, newest period first.
-Statement = dict[str, dict[str, int | float]]
-
-
-def display_name(field: str) -> str:
-    """Yahoo's CamelCase field name as words: ``NetIncomeFromContinuingOperations`` ->
-    "Net Income From Continuing Operations", ``NormalizedEBITDA`` -> "Normalized EBITDA".
-
-    Only spaces are inserted (acronyms stay upper-case, every word keeps its capital), so
-    removing the spaces gives back the exact Yahoo field name.
-    """
-    return _WORD_BOUNDARY.sub(" ", field)
 
 
 def type_list(statement: str, frequency: str) -> list[str]:

@@ -8,99 +8,48 @@ the module body and read bare numbers and ``{raw, fmt}`` objects alike (Yahoo se
 breakdown as bare numbers and the ownership lists as objects, both with ``formatted=false``).
 Dates are epochs turned into UTC datetimes; a missing date stays None.
 
-v2 serves these modules raw through :func:`raw_module`, shared with :mod:`.analysis`.
+v2 serves these modules raw through :func:`raw_module`, shared with :mod:`.analysis`. The
+capability table's ``holders`` fetcher is :func:`holders_data`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 from marketdata.formatting import integer, mapping, number, raw, rows, text, utc_datetime
 from marketdata.providers.yahoo.analysis import raw_module as raw_module  # v2's raw reading
+from marketdata.providers.yahoo.analysis import read_module
 from marketdata.providers.yahoo.quote_summary import fetch_module
+from marketdata.records.fundamentals import (
+    BREAKDOWN_METRICS,
+    FUND_OWNERSHIP,
+    INSIDER_HOLDERS,
+    INSIDER_TRANSACTIONS,
+    INSTITUTION_OWNERSHIP,
+    MAJOR_HOLDERS_BREAKDOWN,
+    NET_SHARE_PURCHASE_ACTIVITY,
+    Holder,
+    InsiderPurchases,
+    InsiderRosterMember,
+    InsiderTransaction,
+    MajorHolders,
+    ModuleData,
+)
 
-MAJOR_HOLDERS_BREAKDOWN = "majorHoldersBreakdown"
-INSTITUTION_OWNERSHIP = "institutionOwnership"
-FUND_OWNERSHIP = "fundOwnership"
-INSIDER_TRANSACTIONS = "insiderTransactions"
-NET_SHARE_PURCHASE_ACTIVITY = "netSharePurchaseActivity"
-INSIDER_HOLDERS = "insiderHolders"
-
-# The breakdown metrics the interface names; others Yahoo may add are passed through.
-BREAKDOWN_METRICS = ("institutionsPercentHeld", "insidersPercentHeld",
-                     "institutionsFloatPercentHeld", "institutionsCount")
 _COUNT_METRICS = frozenset({"institutionsCount"})
 
 # Strings pass through as Yahoo sends them ("" stays "": transactionText is "" on gifts).
 _as_sent = partial(text, clean=False)
 
 
-@dataclass(frozen=True)
-class Holder:
-    """An institution or a fund holding the stock (same shape for both lists)."""
-
-    holder: str | None
-    shares: int | None
-    date_reported: datetime | None
-    percent_out: float | None  # a fraction of shares outstanding: 0.0929 is 9.29%
-    value: int | None
-
-
-@dataclass(frozen=True)
-class InsiderTransaction:
-    start_date: datetime | None
-    insider: str | None
-    position: str | None
-    transaction: str | None
-    shares: int | None
-    value: int | None
-    ownership: str | None  # D (direct) or I (indirect)
-
-
-@dataclass(frozen=True)
-class InsiderPurchases:
-    """Net insider buying and selling over ``period`` (Yahoo: the last six months)."""
-
-    period: str | None
-    purchases_shares: int | None
-    purchases_transactions: int | None
-    sales_shares: int | None
-    sales_transactions: int | None
-    net_shares: int | None
-    net_transactions: int | None
-    total_insider_shares: int | None
-    net_percent_insider_shares: float | None
-    buy_percent_insider_shares: float | None
-    sell_percent_insider_shares: float | None
-
-    @property
-    def has_data(self) -> bool:
-        return any(v is not None for k, v in vars(self).items() if k != "period")
-
-
-@dataclass(frozen=True)
-class InsiderRosterMember:
-    name: str | None
-    position: str | None
-    most_recent_transaction: str | None
-    latest_transaction_date: datetime | None
-    shares_owned_directly: int | None
-    shares_owned_indirectly: int | None
-    position_direct_date: datetime | None
-
-
-
-
-
 # -- parsers (module body -> typed values) ----------------------------------------------------
-def parse_major_holders_breakdown(module: Any) -> dict[str, float | int | None]:
+def parse_major_holders_breakdown(module: Any) -> MajorHolders:
     """Metric name -> number: the four named metrics always (None when missing), then any
     other numeric metric Yahoo adds. Percentages are fractions (0.62706 is 62.7%)."""
     data = mapping(module)
-    out: dict[str, float | int | None] = {}
+    out: MajorHolders = {}
     for name in BREAKDOWN_METRICS:
         out[name] = integer(data.get(name)) if name in _COUNT_METRICS else number(data.get(name))
     for name, value in data.items():
@@ -162,7 +111,7 @@ def fetch_holders_module(symbol: str, module: str) -> dict[str, Any]:
     return fetch_module(symbol, module, policy="holders", group="holders")
 
 
-def fetch_major_holders_breakdown(symbol: str) -> dict[str, float | int | None]:
+def fetch_major_holders_breakdown(symbol: str) -> MajorHolders:
     return parse_major_holders_breakdown(fetch_holders_module(symbol, MAJOR_HOLDERS_BREAKDOWN))
 
 
@@ -185,3 +134,21 @@ def fetch_insider_purchases(symbol: str) -> InsiderPurchases:
 
 def fetch_insider_roster(symbol: str) -> list[InsiderRosterMember]:
     return parse_insider_holders(fetch_holders_module(symbol, INSIDER_HOLDERS))
+
+
+# -- the fetcher (the capability table's) -----------------------------------------------------
+# The record each holders module is read into.
+READERS: dict[str, Callable[[Any], Any]] = {
+    MAJOR_HOLDERS_BREAKDOWN: parse_major_holders_breakdown,
+    INSTITUTION_OWNERSHIP: parse_ownership_list,
+    FUND_OWNERSHIP: parse_ownership_list,
+    INSIDER_TRANSACTIONS: parse_insider_transactions,
+    NET_SHARE_PURCHASE_ACTIVITY: parse_net_share_purchase_activity,
+    INSIDER_HOLDERS: parse_insider_holders,
+}
+
+
+def holders_data(symbol: str, module: str, *, members: bool = False) -> ModuleData:
+    """The ``holders`` fetcher: one module of a validated symbol; NotFound when Yahoo has
+    no such symbol or no data for the module."""
+    return read_module(fetch_holders_module(symbol, module), READERS[module], members)

@@ -1,4 +1,6 @@
-"""News from Yahoo v1 search ``news[]``: articles for one symbol, and general market news.
+"""News from Yahoo v1 search ``news[]``: articles for one symbol, and general market news
+(the fetchers of the ``news`` and ``general_news`` capabilities, both
+:class:`marketdata.records.news.NewsItem` lists).
 
 Why this source: it is the one news source with real recordings
 (``shared/upstream/yahoo/v1-search``), it is JSON behind the same client as every other
@@ -13,7 +15,6 @@ Home Depot and DeepSeek stories). Only articles Yahoo tagged with the symbol are
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from marketdata.cache import fetch_through
@@ -21,23 +22,10 @@ from marketdata.concurrency import gather_partial
 from marketdata.errors import UpstreamBadResponse
 from marketdata.formatting import raw, text
 from marketdata.providers.yahoo.search import get_search
+from marketdata.records.news import NewsItem
 
 NEWS_COUNT = 20
 GENERAL_NEWS_QUERIES = ("^GSPC", "^DJI", "^IXIC")
-
-
-@dataclass(frozen=True)
-class NewsItem:
-    """One article as Yahoo describes it; ``img`` is None when Yahoo sent no thumbnail."""
-
-    uuid: str
-    title: str
-    link: str
-    source: str
-    img: str | None
-    published: int  # epoch seconds
-    related: tuple[str, ...] | None  # None when Yahoo sent no relatedTickers
-
 
 
 def pick_image(thumbnail: Any) -> str | None:

@@ -1,55 +1,28 @@
 """v7 quote: one batch call for many symbols (simple quotes, streams, v2 batch quotes,
-logo URLs)."""
+logo URLs), and the fetchers of the currency-pair and futures quotes read from it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from datetime import UTC, datetime
 from typing import Any
 
 from marketdata.cache import fetch_many_through
-from marketdata.errors import UpstreamBadResponse
-from marketdata.formatting import raw
+from marketdata.errors import NotFound, UpstreamBadResponse
+from marketdata.formatting import integer, number, raw, text
 from marketdata.providers import yahoo
-from marketdata.providers.yahoo.client import get_json
-from marketdata.providers.yahoo.full_quote import QUOTE_MEMBERS, GqlQuoteRecord, usable_value
+from marketdata.providers.yahoo.client import get_json, yahoo_provider
+from marketdata.providers.yahoo.full_quote import usable_value
+from marketdata.records.quotes import (
+    QUOTE_MEMBERS,
+    ForexQuote,
+    FuturesQuote,
+    GqlQuoteRecord,
+    LogoUrls,
+    QuoteSnapshot,
+)
 
 MAX_BATCH = 50
-
-
-@dataclass
-class QuoteSnapshot:
-    """The v7 fields our quote shapes use (raw numbers; percents in percent units)."""
-
-    symbol: str
-    name: str | None
-    quote_type: str | None
-    currency: str | None
-    price_hint: int
-    market_state: str | None
-    price: float | None
-    change: float | None
-    change_percent: float | None
-    previous_close: float | None
-    open: float | None
-    day_high: float | None
-    day_low: float | None
-    volume: int | None
-    market_time: int | None
-    pre_market_price: float | None
-    pre_market_time: int | None
-    post_market_price: float | None
-    post_market_time: int | None
-
-    @property
-    def pre_market_current(self) -> bool:
-        """Pre-market trade newer than the last regular-session trade."""
-        return (self.pre_market_price is not None and self.pre_market_time is not None
-                and self.pre_market_time > (self.market_time or 0))
-
-    @property
-    def post_market_current(self) -> bool:
-        return (self.post_market_price is not None and self.post_market_time is not None
-                and self.post_market_time > (self.market_time or 0))
 
 
 def _num(item: dict[str, Any], key: str) -> Any:
@@ -207,14 +180,6 @@ def fetch_gql_quotes(symbols: list[str], *, lang: str | None = None,
                               params=locale)
 
 
-@dataclass(frozen=True)
-class LogoUrls:
-    """Yahoo's 50x50 logo images of one instrument (either may be missing)."""
-
-    logo_url: str | None
-    company_logo_url: str | None
-
-
 def parse_logos(payload: Any) -> dict[str, LogoUrls]:
     """v7 body asked for the logo fields -> {SYMBOL: urls}; symbols without any are absent."""
     out: dict[str, LogoUrls] = {}
@@ -243,3 +208,90 @@ def fetch_logos(symbols: list[str]) -> dict[str, LogoUrls]:
 
     return fetch_many_through("yahoo", "quote_logo", symbols, batch, "fundamentals",
                               group="quotes")
+
+
+# -- currency pairs -----------------------------------------------------------------------------
+def _side(value: Any) -> float | None:
+    """A bid or ask: Yahoo sends 0 when it has no book, which is no price."""
+    value = number(value)
+    return value if value else None
+
+
+def forex_quote(base: str, quote: str) -> ForexQuote:
+    """The ``forex`` fetcher: the v2 batch quote of ``{FROM}{TO}=X`` (the same cache entry
+    as ``/v2/quotes``), live price, bid and ask. NotFound when Yahoo does not list the pair
+    (or lists it without a price, or as something other than a currency)."""
+    symbol = f"{base}{quote}=X"
+    record = fetch_gql_quotes([symbol]).get(symbol)
+    values = record.values if record is not None else {}
+    price = number(values.get("regularMarketPrice"))
+    kind = text(values.get("quoteType"))
+    if price is None or (kind is not None and kind != "CURRENCY"):
+        raise NotFound(f"No quote for {base}/{quote}")
+    return ForexQuote(base=base, quote=quote, price=price, bid=_side(values.get("bid")),
+                      ask=_side(values.get("ask")),
+                      change=number(values.get("regularMarketChange")),
+                      change_percent=number(values.get("regularMarketChangePercent")),
+                      timestamp=integer(values.get("regularMarketTime")))
+
+
+# -- futures ------------------------------------------------------------------------------------
+# Why an own v7 call: the shared v7 parsers keep the GqlQuote members only, and a contract's
+# expiration (``expireDate``/``expireIsoDate``) and open interest (``openInterest``) are not
+# among them; v7 sends both for every FUTURE, so one call (cached like every v7 quote) has
+# everything and no quoteSummary call is needed. The common members are read by the shared
+# v7 parser (:func:`parse_gql_quote_v7`).
+def expiration_date(item: dict[str, Any]) -> str | None:
+    """``YYYY-MM-DD`` from ``expireIsoDate`` (``2025-04-28T00:00:00Z``), else from the
+    ``expireDate`` epoch (UTC)."""
+    iso = text(item.get("expireIsoDate"))
+    if iso and re.match(r"\d{4}-\d{2}-\d{2}", iso):
+        return iso[:10]
+    seconds = integer(item.get("expireDate"))
+    if seconds is None:
+        return None
+    return datetime.fromtimestamp(seconds, UTC).date().isoformat()
+
+
+def parse_contract(item: dict[str, Any]) -> FuturesQuote:
+    """One v7 result -> a futures quote; NotFound when Yahoo's quoteType is not FUTURE."""
+    record = parse_gql_quote_v7(item)
+    values = record.values
+    if text(values.get("quoteType")) != "FUTURE":
+        raise NotFound(f"{record.symbol} is not a futures contract")
+    return FuturesQuote(
+        symbol=record.symbol,
+        name=text(values.get("longName")) or text(values.get("shortName")),
+        exchange=text(values.get("exchange")),
+        underlying=text(values.get("underlyingSymbol")),
+        expiration_date=expiration_date(item),
+        price=number(values.get("regularMarketPrice")),
+        change=number(values.get("regularMarketChange")),
+        change_percent=number(values.get("regularMarketChangePercent")),
+        open_interest=integer(item.get("openInterest")),
+        volume=integer(values.get("regularMarketVolume")),
+        timestamp=integer(values.get("regularMarketTime")),
+    )
+
+
+def parse_contract_answer(payload: Any, symbol: str) -> FuturesQuote:
+    """v7 body asked for one symbol -> its futures quote; NotFound when Yahoo left it out."""
+    for item in v7_results(payload):
+        if str(item["symbol"]).upper() == symbol:
+            return parse_contract(item)
+    raise NotFound(f"Futures contract not found: {symbol}")
+
+
+def futures_quote(symbol: str) -> FuturesQuote:
+    """The ``futures`` fetcher: one v7 call for a validated Yahoo symbol (``GC=F``,
+    ``GCZ26.CMX``), through the cache."""
+
+    def fetch() -> FuturesQuote:
+        payload = get_json("quote", f"{yahoo.QUERY1}/v7/finance/quote",
+                           {"symbols": symbol, "formatted": "false"})
+        return parse_contract_answer(payload, symbol)
+
+    # A call name of its own: entries of the old "futures_quote" call held the response
+    # body, not this record, and a shared cache may still have them after an upgrade.
+    return yahoo_provider().cached("futures_contract", {"symbol": symbol}, fetch, "quote",
+                                   group="quotes")

@@ -1,4 +1,5 @@
-"""v6 finance/recommendationsbysymbol/{SYMBOL}: Yahoo's "people also watch" peers.
+"""v6 finance/recommendationsbysymbol/{SYMBOL}: Yahoo's "people also watch" peers (the
+``similar`` fetcher).
 
 Wire shape: ``{"finance": {"result": [{"symbol", "recommendedSymbols": [{"symbol",
 "score"}]}], "error": null}}``, best score first, ``count`` peers at most (Yahoo's default
@@ -8,7 +9,6 @@ result per symbol.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
@@ -17,12 +17,10 @@ from marketdata.errors import UpstreamBadResponse
 from marketdata.formatting import raw
 from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json
+from marketdata.records.market import Peer
 
-
-@dataclass(frozen=True)
-class Recommendation:
-    symbol: str
-    score: float | None
+# The record's name here before it moved to the records.
+Recommendation = Peer
 
 
 def parse_recommendations(payload: Any, symbol: str) -> list[Recommendation]:
@@ -49,7 +47,8 @@ def parse_recommendations(payload: Any, symbol: str) -> list[Recommendation]:
 
 
 def fetch_recommendations(symbol: str, count: int) -> list[Recommendation]:
-    """Up to ``count`` peers of a validated symbol, through the cache ("similar" policy).
+    """The ``similar`` fetcher: up to ``count`` peers of a validated symbol, through the
+    cache ("similar" policy).
 
     An unknown symbol is not an error for Yahoo: it answers an empty list like a symbol
     without peers, so both come back as ``[]``.

@@ -1,4 +1,5 @@
-"""v1 predefined screeners: the day's most active stocks, gainers and losers.
+"""v1 predefined screeners: the day's most active stocks, gainers and losers (the
+``movers`` fetcher).
 
 One call per (screener, count): ``/v1/finance/screener/predefined/saved?scrIds=DAY_GAINERS``.
 The parser keeps raw numbers (bare or ``{raw, fmt}``) so the service formats movers the
@@ -7,7 +8,6 @@ same way as its own quotes rather than passing Yahoo's display strings through.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from marketdata.cache import fetch_through
@@ -15,29 +15,16 @@ from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.formatting import number
 from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json, yahoo_error_description
+from marketdata.records.market import ScreenerQuote
 
 SCREENER_URL = f"{yahoo.QUERY1}/v1/finance/screener/predefined/saved"
 
-# Public screener name (our endpoint) -> Yahoo's predefined screener id.
+# Mover list (:data:`marketdata.records.market.MOVER_LISTS`) -> Yahoo's predefined screener.
 SCREENERS = {"actives": "MOST_ACTIVES", "gainers": "DAY_GAINERS", "losers": "DAY_LOSERS"}
 
 # Only what a mover needs: Yahoo sends ~80 fields per row otherwise.
 FIELDS = ("symbol", "shortName", "longName", "regularMarketPrice", "regularMarketChange",
           "regularMarketChangePercent", "regularMarketVolume", "priceHint")
-
-
-@dataclass(frozen=True)
-class ScreenerQuote:
-    """One screener row: raw numbers; ``change_percent`` is in percent units (2.5 = 2.5%)."""
-
-    symbol: str
-    name: str
-    price: float
-    change: float
-    change_percent: float
-    volume: int | None
-    price_hint: int
-
 
 
 def parse_screener_quote(item: Any) -> ScreenerQuote | None:
@@ -110,3 +97,9 @@ def fetch_screener(scr_id: str, count: int) -> list[ScreenerQuote]:
 
     return fetch_through("yahoo", "screener", {"scrIds": scr_id, "count": count}, fetch,
                          "movers", group="movers")
+
+
+def movers(mover_list: str, count: int) -> list[ScreenerQuote]:
+    """The ``movers`` fetcher: at most ``count`` rows of a mover list (actives, gainers,
+    losers), Yahoo's order (its ranking)."""
+    return fetch_screener(SCREENERS[mover_list], count)

@@ -1,5 +1,6 @@
 """Yahoo v1 search (``/v1/finance/search``): securities (``quotes[]``) for the search
-fallback and articles (``news[]``, see :mod:`marketdata.providers.yahoo.news`).
+fallback (:func:`securities`, the ``yahoo`` fetcher of ``security_search``) and articles
+(``news[]``, see :mod:`marketdata.providers.yahoo.news`).
 
 Why no crumb: the recorded search requests carry none and Yahoo answers them; leaving it
 out spares a cookie/crumb handshake on the fallback path. The extra parameters are the ones
@@ -18,6 +19,7 @@ from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.formatting import text
 from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json
+from marketdata.records.search import Security, SecurityMatches
 
 SEARCH_URL = f"{yahoo.QUERY1}/v1/finance/search"
 BASE_PARAMS = {
@@ -116,3 +118,11 @@ def search_quotes(query: str, hits: int, security_type: str | None = None) -> li
                          {"q": query_key(query), "hits": hits,
                           "type": security_type or "all"},
                          fetch, "search", group="search")
+
+
+def securities(query: str, hits: int, security_type: str | None = None, *,
+               use_primary: bool = True) -> SecurityMatches:
+    """The ``security_search`` fetcher: :func:`search_quotes` as a record. Yahoo is the
+    secondary source, so it answers whether or not the caller asked for the primary."""
+    found = search_quotes(query, hits, security_type)
+    return SecurityMatches([Security(**row) for row in found], "yahoo")

@@ -1,4 +1,6 @@
-"""v1 finance/sectors/{key}: one sector's overview, performance, industries, top companies.
+"""v1 finance/sectors/{key}: one sector's overview, performance, industries, top companies
+(the ``sectors`` fetcher), and a symbol's sector from its company profile (the
+``symbol_sector`` fetcher).
 
 Why the JSON API and not the sector web pages: the JSON carries every field the v1 sector
 resources need (returns, market cap and weight, counts, industry weights, largest
@@ -16,7 +18,6 @@ is Yahoo's "All Industries" aggregate (no key, weight 1). Numbers are read with
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
@@ -25,22 +26,13 @@ from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.formatting import integer, mapping, number, rows
 from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json
-
-# Display name -> Yahoo key, in Yahoo's own order (largest sector first).
-SECTOR_KEYS: dict[str, str] = {
-    "Technology": "technology",
-    "Healthcare": "healthcare",
-    "Financial Services": "financial-services",
-    "Consumer Cyclical": "consumer-cyclical",
-    "Industrials": "industrials",
-    "Consumer Defensive": "consumer-defensive",
-    "Energy": "energy",
-    "Real Estate": "real-estate",
-    "Utilities": "utilities",
-    "Basic Materials": "basic-materials",
-    "Communication Services": "communication-services",
-}
-SECTOR_NAMES: dict[str, str] = {key: name for name, key in SECTOR_KEYS.items()}
+from marketdata.providers.yahoo.quote_summary import fetch_quote_summary
+from marketdata.records.market import (
+    SECTOR_KEYS,
+    SECTOR_NAMES,
+    Industry,
+    SectorData,
+)
 
 # The query Yahoo's own sector pages send.
 SECTOR_PARAMS = {"formatted": "true", "withReturns": "true", "lang": "en-US", "region": "US"}
@@ -48,34 +40,9 @@ SECTOR_PARAMS = {"formatted": "true", "withReturns": "true", "lang": "en-US", "r
 _ALL_INDUSTRIES = "All Industries"
 # Yahoo's wire name first; finance-query's re-serialised bodies call it dayChangePercent.
 _DAY_CHANGE = ("regMarketChangePercent", "dayChangePercent")
-
-
-@dataclass
-class Industry:
-    name: str
-    weight: float | None  # fraction of the sector's market cap
-
-
-@dataclass
-class SectorData:
-    """One sector as the v1 resources need it: raw numbers, fractions for percents."""
-
-    key: str
-    name: str
-    day_change: float | None
-    ytd_change: float | None
-    one_year_change: float | None
-    three_year_change: float | None
-    five_year_change: float | None
-    market_cap: float | None
-    market_weight: float | None
-    industries_count: int
-    companies_count: int
-    industries: list[Industry] = field(default_factory=list)  # weight desc, no aggregate
-    top_companies: list[str] = field(default_factory=list)  # weight desc
-
-
-
+# quoteType is asked for too: a known symbol always has it, so a 404 means "unknown symbol"
+# and a known one without a sector (index, ETF, crypto) has no sector key.
+_PROFILE_MODULES = ("assetProfile", "quoteType")
 
 
 def _by_weight(rows: list[tuple[Any, float | None]]) -> list[Any]:
@@ -125,7 +92,7 @@ def parse_sector(payload: Any, key: str) -> SectorData:
 
 
 def fetch_sector(key: str) -> SectorData:
-    """One sector by Yahoo key (one of SECTOR_NAMES), through the cache."""
+    """The ``sectors`` fetcher: one sector by key (one of SECTOR_NAMES), through the cache."""
     if key not in SECTOR_NAMES:
         raise NotFound(f"Unknown sector '{key}'")
 
@@ -141,3 +108,21 @@ def fetch_sector(key: str) -> SectorData:
         return parse_sector(payload, key)
 
     return fetch_through("yahoo", "sector", {"key": key}, fetch, "sectors", group="sectors")
+
+
+def sector_key_of(profile: dict[str, Any]) -> str | None:
+    """The sector key of an assetProfile: by display name, else by its sectorKey."""
+    name = profile.get("sector")
+    if isinstance(name, str) and name in SECTOR_KEYS:
+        return SECTOR_KEYS[name]
+    key = profile.get("sectorKey")
+    return key if isinstance(key, str) and key in SECTOR_NAMES else None
+
+
+def sector_key_of_symbol(symbol: str) -> str | None:
+    """The ``symbol_sector`` fetcher: the sector key of a validated symbol's company profile,
+    None when it has none (ETF, index, currency...); NotFound when Yahoo has no such
+    symbol."""
+    modules = fetch_quote_summary(symbol, _PROFILE_MODULES, policy="sectors", group="sectors")
+    profile = modules.get("assetProfile")
+    return sector_key_of(profile) if isinstance(profile, dict) else None

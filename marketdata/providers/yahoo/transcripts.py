@@ -13,14 +13,16 @@ Yahoo has no single transcript API. Three calls, each cached on its own:
    crumb): ``transcriptContent`` (speakers, paragraphs with per-word timings) and
    ``transcriptMetadata`` (fiscal period and year, call date, transcript id).
 
-Parsers are pure (payload in, dataclasses out); ``fetch_*`` go through the cache.
+Parsers are pure (payload in, records out); ``fetch_*`` go through the cache. The capability
+table's fetchers: :func:`fetch_earnings_calls` (``earnings_calls``) and
+:func:`company_transcripts` (``transcripts``: the Quartr id once, then one call's transcript
+per ask).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 from typing import Any
@@ -31,9 +33,16 @@ from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.formatting import raw
 from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json, yahoo_error_description, yahoo_provider
+from marketdata.records.fundamentals import (
+    QUARTERS,
+    CompanyTranscripts,
+    EarningsCall,
+    Paragraph,
+    Speaker,
+    Transcript,
+)
 
 GROUP = "transcripts"
-QUARTERS = ("Q1", "Q2", "Q3", "Q4")
 _EVENT_ID = re.compile(r"earnings_call-(\d+)")
 _PERIOD = re.compile(r"-([Qq]\d)-(\d{4})-earnings_call")
 _QUOTE_SEGMENT = re.compile(r"/quote/([^/?#]+)/")
@@ -41,25 +50,6 @@ _HTML_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 
 
 # -- 1. the list of calls -------------------------------------------------------------------
-@dataclass(frozen=True)
-class EarningsCall:
-    """One call listed on the earnings-calls page; quarter/year are None when the link
-    does not carry them (the transcript's metadata still does)."""
-
-    event_id: int
-    quarter: str | None
-    year: int | None
-    url: str
-
-    @property
-    def title(self) -> str:
-        return f"{self.quarter} {self.year}" if self.quarter and self.year else "Earnings Call"
-
-    @property
-    def sort_key(self) -> tuple[int, int]:
-        return (self.year or 0, int(self.quarter[1]) if self.quarter else 0)
-
-
 class _EarningsCallLinks(HTMLParser):
     """Collects the href of every ``<a>`` that points at an earnings call."""
 
@@ -174,40 +164,6 @@ def fetch_quartr_id(symbol: str) -> str:
 
 
 # -- 3. the transcript ----------------------------------------------------------------------
-@dataclass(frozen=True)
-class Speaker:
-    name: str
-    role: str | None = None
-    company: str | None = None
-
-
-@dataclass(frozen=True)
-class Paragraph:
-    speaker: str  # the resolved name, or "Speaker N" when the mapping lacks it
-    text: str
-
-
-@dataclass(frozen=True)
-class Transcript:
-    """What we keep of the xhr payload (the per-word timings are dropped)."""
-
-    event_id: int | None
-    transcript_id: int | str | None
-    company_id: int | str | None
-    title: str | None
-    event_type: str | None
-    fiscal_period: str | None  # "Q1".."Q4"
-    fiscal_year: int | None
-    date: int | None  # epoch seconds of the call
-    updated: int | None  # epoch seconds
-    is_latest: bool | None
-    speakers: list[Speaker] = field(default_factory=list)
-    paragraphs: list[Paragraph] = field(default_factory=list)
-    text: str = ""  # Yahoo's own full text, used when there are no paragraphs
-    remainder: str = ""  # the part of ``text`` after the last attributed paragraph
-    retrieved_at: str | None = None  # ISO UTC time of the upstream call
-
-
 def _int(value: Any) -> int | None:
     value = raw(value)
     if isinstance(value, bool):
@@ -331,3 +287,11 @@ def fetch_transcript(symbol: str, quartr_id: str, event_id: int) -> Transcript:
 
     return fetch_through("yahoo", "transcript", {"quartrId": quartr_id, "eventId": event_id},
                          fetch, "transcript", group=GROUP)
+
+
+def company_transcripts(symbol: str) -> CompanyTranscripts:
+    """The ``transcripts`` fetcher: a validated symbol's Quartr id (fetched now, once) and
+    the fetch of one listed call's transcript with it."""
+    quartr_id = fetch_quartr_id(symbol)
+    return CompanyTranscripts(
+        quartr_id, lambda call: fetch_transcript(symbol, quartr_id, call.event_id))

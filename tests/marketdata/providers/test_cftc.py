@@ -109,7 +109,7 @@ def test_recording_is_a_legacy_row_with_the_columns_we_read(recording):
     url = next(r["url"] for r in records if r["path"] == RECORDING)
     assert "/resource/jun7-fc8e.json" in url  # legacy, futures-and-options combined
     assert row["futonly_or_combined"] == "Combined"
-    assert set(LEGACY.columns.values()) <= set(row)
+    assert set(cftc.COLUMNS[LEGACY.name].values()) <= set(row)
     assert "noncomm_positions_long_all" in row and "m_money_positions_long_all" not in row
 
 
@@ -254,7 +254,9 @@ def test_legacy_null_members():
         "otherReportableShort", "otherReportableSpread", "producerMerchantLong",
         "producerMerchantShort", "swapDealerLong", "swapDealerShort", "swapDealerSpread"}
     assert DISAGGREGATED.null_members == ()
-    assert set(POSITION_MEMBERS) == set(DISAGGREGATED.columns)
+    assert set(POSITION_MEMBERS) == set(cftc.COLUMNS[DISAGGREGATED.name])
+    for report in (DISAGGREGATED, LEGACY):  # the record's members are the columns read
+        assert set(report.members) == set(cftc.COLUMNS[report.name])
 
 
 @pytest.mark.parametrize(("symbol", "code", "reports"), [
@@ -289,10 +291,10 @@ def test_soda_params():
                            "market_and_exchange_names"]
     assert "swap__positions_short_all" in columns and "swap__positions_spread_all" in columns
     assert "swap_positions_short_all" not in columns
-    assert set(DISAGGREGATED.columns.values()) <= set(columns)
+    assert set(cftc.COLUMNS[DISAGGREGATED.name].values()) <= set(columns)
     legacy = soda_params("13874A", LEGACY)["$select"].split(",")
     assert set(legacy) == {"report_date_as_yyyy_mm_dd", "cftc_contract_market_code",
-                           "market_and_exchange_names", *LEGACY.columns.values()}
+                           "market_and_exchange_names", *cftc.COLUMNS[LEGACY.name].values()}
 
 
 @pytest.mark.parametrize("code", ["08869'", "0' OR '1'='1", "088691 ", "088691;", "x"])
@@ -380,4 +382,5 @@ def test_registered_provider():
     provider = get_provider("cftc")
     assert isinstance(provider, CftcProvider)
     assert provider.config.hosts == ("publicreporting.cftc.gov",)
-    assert DISAGGREGATED.url == DISAGGREGATED_URL and LEGACY.url == LEGACY_URL
+    assert cftc.report_url(DISAGGREGATED) == DISAGGREGATED_URL
+    assert cftc.report_url(LEGACY) == LEGACY_URL

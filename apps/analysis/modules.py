@@ -1,0 +1,152 @@
+"""The data-module endpoints (analysis and holders): one type table shape, one service, one
+v2 view, one v2 response schema; each app declares its table and its docs.
+
+Each type of such an endpoint is one data module of the symbol
+(:func:`marketdata.capabilities.fundamentals.module_data`), served as v1's body (every
+type's member present, only the requested one filled, so clients see one stable shape), as
+the reference implementation's sub-route body and as v2's raw module. Either way a type with
+no data (the source's "not found" for the module, or a module with nothing in it, as the
+type's v1 builder decides) is a 404 like an unknown symbol; a missing field inside the data
+is null.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from apps.core.symbols import require_symbol
+from apps.core.v2 import Output, V2ApiView, connection_schema
+from marketdata.errors import NotFound
+from marketdata.records.fundamentals import ModuleData
+
+
+@dataclass(frozen=True)
+class ModuleType:
+    """One type of a data-module endpoint, everything its interfaces need to know."""
+
+    v1_name: str  # v1 query form value ("upgrades_downgrades")
+    route: str  # kebab name: v1 sub-route alias and v2 {type} ("upgrades-downgrades")
+    module: str  # the data module it is read from
+    build: Callable[[Any], Any]  # v1: module record -> member, None when there is no data
+    label: str  # "No {label} data found for SYM"
+    v2_members: tuple[str, ...] = ()  # v2's known top-level members; () = not served by v2
+    v2_list: str | None = None  # the v2 member `cursor`/`limit` page; None: not a list type
+    # v2: module record -> whether there is data (defaults to the v1 builder finding some).
+    v2_has_data: Callable[[Any], Any] | None = None
+    v1_member: str | None = None  # the v1 body member it fills (None: ``v1_name``)
+    reference_key: str | None = None  # the member of the reference's sub-route body
+
+    @property
+    def in_v2(self) -> bool:
+        return bool(self.v2_members)
+
+    @property
+    def member(self) -> str:
+        return self.v1_member or self.v1_name
+
+    def has_v2_data(self, record: Any) -> bool:
+        return (self.v2_has_data or self.build)(record) is not None
+
+
+class ModuleEndpoint:
+    """A data-module endpoint: its type table and what v1 (query form and reference
+    sub-routes) and v2 serve from it. v1's query choices, sub-route aliases and members
+    and v2's path names are all derived from the table."""
+
+    def __init__(self, param: str, fetch: Callable[..., ModuleData],
+                 types: Iterable[ModuleType]) -> None:
+        self.param = param  # v1's query parameter and body member naming the type
+        self.fetch = fetch  # (symbol, module, *, members) -> ModuleData
+        self.types: dict[str, ModuleType] = {t.v1_name: t for t in types}
+        self.names = tuple(self.types)
+        # The reference implementation's sub-route names -> type.
+        self.aliases = {t.route: t.v1_name for t in self.types.values()
+                        if t.route != t.v1_name}
+        self.members = {name: t.member for name, t in self.types.items()}
+        self.v2_types: Mapping[str, ModuleType] = {t.route: t for t in self.types.values()
+                                                   if t.in_v2}
+
+    def _module(self, symbol: str, kind: ModuleType, members: bool = False) -> ModuleData:
+        """The type's module for a validated symbol; the source's "not found" (no such
+        symbol, or no data for the module) is this type's "no data" 404."""
+        try:
+            return self.fetch(symbol, kind.module, members=members)
+        except NotFound:
+            raise _no_data(kind, symbol) from None
+
+    def member(self, symbol: str, name: str) -> Any:
+        """The v1 member of one type of a validated symbol; NotFound when there is none."""
+        kind = self.types[name]
+        member = kind.build(self._module(symbol, kind).record)
+        if member is None:
+            raise _no_data(kind, symbol)
+        return member
+
+    def body(self, symbol_text: str, name: str) -> dict[str, Any]:
+        """v1's body: every member present, only the requested one filled."""
+        symbol = require_symbol(symbol_text)
+        member = self.member(symbol, name)
+        body: dict[str, Any] = {"symbol": symbol, self.param: name}
+        body.update((key, None) for key in self.members.values())
+        body[self.members[name]] = member
+        return body
+
+    def reference_body(self, symbol_text: str, name: str) -> dict[str, Any]:
+        """The reference's sub-route body, ``{symbol, <reference key>: <the v1 member>}``."""
+        symbol = require_symbol(symbol_text)
+        key = self.types[name].reference_key
+        assert key is not None, f"{name} has no reference body"
+        return {"symbol": symbol, key: self.member(symbol, name)}
+
+    def v2_module(self, symbol_text: str, route: str) -> tuple[ModuleType, dict[str, Any]]:
+        """v2: the type named ``route`` and its module's raw members. 404 for a malformed
+        or unknown symbol and when the type has no data (the same decision as v1's)."""
+        symbol = require_symbol(symbol_text)
+        kind = self.v2_types[route]
+        data = self._module(symbol, kind, members=True)
+        body = data.members or {}
+        if not any(name != "maxAge" for name in body) or not kind.has_v2_data(data.record):
+            raise _no_data(kind, symbol)
+        return kind, body
+
+
+def _no_data(kind: ModuleType, symbol: str) -> NotFound:
+    return NotFound(f"No {kind.label} data found for {symbol}")
+
+
+class V2ModuleView(V2ApiView):
+    """Base of the v2 data-module views: ``endpoint`` serves the type named in the path;
+    `fields` selects among the type's known members and whatever else the module has,
+    `cursor`/`limit` page the type's list member."""
+
+    endpoint: ModuleEndpoint
+
+    def get(self, request: Request, symbol: str, type: str) -> Response:
+        kind, body = self.endpoint.v2_module(symbol, type)
+        return self.answer(body, Output(members=(*kind.v2_members, *body),
+                                        paged=(kind.v2_list,) if kind.v2_list else ()))
+
+
+def v2_module_schema(what: str, list_members: dict[str, str],
+                     members: dict[str, Any]) -> dict[str, Any]:
+    """The v2 body of a raw-module endpoint: an object whose members depend on the type.
+
+    The known members are declared (each list member as a paged list: a bare array, or a
+    connection with `cursor`/`limit`); anything else Yahoo sends is passed through
+    (additionalProperties)."""
+    row = {"type": "object", "additionalProperties": True,
+           "description": "One row, Yahoo's camelCase members, numbers raw"}
+    properties: dict[str, Any] = {
+        name: {**connection_schema(row, "rows"), "description": f"{text} (paged)"}
+        for name, text in list_members.items()}
+    properties.update(members)
+    return {"type": "object", "additionalProperties": True, "properties": properties,
+            "description": f"The {what} module's members as Yahoo sends them (camelCase "
+                           "names; every `{raw, fmt}` object reduced to its raw value, "
+                           "Yahoo's empty `{}` to null). Which members appear depends on the "
+                           "type: see the operation description"}

@@ -1,0 +1,58 @@
+"""Macro and positioning data: an economic series, the Treasury's par yield curve of a
+year, a futures contract's weekly Commitments of Traders.
+
+Sources (the ``macro_series``, ``treasury_yields`` and ``cot`` rows of
+:mod:`marketdata.capabilities.table`): the FRED API with its key, else (or when it fails)
+FRED's keyless CSV download; the Treasury's yearly CSV; the CFTC's public reporting. Each
+query is validated here (or by its record's lookup), before any source is asked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marketdata.capabilities.table import call
+from marketdata.errors import BadRequest, NotFound
+from marketdata.records.macro import (
+    FIRST_YEAR,
+    Commitments,
+    CotLookup,
+    MacroSeries,
+    Observation,
+    normalize_series_id,
+)
+from marketdata.symbols import display_symbol
+
+
+def require_series_id(text: str) -> str:
+    """The canonical series id, or NotFound: a malformed id can never exist upstream (the
+    project's rule "invalid symbols are unknown symbols"), so it is never sent there."""
+    series_id = normalize_series_id(text)
+    if series_id is None:
+        raise NotFound(f"Series not found: '{display_symbol(text)}'")
+    return series_id
+
+
+def series(series_text: str) -> MacroSeries:
+    """The observations of the series ``series_text`` names, oldest first; NotFound for a
+    malformed id (no upstream call) or an unknown series."""
+    series_id = require_series_id(series_text)
+    observations: list[Observation] = call("macro_series", series_id)
+    return MacroSeries(series_id, observations)
+
+
+def treasury_yields(year: int, current_year: int) -> list[dict[str, Any]]:
+    """The par yield curve rows of ``year`` (``{date, y1M, ..., y30}``), newest first; a
+    year outside :data:`FIRST_YEAR`..``current_year`` is a BadRequest."""
+    if not FIRST_YEAR <= year <= current_year:
+        raise BadRequest(f"year must be between {FIRST_YEAR} and {current_year}")
+    rows: list[dict[str, Any]] = call("treasury_yields", year, current_year)
+    return rows
+
+
+def cot(found: CotLookup) -> Commitments:
+    """The weekly positioning of a looked-up contract
+    (:func:`marketdata.records.macro.cot_lookup`), oldest first; NotFound when no report
+    has rows for it."""
+    result: Commitments = call("cot", found)
+    return result

@@ -1,0 +1,53 @@
+"""The market overview: index levels, the day's movers, sectors and a symbol's peers.
+
+Sources: the ``indices``, ``movers``, ``sectors``, ``symbol_sector`` and ``similar`` rows of
+:mod:`marketdata.capabilities.table`. Each function asks for one thing (one index, one
+sector), so the caller fans out and decides what a partial answer is.
+"""
+
+from __future__ import annotations
+
+from marketdata.capabilities.table import call
+from marketdata.records.market import (
+    MOVER_LISTS,
+    IndexSnapshot,
+    MarketIndexInfo,
+    Peer,
+    ScreenerQuote,
+    SectorData,
+)
+
+
+def index(info: MarketIndexInfo) -> IndexSnapshot:
+    """The level, day's move and period returns of one index of the contract's list."""
+    snapshot: IndexSnapshot = call("indices", info)
+    return snapshot
+
+
+def movers(mover_list: str, count: int) -> list[ScreenerQuote]:
+    """At most ``count`` movers of a list (:data:`MOVER_LISTS`), the source's ranking."""
+    if mover_list not in MOVER_LISTS:
+        raise ValueError(f"unknown mover list {mover_list!r}")  # a programming error
+    rows: list[ScreenerQuote] = call("movers", mover_list, count)
+    return rows
+
+
+def sector(key: str) -> SectorData:
+    """One sector by key (:data:`marketdata.records.market.SECTOR_NAMES`); NotFound for any
+    other key."""
+    data: SectorData = call("sectors", key)
+    return data
+
+
+def sector_key_of(symbol: str) -> str | None:
+    """The sector key of a validated symbol (None when it has no sector: an ETF, an index, a
+    currency...); NotFound when the symbol is unknown."""
+    key: str | None = call("symbol_sector", symbol)
+    return key
+
+
+def peers(symbol: str, count: int) -> list[Peer]:
+    """Up to ``count`` symbols similar to a validated symbol, best match first; an unknown
+    symbol has none."""
+    found: list[Peer] = call("similar", symbol, count)
+    return found

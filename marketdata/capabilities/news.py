@@ -1,0 +1,31 @@
+"""News: the articles about a symbol, the market's news, and the world's news about a
+company with the sentiment of each headline.
+
+Sources (the ``news``, ``general_news`` and ``world_news`` rows of
+:mod:`marketdata.capabilities.table`): Yahoo's search news for the first two, GDELT for the
+world's. Symbols come validated (``apps.core.symbols.require_symbol``).
+"""
+
+from __future__ import annotations
+
+from marketdata.capabilities.table import call
+from marketdata.records.news import NewsItem, WorldNewsItem
+
+
+def symbol_news(symbol: str) -> list[NewsItem]:
+    """The articles tagged with ``symbol``, in the source's order (``[]`` when none)."""
+    items: list[NewsItem] = call("news", symbol)
+    return items
+
+
+def general_news() -> list[NewsItem]:
+    """The market's news, newest first (``[]`` when none)."""
+    items: list[NewsItem] = call("general_news")
+    return items
+
+
+def world_news(symbol: str) -> list[WorldNewsItem]:
+    """Recent articles about the company ``symbol`` names, newest first, each with a
+    sentiment; NotFound when the symbol is unknown or has no name to search for."""
+    items: list[WorldNewsItem] = call("world_news", symbol)
+    return items

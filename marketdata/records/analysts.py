@@ -1,0 +1,166 @@
+"""Analyst data, whichever source served it: the records of the analysis types
+(recommendations, rating changes, price targets, estimates, earnings surprises, ESG scores)
+and of the v2 analyst endpoints (grading actions, price target consensus and summary).
+
+Values are as the source sent them (numbers unrounded, strings as sent unless a record says
+otherwise); the apps shape them into the spec's bodies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from marketdata.formatting import round_half_up
+
+
+# -- the analysis types -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Recommendation:
+    """Analyst counts for one month ("0m" is the current month, "-1m" the one before)."""
+
+    period: str | None
+    strong_buy: int | None
+    buy: int | None
+    hold: int | None
+    sell: int | None
+    strong_sell: int | None
+
+
+@dataclass(frozen=True)
+class GradeChange:
+    firm: str | None
+    to_grade: str | None
+    from_grade: str | None
+    action: str | None
+    date: datetime | None
+
+
+@dataclass(frozen=True)
+class PriceTargets:
+    current: float | None
+    mean: float | None
+    median: float | None
+    low: float | None
+    high: float | None
+
+    @property
+    def has_targets(self) -> bool:
+        """Whether any analyst target exists (the current price alone is not a target)."""
+        return any(v is not None for v in (self.mean, self.median, self.low, self.high))
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One consensus estimate (EPS or revenue) for one period."""
+
+    avg: float | None
+    low: float | None
+    high: float | None
+    number_of_analysts: int | None
+    year_ago: float | None
+    growth: float | None  # a fraction: 0.051 is +5.1%
+    currency: str | None
+
+    @property
+    def has_data(self) -> bool:
+        """False for placeholders: zeros with numberOfAnalysts 0, or nothing at all."""
+        if self.number_of_analysts == 0:
+            return False
+        return any(v is not None for v in (self.avg, self.low, self.high))
+
+
+@dataclass(frozen=True)
+class TrendPeriod:
+    """One estimate period: "0q"/"+1q" (quarters), "0y"/"+1y" (fiscal years)."""
+
+    period: str | None
+    end_date: str | None  # YYYY-MM-DD; None on rows the source has no calendar for
+    earnings: Estimate
+    revenue: Estimate
+
+
+@dataclass(frozen=True)
+class EarningsSurprise:
+    date: datetime | None  # end of the fiscal quarter
+    eps_actual: float | None
+    eps_estimate: float | None
+    surprise: float | None
+    surprise_percent: float | None  # a fraction, as sent: 0.0205 is 2.05%
+
+
+@dataclass(frozen=True)
+class EsgScores:
+    environment_score: float | None
+    social_score: float | None
+    governance_score: float | None
+    total_esg: float | None
+
+    @property
+    def has_scores(self) -> bool:
+        return any(v is not None for v in (self.environment_score, self.social_score,
+                                            self.governance_score, self.total_esg))
+
+
+# -- the v2 analyst endpoints -----------------------------------------------------------------
+@dataclass(frozen=True)
+class GradingAction:
+    """One analyst rating action. Blank strings are None: a "" previous grade (an
+    initiation) means there was none."""
+
+    date: str | None  # the action's day, YYYY-MM-DD (UTC)
+    symbol: str
+    grading_company: str | None
+    new_grade: str | None
+    previous_grade: str | None
+
+
+@dataclass(frozen=True)
+class PriceTargetConsensus:
+    """The analysts' price targets of a stock, in its trading currency; None where the
+    source has no value."""
+
+    symbol: str
+    consensus: int | float | None  # the mean target
+    high: int | float | None
+    low: int | float | None
+    median: int | float | None
+
+
+# The price target summary's windows, in days back from now (None: every target).
+SUMMARY_PERIODS = ("lastMonth", "lastQuarter", "lastYear", "allTime")
+SUMMARY_WINDOWS: dict[str, int | None] = {"lastMonth": 30, "lastQuarter": 90,
+                                          "lastYear": 365, "allTime": None}
+DAY_SECONDS = 86400
+
+
+@dataclass(frozen=True)
+class TargetWindow:
+    """How many price targets a window holds and their mean (None when it holds none)."""
+
+    count: int | None
+    average: int | float | None
+
+
+@dataclass(frozen=True)
+class PriceTargetSummary:
+    """Published price targets per window (:data:`SUMMARY_PERIODS`, in that order)."""
+
+    symbol: str
+    windows: dict[str, TargetWindow]
+
+
+def summarize_targets(symbol: str, targets: list[tuple[datetime, float]],
+                      at: float) -> PriceTargetSummary:
+    """Counts and means of dated ``targets`` per window, measured back from ``at`` (Unix
+    seconds), for a source that sends the targets rather than the summary: an entry counts
+    in a window of N days when it is at most N x 86,400 seconds older than ``at`` (entries
+    dated after ``at`` count everywhere). Means are rounded half up to 2 decimals."""
+    windows: dict[str, TargetWindow] = {}
+    for period in SUMMARY_PERIODS:
+        days = SUMMARY_WINDOWS[period]
+        chosen = [value for when, value in targets
+                  if days is None or at - when.timestamp() <= days * DAY_SECONDS]
+        windows[period] = TargetWindow(
+            len(chosen), round_half_up(sum(chosen) / len(chosen), 2) if chosen else None)
+    return PriceTargetSummary(symbol, windows)

@@ -1,0 +1,57 @@
+"""What is published about companies: their press releases and the indices they belong to,
+in one shape whichever source (a keyed aggregator, a public filing archive, an
+encyclopedia's tables) answered."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class PressRelease:
+    """One release: ``date`` as the source dates it (a filing date ``YYYY-MM-DD``, or a
+    publication time ``YYYY-MM-DDTHH:MM:SS``), ``text`` plain text; None where unknown."""
+
+    date: str | None
+    symbol: str
+    title: str | None
+    text: str | None
+
+
+@dataclass(frozen=True)
+class Constituent:
+    """One member of an index: ``symbol`` in Yahoo's spelling (``BRK-B``), ``cik`` ten
+    digits when the source gives a numeric one; a member the source lacks is None."""
+
+    symbol: str | None
+    name: str | None
+    sector: str | None
+    sub_sector: str | None
+    headquarters: str | None
+    date_first_added: str | None
+    cik: str | None
+    founded: str | None
+
+
+def yahoo_spelling(symbol: str) -> str:
+    """Share classes with a dash, as Yahoo and the rest of this API write them."""
+    return symbol.strip().upper().replace(".", "-")
+
+
+def constituent(row: Mapping[str, Any]) -> Constituent:
+    """A source's row keyed by the spec's member names (``symbol``, ``name``, ``sector``,
+    ``subSector``, ``headquarters``, ``dateFirstAdded``, ``cik``, ``founded``) -> the
+    record, the symbol and the CIK spelled one way whatever the source."""
+    symbol, cik = row.get("symbol"), row.get("cik")
+    return Constituent(
+        symbol=yahoo_spelling(symbol) if isinstance(symbol, str) else symbol,
+        name=row.get("name"),
+        sector=row.get("sector"),
+        sub_sector=row.get("subSector"),
+        headquarters=row.get("headquarters"),
+        date_first_added=row.get("dateFirstAdded"),
+        cik=cik.zfill(10) if isinstance(cik, str) and cik.isdigit() else cik,
+        founded=row.get("founded"),
+    )

@@ -1,0 +1,219 @@
+"""Company fundamentals, whichever source served them: the data modules behind the analysis
+and holders endpoints, ownership records, calendar events, financial statements, earnings
+calls and their transcripts, with the vocabularies the endpoints and sources share.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+# -- data modules (the analysis and holders endpoints) ----------------------------------------
+# The modules, by the names v2 documents and serves (Yahoo Finance's quoteSummary modules).
+# Each is read into one record (:class:`ModuleData`), named after each constant.
+RECOMMENDATION_TREND = "recommendationTrend"  # list[Recommendation]
+UPGRADE_DOWNGRADE_HISTORY = "upgradeDowngradeHistory"  # list[GradeChange]
+FINANCIAL_DATA = "financialData"  # PriceTargets
+EARNINGS_TREND = "earningsTrend"  # list[TrendPeriod]
+EARNINGS_HISTORY = "earningsHistory"  # list[EarningsSurprise]
+ESG_SCORES = "esgScores"  # EsgScores
+ANALYSIS_MODULES = (RECOMMENDATION_TREND, UPGRADE_DOWNGRADE_HISTORY, FINANCIAL_DATA,
+                    EARNINGS_TREND, EARNINGS_HISTORY, ESG_SCORES)
+
+MAJOR_HOLDERS_BREAKDOWN = "majorHoldersBreakdown"  # MajorHolders
+INSTITUTION_OWNERSHIP = "institutionOwnership"  # list[Holder]
+FUND_OWNERSHIP = "fundOwnership"  # list[Holder]
+INSIDER_TRANSACTIONS = "insiderTransactions"  # list[InsiderTransaction]
+NET_SHARE_PURCHASE_ACTIVITY = "netSharePurchaseActivity"  # InsiderPurchases
+INSIDER_HOLDERS = "insiderHolders"  # list[InsiderRosterMember]
+HOLDERS_MODULES = (MAJOR_HOLDERS_BREAKDOWN, INSTITUTION_OWNERSHIP, FUND_OWNERSHIP,
+                   INSIDER_TRANSACTIONS, NET_SHARE_PURCHASE_ACTIVITY, INSIDER_HOLDERS)
+
+
+@dataclass(frozen=True)
+class ModuleData:
+    """One data module of a symbol: ``record`` its typed reading (the record named at the
+    module's constant), ``members`` the module as the source sent it with every formatted
+    value reduced to its raw one (only when asked for: v2 serves it, v1 does not)."""
+
+    record: Any
+    members: dict[str, Any] | None = None
+
+
+# -- ownership ----------------------------------------------------------------------------------
+# The major-holders breakdown metrics the interface names (always present, None when
+# missing); other numeric metrics a source adds are passed through.
+BREAKDOWN_METRICS = ("institutionsPercentHeld", "insidersPercentHeld",
+                     "institutionsFloatPercentHeld", "institutionsCount")
+# Metric name -> number; percentages are fractions (0.62706 is 62.7%).
+MajorHolders = dict[str, float | int | None]
+
+
+@dataclass(frozen=True)
+class Holder:
+    """An institution or a fund holding the stock (same shape for both lists)."""
+
+    holder: str | None
+    shares: int | None
+    date_reported: datetime | None
+    percent_out: float | None  # a fraction of shares outstanding: 0.0929 is 9.29%
+    value: int | None
+
+
+@dataclass(frozen=True)
+class InsiderTransaction:
+    start_date: datetime | None
+    insider: str | None
+    position: str | None
+    transaction: str | None
+    shares: int | None
+    value: int | None
+    ownership: str | None  # D (direct) or I (indirect)
+
+
+@dataclass(frozen=True)
+class InsiderPurchases:
+    """Net insider buying and selling over ``period`` (Yahoo: the last six months)."""
+
+    period: str | None
+    purchases_shares: int | None
+    purchases_transactions: int | None
+    sales_shares: int | None
+    sales_transactions: int | None
+    net_shares: int | None
+    net_transactions: int | None
+    total_insider_shares: int | None
+    net_percent_insider_shares: float | None
+    buy_percent_insider_shares: float | None
+    sell_percent_insider_shares: float | None
+
+    @property
+    def has_data(self) -> bool:
+        return any(v is not None for k, v in vars(self).items() if k != "period")
+
+
+@dataclass(frozen=True)
+class InsiderRosterMember:
+    name: str | None
+    position: str | None
+    most_recent_transaction: str | None
+    latest_transaction_date: datetime | None
+    shares_owned_directly: int | None
+    shares_owned_indirectly: int | None
+    position_direct_date: datetime | None
+
+
+# -- calendar events ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class EarningsDate:
+    """The next earnings: its date (the first of the source's window when it gives two),
+    whether it is an estimate, and the analysts' EPS and revenue estimates."""
+
+    timestamp: int
+    is_estimate: bool
+    eps_average: float | None
+    eps_low: float | None
+    eps_high: float | None
+    revenue_average: int | None
+
+
+@dataclass(frozen=True)
+class CalendarEvents:
+    """A symbol's upcoming (or last known) calendar dates, Unix seconds (dividend dates at
+    00:00 UTC of the day); None where the source has none."""
+
+    earnings: EarningsDate | None
+    ex_dividend_date: int | None
+    dividend_date: int | None
+
+
+# -- financial statements -----------------------------------------------------------------------
+STATEMENTS = ("income", "balance", "cashflow")
+FREQUENCIES = ("annual", "quarterly")
+
+# {period end "YYYY-MM-DD": {field name: number}}, newest period first.
+Statement = dict[str, dict[str, int | float]]
+
+# A space goes between a lower-case letter or digit and a capital ("TotalRevenue"), and
+# before the last capital of an acronym that starts a new word ("NetPPEPurchase").
+_WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def display_name(field: str) -> str:
+    """A CamelCase field name as words: ``NetIncomeFromContinuingOperations`` ->
+    "Net Income From Continuing Operations", ``NormalizedEBITDA`` -> "Normalized EBITDA".
+
+    Only spaces are inserted (acronyms stay upper-case, every word keeps its capital), so
+    removing the spaces gives back the exact field name.
+    """
+    return _WORD_BOUNDARY.sub(" ", field)
+
+
+# -- earnings calls and transcripts -------------------------------------------------------------
+QUARTERS = ("Q1", "Q2", "Q3", "Q4")
+
+
+@dataclass(frozen=True)
+class EarningsCall:
+    """One listed earnings call; quarter/year are None when the listing does not carry them
+    (the transcript's metadata still does)."""
+
+    event_id: int
+    quarter: str | None
+    year: int | None
+    url: str
+
+    @property
+    def title(self) -> str:
+        return f"{self.quarter} {self.year}" if self.quarter and self.year else "Earnings Call"
+
+    @property
+    def sort_key(self) -> tuple[int, int]:
+        return (self.year or 0, int(self.quarter[1]) if self.quarter else 0)
+
+
+@dataclass(frozen=True)
+class Speaker:
+    name: str
+    role: str | None = None
+    company: str | None = None
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    speaker: str  # the resolved name, or "Speaker N" when the mapping lacks it
+    text: str
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """One call's transcript (the per-word timings are dropped)."""
+
+    event_id: int | None
+    transcript_id: int | str | None
+    company_id: int | str | None
+    title: str | None
+    event_type: str | None
+    fiscal_period: str | None  # "Q1".."Q4"
+    fiscal_year: int | None
+    date: int | None  # epoch seconds of the call
+    updated: int | None  # epoch seconds
+    is_latest: bool | None
+    speakers: list[Speaker] = field(default_factory=list)
+    paragraphs: list[Paragraph] = field(default_factory=list)
+    text: str = ""  # the source's own full text, used when there are no paragraphs
+    remainder: str = ""  # the part of ``text`` after the last attributed paragraph
+    retrieved_at: str | None = None  # ISO UTC time of the upstream call
+
+
+@dataclass(frozen=True)
+class CompanyTranscripts:
+    """Where a company's transcripts are read: ``company_id`` its id at the transcript
+    supplier (shown as ``quartrId``), ``fetch`` one listed call's transcript (NotFound when
+    the call has none yet). Looked up once per request, so the id is fetched once."""
+
+    company_id: str
+    fetch: Callable[[EarningsCall], Transcript]

@@ -1,0 +1,162 @@
+"""The market overview: the records of the indices, movers, sectors and similar-symbols
+endpoints, and their vocabularies (index identifiers and regions, mover lists, sectors).
+
+The 73 indices of ``/v1/indices`` are part of the v1 contract: their identifiers, their
+order (the order of every response) and their symbols; a few display names are fixed
+because the sources' own are cryptic ("DAX P").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+# -- indices ------------------------------------------------------------------------------------
+REGIONS = ("US", "NA", "SA", "EU", "AS", "AF", "ME", "OCE", "global")
+# A region also selects the regions it contains: North America includes the US.
+_REGION_INCLUDES = {"NA": ("NA", "US")}
+
+
+@dataclass(frozen=True)
+class MarketIndexInfo:
+    id: str
+    symbol: str
+    region: str
+    name: str | None = None  # display name that wins over the source's
+
+
+def _table(region: str, *rows: tuple[str, str] | tuple[str, str, str]) -> list[MarketIndexInfo]:
+    return [MarketIndexInfo(row[0], row[1], region, row[2] if len(row) > 2 else None)
+            for row in rows]
+
+
+INDICES: tuple[MarketIndexInfo, ...] = tuple(
+    _table("US", ("snp", "^GSPC"), ("djia", "^DJI"), ("nasdaq", "^IXIC"),
+           ("nyse-composite", "^NYA"), ("nyse-amex", "^XAX"), ("rut", "^RUT"), ("vix", "^VIX"))
+    + _table("NA", ("tsx-composite", "^GSPTSE"))
+    + _table("SA", ("ibovespa", "^BVSP"), ("ipc-mexico", "^MXX"), ("ipsa", "^IPSA"),
+             ("merval", "^MERV"), ("ivbx", "^IVBX"), ("ibrx-50", "^IBX50"))
+    + _table("EU", ("ftse-100", "^FTSE"), ("dax", "^GDAXI", "DAX Performance Index"),
+             ("cac-40", "^FCHI"), ("euro-stoxx-50", "^STOXX50E", "EURO STOXX 50"),
+             ("euronext-100", "^N100"), ("bel-20", "^BFX"), ("moex", "MOEX.ME"),
+             ("aex", "^AEX"), ("ibex-35", "^IBEX"), ("ftse-mib", "FTSEMIB.MI"),
+             ("smi", "^SSMI"), ("psi", "PSI20.LS"), ("atx", "^ATX"), ("omxs30", "^OMXS30"),
+             ("omxc25", "^OMXC25"), ("wig20", "WIG20.WA"), ("budapest-se", "^BUX.BD"),
+             ("moex-russia", "IMOEX.ME"), ("rtsi", "RTSI.ME"))
+    + _table("AS", ("hang-seng", "^HSI"), ("sti", "^STI"), ("sensex", "^BSESN"),
+             ("idx-composite", "^JKSE"), ("ftse-bursa", "^KLSE"), ("kospi", "^KS11"),
+             ("twse", "^TWII"), ("nikkei-225", "^N225"), ("shanghai", "000001.SS"),
+             ("szse-component", "399001.SZ"), ("set", "^SET.BK", "Thailand SET Index"),
+             ("nifty-50", "^NSEI"), ("nifty-200", "^CNX200"), ("psei-composite", "PSEI.PS"),
+             ("china-a50", "XIN9.FGI"), ("dj-shanghai", "^DJSH"), ("india-vix", "^INDIAVIX"))
+    + _table("AF", ("egx-30", "^CASE30"),
+             ("jse-40", "^JN0U.JO", "FTSE JSE Top 40- USD Net TRI"), ("ftse-jse", "^J580.JO"),
+             ("afr-40", "^JA0R.JO"), ("raf-40", "^J260.JO"),
+             ("sa-40", "^J200.JO", "South Africa Top 40"), ("alt-15", "^J233.JO"))
+    + _table("ME", ("ta-125", "^TA125.TA"), ("ta-35", "TA35.TA"),
+             ("tadawul-all-share", "^TASI.SR"), ("tamayuz", "^TAMAYUZ.CA"),
+             ("bist-100", "XU100.IS"))
+    + _table("OCE", ("asx-200", "^AXJO"), ("all-ordinaries", "^AORD"),
+             ("nzx-50", "^NZ50", "S&P/NZX 50 Index"))
+    + _table("global", ("usd", "DX-Y.NYB"), ("msci-europe", "^125904-USD-STRD"),
+             ("gbp", "^XDB"), ("euro", "^XDE"), ("yen", "^XDN"), ("australian", "^XDA"),
+             ("msci-world", "^990100-USD-STRD"), ("cboe-uk-100", "^BUK100P"))
+)
+INDEX_IDS: tuple[str, ...] = tuple(i.id for i in INDICES)
+BY_ID: dict[str, MarketIndexInfo] = {i.id: i for i in INDICES}
+
+
+def select_indices(ids: Iterable[str] = (), region: str | None = None
+                   ) -> list[MarketIndexInfo]:
+    """The union of the named indices and the region's, in contract order; all of them
+    when neither is given. Inputs are assumed validated (unknown ids are ignored)."""
+    wanted = set(ids)
+    regions = set(_REGION_INCLUDES.get(region, (region,))) if region else set()
+    if not wanted and not regions:
+        return list(INDICES)
+    return [i for i in INDICES if i.id in wanted or i.region in regions]
+
+
+@dataclass(frozen=True)
+class IndexSnapshot:
+    """One index's level and moves; ``change_fraction`` is 0.0069 for +0.69%."""
+
+    symbol: str
+    long_name: str | None
+    short_name: str | None
+    price: float | None
+    change: float | None
+    change_fraction: float | None
+    price_hint: int
+    returns: dict[str, float] = field(default_factory=dict)  # RETURN_NAMES name -> fraction
+
+
+# -- movers -------------------------------------------------------------------------------------
+# The day's lists of movers (the endpoints' names).
+MOVER_LISTS = ("actives", "gainers", "losers")
+
+
+@dataclass(frozen=True)
+class ScreenerQuote:
+    """One mover: raw numbers; ``change_percent`` is in percent units (2.5 = 2.5%)."""
+
+    symbol: str
+    name: str
+    price: float
+    change: float
+    change_percent: float
+    volume: int | None
+    price_hint: int
+
+
+# -- sectors ------------------------------------------------------------------------------------
+# Display name -> key, largest sector first.
+SECTOR_KEYS: dict[str, str] = {
+    "Technology": "technology",
+    "Healthcare": "healthcare",
+    "Financial Services": "financial-services",
+    "Consumer Cyclical": "consumer-cyclical",
+    "Industrials": "industrials",
+    "Consumer Defensive": "consumer-defensive",
+    "Energy": "energy",
+    "Real Estate": "real-estate",
+    "Utilities": "utilities",
+    "Basic Materials": "basic-materials",
+    "Communication Services": "communication-services",
+}
+SECTOR_NAMES: dict[str, str] = {key: name for name, key in SECTOR_KEYS.items()}
+
+
+@dataclass
+class Industry:
+    name: str
+    weight: float | None  # fraction of the sector's market cap
+
+
+@dataclass
+class SectorData:
+    """One sector as the v1 resources need it: raw numbers, fractions for percents."""
+
+    key: str
+    name: str
+    day_change: float | None
+    ytd_change: float | None
+    one_year_change: float | None
+    three_year_change: float | None
+    five_year_change: float | None
+    market_cap: float | None
+    market_weight: float | None
+    industries_count: int
+    companies_count: int
+    industries: list[Industry] = field(default_factory=list)  # weight desc, no aggregate
+    top_companies: list[str] = field(default_factory=list)  # weight desc
+
+
+# -- similar symbols ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Peer:
+    """A symbol similar to another ("people also watch"), with the source's similarity
+    score (higher is closer)."""
+
+    symbol: str
+    score: float | None
