@@ -293,13 +293,6 @@ def select(obj: dict[str, Any], fields: frozenset[str] | None,
     return out
 
 
-def select_each(items: Iterable[dict[str, Any]], fields: frozenset[str] | None,
-                always: Iterable[str] = ()) -> list[dict[str, Any]]:
-    """:func:`select` applied to every item of a list."""
-    always = tuple(always)
-    return [select(item, fields, always) for item in items]
-
-
 # -- cursors and connections ------------------------------------------------------------------
 def encode_cursor(position: int) -> str:
     return base64.urlsafe_b64encode(json.dumps(position).encode()).rstrip(b"=").decode()

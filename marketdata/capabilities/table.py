@@ -111,7 +111,14 @@ class Capability:
 
 
 YAHOO = "Yahoo Finance"
-FMP = Source("fmp", "Financial Modeling Prep", "FMP_API_KEY")
+
+
+def _fmp(fetcher: str) -> Source:
+    """Financial Modeling Prep as the source of one capability, with that capability's
+    fetcher in marketdata.providers.fmp."""
+    return Source("fmp", "Financial Modeling Prep", "FMP_API_KEY",
+                  fetcher=f"marketdata.providers.fmp:{fetcher}")
+
 
 CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
     Capability("bars", "Price history (charts, historical prices, indicators, backtests)", (
@@ -189,20 +196,17 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
     Capability("futures", "Futures (/v2/futures/{symbol})", (
         Source("yahoo", YAHOO, fetcher="marketdata.providers.yahoo.quote:futures_quote"),)),
     Capability("grading_actions", "Grading actions (/v2/grading-actions/{symbol})", (
-        Source(FMP.name, FMP.label, FMP.key_setting,
-               fetcher="marketdata.providers.fmp:grading_actions"),
+        _fmp("grading_actions"),
         Source("yahoo", f"{YAHOO} upgradeDowngradeHistory",
                fetcher="marketdata.providers.yahoo.analysis:grading_actions"))),
     Capability("price_target_consensus",
                "Price target consensus (/v2/price-target-consensus/{symbol})", (
-                   Source(FMP.name, FMP.label, FMP.key_setting,
-                          fetcher="marketdata.providers.fmp:target_consensus"),
+                   _fmp("target_consensus"),
                    Source("yahoo", f"{YAHOO} financialData targets",
                           fetcher="marketdata.providers.yahoo.analysis:target_consensus"))),
     Capability("price_target_summary",
                "Price target summary (/v2/price-target-summary/{symbol})", (
-                   Source(FMP.name, FMP.label, FMP.key_setting,
-                          fetcher="marketdata.providers.fmp:target_summary"),
+                   _fmp("target_summary"),
                    Source("yahoo", f"{YAHOO} rating-change price targets",
                           fetcher="marketdata.providers.yahoo.analysis:target_summary"))),
     Capability("analysis",
@@ -229,14 +233,12 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
                           fetcher="marketdata.providers.yahoo.transcripts:"
                                   "company_transcripts"),)),
     Capability("press_releases", "Press releases (/v2/press-releases/{symbol})", (
-        Source(FMP.name, FMP.label, FMP.key_setting,
-               fetcher="marketdata.providers.fmp:company_press_releases"),
+        _fmp("company_press_releases"),
         Source("sec", "SEC EDGAR 8-K press-release exhibits (EX-99)",
                fetcher="marketdata.providers.sec:company_press_releases"))),
     Capability("index_constituents",
                "Index constituents (/v2/index-constituents/{symbol})", (
-                   Source(FMP.name, FMP.label, FMP.key_setting,
-                          fetcher="marketdata.providers.fmp:index_members"),
+                   _fmp("index_members"),
                    Source("wikipedia", "the public constituent tables on Wikipedia",
                           fetcher="marketdata.providers.wikipedia:index_members"))),
 )}

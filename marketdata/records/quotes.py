@@ -68,7 +68,6 @@ _OBJECTS = (
 QUOTE_MEMBERS: dict[str, str] = {
     **dict.fromkeys(_NUMBERS, NUMBER), **dict.fromkeys(_STRINGS, STRING),
     **dict.fromkeys(_BOOLEANS, BOOLEAN), **dict.fromkeys(_OBJECTS, OBJECT)}
-LOGO_MEMBERS = ("logoUrl", "companyLogoUrl")
 
 # Our name of each period return (v1's member names, and the keys of an index snapshot's
 # returns) per PeriodReturns member.

@@ -26,17 +26,16 @@ from apps.core.v2 import (
     REGIONS,
     TIME_RANGES,
     VALUE_FORMATS,
+    Output,
     PageQuery,
     V2ApiView,
     connection_schema,
     cursor_position,
     encode_cursor,
-    page,
     paginate,
     paginate_member,
     requested_fields,
     select,
-    select_each,
 )
 
 ITEMS = [{"n": i, "square": i * i, "label": f"item {i}"} for i in range(7)]
@@ -53,12 +52,11 @@ class ItemsView(V2ApiView):
     query_serializer = ItemsQuery
     path_choices = {"kind": ("odd", "all")}
     response_schema = connection_schema({"type": "object"})
+    output = Output(("n", "square", "label"), paged=("",))
 
     def get(self, request, kind):
         calls.append(kind)
-        items = [i for i in ITEMS if kind == "all" or i["n"] % 2]
-        return Response(page(select_each(items, self.fields(("n", "square", "label"))),
-                                 self.params))
+        return self.answer([i for i in ITEMS if kind == "all" or i["n"] % 2])
 
 
 class Body(serializers.Serializer):

@@ -169,9 +169,6 @@ def fetch_analysis_module(symbol: str, module: str) -> dict[str, Any]:
     return fetch_module(symbol, module, policy="analysis", group="analysis")
 
 
-def fetch_recommendation_trend(symbol: str) -> list[Recommendation]:
-    return parse_recommendation_trend(fetch_analysis_module(symbol, RECOMMENDATION_TREND))
-
 
 def fetch_upgrade_downgrade_history(symbol: str) -> list[GradeChange]:
     return parse_upgrade_downgrade_history(
@@ -182,16 +179,7 @@ def fetch_price_targets(symbol: str) -> PriceTargets:
     return parse_price_targets(fetch_analysis_module(symbol, FINANCIAL_DATA))
 
 
-def fetch_earnings_trend(symbol: str) -> list[TrendPeriod]:
-    return parse_earnings_trend(fetch_analysis_module(symbol, EARNINGS_TREND))
 
-
-def fetch_earnings_history(symbol: str) -> list[EarningsSurprise]:
-    return parse_earnings_history(fetch_analysis_module(symbol, EARNINGS_HISTORY))
-
-
-def fetch_esg_scores(symbol: str) -> EsgScores:
-    return parse_esg_scores(fetch_analysis_module(symbol, ESG_SCORES))
 
 
 # -- fetchers (the capability table's) --------------------------------------------------------

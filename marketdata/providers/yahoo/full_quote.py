@@ -25,7 +25,6 @@ from marketdata.providers.yahoo.quote_summary import (
 )
 from marketdata.records.quotes import (  # noqa: F401 - the records' old home re-exports them
     BOOLEAN,
-    LOGO_MEMBERS,
     NUMBER,
     OBJECT,
     QUOTE_MEMBERS,

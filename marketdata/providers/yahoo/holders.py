@@ -111,29 +111,10 @@ def fetch_holders_module(symbol: str, module: str) -> dict[str, Any]:
     return fetch_module(symbol, module, policy="holders", group="holders")
 
 
-def fetch_major_holders_breakdown(symbol: str) -> MajorHolders:
-    return parse_major_holders_breakdown(fetch_holders_module(symbol, MAJOR_HOLDERS_BREAKDOWN))
 
 
-def fetch_institutional_holders(symbol: str) -> list[Holder]:
-    return parse_ownership_list(fetch_holders_module(symbol, INSTITUTION_OWNERSHIP))
 
 
-def fetch_mutualfund_holders(symbol: str) -> list[Holder]:
-    return parse_ownership_list(fetch_holders_module(symbol, FUND_OWNERSHIP))
-
-
-def fetch_insider_transactions(symbol: str) -> list[InsiderTransaction]:
-    return parse_insider_transactions(fetch_holders_module(symbol, INSIDER_TRANSACTIONS))
-
-
-def fetch_insider_purchases(symbol: str) -> InsiderPurchases:
-    return parse_net_share_purchase_activity(
-        fetch_holders_module(symbol, NET_SHARE_PURCHASE_ACTIVITY))
-
-
-def fetch_insider_roster(symbol: str) -> list[InsiderRosterMember]:
-    return parse_insider_holders(fetch_holders_module(symbol, INSIDER_HOLDERS))
 
 
 # -- the fetcher (the capability table's) -----------------------------------------------------

@@ -307,7 +307,7 @@ def test_esg_scores_missing():
 class TestFetch:
     def test_one_module_per_call_formatted_false(self, yahoo, recording):
         yahoo.summary("AAPL", recording(f"{QS}/recommendationTrend/AAPL.json"))
-        rows = ya.fetch_recommendation_trend("AAPL")
+        rows = ya.analysis_data("AAPL", ya.RECOMMENDATION_TREND).record
         assert rows[0].strong_buy == 7
         calls = calls_to(yahoo.mock, "/v10/finance/quoteSummary/")
         assert len(calls) == 1
@@ -321,8 +321,8 @@ class TestFetch:
 
     def test_earnings_and_revenue_estimates_share_one_call(self, yahoo, recording):
         yahoo.summary("SPOT", recording(f"{QS}/earningsTrend/SPOT.json"))
-        first = ya.fetch_earnings_trend("SPOT")
-        assert ya.fetch_earnings_trend("SPOT") == first
+        first = ya.analysis_data("SPOT", ya.EARNINGS_TREND).record
+        assert ya.analysis_data("SPOT", ya.EARNINGS_TREND).record == first
         assert len(calls_to(yahoo.mock, "/v10/finance/quoteSummary/SPOT")) == 1
 
     def test_module_404_is_not_found(self, yahoo, recording):
@@ -333,7 +333,7 @@ class TestFetch:
     def test_module_left_out_is_empty(self, yahoo, recording):
         yahoo.summary("QQQ", recording(f"{QS}/_all-modules/QQQ.json"))
         assert ya.fetch_upgrade_downgrade_history("QQQ") == []
-        assert not ya.fetch_esg_scores("QQQ").has_scores
+        assert not ya.analysis_data("QQQ", ya.ESG_SCORES).record.has_scores
 
     def test_symbol_is_url_encoded(self, yahoo, recording):
         yahoo.summary("M%26M.NS", recording(f"{QS}/financialData/OCDO.L.json"))

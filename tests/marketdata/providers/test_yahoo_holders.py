@@ -211,9 +211,9 @@ def test_insider_holders_empty(recording):
 class TestFetch:
     def test_one_module_per_call(self, yahoo, recording):
         yahoo.summary("AAPL", recording(f"{QS}/institutionOwnership/AAPL.json"))
-        rows = yh.fetch_institutional_holders("AAPL")
+        rows = yh.holders_data("AAPL", yh.INSTITUTION_OWNERSHIP).record
         assert rows[0].holder == "Vanguard Group Inc"
-        assert yh.fetch_institutional_holders("AAPL") == rows  # cached
+        assert yh.holders_data("AAPL", yh.INSTITUTION_OWNERSHIP).record == rows  # cached
         calls = calls_to(yahoo.mock, "/v10/finance/quoteSummary/")
         assert len(calls) == 1
         query = parse_qs(urlsplit(calls[0].request.url).query)
@@ -223,16 +223,12 @@ class TestFetch:
     def test_module_404_is_not_found(self, yahoo, recording):
         yahoo.summary("SPOT", recording(f"{QS}/insiderTransactions/SPOT.json"), status=404)
         with pytest.raises(NotFound):
-            yh.fetch_insider_transactions("SPOT")
+            yh.holders_data("SPOT", yh.INSIDER_TRANSACTIONS)
 
-    @pytest.mark.parametrize(("fetch", "module"), [
-        (yh.fetch_major_holders_breakdown, "majorHoldersBreakdown"),
-        (yh.fetch_mutualfund_holders, "fundOwnership"),
-        (yh.fetch_insider_purchases, "netSharePurchaseActivity"),
-        (yh.fetch_insider_roster, "insiderHolders"),
-    ])
-    def test_each_fetch_asks_for_its_module(self, yahoo, recording, fetch, module):
+    @pytest.mark.parametrize("module", ["majorHoldersBreakdown", "fundOwnership",
+                                        "netSharePurchaseActivity", "insiderHolders"])
+    def test_each_fetch_asks_for_its_module(self, yahoo, recording, module):
         yahoo.summary("AAPL", recording(f"{QS}/_all-modules/AAPL.json"))
-        assert fetch("AAPL")
+        assert yh.holders_data("AAPL", module).record
         (call,) = calls_to(yahoo.mock, "/v10/finance/quoteSummary/AAPL")
         assert parse_qs(urlsplit(call.request.url).query)["modules"] == [module]
