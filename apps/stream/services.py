@@ -130,4 +130,7 @@ async def quote_events(symbols: list[str], initial: dict[str, dict[str, Any]],
                 last_write = time.monotonic()
             last_event = time.monotonic()
     finally:
-        await hub.disconnect(connection)
+        if hub.closing:
+            hub.detach_later(connection)
+        else:
+            await hub.disconnect(connection)
