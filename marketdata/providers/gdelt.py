@@ -60,7 +60,6 @@ import orjson
 from django.conf import settings
 
 from marketdata import deadline, pacing
-from marketdata.cache import fetch_through
 from marketdata.errors import (
     MarketDataError,
     NotFound,
@@ -312,8 +311,9 @@ def search_terms(symbol: str) -> SearchTerms:
             raise NotFound(f"Symbol not found: '{symbol}'")
         return build_query(symbol, snapshot.name, snapshot.quote_type)
 
-    return fetch_through(PROVIDER.name, "query", {"symbol": symbol}, resolve, QUERY_POLICY,
-                         group="world_news")
+    provider: GdeltProvider = get_provider(PROVIDER.name)
+    return provider.cached("query", {"symbol": symbol}, resolve, QUERY_POLICY,
+                           group="world_news")
 
 
 def fetch_world_news(symbol: str) -> list[dict[str, Any]]:

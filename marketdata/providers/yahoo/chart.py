@@ -14,11 +14,10 @@ import time
 from typing import Any
 from urllib.parse import quote
 
-from marketdata.cache import fetch_through
 from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.formatting import raw
 from marketdata.providers import yahoo
-from marketdata.providers.yahoo.client import get_json, yahoo_error_description
+from marketdata.providers.yahoo.client import get_json, yahoo_error_description, yahoo_provider
 from marketdata.records.bars import (
     INTRADAY,
     META_MEMBERS,
@@ -188,5 +187,5 @@ def bars(symbol: str, interval: str, range_: str | None = None, *,
             crumb=False, not_found=f"No data found for symbol {symbol}")
         return parse_bars(payload, interval)
 
-    return fetch_through("yahoo", "bars", key, fetch, chart_policy(interval),
-                         group="historical")
+    return yahoo_provider().cached("bars", key, fetch, chart_policy(interval),
+                                   group="historical")

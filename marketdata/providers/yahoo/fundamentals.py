@@ -24,10 +24,9 @@ from datetime import UTC, date, datetime
 from typing import Any
 from urllib.parse import quote
 
-from marketdata.cache import fetch_through
 from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.providers import yahoo
-from marketdata.providers.yahoo.client import get_json
+from marketdata.providers.yahoo.client import get_json, yahoo_provider
 from marketdata.records.fundamentals import FREQUENCIES as FREQUENCIES
 from marketdata.records.fundamentals import STATEMENTS as STATEMENTS
 from marketdata.records.fundamentals import Statement
@@ -232,8 +231,9 @@ def fetch_statement(symbol: str, statement: str, frequency: str,
             raise NotFound(missing)
         return parsed
 
-    return fetch_through("yahoo", "fundamentalsTimeseries",
-                         {"symbol": symbol, "statement": statement, "frequency": frequency,
-                          "period1": period1, "period2": period2},
-                         fetch, "fundamentals", group="financials")
+    return yahoo_provider().cached(
+        "fundamentalsTimeseries", {"symbol": symbol, "statement": statement,
+                                   "frequency": frequency, "period1": period1,
+                                   "period2": period2},
+        fetch, "fundamentals", group="financials")
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from marketdata.cache import fetch_through
 from marketdata.concurrency import gather_partial
 from marketdata.errors import UpstreamBadResponse
 from marketdata.formatting import raw, text
+from marketdata.providers.yahoo.client import yahoo_provider
 from marketdata.providers.yahoo.search import get_search
 from marketdata.records.news import NewsItem
 
@@ -85,10 +85,10 @@ def about(items: list[NewsItem], symbol: str) -> list[NewsItem]:
 
 
 def _search_news(query: str, policy: str, group: str) -> list[NewsItem]:
-    return fetch_through("yahoo", "search_news", {"q": query, "count": NEWS_COUNT},
-                         lambda: parse_news(get_search(query, quotes_count=0,
-                                                       news_count=NEWS_COUNT)),
-                         policy, group=group)
+    return yahoo_provider().cached(
+        "search_news", {"q": query, "count": NEWS_COUNT},
+        lambda: parse_news(get_search(query, quotes_count=0, news_count=NEWS_COUNT)),
+        policy, group=group)
 
 
 def symbol_news(symbol: str) -> list[NewsItem]:

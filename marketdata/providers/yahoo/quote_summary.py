@@ -6,10 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
-from marketdata.cache import fetch_through
 from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.providers import yahoo
-from marketdata.providers.yahoo.client import get_json, yahoo_error_description
+from marketdata.providers.yahoo.client import get_json, yahoo_error_description, yahoo_provider
 
 # The modules a full quote is built from.
 QUOTE_MODULES = ("assetProfile", "price", "summaryDetail", "defaultKeyStatistics",
@@ -54,7 +53,7 @@ def fetch_quote_summary(symbol: str, modules: Sequence[str], policy: str = "quot
                            params, not_found=f"Symbol {symbol} not found")
         return parse_quote_summary(payload)
 
-    return fetch_through("yahoo", "quoteSummary", key, fetch, policy, group=group)
+    return yahoo_provider().cached("quoteSummary", key, fetch, policy, group=group)
 
 
 def fetch_module(symbol: str, module: str, policy: str, group: str) -> dict[str, Any]:

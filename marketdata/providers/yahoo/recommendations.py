@@ -12,11 +12,10 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from marketdata.cache import fetch_through
 from marketdata.errors import UpstreamBadResponse
 from marketdata.formatting import raw
 from marketdata.providers import yahoo
-from marketdata.providers.yahoo.client import get_json
+from marketdata.providers.yahoo.client import get_json, yahoo_provider
 from marketdata.records.market import Peer
 
 # The record's name here before it moved to the records.
@@ -61,5 +60,5 @@ def fetch_recommendations(symbol: str, count: int) -> list[Recommendation]:
             {"count": count}, not_found=f"No similar stocks found for {symbol}")
         return parse_recommendations(payload, symbol)
 
-    return fetch_through("yahoo", "recommendations", {"symbol": symbol, "count": count},
-                         fetch, "similar", group="similar")
+    return yahoo_provider().cached("recommendations", {"symbol": symbol, "count": count},
+                                   fetch, "similar", group="similar")

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from marketdata.cache import fetch_through
 from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.formatting import number
 from marketdata.providers import yahoo
-from marketdata.providers.yahoo.client import get_json, yahoo_error_description
+from marketdata.providers.yahoo.client import get_json, yahoo_error_description, yahoo_provider
 from marketdata.records.market import ScreenerQuote
 
 SCREENER_URL = f"{yahoo.QUERY1}/v1/finance/screener/predefined/saved"
@@ -95,8 +94,8 @@ def fetch_screener(scr_id: str, count: int) -> list[ScreenerQuote]:
                                       404) from exc
         return parse_screener(payload)[:count]
 
-    return fetch_through("yahoo", "screener", {"scrIds": scr_id, "count": count}, fetch,
-                         "movers", group="movers")
+    return yahoo_provider().cached("screener", {"scrIds": scr_id, "count": count}, fetch,
+                                   "movers", group="movers")
 
 
 def movers(mover_list: str, count: int) -> list[ScreenerQuote]:

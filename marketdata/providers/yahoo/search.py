@@ -14,11 +14,10 @@ import hashlib
 import re
 from typing import Any
 
-from marketdata.cache import fetch_through
 from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.formatting import text
 from marketdata.providers import yahoo
-from marketdata.providers.yahoo.client import get_json
+from marketdata.providers.yahoo.client import get_json, yahoo_provider
 from marketdata.records.search import Security, SecurityMatches
 
 SEARCH_URL = f"{yahoo.QUERY1}/v1/finance/search"
@@ -114,10 +113,10 @@ def search_quotes(query: str, hits: int, security_type: str | None = None) -> li
         payload = get_search(query, quotes_count=hits, news_count=0)
         return select(parse_search_quotes(payload), hits, security_type)
 
-    return fetch_through("yahoo", "search",
-                         {"q": query_key(query), "hits": hits,
-                          "type": security_type or "all"},
-                         fetch, "search", group="search")
+    return yahoo_provider().cached("search",
+                                   {"q": query_key(query), "hits": hits,
+                                    "type": security_type or "all"},
+                                   fetch, "search", group="search")
 
 
 def securities(query: str, hits: int, security_type: str | None = None, *,

@@ -21,11 +21,10 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from marketdata.cache import fetch_through
 from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.formatting import integer, mapping, number, rows
 from marketdata.providers import yahoo
-from marketdata.providers.yahoo.client import get_json
+from marketdata.providers.yahoo.client import get_json, yahoo_provider
 from marketdata.providers.yahoo.quote_summary import fetch_quote_summary
 from marketdata.records.market import (
     SECTOR_KEYS,
@@ -107,7 +106,7 @@ def fetch_sector(key: str) -> SectorData:
                                       404) from exc
         return parse_sector(payload, key)
 
-    return fetch_through("yahoo", "sector", {"key": key}, fetch, "sectors", group="sectors")
+    return yahoo_provider().cached("sector", {"key": key}, fetch, "sectors", group="sectors")
 
 
 def sector_key_of(profile: dict[str, Any]) -> str | None:

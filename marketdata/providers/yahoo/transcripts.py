@@ -28,7 +28,6 @@ from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
-from marketdata.cache import fetch_through
 from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.formatting import raw
 from marketdata.providers import yahoo
@@ -122,8 +121,8 @@ def fetch_earnings_calls(symbol: str) -> list[EarningsCall]:
             raise NotFound(f"No earnings calls found for {symbol}")
         return calls
 
-    return fetch_through("yahoo", "earningsCalls", {"symbol": symbol}, fetch,
-                         "earnings_calls", group=GROUP)
+    return yahoo_provider().cached("earningsCalls", {"symbol": symbol}, fetch,
+                                   "earnings_calls", group=GROUP)
 
 
 # -- 2. the company's Quartr id -------------------------------------------------------------
@@ -159,8 +158,8 @@ def fetch_quartr_id(symbol: str) -> str:
             raise NotFound(f"No company ID (quartrId) found for {symbol}")
         return quartr_id
 
-    return fetch_through("yahoo", "quoteType", {"symbol": symbol}, fetch, "earnings_calls",
-                         group=GROUP)
+    return yahoo_provider().cached("quoteType", {"symbol": symbol}, fetch, "earnings_calls",
+                                   group=GROUP)
 
 
 # -- 3. the transcript ----------------------------------------------------------------------
@@ -285,8 +284,8 @@ def fetch_transcript(symbol: str, quartr_id: str, event_id: int) -> Transcript:
         now = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
         return dataclasses.replace(transcript, retrieved_at=now)
 
-    return fetch_through("yahoo", "transcript", {"quartrId": quartr_id, "eventId": event_id},
-                         fetch, "transcript", group=GROUP)
+    return yahoo_provider().cached("transcript", {"quartrId": quartr_id, "eventId": event_id},
+                                   fetch, "transcript", group=GROUP)
 
 
 def company_transcripts(symbol: str) -> CompanyTranscripts:
