@@ -92,6 +92,23 @@ class V2CapitalGainsBatchQuery(V2CapitalGainsQuery):
     symbols = SymbolsParam(help_text="Comma-separated symbols (at most 50)")
 
 
+class V2DividendsQuery(PageQuery):
+    range = range_param("max", "Only dividends within this window back from now")
+
+
+class V2DividendsBatchQuery(V2DividendsQuery):
+    symbols = SymbolsParam(help_text="Comma-separated symbols (at most 50); `cursor`/`limit` "
+                                     "page over them")
+
+
+class V2SplitsQuery(FieldsQuery):
+    range = range_param("max", "Only splits within this window back from now")
+
+
+class V2SplitsBatchQuery(V2SplitsQuery):
+    symbols = SymbolsParam(help_text="Comma-separated symbols (at most 50)")
+
+
 # ---- response schemas -----------------------------------------------------------------------
 _INT = {"type": "integer"}
 _NUM = {"type": "number"}
@@ -173,3 +190,41 @@ CAPITAL_GAINS_BATCH_RESPONSE = object_schema({
                                             required=("symbol", "capitalGains"))},
     "errors": ERRORS_SCHEMA,
 }, required=("capitalGains", "errors"))
+
+DIVIDEND_SCHEMA = object_schema({"timestamp": _INT, "amount": _NUM},
+                                "One dividend: its ex-date (Unix seconds) and the amount per "
+                                "share", required=("timestamp", "amount"))
+_PAYMENT = {**DIVIDEND_SCHEMA, "type": ["object", "null"]}
+DIVIDEND_ANALYTICS_SCHEMA = object_schema({
+    "totalPaid": {"type": "number", "description": "Sum of the amounts"},
+    "paymentCount": {"type": "integer"},
+    "averagePayment": nullable("number", description="totalPaid / paymentCount; null "
+                                                     "without payments"),
+    "cagr": nullable("number", description="Compound annual growth from the first to the "
+                                           "last payment, a fraction (0.1 = 10 %); null "
+                                           "without two positive payments a year apart"),
+    "lastPayment": _PAYMENT, "firstPayment": _PAYMENT,
+}, "Totals over the dividends within `range` (all of them, whatever the page)",
+    required=("totalPaid", "paymentCount", "averagePayment", "cagr", "lastPayment",
+              "firstPayment"))
+DIVIDENDS_RESPONSE = object_schema({
+    "dividends": connection_schema(DIVIDEND_SCHEMA, "dividends, oldest first"),
+    "analytics": DIVIDEND_ANALYTICS_SCHEMA,
+}, "Dividends of one symbol; `fields` selects these members")
+DIVIDENDS_BATCH_RESPONSE = object_schema({
+    "dividends": connection_schema(
+        object_schema({"symbol": _STR,
+                       "dividends": {"type": "array", "items": DIVIDEND_SCHEMA}},
+                      required=("symbol", "dividends")),
+        "`{symbol, dividends}` items (request order)"),
+    "errors": ERRORS_SCHEMA,
+}, required=("dividends", "errors"))
+SPLITS_RESPONSE: dict[str, Any] = {"type": "array", "items": _SPLIT_EVENT,
+                                   "description": "Stock splits, oldest first"}
+SPLITS_BATCH_RESPONSE = object_schema({
+    "splits": {"type": "array", "description": "One entry per served symbol, in request "
+                                               "order",
+               "items": object_schema({"symbol": _STR, "splits": SPLITS_RESPONSE},
+                                      required=("symbol", "splits"))},
+    "errors": ERRORS_SCHEMA,
+}, required=("splits", "errors"))

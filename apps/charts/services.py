@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 from apps.core.symbols import require_symbol
@@ -104,23 +105,79 @@ def range_cutoff(range_: str, now: int) -> int | None:
     return now - RANGE_DAYS[range_] * 86400
 
 
-def capital_gains_for(symbol_text: str, range_: str,
-                      now: int | None = None) -> list[dict[str, Any]]:
-    """``[{amount, timestamp}]`` oldest first, within the range back from now. From the
-    symbol's whole history (monthly bars, range max: one cached call for every range)."""
+# The corporate events of a symbol's whole history, by the member that lists them, each as
+# its items are written.
+EVENT_KINDS: dict[str, Any] = {
+    "dividends": lambda events: [{"timestamp": ts, "amount": amount}
+                                 for ts, amount in events.dividends],
+    "splits": lambda events: [{"timestamp": ts, "numerator": num, "denominator": den,
+                               "ratio": ratio} for ts, num, den, ratio in events.splits],
+    "capitalGains": lambda events: [{"amount": amount, "timestamp": ts}
+                                    for ts, amount in events.capital_gains],
+}
+
+
+def events_for(symbol_text: str, kind: str, range_: str,
+               now: int | None = None) -> list[dict[str, Any]]:
+    """One kind of corporate event (:data:`EVENT_KINDS`) of a symbol, oldest first, within
+    the range back from now. From the symbol's whole history (monthly bars, range max: one
+    cached call for every kind and range)."""
     symbol = require_symbol(symbol_text)
     chart = price_history.chart(symbol, CAPITAL_GAINS_INTERVAL, "max")
     cutoff = range_cutoff(range_, int(time.time()) if now is None else now)
-    return [{"amount": amount, "timestamp": ts} for ts, amount in chart.events.capital_gains
-            if cutoff is None or ts >= cutoff]
+    return [item for item in EVENT_KINDS[kind](chart.events)
+            if cutoff is None or item["timestamp"] >= cutoff]
+
+
+def events_batch(symbols: Sequence[str], kind: str, range_: str,
+                 ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """``[{symbol, <kind>}]`` and ``[{symbol, message}]``, both in request order."""
+    now = int(time.time())
+    what = {"capitalGains": "capital gains"}.get(kind, kind)
+    fetched = gather_partial(lambda s: events_for(s, kind, range_, now), symbols, what=what)
+    _served(fetched)
+    return ([{"symbol": symbol, kind: items} for symbol, items in fetched.values],
+            fetched.errors())
+
+
+def capital_gains_for(symbol_text: str, range_: str,
+                      now: int | None = None) -> list[dict[str, Any]]:
+    """``[{amount, timestamp}]`` oldest first, within the range back from now."""
+    return events_for(symbol_text, "capitalGains", range_, now)
 
 
 def capital_gains_batch(symbols: Sequence[str], range_: str,
                         ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
     """``[{symbol, capitalGains}]`` and ``[{symbol, message}]``, both in request order."""
-    now = int(time.time())
-    fetched = gather_partial(lambda s: capital_gains_for(s, range_, now), symbols,
-                             what="capital gains")
-    _served(fetched)
-    return ([{"symbol": symbol, "capitalGains": gains} for symbol, gains in fetched.values],
-            fetched.errors())
+    return events_batch(symbols, "capitalGains", range_)
+
+
+# A year for dividend growth: 365.25 days.
+YEAR_SECONDS = 31_557_600
+
+
+def dividend_analytics(dividends: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Totals over ``dividends`` (oldest first): the sum and the mean exact in the amounts'
+    decimals (no float noise), the first and last payments, and the compound annual growth
+    from the first to the last (a fraction, 0.1 is 10 %); ``cagr`` is null without two
+    positive payments at least a year apart."""
+    amounts = [Decimal(repr(float(item["amount"]))) for item in dividends]
+    total = sum(amounts, Decimal(0))
+    count = len(amounts)
+    first = dividends[0] if dividends else None
+    last = dividends[-1] if dividends else None
+    cagr = None
+    if first is not None and last is not None and all(a > 0 for a in amounts):
+        years = (last["timestamp"] - first["timestamp"]) / YEAR_SECONDS
+        if years >= 1:
+            cagr = (float(last["amount"]) / float(first["amount"])) ** (1 / years) - 1
+    return {"totalPaid": float(total), "paymentCount": count,
+            "averagePayment": float(total / count) if count else None,
+            "cagr": cagr, "lastPayment": last, "firstPayment": first}
+
+
+def dividends_for(symbol_text: str, range_: str) -> dict[str, Any]:
+    """``{dividends, analytics}``: the dividends within the range, oldest first, and their
+    totals (:func:`dividend_analytics`)."""
+    dividends = events_for(symbol_text, "dividends", range_)
+    return {"dividends": dividends, "analytics": dividend_analytics(dividends)}

@@ -5,6 +5,10 @@ from apps.charts.views import (
     V2CapitalGainsView,
     V2ChartsView,
     V2ChartView,
+    V2DividendsBatchView,
+    V2DividendsView,
+    V2SplitsBatchView,
+    V2SplitsView,
 )
 
 urlpatterns = [
@@ -13,4 +17,8 @@ urlpatterns = [
     path("v2/capital-gains", V2CapitalGainsBatchView.as_view(), name="v2-capital-gains-batch"),
     path("v2/capital-gains/<str:symbol>", V2CapitalGainsView.as_view(),
          name="v2-capital-gains"),
+    path("v2/dividends", V2DividendsBatchView.as_view(), name="v2-dividends-batch"),
+    path("v2/dividends/<str:symbol>", V2DividendsView.as_view(), name="v2-dividends"),
+    path("v2/splits", V2SplitsBatchView.as_view(), name="v2-splits-batch"),
+    path("v2/splits/<str:symbol>", V2SplitsView.as_view(), name="v2-splits"),
 ]

@@ -10,16 +10,38 @@ from apps.charts.serializers import (
     CAPITAL_GAINS_RESPONSE,
     CHART_RESPONSE,
     CHARTS_RESPONSE,
+    DIVIDENDS_BATCH_RESPONSE,
+    DIVIDENDS_RESPONSE,
+    SPLITS_BATCH_RESPONSE,
+    SPLITS_RESPONSE,
     V2CapitalGainsBatchQuery,
     V2CapitalGainsQuery,
     V2ChartQuery,
     V2ChartsQuery,
+    V2DividendsBatchQuery,
+    V2DividendsQuery,
+    V2SplitsBatchQuery,
+    V2SplitsQuery,
 )
-from apps.charts.services import capital_gains_batch, capital_gains_for, chart_for, charts_for
+from apps.charts.services import (
+    capital_gains_batch,
+    capital_gains_for,
+    chart_for,
+    charts_for,
+    dividends_for,
+    events_batch,
+    events_for,
+)
 from apps.core.v2 import Output, V2ApiView
 from marketdata.indicators.patterns import PATTERNS
 
 TAG = "Charts (v2)"
+EVENTS_TAG = "Corporate actions (v2)"
+DIVIDEND_MEMBERS = ("timestamp", "amount")
+SPLIT_MEMBERS = ("timestamp", "numerator", "denominator", "ratio")
+_RANGE_RULE = ("kept when within `range` back from now (1d, 5d: days; 1mo: 30 days; 3mo: "
+               "90; 6mo: 180; 1y: 365; 2y: 730; 5y: 1825; 10y: 3650; ytd: since Jan 1 UTC; "
+               "max, the default: all)")
 CHART_MEMBERS = ("symbol", "interval", "range", "meta", "candles", "events", "patterns")
 CAPITAL_GAIN_MEMBERS = ("amount", "timestamp")
 _COMPAT = ("Interval/range compatibility: 1m: 1d, 5d; 2m/5m/15m/30m/90m: 1d, 5d, 1mo; 1h: "
@@ -128,3 +150,91 @@ class V2CapitalGainsBatchView(V2ApiView):
         q = self.params
         gains, errors = capital_gains_batch(q["symbols"], q["range"])
         return self.answer({"capitalGains": gains, "errors": errors})
+
+
+class V2DividendsView(V2ApiView):
+    __doc__ = f"""Dividends of one symbol and their totals: `{{dividends: [{{timestamp,
+    amount}}], analytics: {{totalPaid, paymentCount, averagePayment, cagr, lastPayment,
+    firstPayment}}}}`.
+
+    From the chart's dividend events over the symbol's whole history (`timestamp`: the
+    ex-date, Unix seconds; `amount` per share, adjusted for later splits as the chart
+    has it), oldest first, {_RANGE_RULE}. `analytics` covers every dividend in the range,
+    whatever the page: the sum and mean exact in the amounts' decimals; `cagr` is
+    `(last / first) ^ (1 / years) - 1` with years of 365.25 days, null unless every amount
+    is positive and the first and last are at least a year apart. A symbol that pays none
+    gives `dividends: []` and zero totals; an unknown symbol is a 404. `cursor`/`limit` page
+    the dividends; `fields` selects `dividends` and `analytics`."""
+
+    query_serializer = V2DividendsQuery
+    response_schema = DIVIDENDS_RESPONSE
+    output = Output(("dividends", "analytics"), paged=("dividends",))
+    operation_id, tag = "get_dividends", EVENTS_TAG
+    summary = "Dividends of one symbol"
+
+    def get(self, request: Request, symbol: str) -> Response:
+        return self.answer(dividends_for(symbol, self.params["range"]))
+
+
+class V2DividendsBatchView(V2ApiView):
+    __doc__ = f"""Dividends of many symbols: `{{dividends: [{{symbol, dividends: [{{timestamp,
+    amount}}]}}], errors}}`.
+
+    Items in request order (duplicates removed), each list oldest first and {_RANGE_RULE}.
+    Symbols that cannot be served are listed in `errors` (`{{symbol, message}}`); when none
+    can be served because of an upstream failure, that failure's status is returned. No
+    analytics here (`/v2/dividends/{{symbol}}` has them). `cursor`/`limit` page over the
+    symbols; `fields` applies to each dividend (`symbol` and `dividends` are always
+    present)."""
+
+    query_serializer = V2DividendsBatchQuery
+    response_schema = DIVIDENDS_BATCH_RESPONSE
+    output = Output(DIVIDEND_MEMBERS, at=("dividends", "dividends"), paged=("dividends",))
+    operation_id, tag = "get_dividends_batch", EVENTS_TAG
+    summary = "Dividends of many symbols"
+
+    def get(self, request: Request) -> Response:
+        q = self.params
+        dividends, errors = events_batch(q["symbols"], "dividends", q["range"])
+        return self.answer({"dividends": dividends, "errors": errors})
+
+
+class V2SplitsView(V2ApiView):
+    __doc__ = f"""Stock splits of one symbol, oldest first: `[{{timestamp, numerator,
+    denominator, ratio}}]`.
+
+    From the chart's split events over the symbol's whole history (`timestamp`: the
+    ex-date, Unix seconds; a 4-for-1 split is `numerator` 4, `denominator` 1, `ratio`
+    `"4:1"`; a reverse split has the larger denominator), {_RANGE_RULE}. A symbol that never
+    split gives `[]`; an unknown symbol is a 404. `fields` applies to each split. Not
+    paged."""
+
+    query_serializer = V2SplitsQuery
+    response_schema = SPLITS_RESPONSE
+    output = Output(SPLIT_MEMBERS)
+    operation_id, tag = "get_splits", EVENTS_TAG
+    summary = "Stock splits of one symbol"
+
+    def get(self, request: Request, symbol: str) -> Response:
+        return self.answer(events_for(symbol, "splits", self.params["range"]))
+
+
+class V2SplitsBatchView(V2ApiView):
+    __doc__ = f"""Stock splits of many symbols: `{{splits: [{{symbol, splits: [...]}}],
+    errors}}`.
+
+    Items in request order (duplicates removed), each list oldest first and {_RANGE_RULE}.
+    Symbols that cannot be served are listed in `errors`; when none can be served because
+    of an upstream failure, that failure's status is returned. `fields` applies to each
+    split (`symbol` and `splits` are always present). Not paged."""
+
+    query_serializer = V2SplitsBatchQuery
+    response_schema = SPLITS_BATCH_RESPONSE
+    output = Output(SPLIT_MEMBERS, at=("splits", "splits"))
+    operation_id, tag = "get_splits_batch", EVENTS_TAG
+    summary = "Stock splits of many symbols"
+
+    def get(self, request: Request) -> Response:
+        q = self.params
+        splits, errors = events_batch(q["symbols"], "splits", q["range"])
+        return self.answer({"splits": splits, "errors": errors})

@@ -1,7 +1,14 @@
 from django.urls import path
 
 from apps.health.metrics import metrics_view
-from apps.health.views import HealthView, PingView, ReadyzView, V2HealthView, index
+from apps.health.views import (
+    HealthView,
+    PingView,
+    ReadyzView,
+    V2HealthView,
+    V2PingView,
+    index,
+)
 
 urlpatterns = [
     path("", index, name="index"),
@@ -10,4 +17,5 @@ urlpatterns = [
     path("v1/ping", PingView.as_view(), name="ping"),
     path("v1/health", HealthView.as_view(), name="health"),
     path("v2/health", V2HealthView.as_view(), name="v2-health"),
+    path("v2/ping", V2PingView.as_view(), name="v2-ping"),
 ]

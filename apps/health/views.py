@@ -206,6 +206,21 @@ class V2HealthView(V2ApiView):
         return self.answer(body, headers=_NO_CACHE)
 
 
+class V2PingView(V2ApiView):
+    """Liveness in the v2 style: `{"message": "pong"}` (no upstream call, no cache; also
+    answered while upstreams are down)."""
+
+    query_serializer = FieldsQuery
+    response_schema = {"type": "object", "properties": {"message": {"type": "string",
+                                                                    "enum": ["pong"]}},
+                       "example": {"message": "pong"}}
+    output = Output(("message",))
+    operation_id, tag, summary = "get_ping", "Health (v2)", "Ping"
+
+    def get(self, request: Request) -> Response:
+        return self.answer({"message": "pong"}, headers=_NO_CACHE)
+
+
 # The service index at ``/``: where the documentation and the probes are.
 INDEX_LINKS = {
     "docs": "/docs",

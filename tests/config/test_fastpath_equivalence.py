@@ -51,6 +51,11 @@ SAMPLES = [
     "/v2/charts?symbols=AAPL,MSFT&limit=1",
     "/v2/capital-gains?symbols=SPY,AAPL",
     "/v2/capital-gains/SPY",
+    "/v2/dividends?symbols=KO,SPY&limit=1",
+    "/v2/dividends/KO?range=5y",
+    "/v2/splits?symbols=AAPL,KO",
+    "/v2/splits/KO",
+    "/v2/ping",
     "/v2/calendar?symbols=AAPL,MSFT&range=3mo",
     "/v2/hours?region=US",
     "/v2/macro/series/CPIAUCSL",
@@ -69,6 +74,7 @@ SAMPLES = [
 # Never stored by the response cache (so never a fast-path hit): the Django path answers.
 NEVER_CACHED = {"/v2/hours?region=US",  # computed from the clock, not from cached data
                 "/v2/health",  # built from no cached provider answer
+                "/v2/ping",  # no provider answer either
                 "/v2/backtest/AAPL",  # POST only: a GET is a 405
                 }
 # Routes without a sample: answered by the fast path without the cache, or never offered.
