@@ -101,6 +101,7 @@ INSTALLED_APPS = [
     "apps.worldnews",
     "apps.forex",
     "apps.futures",
+    "apps.options",
     "apps.analysts",
     "apps.pressreleases",
     "apps.constituents",

@@ -34,6 +34,7 @@ urlpatterns = [
     path("", include("apps.worldnews.urls")),  # v2: world news with sentiment
     path("", include("apps.forex.urls")),  # v2: currency pairs
     path("", include("apps.futures.urls")),  # v2: futures quotes
+    path("", include("apps.options.urls")),  # v2: option chains
     path("", include("apps.analysts.urls")),  # v2: grading actions, price targets
     path("", include("apps.pressreleases.urls")),  # v2: press releases
     path("", include("apps.constituents.urls")),  # v2: index constituents

@@ -217,6 +217,14 @@ class PartialResult(Generic[T, R]):
         upstream."""
         return telling_failure([e for _, e in self.left_out if isinstance(e, UpstreamError)])
 
+    def raise_if_nothing_served(self) -> None:
+        """A v2 batch of which nothing was served because of an upstream failure: raise
+        it (a 5xx/429 naming the provider, not a 200 listing every item as an error)."""
+        if not self.values and self.upstream_failed:
+            failure = self.telling_failure()
+            if failure is not None:
+                raise failure
+
     def raise_if_empty(self, nothing: Callable[[], MarketDataError]) -> None:
         """Nothing served: raise the telling upstream failure, else ``nothing()``."""
         if not self.values:

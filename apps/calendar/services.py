@@ -81,8 +81,7 @@ def calendar(symbols: Sequence[str], range_: str,
         return symbol, calendar_events(symbol)
 
     fetched = gather_partial(load, symbols, what="calendar symbol")
-    if not fetched.values and fetched.upstream_failed:
-        raise fetched.telling_failure()
+    fetched.raise_if_nothing_served()
     out = [event for _, (symbol, events) in fetched.values
            for event in events_of(symbol, events, start, end)]
     return sorted(out, key=_sort_key)

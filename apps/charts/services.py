@@ -15,7 +15,7 @@ from typing import Any
 
 from apps.core.symbols import require_symbol
 from marketdata.capabilities import bars as price_history
-from marketdata.concurrency import PartialResult, gather_partial
+from marketdata.concurrency import gather_partial
 from marketdata.indicators.patterns import detect_patterns
 from marketdata.records.bars import BarEvents, Bars, chart_meta
 
@@ -74,22 +74,13 @@ def chart_for(symbol_text: str, interval: str, range_: str, *, start: int | None
                      events=events, patterns=patterns)
 
 
-def _served(fetched: PartialResult) -> None:
-    """Nothing served because of an upstream failure: raise it (a 5xx/429 naming the
-    provider, not an empty 200)."""
-    if not fetched.values and fetched.upstream_failed:
-        failure = fetched.telling_failure()
-        if failure is not None:
-            raise failure
-
-
 def charts_for(symbols: Sequence[str], interval: str, range_: str, *,
                patterns: bool = False) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
     """v2 batch: ``[{symbol, chart}]`` in request order and ``[{symbol, message}]`` for the
     symbols that could not be served (request order too)."""
     fetched = gather_partial(lambda s: chart_for(s, interval, range_, patterns=patterns),
                              symbols, what="chart")
-    _served(fetched)
+    fetched.raise_if_nothing_served()
     return ([{"symbol": symbol, "chart": chart} for symbol, chart in fetched.values],
             fetched.errors())
 
@@ -135,7 +126,7 @@ def events_batch(symbols: Sequence[str], kind: str, range_: str,
     now = int(time.time())
     what = {"capitalGains": "capital gains"}.get(kind, kind)
     fetched = gather_partial(lambda s: events_for(s, kind, range_, now), symbols, what=what)
-    _served(fetched)
+    fetched.raise_if_nothing_served()
     return ([{"symbol": symbol, kind: items} for symbol, items in fetched.values],
             fetched.errors())
 

@@ -175,7 +175,6 @@ def indicator_sets(symbols: Sequence[str], interval: str,
     ordered = sorted(dict.fromkeys(symbols))
     fetched = gather_partial(lambda s: indicator_set_for(s, interval, range_), ordered,
                              what="indicator set")
-    if not fetched.values and fetched.upstream_failed:
-        raise fetched.telling_failure()
+    fetched.raise_if_nothing_served()
     return ([{"symbol": symbol, "indicators": values} for symbol, values in fetched.values],
             fetched.errors())

@@ -193,6 +193,9 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
                fetcher="marketdata.providers.yahoo.quote:forex_quote"),
         Source("frankfurter", "the ECB reference rates (Frankfurter)",
                fetcher="marketdata.providers.frankfurter:forex_quote"))),
+    Capability("options", "Option chains (/v2/options/{symbol}, /v2/options)", (
+        Source("yahoo", f"{YAHOO} v7 options",
+               fetcher="marketdata.providers.yahoo.options:option_chain"),)),
     Capability("futures", "Futures (/v2/futures/{symbol})", (
         Source("yahoo", YAHOO, fetcher="marketdata.providers.yahoo.quote:futures_quote"),)),
     Capability("grading_actions", "Grading actions (/v2/grading-actions/{symbol})", (

@@ -56,6 +56,8 @@ SAMPLES = [
     "/v2/splits?symbols=AAPL,KO",
     "/v2/splits/KO",
     "/v2/ping",
+    "/v2/options/AAPL?limit=2",
+    "/v2/options?symbols=AAPL,SPY",
     "/v2/calendar?symbols=AAPL,MSFT&range=3mo",
     "/v2/hours?region=US",
     "/v2/macro/series/CPIAUCSL",

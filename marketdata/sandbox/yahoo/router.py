@@ -16,6 +16,7 @@ from marketdata.sandbox.response import SandboxResponse
 from marketdata.sandbox.yahoo import (
     auth,
     chart,
+    options,
     quote,
     quote_summary,
     recommendations,
@@ -50,6 +51,8 @@ def build_routes(auth_state: auth.AuthState) -> list[Route]:
         Route(("GET",), re.compile(r"/v8/finance/chart/(?P<symbol>[^/]+)"), chart.handle_chart,
               wrapper="chart"),
         Route(("GET",), re.compile(r"/v7/finance/quote/?"), quote.handle_quote, crumb=True),
+        Route(("GET",), re.compile(r"/v7/finance/options/(?P<symbol>[^/]+)"),
+              options.handle_options, crumb=True, wrapper="optionChain"),
         Route(("GET",), re.compile(r"/v10/finance/quoteSummary/(?P<symbol>[^/]+)"),
               quote_summary.handle_quote_summary, crumb=True, wrapper="quoteSummary"),
         Route(("GET",), re.compile(r"/v1/finance/screener/predefined/saved/?"),
