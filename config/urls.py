@@ -9,6 +9,7 @@ from drf_spectacular.views import (
 )
 
 from apps.ratelimit.login_throttle import admin_login
+from apps.similar.urls import v2_urlpatterns as similar_v2
 
 urlpatterns = [
     path("", include("apps.health.urls")),  # /, readyz, v1/ping, v1/health, v2/health
@@ -20,6 +21,7 @@ urlpatterns = [
     path("v1/", include("apps.sectors.urls")),
     path("v1/", include("apps.search.urls")),
     path("v1/", include("apps.similar.urls")),
+    path("", include(similar_v2)),  # v2: similar symbols (recommendations)
     path("v1/", include("apps.news.urls")),
     path("", include("apps.analysis.urls")),  # v1 and v2 routes
     path("", include("apps.holders.urls")),  # v1 and v2 routes

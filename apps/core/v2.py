@@ -151,7 +151,10 @@ class Output:
       way is entered item by item (``("charts", "chart")``: each item's ``chart``); empty:
       the answer itself, or each of its items when it is a list;
     - ``paged``: the lists ``cursor``/``limit`` page, by member name of the answer; ``""``
-      is the answer itself when it is a list.
+      is the answer itself when it is a list;
+    - ``page_params``: the names of the cursor and the page size, where ``limit`` already
+      means something else (``pageCursor``/``pageLimit`` of a batch whose ``limit`` is a
+      count per item).
 
     Selection comes first, then paging (a member ``fields`` left out is not paged).
     """
@@ -160,11 +163,15 @@ class Output:
     always: tuple[str, ...] = ()
     at: tuple[str, ...] = ()
     paged: tuple[str, ...] = ()
+    page_params: tuple[str, str] = ("cursor", "limit")
 
     def apply(self, data: Any, params: Mapping[str, Any]) -> Any:
         if self.members:
             fields = requested_fields(params.get("fields"), self.members)
             data = _select_at(data, self.at, fields, self.always)
+        if self.page_params != ("cursor", "limit"):
+            cursor, limit = self.page_params
+            params = {"cursor": params.get(cursor), "limit": params.get(limit)}
         for member in self.paged:
             if member == "":
                 data = page(data, params) if isinstance(data, list) else data
@@ -424,6 +431,19 @@ class IntervalRangeRule:
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         check_range_interval(attrs["range"], attrs["interval"])
         return attrs
+
+
+class BatchPageQuery(FieldsQuery):
+    """Paging over a batch's items where ``limit`` is a count per item: ``pageCursor`` and
+    ``pageLimit`` (the view's Output names them in ``page_params``)."""
+
+    pageCursor = CursorParam(  # noqa: N815
+        required=False, help_text="`pageInfo.endCursor` of the previous page (opaque)")
+    pageLimit = IntegerParam(  # noqa: N815
+        required=False, min_value=0, max_value=MAX_LIMIT,
+        help_text=f"Items per page, 0..{MAX_LIMIT}; with `pageCursor` or `pageLimit` the list "
+                  "comes as a connection `{edges, nodes, pageInfo}`, with neither as a bare "
+                  "array")
 
 
 class PageQuery(FieldsQuery):

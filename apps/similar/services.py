@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from apps.core.symbols import require_symbol
 from apps.quotes.services import simple_quotes
 from marketdata.capabilities import market
+from marketdata.concurrency import gather_partial
 from marketdata.errors import NotFound
 from marketdata.symbols import normalize_symbol
 
@@ -33,3 +35,27 @@ def similar_quotes(symbol_text: str, limit: int) -> list[dict[str, Any]]:
     except NotFound as exc:
         raise NotFound(message) from exc
     return quotes[:limit]
+
+
+# -- v2 -------------------------------------------------------------------------------------------
+RECOMMENDATION_MEMBERS = ("symbol", "recommendations", "providerId")
+
+
+def recommendations_for(symbol_text: str, limit: int) -> dict[str, Any]:
+    """``{symbol, recommendations: [{symbol, score}], providerId}``: up to ``limit`` peers,
+    as Yahoo ranks and scores them (an unknown symbol, like one without peers, has none)."""
+    symbol = require_symbol(symbol_text)
+    peers = market.peers(symbol, limit)[:limit]
+    return {"symbol": symbol,
+            "recommendations": [{"symbol": peer.symbol, "score": peer.score} for peer in peers],
+            "providerId": "Yahoo"}
+
+
+def recommendations_batch(symbols: Sequence[str], limit: int,
+                          ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """``[{symbol, recommendations, providerId}]`` and ``[{symbol, message}]``, both in
+    request order."""
+    fetched = gather_partial(lambda s: recommendations_for(s, limit), symbols,
+                             what="recommendations")
+    fetched.raise_if_nothing_served()
+    return [body for _, body in fetched.values], fetched.errors()

@@ -3,10 +3,22 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.schema import error_responses
+from apps.core.v2 import Output, V2ApiView
 from apps.core.views import ApiView
 from apps.quotes.serializers import SimpleQuote
-from apps.similar.serializers import SimilarQuery
-from apps.similar.services import similar_quotes
+from apps.similar.serializers import (
+    RECOMMENDATIONS_BATCH_SCHEMA,
+    RECOMMENDATIONS_SCHEMA,
+    SimilarQuery,
+    V2RecommendationsBatchQuery,
+    V2RecommendationsQuery,
+)
+from apps.similar.services import (
+    RECOMMENDATION_MEMBERS,
+    recommendations_batch,
+    recommendations_for,
+    similar_quotes,
+)
 
 
 class SimilarView(ApiView):
@@ -25,3 +37,41 @@ class SimilarView(ApiView):
     def get(self, request: Request) -> Response:
         q = self.query(request)
         return Response(similar_quotes(q["symbol"], q["limit"]))
+
+
+class V2RecommendationsView(V2ApiView):
+    """Symbols similar to one symbol (Yahoo's \"people also watch\"): `{symbol,
+    recommendations: [{symbol, score}], providerId}`, Yahoo's best match first, at most
+    `limit` (default 5), scores as Yahoo sends them. Yahoo answers an unknown symbol as one
+    without peers: `recommendations: []`; a malformed symbol is a 404. `fields` selects
+    members."""
+
+    query_serializer = V2RecommendationsQuery
+    response_schema = RECOMMENDATIONS_SCHEMA
+    output = Output(RECOMMENDATION_MEMBERS)
+    operation_id, tag = "get_recommendations", "Similar symbols (v2)"
+    summary = "Similar symbols of one symbol"
+
+    def get(self, request: Request, symbol: str) -> Response:
+        return self.answer(recommendations_for(symbol, self.params["limit"]))
+
+
+class V2RecommendationsBatchView(V2ApiView):
+    """Similar symbols of many symbols: `{recommendations: [{symbol, recommendations,
+    providerId}], errors}`, in request order (duplicates removed), each with at most `limit`
+    (default 10) peers. Symbols that cannot be served are listed in `errors`; when none can
+    be served because of an upstream failure, that failure's status is returned. `limit` is
+    the count per symbol, so `pageCursor`/`pageLimit` page over the symbols; `fields`
+    selects the members of each item (`symbol` is always present)."""
+
+    query_serializer = V2RecommendationsBatchQuery
+    response_schema = RECOMMENDATIONS_BATCH_SCHEMA
+    output = Output(RECOMMENDATION_MEMBERS, always=("symbol",), at=("recommendations",),
+                    paged=("recommendations",), page_params=("pageCursor", "pageLimit"))
+    operation_id, tag = "get_recommendations_batch", "Similar symbols (v2)"
+    summary = "Similar symbols of many symbols"
+
+    def get(self, request: Request) -> Response:
+        q = self.params
+        items, errors = recommendations_batch(q["symbols"], q["limit"])
+        return self.answer({"recommendations": items, "errors": errors})

@@ -58,6 +58,8 @@ SAMPLES = [
     "/v2/ping",
     "/v2/options/AAPL?limit=2",
     "/v2/options?symbols=AAPL,SPY",
+    "/v2/recommendations/AAPL",
+    "/v2/recommendations?symbols=AAPL,KO&pageLimit=1",
     "/v2/calendar?symbols=AAPL,MSFT&range=3mo",
     "/v2/hours?region=US",
     "/v2/macro/series/CPIAUCSL",
