@@ -55,3 +55,20 @@ PRICE_TARGET_SUMMARY_RESPONSE = object_schema({
                                                  f"{text}; null when there are none"}
        for period, text in _WINDOWS.items()},
 }, "Counts and averages of published analyst price targets", required=SUMMARY_MEMBERS)
+
+
+SURPRISE_MEMBERS = ("symbol", "date", "actualEps", "estimatedEps", "surprise",
+                    "surprisePercent")
+EARNINGS_SURPRISES_RESPONSE = object_schema({
+    "surprises": {"type": "array", "description": "Reported quarters, newest first",
+                  "items": object_schema({
+                      "symbol": _STRING,
+                      "date": {**_STRING, "format": "date",
+                               "description": "End of the fiscal quarter, `YYYY-MM-DD`"},
+                      "actualEps": NUMBER, "estimatedEps": NUMBER,
+                      "surprise": {**NUMBER, "description": "actualEps - estimatedEps, as "
+                                                            "the source rounds it"},
+                      "surprisePercent": {**NUMBER, "description": "Percent units: 2.05 "
+                                                                   "is 2.05 %"},
+                  }, required=SURPRISE_MEMBERS)},
+}, "`fields` selects `surprises`")

@@ -10,6 +10,7 @@ spec's members; "no data" is a 404 like an unknown symbol.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from apps.analysts.serializers import GRADING_ACTION_MEMBERS, SUMMARY_PERIODS
@@ -42,3 +43,19 @@ def price_target_summary(symbol_text: str) -> dict[str, Any]:
         out[f"{period}Count"] = window.count
         out[f"{period}Avg"] = window.average
     return out
+
+
+def _percent(fraction: float | None) -> float | None:
+    """A fraction as percent units, exact in its decimals (0.0205 -> 2.05)."""
+    return None if fraction is None else float(Decimal(repr(fraction)) * 100)
+
+
+def earnings_surprises(symbol_text: str) -> dict[str, Any]:
+    """``{surprises: [{symbol, date, actualEps, estimatedEps, surprise, surprisePercent}]}``,
+    newest first."""
+    symbol = require_symbol(symbol_text)
+    return {"surprises": [
+        {"symbol": symbol, "date": row.date.date().isoformat() if row.date else None,
+         "actualEps": row.eps_actual, "estimatedEps": row.eps_estimate,
+         "surprise": row.surprise, "surprisePercent": _percent(row.surprise_percent)}
+        for row in analysts.earnings_surprises(symbol)]}

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from apps.analysts.views import (
+    V2EarningsSurprisesView,
     V2GradingActionsView,
     V2PriceTargetConsensusView,
     V2PriceTargetSummaryView,
@@ -13,4 +14,6 @@ urlpatterns = [
          name="v2-price-target-consensus"),
     path("v2/price-target-summary/<str:symbol>", V2PriceTargetSummaryView.as_view(),
          name="v2-price-target-summary"),
+    path("v2/earnings-surprises/<str:symbol>", V2EarningsSurprisesView.as_view(),
+         name="v2-earnings-surprises"),
 ]

@@ -7,6 +7,7 @@ from rest_framework.response import Response
 
 from apps.analysts.serializers import (
     CONSENSUS_MEMBERS,
+    EARNINGS_SURPRISES_RESPONSE,
     GRADING_ACTION_MEMBERS,
     GRADING_ACTIONS_RESPONSE,
     PRICE_TARGET_CONSENSUS_RESPONSE,
@@ -15,7 +16,12 @@ from apps.analysts.serializers import (
     V2GradingActionsQuery,
     V2PriceTargetQuery,
 )
-from apps.analysts.services import grading_actions, price_target_consensus, price_target_summary
+from apps.analysts.services import (
+    earnings_surprises,
+    grading_actions,
+    price_target_consensus,
+    price_target_summary,
+)
 from apps.core.v2 import Output, V2ApiView
 
 TAG = "Analysts (v2)"
@@ -97,3 +103,25 @@ class V2PriceTargetSummaryView(V2ApiView):
 
     def get(self, request: Request, symbol: str) -> Response:
         return self.answer(price_target_summary(symbol))
+
+
+class V2EarningsSurprisesView(V2ApiView):
+    """Reported quarters of a stock and how they compared with the analysts' estimate:
+    `{surprises: [{symbol, date, actualEps, estimatedEps, surprise, surprisePercent}]}`,
+    newest first.
+
+    Source: Yahoo Finance's quoteSummary `earningsHistory` (the last four reported
+    quarters; keyless): `date` is the end of the fiscal quarter, `actualEps`/`estimatedEps`
+    Yahoo's epsActual/epsEstimate, `surprise` its epsDifference (as Yahoo rounds it),
+    `surprisePercent` its surprisePercent in percent units (Yahoo's 0.0205 is 2.05). A
+    symbol without reported quarters, an unknown and a malformed one are 404s. `fields`
+    selects `surprises`. Not paged."""
+
+    query_serializer = V2PriceTargetQuery
+    response_schema = EARNINGS_SURPRISES_RESPONSE
+    output = Output(("surprises",))
+    operation_id, tag = "get_earnings_surprises", TAG
+    summary = "Earnings surprises of a stock"
+
+    def get(self, request: Request, symbol: str) -> Response:
+        return self.answer(earnings_surprises(symbol))

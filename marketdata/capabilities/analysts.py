@@ -15,7 +15,12 @@ from typing import Any
 
 from marketdata.capabilities.table import call
 from marketdata.errors import NotFound
-from marketdata.records.analysts import GradingAction, PriceTargetConsensus, PriceTargetSummary
+from marketdata.records.analysts import (
+    EarningsSurprise,
+    GradingAction,
+    PriceTargetConsensus,
+    PriceTargetSummary,
+)
 
 
 def _answer(capability: str, what: str, symbol: str) -> Any:
@@ -41,3 +46,11 @@ def price_target_summary(symbol: str) -> PriceTargetSummary:
     """How many price targets a stock received, and their mean, per window."""
     summary: PriceTargetSummary = _answer("price_target_summary", "price target", symbol)
     return summary
+
+
+def earnings_surprises(symbol: str) -> list[EarningsSurprise]:
+    """Reported quarters of a stock, newest first: the EPS reported, the estimate, and the
+    surprise."""
+    surprises: list[EarningsSurprise] = _answer("earnings_surprises", "earnings surprises",
+                                                symbol)
+    return surprises

@@ -212,6 +212,10 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
                    _fmp("target_summary"),
                    Source("yahoo", f"{YAHOO} rating-change price targets",
                           fetcher="marketdata.providers.yahoo.analysis:target_summary"))),
+    Capability("earnings_surprises",
+               "Earnings surprises (/v2/earnings-surprises/{symbol})", (
+                   Source("yahoo", f"{YAHOO} earningsHistory",
+                          fetcher="marketdata.providers.yahoo.analysis:earnings_surprises"),)),
     Capability("analysis",
                "Analyst data (/v1/analysis/{symbol}, /v2/analysis/{symbol}/{type})", (
                    Source("yahoo", f"{YAHOO} quoteSummary modules",

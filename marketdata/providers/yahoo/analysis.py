@@ -205,6 +205,17 @@ def analysis_data(symbol: str, module: str, *, members: bool = False) -> ModuleD
     return read_module(fetch_analysis_module(symbol, module), READERS[module], members)
 
 
+def earnings_surprises(symbol: str) -> list[EarningsSurprise]:
+    """The ``earnings_surprises`` fetcher: the reported quarters of earningsHistory, newest
+    first (the module's cache entry, shared with the analysis endpoints); NotFound when
+    Yahoo has none."""
+    history = parse_earnings_history(fetch_analysis_module(symbol, EARNINGS_HISTORY))
+    dated = [row for row in history if row.date is not None]
+    if not dated:
+        raise NotFound(f"No earnings surprises data found for {symbol}")
+    return sorted(dated, key=lambda row: row.date or 0, reverse=True)
+
+
 def grading_actions(symbol: str) -> list[GradingAction]:
     """The ``grading_actions`` fetcher: the rating changes newest first whatever order
     Yahoo used (undated ones last; the sort is stable); NotFound when there are none."""
