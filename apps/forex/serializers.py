@@ -28,3 +28,16 @@ FOREX_QUOTE_SCHEMA = object_schema({
 }, "GqlForexQuote; `fields` selects these members",
     required=("symbol", "baseCurrency", "quoteCurrency", "price", "bid", "ask", "change",
               "changePercent", "timestamp"))
+
+
+CURRENCY_MEMBERS = ("symbol", "shortName", "longName", "localLongName")
+CURRENCIES_RESPONSE = {
+    "type": "array", "description": "The currencies Yahoo Finance quotes, in its order",
+    "items": object_schema({
+        "symbol": {**_STR, "description": "ISO 4217 code (or Yahoo's, e.g. `GBp` for pence)"},
+        "shortName": nullable("string"), "longName": nullable("string"),
+        "localLongName": nullable("string", description="The name in the answer's "
+                                                        "language"),
+    }, required=CURRENCY_MEMBERS),
+    "example": [{"symbol": "MXN", "shortName": "MXN", "longName": "Mexican Peso",
+                 "localLongName": "Mexican Peso"}]}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from marketdata.capabilities import forex
+from marketdata.capabilities import forex, market
 from marketdata.records.quotes import ForexQuote
 
 MEMBERS = ("symbol", "baseCurrency", "quoteCurrency", "price", "bid", "ask", "change",
@@ -43,3 +43,9 @@ def forex_quote(base: str, quote: str) -> dict[str, Any]:
     if base == quote:
         return identity_quote(base)
     return forex_body(forex.pair_quote(base, quote))
+
+
+def currencies() -> list[dict[str, Any]]:
+    """``[{symbol, shortName, longName, localLongName}]`` in the source's order."""
+    return [{"symbol": c.symbol, "shortName": c.short_name, "longName": c.long_name,
+             "localLongName": c.local_long_name} for c in market.currencies()]

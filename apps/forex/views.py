@@ -9,8 +9,13 @@ from rest_framework.response import Response
 
 from apps.core.v2 import Output, V2ApiView
 from apps.forex.currencies import currency_pair
-from apps.forex.serializers import FOREX_QUOTE_SCHEMA, V2ForexQuery
-from apps.forex.services import MEMBERS, forex_quote
+from apps.forex.serializers import (
+    CURRENCIES_RESPONSE,
+    CURRENCY_MEMBERS,
+    FOREX_QUOTE_SCHEMA,
+    V2ForexQuery,
+)
+from apps.forex.services import MEMBERS, currencies, forex_quote
 
 _CODE = ("ISO 4217 currency code, 3 letters, any case (e.g. {example}); not 3 ASCII letters: "
          "400; not an active ISO 4217 code: 404")
@@ -57,3 +62,18 @@ class V2ForexView(V2ApiView):
 
     def get(self, request: Request, **path: Any) -> Response:
         return self.answer(forex_quote(*currency_pair(path["from"], path["to"])))
+
+
+class V2CurrenciesView(V2ApiView):
+    """The currencies Yahoo Finance quotes: `[{symbol, shortName, longName,
+    localLongName}]`, in Yahoo's order, names as Yahoo sends them (null where it sends
+    none). Cached a day. `fields` applies to each item."""
+
+    query_serializer = V2ForexQuery
+    response_schema = CURRENCIES_RESPONSE
+    output = Output(CURRENCY_MEMBERS)
+    operation_id, tag = "get_currencies", "Forex (v2)"
+    summary = "Currencies"
+
+    def get(self, request: Request) -> Response:
+        return self.answer(currencies())

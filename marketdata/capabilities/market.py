@@ -10,6 +10,7 @@ from __future__ import annotations
 from marketdata.capabilities.table import call
 from marketdata.records.market import (
     MOVER_LISTS,
+    CurrencyInfo,
     IndexSnapshot,
     MarketIndexInfo,
     Peer,
@@ -50,4 +51,10 @@ def peers(symbol: str, count: int) -> list[Peer]:
     """Up to ``count`` symbols similar to a validated symbol, best match first; an unknown
     symbol has none."""
     found: list[Peer] = call("similar", symbol, count)
+    return found
+
+
+def currencies() -> list[CurrencyInfo]:
+    """The currencies the quote source lists, in its order."""
+    found: list[CurrencyInfo] = call("currencies")
     return found

@@ -196,6 +196,9 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
     Capability("options", "Option chains (/v2/options/{symbol}, /v2/options)", (
         Source("yahoo", f"{YAHOO} v7 options",
                fetcher="marketdata.providers.yahoo.options:option_chain"),)),
+    Capability("currencies", "Currencies (/v2/currencies)", (
+        Source("yahoo", f"{YAHOO} currencies",
+               fetcher="marketdata.providers.yahoo.currencies:currencies"),)),
     Capability("futures", "Futures (/v2/futures/{symbol})", (
         Source("yahoo", YAHOO, fetcher="marketdata.providers.yahoo.quote:futures_quote"),)),
     Capability("grading_actions", "Grading actions (/v2/grading-actions/{symbol})", (

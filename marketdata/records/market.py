@@ -160,3 +160,13 @@ class Peer:
 
     symbol: str
     score: float | None
+
+
+@dataclass(frozen=True)
+class CurrencyInfo:
+    """A currency as a quote source lists it: its code and names (None where not sent)."""
+
+    symbol: str
+    short_name: str | None
+    long_name: str | None
+    local_long_name: str | None

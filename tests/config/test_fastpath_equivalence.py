@@ -61,6 +61,7 @@ SAMPLES = [
     "/v2/recommendations/AAPL",
     "/v2/recommendations?symbols=AAPL,KO&pageLimit=1",
     "/v2/earnings-surprises/AAPL",
+    "/v2/currencies",
     "/v2/calendar?symbols=AAPL,MSFT&range=3mo",
     "/v2/hours?region=US",
     "/v2/macro/series/CPIAUCSL",

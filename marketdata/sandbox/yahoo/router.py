@@ -16,6 +16,7 @@ from marketdata.sandbox.response import SandboxResponse
 from marketdata.sandbox.yahoo import (
     auth,
     chart,
+    currencies,
     options,
     quote,
     quote_summary,
@@ -51,6 +52,8 @@ def build_routes(auth_state: auth.AuthState) -> list[Route]:
         Route(("GET",), re.compile(r"/v8/finance/chart/(?P<symbol>[^/]+)"), chart.handle_chart,
               wrapper="chart"),
         Route(("GET",), re.compile(r"/v7/finance/quote/?"), quote.handle_quote, crumb=True),
+        Route(("GET",), re.compile(r"/v1/finance/currencies/?"), currencies.handle_currencies,
+              crumb=True),
         Route(("GET",), re.compile(r"/v7/finance/options/(?P<symbol>[^/]+)"),
               options.handle_options, crumb=True, wrapper="optionChain"),
         Route(("GET",), re.compile(r"/v10/finance/quoteSummary/(?P<symbol>[^/]+)"),
