@@ -150,8 +150,9 @@ class KeyedProvider(Provider):
     """A provider that needs a key from settings (``key_setting``).
 
     Subclasses say how the key travels (:meth:`authenticate`, from ``self.api_key``) and
-    which answers refuse it (their :meth:`error_for` returns :meth:`key_rejected`). The
-    base makes every keyed call the same: without a key nothing is sent
+    which answers refuse it (their :meth:`error_for` returns :meth:`key_rejected` for a
+    status, :meth:`refusal_in_body` for a 200 whose body refuses). The base makes every
+    keyed call the same: without a key nothing is sent
     (CredentialsRejected at once, so the capability's next source answers); a refused key
     is remembered for ``KEY_REFUSAL_MEMORY_SECONDS`` and not sent meanwhile. Messages name
     the setting, never the key.
@@ -173,15 +174,23 @@ class KeyedProvider(Provider):
     def api_key(self) -> str:
         return str(self.credentials.get("api_key") or "")
 
-    def key_rejected(self, status: int | None, detail: str | None = None, *,
+    @classmethod
+    def key_rejected(cls, status: int | None, detail: str | None = None, *,
                      remember: bool = True) -> CredentialsRejected:
         """The error for a refused key (``detail``: what the refusal says beyond that).
         ``remember=False``: refused for this call only (a plan without one endpoint), so
-        the key keeps being sent for the others."""
-        text = f"{self.display_name} refused the API key ({self.key_setting})"
-        error = CredentialsRejected(self.name, f"{text} {detail}" if detail else text, status)
+        the key keeps being sent for the others. A class method: parsers use it too."""
+        text = f"{cls.config.display_name} refused the API key ({cls.key_setting})"
+        error = CredentialsRejected(cls.config.name, f"{text} {detail}" if detail else text,
+                                    status)
         error.remember = remember
         return error
+
+    @classmethod
+    def refusal_in_body(cls, payload: Any) -> CredentialsRejected | None:
+        """The refusal a decoded 200 body carries (some upstreams refuse a key with a 200),
+        or None."""
+        return None
 
     def key_refused_recently(self) -> bool:
         with self._refused_lock:
@@ -209,3 +218,15 @@ class KeyedProvider(Provider):
             if auth and error.remember:
                 self.remember_refusal()
             raise
+
+    def get_json(self, endpoint: str, url: str, params: Mapping[str, Any] | None = None,
+                 **kwargs: Any) -> Any:
+        """:meth:`Provider.get_json`, and a refusal in a 200 body treated (and remembered)
+        as one sent with a status."""
+        payload = super().get_json(endpoint, url, params, **kwargs)
+        error = self.refusal_in_body(payload) if kwargs.get("auth", True) else None
+        if error is not None:
+            if error.remember:
+                self.remember_refusal()
+            raise error
+        return payload

@@ -161,7 +161,7 @@ def _rows_of(payload: Any, what: str) -> list[dict[str, Any]]:
     message = error_message(payload)
     if message is not None:
         if _refused(message):
-            raise fmp_provider().refusal(None, message)
+            raise FmpProvider.refusal(None, message)
         raise PROVIDER.bad_answer(f"returned an error instead of {what}")
     if not isinstance(payload, list):
         raise PROVIDER.bad_answer(f"returned a body that is not a list of {what}")
@@ -283,11 +283,17 @@ class FmpProvider(KeyedProvider):
     def authenticate(self, params: dict[str, Any], headers: dict[str, str]) -> None:
         params["apikey"] = self.api_key
 
-    def refusal(self, status: int | None, message: str | None) -> CredentialsRejected:
+    @classmethod
+    def refusal(cls, status: int | None, message: str | None) -> CredentialsRejected:
         if _plan_only(status, message):
-            return self.key_rejected(status, "for this data (its plan does not include it)",
-                                     remember=False)
-        return self.key_rejected(status)
+            return cls.key_rejected(status, "for this data (its plan does not include it)",
+                                    remember=False)
+        return cls.key_rejected(status)
+
+    @classmethod
+    def refusal_in_body(cls, payload: Any) -> CredentialsRejected | None:
+        message = error_message(payload)
+        return cls.refusal(None, message) if _refused(message) else None
 
     def error_for(self, response: UpstreamResponse, endpoint: str,
                   not_found: str | None) -> MarketDataError | None:
@@ -305,15 +311,8 @@ class FmpProvider(KeyedProvider):
 
     def stable(self, endpoint: str, params: Mapping[str, Any], not_found: str) -> Any:
         """GET ``/stable/{endpoint}`` and decode it (the key is added by the auth hook; a
-        refusal in a 200 body counts as one sent with its status)."""
-        payload = self.get_json(endpoint, f"{STABLE}/{endpoint}", params, not_found=not_found)
-        message = error_message(payload)
-        if _refused(message):
-            error = self.refusal(None, message)
-            if error.remember:
-                self.remember_refusal()
-            raise error
-        return payload
+        refusal in a 200 body is the keyed base's :meth:`refusal_in_body`)."""
+        return self.get_json(endpoint, f"{STABLE}/{endpoint}", params, not_found=not_found)
 
 
 def fmp_provider() -> FmpProvider:

@@ -46,7 +46,8 @@ from typing import Any
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
-from marketdata.errors import MarketDataError, NotServed
+from marketdata.errors import CredentialsRejected, MarketDataError, NotServed
+from marketdata.formatting import number
 from marketdata.http import ProviderConfig, UpstreamResponse
 from marketdata.providers.base import KeyedProvider
 from marketdata.providers.registry import get_provider
@@ -104,12 +105,6 @@ def _at(day: date, moment: time) -> int:
     return int(datetime.combine(day, moment, NEW_YORK).timestamp())
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if value == value and abs(value) != float("inf") else None
-
-
 def _day(value: Any) -> date | None:
     if not isinstance(value, str) or len(value) < 10:
         return None
@@ -124,9 +119,9 @@ def parse_prices(payload: Any) -> list[DailyRow]:
     open, high, low or close is skipped; a repeated day keeps the last row. A body that is not
     an array is a 502 (or a refused key, when it names the token)."""
     if isinstance(payload, dict):
-        detail = payload.get("detail")
-        if isinstance(detail, str) and "token" in detail.lower():
-            raise tiingo_provider().key_rejected(None)
+        refusal = TiingoProvider.refusal_in_body(payload)
+        if refusal is not None:
+            raise refusal
         raise PROVIDER.bad_answer("returned an object instead of a list of prices")
     if not isinstance(payload, list):
         raise PROVIDER.bad_answer("returned a body that is not a list of prices")
@@ -135,16 +130,16 @@ def parse_prices(payload: Any) -> list[DailyRow]:
         if not isinstance(item, dict):
             continue
         day = _day(item.get("date"))
-        prices = [_number(item.get(name)) for name in ("open", "high", "low", "close")]
+        prices = [number(item.get(name)) for name in ("open", "high", "low", "close")]
         if day is None or any(value is None for value in prices):
             continue
-        volume = _number(item.get("volume"))
-        dividend = _number(item.get("divCash")) or 0.0
-        split = _number(item.get("splitFactor")) or 1.0
+        volume = number(item.get("volume"))
+        dividend = number(item.get("divCash")) or 0.0
+        split = number(item.get("splitFactor")) or 1.0
         open_, high, low, close = (float(value) for value in prices if value is not None)
         rows[day] = DailyRow(day, open_, high, low, close,
                              int(volume) if volume is not None and volume >= 0 else None,
-                             _number(item.get("adjClose")), max(dividend, 0.0),
+                             number(item.get("adjClose")), max(dividend, 0.0),
                              split if split > 0 else 1.0)
     return [rows[day] for day in sorted(rows)]
 
@@ -233,6 +228,14 @@ class TiingoProvider(KeyedProvider):
 
     def authenticate(self, params: dict[str, Any], headers: dict[str, str]) -> None:
         headers["Authorization"] = f"Token {self.api_key}"
+
+    @classmethod
+    def refusal_in_body(cls, payload: Any) -> CredentialsRejected | None:
+        """Tiingo's ``{"detail": "Invalid token."}`` (with any status)."""
+        detail = payload.get("detail") if isinstance(payload, dict) else None
+        if isinstance(detail, str) and "token" in detail.lower():
+            return cls.key_rejected(None)
+        return None
 
     def error_for(self, response: UpstreamResponse, endpoint: str,
                   not_found: str | None) -> MarketDataError | None:
