@@ -42,6 +42,14 @@ def number(value: Any) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
+def json_number(value: Any) -> int | float | None:
+    """A JSON number as the upstream sent it (310 stays 310, 236.38 stays 236.38); None for
+    anything else (missing, strings, booleans, NaN)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return value if math.isfinite(value) else None
+
+
 def integer(value: Any) -> int | None:
     """A count or quantity ({raw, fmt} or bare) as an int: 1.0e9 -> 1000000000."""
     value = number(value)

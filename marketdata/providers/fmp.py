@@ -28,7 +28,6 @@ symbols (``apps.core.symbols.require_symbol``).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -42,7 +41,7 @@ from marketdata.errors import (
     NotServed,
     UpstreamBadResponse,
 )
-from marketdata.formatting import rows, text
+from marketdata.formatting import json_number, rows, text
 from marketdata.http import ProviderConfig, UpstreamResponse
 from marketdata.providers.base import KeyedProvider
 from marketdata.providers.registry import get_provider
@@ -109,14 +108,6 @@ def _refused(message: str | None) -> bool:
 
 
 # -- value readers ------------------------------------------------------------------------
-def json_number(value: Any) -> int | float | None:
-    """A JSON number as FMP sent it (310 stays 310, 236.38 stays 236.38); None for
-    anything else (missing, strings, booleans, NaN)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return value if math.isfinite(value) else None
-
-
 def count(value: Any) -> int | None:
     number = json_number(value)
     return None if number is None else round(number)

@@ -11,6 +11,7 @@ from typing import Any
 
 from marketdata.cache import TTLPolicy
 from marketdata.errors import UpstreamBadResponse
+from marketdata.formatting import text
 from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json, yahoo_provider
 from marketdata.records.market import CurrencyInfo
@@ -21,7 +22,8 @@ CURRENCIES_TTL = TTLPolicy("currencies", open=86400, extended=86400, closed=8640
 
 
 def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
+    """A name as sent (not collapsed), None when missing or empty."""
+    return text(value, clean=False) or None
 
 
 def parse_currencies(payload: Any) -> list[CurrencyInfo]:

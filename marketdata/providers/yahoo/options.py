@@ -10,12 +10,13 @@ without options (a currency, crypto, most indices) is a chain with empty lists; 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
 from marketdata.cache import TTLPolicy
 from marketdata.errors import NotFound, UpstreamBadResponse
-from marketdata.formatting import raw
+from marketdata.formatting import integer, json_number, raw, text
 from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json, yahoo_provider
 from marketdata.records.options import (
@@ -35,28 +36,22 @@ def _bad(detail: str) -> UpstreamBadResponse:
     return UpstreamBadResponse("yahoo", f"Yahoo Finance options {detail}")
 
 
-def _typed(value: Any, kind: str) -> Any:
-    value = raw(value)
-    if value is None or (isinstance(value, bool) and kind != "boolean"):
-        return None
-    if kind == "number":
-        return value if isinstance(value, int | float) and value == value else None
-    if kind == "integer":
-        return int(value) if isinstance(value, int | float) and value == value else None
-    if kind == "boolean":
-        return value if isinstance(value, bool) else None
-    return value if isinstance(value, str) else None
+def _boolean(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
 
 
-_KINDS = {**dict.fromkeys(CONTRACT_NUMBERS, "number"),
-          **dict.fromkeys(CONTRACT_INTEGERS, "integer"),
-          **dict.fromkeys(CONTRACT_STRINGS, "string"),
-          **dict.fromkeys(CONTRACT_BOOLEANS, "boolean")}
+# How each member is read: numbers as sent (110 stays 110), counts and times as ints.
+_READERS: dict[str, Callable[[Any], Any]] = {
+    **dict.fromkeys(CONTRACT_NUMBERS, lambda value: json_number(raw(value))),
+    **dict.fromkeys(CONTRACT_INTEGERS, integer),
+    **dict.fromkeys(CONTRACT_STRINGS, lambda value: text(value, clean=False) or None),
+    **dict.fromkeys(CONTRACT_BOOLEANS, _boolean),
+}
 
 
 def parse_contract(item: dict[str, Any]) -> dict[str, Any]:
     """One contract: every member, typed, None where Yahoo sent nothing usable."""
-    return {name: _typed(item.get(name), _KINDS[name]) for name in CONTRACT_MEMBERS}
+    return {name: _READERS[name](item.get(name)) for name in CONTRACT_MEMBERS}
 
 
 def _contracts(items: Any) -> list[dict[str, Any]]:
@@ -88,7 +83,7 @@ def parse_options(payload: Any, symbol: str) -> OptionChain:
                       if isinstance(s, int | float) and not isinstance(s, bool)})
     if not strikes:  # Yahoo left them out: those of the contracts served
         strikes = sorted({c["strike"] for c in calls + puts})
-    expiration = _typed(served.get("expirationDate"), "integer")
+    expiration = integer(served.get("expirationDate"))
     underlying = result.get("underlyingSymbol")
     return OptionChain(symbol=underlying if isinstance(underlying, str) and underlying
                        else symbol,
