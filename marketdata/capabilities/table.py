@@ -18,7 +18,10 @@ provider). One table says it all, and three readers use it:
   is logged at WARNING once per process and provider, then the next source is asked; so
   is any other upstream failure (502/503/504/429) when a next source exists. "Not found"
   and bad requests are answers, not failures: they end the search (the keyed source is the
-  better one, and a keyless source would only guess). When every source fails, the first
+  better one, and a keyless source would only guess), except for a capability with
+  ``not_found_passes_on``, whose sources each list only some of what exists (a currency
+  pair one source lacks, another may quote): there "not found" is raised only when every
+  source said it, and a failure, when any, wins over it. When every source fails, the first
   failure is raised (the preferred source's own words; the last one's for a capability
   with ``raise_last_failure``).
 - :func:`notices` says, for ``/v2/health``, which source serves each capability now.
@@ -37,7 +40,7 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 from marketdata import deadline
-from marketdata.errors import CredentialsRejected, NotServed, UpstreamError
+from marketdata.errors import CredentialsRejected, NotFound, NotServed, UpstreamError
 from marketdata.logs import get_logger
 
 log = get_logger("marketdata.capabilities")
@@ -84,6 +87,8 @@ class Capability:
     # When every source fails, the last one's failure is raised instead of the first's: for
     # a capability whose last source is the one its clients are told about (symbol search).
     raise_last_failure: bool = False
+    # A source's "not found" passes the query on (see the module doc).
+    not_found_passes_on: bool = False
 
     def active_sources(self) -> tuple[Source, ...]:
         return tuple(source for source in self.sources if source.active())
@@ -192,7 +197,8 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
         Source("yahoo", f"{YAHOO} (live bid/ask)",
                fetcher="marketdata.providers.yahoo.quote:forex_quote"),
         Source("frankfurter", "the ECB reference rates (Frankfurter)",
-               fetcher="marketdata.providers.frankfurter:forex_quote"))),
+               fetcher="marketdata.providers.frankfurter:forex_quote"),
+    ), not_found_passes_on=True),
     Capability("options", "Option chains (/v2/options/{symbol}, /v2/options)", (
         Source("yahoo", f"{YAHOO} v7 options",
                fetcher="marketdata.providers.yahoo.options:option_chain"),)),
@@ -285,6 +291,7 @@ def serve(name: str, fetchers: Mapping[str, Callable[[], T]]) -> T:
     cap = CAPABILITIES[name]
     failures: list[UpstreamError] = []
     not_served: NotServed | None = None
+    not_found: NotFound | None = None
     sources = [s for s in cap.active_sources() if s.name in fetchers]
     for position, source in enumerate(sources):
         fetch = fetchers[source.name]
@@ -298,6 +305,10 @@ def serve(name: str, fetchers: Mapping[str, Callable[[], T]]) -> T:
             return answer
         except NotServed as exc:
             not_served = not_served or exc
+        except NotFound as exc:
+            if not cap.not_found_passes_on:
+                raise
+            not_found = not_found or exc
         except CredentialsRejected as exc:
             _warn_once(source, cap, exc)
             failures.append(exc)
@@ -307,6 +318,8 @@ def serve(name: str, fetchers: Mapping[str, Callable[[], T]]) -> T:
             failures.append(exc)
     if failures:
         raise failures[-1] if cap.raise_last_failure else failures[0]
+    if not_found is not None:
+        raise not_found
     if not_served is not None:
         raise not_served
     raise LookupError(f"no source of {name!r} has a fetcher")  # a programming error
