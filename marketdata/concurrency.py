@@ -265,3 +265,16 @@ def gather_partial(fn: Callable[[T], R], items: Iterable[T], *,
     if result.upstream_failed:
         cache_report.note_incomplete()
     return result
+
+
+def batch_by_symbol(fetch: Callable[[str], Any], symbols: Iterable[str],
+                    member: str | None, *, what: str,
+                    ) -> tuple[list[Any], list[dict[str, str]]]:
+    """A v2 batch: ``[{symbol, <member>: answer}]`` (the answer itself when ``member`` is
+    None) in request order, and ``[{symbol, message}]`` for the symbols left out. When none
+    was served because of an upstream failure, that failure is raised."""
+    fetched = gather_partial(fetch, symbols, what=what)
+    fetched.raise_if_nothing_served()
+    items = [answer if member is None else {"symbol": symbol, member: answer}
+             for symbol, answer in fetched.values]
+    return items, fetched.errors()

@@ -15,7 +15,7 @@ from typing import Any
 
 from apps.core.symbols import require_symbol
 from marketdata.capabilities import bars as price_history
-from marketdata.concurrency import gather_partial
+from marketdata.concurrency import batch_by_symbol
 from marketdata.indicators.patterns import detect_patterns
 from marketdata.records.bars import BarEvents, Bars, chart_meta
 
@@ -78,11 +78,8 @@ def charts_for(symbols: Sequence[str], interval: str, range_: str, *,
                patterns: bool = False) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
     """v2 batch: ``[{symbol, chart}]`` in request order and ``[{symbol, message}]`` for the
     symbols that could not be served (request order too)."""
-    fetched = gather_partial(lambda s: chart_for(s, interval, range_, patterns=patterns),
-                             symbols, what="chart")
-    fetched.raise_if_nothing_served()
-    return ([{"symbol": symbol, "chart": chart} for symbol, chart in fetched.values],
-            fetched.errors())
+    return batch_by_symbol(lambda s: chart_for(s, interval, range_, patterns=patterns),
+                           symbols, "chart", what="chart")
 
 
 def range_cutoff(range_: str, now: int) -> int | None:
@@ -125,10 +122,8 @@ def events_batch(symbols: Sequence[str], kind: str, range_: str,
     """``[{symbol, <kind>}]`` and ``[{symbol, message}]``, both in request order."""
     now = int(time.time())
     what = {"capitalGains": "capital gains"}.get(kind, kind)
-    fetched = gather_partial(lambda s: events_for(s, kind, range_, now), symbols, what=what)
-    fetched.raise_if_nothing_served()
-    return ([{"symbol": symbol, kind: items} for symbol, items in fetched.values],
-            fetched.errors())
+    return batch_by_symbol(lambda s: events_for(s, kind, range_, now), symbols, kind,
+                           what=what)
 
 
 def capital_gains_for(symbol_text: str, range_: str,

@@ -15,7 +15,7 @@ import numpy as np
 from apps.core.symbols import require_symbol
 from apps.historical.services import bar_keys
 from marketdata.capabilities import bars as price_history
-from marketdata.concurrency import gather_partial
+from marketdata.concurrency import batch_by_symbol
 from marketdata.errors import BadRequest
 from marketdata.indicators.bars import PriceArrays
 from marketdata.indicators.functions import FUNCTIONS, Function
@@ -173,8 +173,5 @@ def indicator_sets(symbols: Sequence[str], interval: str,
     the symbols that could not be served. When none could be served because of an upstream
     failure, that failure is raised (a 5xx/429 naming the provider, not an empty 200)."""
     ordered = sorted(dict.fromkeys(symbols))
-    fetched = gather_partial(lambda s: indicator_set_for(s, interval, range_), ordered,
-                             what="indicator set")
-    fetched.raise_if_nothing_served()
-    return ([{"symbol": symbol, "indicators": values} for symbol, values in fetched.values],
-            fetched.errors())
+    return batch_by_symbol(lambda s: indicator_set_for(s, interval, range_), ordered,
+                           "indicators", what="indicator set")

@@ -8,7 +8,7 @@ from typing import Any
 
 from apps.core.symbols import require_symbol
 from marketdata.capabilities import options
-from marketdata.concurrency import gather_partial
+from marketdata.concurrency import batch_by_symbol
 from marketdata.records.options import OptionChain
 
 MEMBERS = ("symbol", "expirationDates", "expirationDate", "strikes", "calls", "puts")
@@ -28,7 +28,5 @@ def options_for(symbol_text: str, expiration: int | None = None) -> dict[str, An
 def options_batch(symbols: Sequence[str], expiration: int | None = None,
                   ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
     """``[{symbol, options}]`` and ``[{symbol, message}]``, both in request order."""
-    fetched = gather_partial(lambda s: options_for(s, expiration), symbols, what="options")
-    fetched.raise_if_nothing_served()
-    return ([{"symbol": symbol, "options": chain} for symbol, chain in fetched.values],
-            fetched.errors())
+    return batch_by_symbol(lambda s: options_for(s, expiration), symbols, "options",
+                           what="options")

@@ -8,7 +8,7 @@ from typing import Any
 from apps.core.symbols import require_symbol
 from apps.quotes.services import simple_quotes
 from marketdata.capabilities import market
-from marketdata.concurrency import gather_partial
+from marketdata.concurrency import batch_by_symbol
 from marketdata.errors import NotFound
 from marketdata.symbols import normalize_symbol
 
@@ -55,7 +55,5 @@ def recommendations_batch(symbols: Sequence[str], limit: int,
                           ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
     """``[{symbol, recommendations, providerId}]`` and ``[{symbol, message}]``, both in
     request order."""
-    fetched = gather_partial(lambda s: recommendations_for(s, limit), symbols,
-                             what="recommendations")
-    fetched.raise_if_nothing_served()
-    return [body for _, body in fetched.values], fetched.errors()
+    return batch_by_symbol(lambda s: recommendations_for(s, limit), symbols, None,
+                           what="recommendations")
