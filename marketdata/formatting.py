@@ -90,7 +90,6 @@ def _decimal(value: float, decimals: int) -> Decimal:
     return rounded.copy_abs() if rounded.is_zero() else rounded  # never print '-0.00'
 
 
-
 def round_half_up(value: float, decimals: int = 2) -> float:
     """A number rounded the way :func:`fixed` prints it (JSON numbers in responses)."""
     return float(_decimal(value, decimals))

@@ -190,8 +190,6 @@ class LaneState:
                 "capacity": self.capacity, "share": self.share}
 
 
-
-
 class Ticket:
     """The lanes one call occupies (entered in order, left in reverse)."""
 

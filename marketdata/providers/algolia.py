@@ -45,7 +45,6 @@ ATTRIBUTES = ("name", "symbol", "exchangeShortName", "type")
 _APP_ID = re.compile(r"^[A-Za-z0-9]{1,32}$")
 
 
-
 def search_url(app_id: str, index: str) -> str:
     """``https://{APP_ID}-dsn.algolia.net/1/indexes/{index}`` (the DSN host serves search)."""
     if not _APP_ID.match(app_id or ""):
@@ -91,7 +90,6 @@ def parse_hits(payload: Any, hits: int | None = None,
         if hits is not None and len(out) >= hits:
             break
     return out
-
 
 
 class AlgoliaProvider(Provider):

@@ -82,7 +82,6 @@ _REFUSALS = ("invalid api key", "restricted endpoint", "not available under your
              "exclusive endpoint", "special endpoint", "premium")
 
 
-
 # Words of a refusal that concern the plan, not the key: the key stays good for the rest.
 _PLAN_REFUSALS = ("restricted endpoint", "not available under your current",
                   "exclusive endpoint", "special endpoint", "premium")

@@ -84,7 +84,6 @@ def timeseries_url(start: date) -> str:
     return f"{BASE_URL}/{start.isoformat()}.."
 
 
-
 def _day(text: Any) -> date | None:
     try:
         return date.fromisoformat(text) if isinstance(text, str) else None

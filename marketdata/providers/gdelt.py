@@ -104,7 +104,6 @@ _QUERY_REFUSALS = ("phrase is too short", "or'd terms", "parentheses may only",
                    "timespan is too")
 
 
-
 # -- the query -----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SearchTerms:

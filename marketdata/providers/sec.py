@@ -99,7 +99,6 @@ _DOCUMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}", re.ASCII)
 _READABLE = (".htm", ".html", ".txt")
 
 
-
 # -- pacing ---------------------------------------------------------------------------------
 class RequestPacer(pacing.Pacer):
     """Start calls at least ``1 / per_second`` apart (process-wide); ``per_second`` None

@@ -63,7 +63,6 @@ _US_DATE = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})", re.ASCII)
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})", re.ASCII)
 
 
-
 def csv_params(year: int) -> dict[str, str]:
     """The query string of the yearly CSV, as the reference implementation sends it (the
     path alone selects the CSV: Treasury's own download link sends ``page&_format=csv``

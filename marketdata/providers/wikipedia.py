@@ -90,7 +90,6 @@ _SPAN_LIMIT = 1000
 _DATE_FORMATS = ("%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%Y-%m-%d")
 
 
-
 class WikipediaProvider(Provider):
     """A descriptive User-Agent on every call. Any 4xx is a bad upstream answer (502): a
     missing article means it moved, not that the index is unknown (which the caller

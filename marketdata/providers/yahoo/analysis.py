@@ -169,7 +169,6 @@ def fetch_analysis_module(symbol: str, module: str) -> dict[str, Any]:
     return fetch_module(symbol, module, policy="analysis", group="analysis")
 
 
-
 def fetch_upgrade_downgrade_history(symbol: str) -> list[GradeChange]:
     return parse_upgrade_downgrade_history(
         fetch_analysis_module(symbol, UPGRADE_DOWNGRADE_HISTORY))
@@ -177,9 +176,6 @@ def fetch_upgrade_downgrade_history(symbol: str) -> list[GradeChange]:
 
 def fetch_price_targets(symbol: str) -> PriceTargets:
     return parse_price_targets(fetch_analysis_module(symbol, FINANCIAL_DATA))
-
-
-
 
 
 # -- fetchers (the capability table's) --------------------------------------------------------

@@ -111,12 +111,6 @@ def fetch_holders_module(symbol: str, module: str) -> dict[str, Any]:
     return fetch_module(symbol, module, policy="holders", group="holders")
 
 
-
-
-
-
-
-
 # -- the fetcher (the capability table's) -----------------------------------------------------
 # The record each holders module is read into.
 READERS: dict[str, Callable[[Any], Any]] = {

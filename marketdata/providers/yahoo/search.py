@@ -66,7 +66,6 @@ def get_search(query: str, quotes_count: int, news_count: int) -> dict[str, Any]
     return payload
 
 
-
 def parse_search_quotes(payload: Any) -> list[dict[str, str]]:
     """v1 search body -> SearchResult dicts for equities, ETFs and mutual funds, in
     Yahoo's order.

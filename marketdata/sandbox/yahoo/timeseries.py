@@ -447,7 +447,6 @@ def _point(p: Profile, prefix: str, field: str, q: int, value: int | float) -> d
             "reportedValue": {"raw": value, "fmt": _formatted(value)}}
 
 
-
 def handle_timeseries(req: Request) -> SandboxResponse:
     symbol = req.params["symbol"].upper()
     requested = dict.fromkeys(t.strip() for value in req.query.get("type", [])
