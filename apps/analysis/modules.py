@@ -20,9 +20,53 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.symbols import require_symbol
-from apps.core.v2 import Output, V2ApiView, connection_schema
+from apps.core.v2 import Output, V2ApiView, connection_schema, nullable, object_schema
 from marketdata.errors import NotFound
 from marketdata.records.fundamentals import ModuleData
+
+# A v2 member list's row: member -> NUM | INT | STR, or a nested row.
+RowShape = Mapping[str, Any]
+NUM, INT, STR = "number", "integer", "string"
+
+# Yahoo's member names that break camel case, as v2 spells them (at any depth).
+CAMEL_NAMES = {
+    "7daysAgo": "sevenDaysAgo", "30daysAgo": "thirtyDaysAgo", "60daysAgo": "sixtyDaysAgo",
+    "90daysAgo": "ninetyDaysAgo", "upLast7days": "upLast7Days",
+    "upLast30days": "upLast30Days", "upLast90days": "upLast90Days",
+    "downLast7days": "downLast7Days", "downLast30days": "downLast30Days",
+    "downLast90days": "downLast90Days",
+}
+
+
+def camel_members(value: Any) -> Any:
+    """``value`` with Yahoo's oddly cased member names (``7daysAgo``, ``upLast7days``)
+    renamed at every depth; everything else as it is."""
+    if isinstance(value, dict):
+        return {CAMEL_NAMES.get(k, k): camel_members(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [camel_members(v) for v in value]
+    return value
+
+
+def complete_row(row: Any, shape: RowShape) -> Any:
+    """``row`` with every member of ``shape`` present in the shape's order (null where
+    Yahoo sent none, nested rows completed too), then whatever else Yahoo sent."""
+    if not isinstance(row, dict):
+        return row
+    out = {name: complete_row(row.get(name), kind) if isinstance(kind, Mapping)
+           else row.get(name) for name, kind in shape.items()}
+    out.update((name, value) for name, value in row.items() if name not in out)
+    return out
+
+
+def row_schema(shape: RowShape, description: str) -> dict[str, Any]:
+    """The OpenAPI schema of a row: every member typed, present and nullable; members Yahoo
+    adds later pass through (additionalProperties)."""
+    properties = {name: (row_schema(kind, name) | {"type": ["object", "null"]}
+                         if isinstance(kind, Mapping) else nullable(kind))
+                  for name, kind in shape.items()}
+    return {**object_schema(properties, description, required=tuple(shape)),
+            "additionalProperties": True}
 
 
 @dataclass(frozen=True)
@@ -36,6 +80,7 @@ class ModuleType:
     label: str  # "No {label} data found for SYM"
     v2_members: tuple[str, ...] = ()  # v2's known top-level members; () = not served by v2
     v2_list: str | None = None  # the v2 member `cursor`/`limit` page; None: not a list type
+    v2_row: RowShape | None = None  # the members of each ``v2_list`` row
     # v2: module record -> whether there is data (defaults to the v1 builder finding some).
     v2_has_data: Callable[[Any], Any] | None = None
     v1_member: str | None = None  # the v1 body member it fills (None: ``v1_name``)
@@ -112,7 +157,17 @@ class ModuleEndpoint:
         body = data.members or {}
         if not any(name != "maxAge" for name in body) or not kind.has_v2_data(data.record):
             raise _no_data(kind, symbol)
-        return kind, body
+        return kind, self.v2_body(kind, body)
+
+    @staticmethod
+    def v2_body(kind: ModuleType, module: dict[str, Any]) -> dict[str, Any]:
+        """v2's body of a module: camel-case names, every known member present (null when
+        Yahoo sent none), in rows too."""
+        body = complete_row(camel_members(module), dict.fromkeys(kind.v2_members, "any"))
+        rows = body.get(kind.v2_list) if kind.v2_list else None
+        if kind.v2_row is not None and isinstance(rows, list):
+            body[kind.v2_list] = [complete_row(row, kind.v2_row) for row in rows]
+        return body
 
 
 def _no_data(kind: ModuleType, symbol: str) -> NotFound:
@@ -132,18 +187,20 @@ class V2ModuleView(V2ApiView):
                                         paged=(kind.v2_list,) if kind.v2_list else ()))
 
 
-def v2_module_schema(what: str, list_members: dict[str, str],
+def v2_module_schema(what: str, endpoint: ModuleEndpoint, list_members: dict[str, str],
                      members: dict[str, Any]) -> dict[str, Any]:
     """The v2 body of a raw-module endpoint: an object whose members depend on the type.
 
-    The known members are declared (each list member as a paged list: a bare array, or a
-    connection with `cursor`/`limit`); anything else Yahoo sends is passed through
+    The known members are declared (each list member as a paged list of typed rows: a bare
+    array, or a connection with `cursor`/`limit`; a member that two types share has rows of
+    either type's shape); anything else Yahoo sends is passed through
     (additionalProperties)."""
-    row = {"type": "object", "additionalProperties": True,
-           "description": "One row, Yahoo's camelCase members, numbers raw"}
-    properties: dict[str, Any] = {
-        name: {**connection_schema(row, "rows"), "description": f"{text} (paged)"}
-        for name, text in list_members.items()}
+    properties: dict[str, Any] = {}
+    for name, text in list_members.items():
+        shapes = [row_schema(t.v2_row, f"A {t.route} row")
+                  for t in endpoint.v2_types.values() if t.v2_list == name and t.v2_row]
+        row = shapes[0] if len(shapes) == 1 else {"anyOf": shapes}
+        properties[name] = {**connection_schema(row, "rows"), "description": f"{text} (paged)"}
     properties.update(members)
     return {"type": "object", "additionalProperties": True, "properties": properties,
             "description": f"The {what} module's members as Yahoo sends them (camelCase "

@@ -4,7 +4,7 @@ AnalysisData and v2's raw module."""
 from rest_framework import serializers
 
 from apps.analysis.modules import v2_module_schema
-from apps.analysis.services import ALIASES, ANALYSIS_TYPES
+from apps.analysis.services import ALIASES, ANALYSIS, ANALYSIS_TYPES
 from apps.core.params import QuerySerializer, choice
 from apps.core.v2 import INTEGER, STRING, PageQuery
 
@@ -127,7 +127,7 @@ class V2AnalysisQuery(PageQuery):
 
 
 V2_ANALYSIS_RESPONSE = v2_module_schema(
-    "analysis",
+    "analysis", ANALYSIS,
     {"trend": "recommendations: `{period, strongBuy, buy, hold, sell, strongSell}` per month; "
               "earnings-estimate: one row per period with `earningsEstimate`, "
               "`revenueEstimate`, `epsTrend`, `epsRevisions`",
@@ -136,5 +136,6 @@ V2_ANALYSIS_RESPONSE = v2_module_schema(
                 "period, currency, epsActual, epsEstimate, epsDifference, surprisePercent, "
                 "maxAge}`"},
     {"maxAge": INTEGER,
-     "defaultMethodology": {**STRING, "description": "earnings-estimate, earnings-history "
-                                                     "(when Yahoo sends it)"}})
+     "defaultMethodology": {**STRING, "description": "earnings-estimate, earnings-history: "
+                                                     "the EPS basis of the estimates, e.g. "
+                                                     "`nongaap` (null when Yahoo sends none)"}})

@@ -92,20 +92,24 @@ class AnalysisAliasView(ApiView):
 
 class V2AnalysisView(V2ModuleView):
     """One analyst data set of a stock: the Yahoo Finance quoteSummary module of the type,
-    with Yahoo's camelCase member names and its values raw (every `{raw, fmt}` object
-    reduced to its raw number, Yahoo's empty `{}` to null; strings as sent).
+    with its values raw (every `{raw, fmt}` object reduced to its raw number, Yahoo's empty
+    `{}` to null; strings as sent) and camel-case member names (Yahoo's `7daysAgo`,
+    `upLast7days`, `downLast30days` are `sevenDaysAgo`, `upLast7Days`, `downLast30Days`).
+    Every member of a row is present, null where Yahoo sent none; members Yahoo adds later
+    are passed on after them.
 
     Types (type -> Yahoo module: members; the member `cursor`/`limit` page):
     - `recommendations` -> recommendationTrend: `trend` `[{period, strongBuy, buy, hold,
       sell, strongSell}]` (`0m` is this month, `-1m` the one before), `maxAge`. Paged: `trend`.
     - `upgrades-downgrades` -> upgradeDowngradeHistory: `history` `[{epochGradeDate, firm,
-      toGrade, fromGrade, action, ...}]` newest first, `maxAge`. Paged: `history`.
+      toGrade, fromGrade, action, priceTargetAction, currentPriceTarget, priorPriceTarget}]`
+      newest first, `maxAge`. Paged: `history`.
     - `earnings-estimate` -> earningsTrend: `trend` `[{period, endDate, growth,
       earningsEstimate, revenueEstimate, epsTrend, epsRevisions, ...}]`, `maxAge`
-      (`defaultMethodology` when Yahoo sends it). Paged: `trend`.
+      `defaultMethodology` (the EPS basis, e.g. `nongaap`). Paged: `trend`.
     - `earnings-history` -> earningsHistory: `history` `[{quarter, period, currency,
       epsActual, epsEstimate, epsDifference, surprisePercent, maxAge}]` oldest first,
-      `maxAge` (`defaultMethodology` when Yahoo sends it). Paged: `history`.
+      `maxAge`, `defaultMethodology`. Paged: `history`.
 
     `fields` selects top-level members (a requested member is present even when null).
     `cursor`/`limit` page the type's list member: it becomes a connection `{edges, nodes,

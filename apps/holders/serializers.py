@@ -7,7 +7,7 @@ from rest_framework import serializers
 from apps.analysis.modules import v2_module_schema
 from apps.core.params import QuerySerializer, choice
 from apps.core.v2 import INTEGER, NUMBER, STRING, PageQuery
-from apps.holders.services import ALIASES, HOLDER_TYPES
+from apps.holders.services import ALIASES, HOLDER_TYPES, HOLDERS
 
 # Names accepted by the sub-route form, for the docs: the reference's names first.
 ALIAS_NAMES = ("major", "institutional", "mutualfund", *ALIASES,
@@ -134,7 +134,7 @@ class V2HoldersQuery(PageQuery):
 
 
 V2_HOLDERS_RESPONSE = v2_module_schema(
-    "holders",
+    "holders", HOLDERS,
     {"ownershipList": "institutional, mutualfund: `{maxAge, reportDate, organization, "
                       "pctHeld, position, value, pctChange}`, largest first",
      "transactions": "insider-transactions: `{maxAge, shares, value, filerUrl, "

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from apps.analysis.modules import ModuleEndpoint, ModuleType
+from apps.analysis.modules import INT, NUM, STR, ModuleEndpoint, ModuleType
 from marketdata.capabilities import fundamentals
 from marketdata.formatting import json_ready
 from marketdata.records.fundamentals import (
@@ -55,6 +55,16 @@ def _insider_roster(roster: list[InsiderRosterMember]) -> list[dict[str, Any]] |
     return [json_ready(m) for m in roster] or None
 
 
+# -- v2 rows: each list member's row, every member present (null where Yahoo sent none) --------
+OWNERSHIP_ROW = {"maxAge": INT, "reportDate": INT, "organization": STR, "pctHeld": NUM,
+                 "position": NUM, "value": NUM, "pctChange": NUM}
+TRANSACTION_ROW = {"maxAge": INT, "shares": NUM, "value": NUM, "filerUrl": STR,
+                   "transactionText": STR, "filerName": STR, "filerRelation": STR,
+                   "moneyText": STR, "startDate": INT, "ownership": STR}
+ROSTER_ROW = {"maxAge": INT, "name": STR, "relation": STR, "url": STR,
+              "transactionDescription": STR, "latestTransDate": INT, "positionDirect": NUM,
+              "positionDirectDate": INT, "positionIndirect": NUM, "positionIndirectDate": INT}
+
 # -- the table ------------------------------------------------------------------------------
 _OWNERSHIP = ("maxAge", "ownershipList")
 HOLDERS = ModuleEndpoint("holder_type", fundamentals.holders, (
@@ -64,14 +74,16 @@ HOLDERS = ModuleEndpoint("holder_type", fundamentals.holders, (
                            "institutionsFloatPercentHeld", "institutionsCount")),
     ModuleType("institutional", "institutional", INSTITUTION_OWNERSHIP, _ownership,
                "institutional holders", v1_member="institutional_holders",
-               reference_key="holders", v2_members=_OWNERSHIP, v2_list="ownershipList"),
+               reference_key="holders", v2_members=_OWNERSHIP, v2_list="ownershipList",
+               v2_row=OWNERSHIP_ROW),
     ModuleType("mutualfund", "mutualfund", FUND_OWNERSHIP, _ownership, "mutual fund holders",
                v1_member="mutualfund_holders", reference_key="holders",
-               v2_members=_OWNERSHIP, v2_list="ownershipList"),
+               v2_members=_OWNERSHIP, v2_list="ownershipList", v2_row=OWNERSHIP_ROW),
     ModuleType("insider_transactions", "insider-transactions", INSIDER_TRANSACTIONS,
                _insider_transactions, "insider transactions",
                v1_member="insider_transactions", reference_key="transactions",
-               v2_members=("transactions", "maxAge"), v2_list="transactions"),
+               v2_members=("transactions", "maxAge"), v2_list="transactions",
+               v2_row=TRANSACTION_ROW),
     ModuleType("insider_purchases", "insider-purchases", NET_SHARE_PURCHASE_ACTIVITY,
                _insider_purchases, "insider purchases", v1_member="insider_purchases",
                reference_key="summary",
@@ -81,7 +93,7 @@ HOLDERS = ModuleEndpoint("holder_type", fundamentals.holders, (
                            "netPercentInsiderShares", "totalInsiderShares")),
     ModuleType("insider_roster", "insider-roster", INSIDER_HOLDERS, _insider_roster,
                "insider roster", v1_member="insider_roster", reference_key="roster",
-               v2_members=("holders", "maxAge"), v2_list="holders"),
+               v2_members=("holders", "maxAge"), v2_list="holders", v2_row=ROSTER_ROW),
 ))
 
 # Derived: the table, v1's query choices and members, v1's sub-route aliases, v2's path enum.

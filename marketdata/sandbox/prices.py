@@ -426,6 +426,8 @@ class Snapshot:
     post: tuple[float, int] | None
     high_52w: float
     low_52w: float
+    all_time_high: float  # over the whole simulated history up to now
+    all_time_low: float
     close_52w_ago: float
     avg50: float
     avg200: float
@@ -490,6 +492,8 @@ def snapshot(series: DailySeries, now: int) -> Snapshot:
     lows = series.lo[lo52_i:i]
     high_52w = max(float(highs.max()) if len(highs) else h, h)
     low_52w = min(float(lows.min()) if len(lows) else lo, lo)
+    all_time_high = max(float(series.h[:i].max()) if i else h, h)
+    all_time_low = min(float(series.lo[:i].min()) if i else lo, lo)
     closes = series.c[max(0, i - 199):i]
 
     def avg(arr: np.ndarray) -> float:
@@ -500,7 +504,8 @@ def snapshot(series: DailySeries, now: int) -> Snapshot:
     return Snapshot(
         index=i, state=state, price=c, prev_close=prev_close, open=o, high=h, low=lo,
         volume=v, market_time=market_time, pre=pre, post=post,
-        high_52w=high_52w, low_52w=low_52w, close_52w_ago=float(series.c[lo52_i]),
+        high_52w=high_52w, low_52w=low_52w, all_time_high=all_time_high,
+        all_time_low=all_time_low, close_52w_ago=float(series.c[lo52_i]),
         avg50=round(avg(np.append(closes[-49:], c)), 4),
         avg200=round(avg(np.append(closes, c)), 4),
         avg_vol_3m=int(vols.mean()) if len(vols) else v,

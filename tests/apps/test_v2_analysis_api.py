@@ -41,6 +41,44 @@ def as_sent(value: Any) -> Any:
     return value
 
 
+# Yahoo's oddly cased names and v2's spelling, written out here independently of the code.
+YAHOO_SPELLINGS = {"7daysAgo": "sevenDaysAgo", "30daysAgo": "thirtyDaysAgo",
+                   "60daysAgo": "sixtyDaysAgo", "90daysAgo": "ninetyDaysAgo",
+                   "upLast7days": "upLast7Days", "upLast30days": "upLast30Days",
+                   "downLast30days": "downLast30Days", "downLast90days": "downLast90Days"}
+
+
+def assert_served(got: Any, sent: Any, shape: Any) -> None:
+    """``got`` is the recorded ``sent`` (read by :func:`as_sent`) as v2 serves it: every
+    member of ``shape`` first, in its order, null where Yahoo sent none; then whatever else
+    Yahoo sent; Yahoo's odd spellings in camel case; nested rows alike."""
+    sent = as_sent(sent)
+    if not isinstance(sent, dict) or not isinstance(shape, dict):
+        assert got == sent
+        return
+    renamed = {YAHOO_SPELLINGS.get(k, k): v for k, v in sent.items()}
+    assert list(got) == [*shape, *(k for k in renamed if k not in shape)]
+    for name, kind in shape.items():
+        if name not in renamed:
+            assert got[name] is None, name
+    for name, value in renamed.items():
+        inner = shape.get(name)
+        if isinstance(value, list) and isinstance(inner, dict):
+            assert len(got[name]) == len(value)
+            for got_row, sent_row in zip(got[name], value, strict=True):
+                assert_served(got_row, sent_row, inner)
+        elif isinstance(value, dict) and isinstance(inner, dict):
+            assert_served(got[name], value, inner)
+        else:
+            assert got[name] == value, name
+
+
+def v2_shape(kind) -> dict:
+    """A type's v2 body shape: its top-level members, its list member's row."""
+    return {**dict.fromkeys(kind.v2_members, "any"),
+            **({kind.v2_list: kind.v2_row} if kind.v2_list else {})}
+
+
 def recorded_module(recording, module: str, file: str) -> tuple[dict | None, dict]:
     """(module body or None for Yahoo's 404 payload, the quoteSummary payload to serve).
     finance-query's module-only files are put back into Yahoo's envelope."""
@@ -141,9 +179,7 @@ def test_every_type_on_every_recording(api, yahoo, recording, analysis_type, mod
         assert_api_error(response, 404, missing)
         return
     assert response.status_code == 200, response.content
-    got = response.json()
-    assert got == as_sent(body)
-    assert list(got) == list(body), "Yahoo's member order"
+    assert_served(response.json(), body, v2_shape(services.V2_TYPES[analysis_type]))
     query = summary_calls(yahoo)[0].request.url
     assert f"modules={module}" in query and "formatted=false" in query
 
@@ -184,8 +220,27 @@ def test_upgrade_downgrade_strings_as_sent(api, yahoo, recording):
     yahoo.summary("OCDO.L", recording(f"{QS}/upgradeDowngradeHistory/OCDO.L.json"))
     body = api.get("/v2/analysis/OCDO.L/upgrades-downgrades").json()
     assert body == {"history": [{"epochGradeDate": 1625734732, "firm": "Bernstein",
-                                 "toGrade": "Outperform", "fromGrade": "", "action": "init"}],
+                                 "toGrade": "Outperform", "fromGrade": "", "action": "init",
+                                 "priceTargetAction": None, "currentPriceTarget": None,
+                                 "priorPriceTarget": None}],
                     "maxAge": 86400}
+
+
+def test_estimate_rows_in_camel_case(api, yahoo, recording):
+    """Yahoo's `7daysAgo` and `upLast7days` beside `downLast7Days` come out camel-cased,
+    values unchanged; a revision count Yahoo leaves empty is null."""
+    payload = recording(f"{QS}/earningsTrend/AAPL.json")
+    sent = payload["quoteSummary"]["result"][0]["earningsTrend"]["trend"][0]
+    yahoo.summary("AAPL", payload)
+    row = api.get("/v2/analysis/AAPL/earnings-estimate").json()["trend"][0]
+    assert list(row["epsTrend"]) == ["current", "sevenDaysAgo", "thirtyDaysAgo",
+                                     "sixtyDaysAgo", "ninetyDaysAgo", "epsTrendCurrency"]
+    assert row["epsTrend"]["sevenDaysAgo"] == as_sent(sent["epsTrend"]["7daysAgo"])
+    assert row["epsRevisions"]["upLast7Days"] == as_sent(sent["epsRevisions"]["upLast7days"])
+    assert row["epsRevisions"]["downLast30Days"] == as_sent(
+        sent["epsRevisions"]["downLast30days"])
+    assert not {"7daysAgo", "upLast7days", "downLast30days"} & (
+        set(row["epsTrend"]) | set(row["epsRevisions"]))
 
 
 # -- fields ------------------------------------------------------------------------------------
@@ -197,8 +252,10 @@ def test_fields_select_top_level_members(api, yahoo, recording):
     body = api.get(f"{base}?fields=history, defaultMethodology,nonsense").json()
     assert set(body) == {"history", "defaultMethodology"}
     assert body["defaultMethodology"] is None and len(body["history"]) == 4
-    # Nothing known: everything.
-    assert set(api.get(f"{base}?fields=nonsense").json()) == {"history", "maxAge"}
+    # Nothing known: everything, a known member Yahoo did not send as null.
+    assert api.get(f"{base}?fields=nonsense").json()["defaultMethodology"] is None
+    assert set(api.get(f"{base}?fields=nonsense").json()) == {
+        "history", "maxAge", "defaultMethodology"}
     # A name of another type is not a member of this one.
     yahoo.summary("SPOT", recording(f"{QS}/recommendationTrend/SPOT.json"))
     assert set(api.get("/v2/analysis/SPOT/recommendations?fields=defaultMethodology")

@@ -16,6 +16,7 @@ from tests.apps.test_v2_analysis_api import (
     QS,
     as_sent,
     assert_api_error,
+    assert_served,
     follow_pages,
     no_formatted_values,
     openapi,
@@ -24,6 +25,7 @@ from tests.apps.test_v2_analysis_api import (
     serve,
     summary_calls,
     symbol_of,
+    v2_shape,
 )
 
 MODULES = {"major": "majorHoldersBreakdown", "institutional": "institutionOwnership",
@@ -73,9 +75,7 @@ def test_every_type_on_every_recording(api, yahoo, recording, holder_type, file,
         assert_api_error(response, 404, missing)
         return
     assert response.status_code == 200, response.content
-    got = response.json()
-    assert got == as_sent(body)
-    assert list(got) == list(body), "Yahoo's member order"
+    assert_served(response.json(), body, v2_shape(services.V2_TYPES[holder_type]))
     query = summary_calls(yahoo)[0].request.url
     assert f"modules={module}" in query and "formatted=false" in query
 
@@ -106,14 +106,29 @@ def test_insider_transactions_strings_as_sent(api, yahoo, recording):
 
 
 def test_insider_purchases_members_yahoo_leaves_out(api, yahoo, recording):
-    """OCDO.L has no sell shares or percentages: absent unless asked for, then null."""
+    """OCDO.L has no sell shares or percentages: present and null, like every member Yahoo
+    leaves out."""
     yahoo.summary("OCDO.L", recording(f"{QS}/netSharePurchaseActivity/OCDO.L.json"))
     body = api.get("/v2/holders/OCDO.L/insider-purchases").json()
     assert body == {"maxAge": 1, "period": "6m", "buyInfoCount": 0, "buyInfoShares": 0,
-                    "sellInfoCount": 0, "netInfoCount": 0, "netInfoShares": 0,
+                    "buyPercentInsiderShares": None, "sellInfoCount": 0,
+                    "sellInfoShares": None, "sellPercentInsiderShares": None,
+                    "netInfoCount": 0, "netInfoShares": 0, "netPercentInsiderShares": None,
                     "totalInsiderShares": 240601008}
     asked = api.get("/v2/holders/OCDO.L/insider-purchases?fields=sellInfoShares,period")
     assert asked.json() == {"period": "6m", "sellInfoShares": None}
+
+
+def test_a_member_yahoo_leaves_out_of_a_row_is_null(api, yahoo, recording):
+    """Yahoo sends an insider transaction's `value` only for priced trades: the others
+    carry it as null, in the row's member order."""
+    payload = recording(f"{QS}/insiderTransactions/AAPL.json")
+    sent = payload["quoteSummary"]["result"][0]["insiderTransactions"]["transactions"]
+    yahoo.summary("AAPL", payload)
+    rows = api.get("/v2/holders/AAPL/insider-transactions").json()["transactions"]
+    unpriced = [i for i, row in enumerate(sent) if "value" not in row]
+    assert unpriced and all(rows[i]["value"] is None for i in unpriced)
+    assert all(list(row) == list(rows[0]) for row in rows)
 
 
 # -- fields ------------------------------------------------------------------------------------

@@ -374,7 +374,7 @@ def test_sandbox_dgs10_agrees_with_the_treasury_curve(api, sandbox_upstream):
 _SETTINGS = settings(max_examples=10, deadline=None,
                      suppress_health_check=[HealthCheck.function_scoped_fixture])
 # url, where the paged list sits (None: the body), page sizes to draw
-PAGED = [("/v2/macro/series/SERIES44", "observations", (1, 9)),
+PAGED = [("/v2/macro/series/FYFSD", "observations", (1, 9)),
          ("/v2/macro/treasury-yields?year=1990", None, (20, 90))]
 
 

@@ -127,6 +127,22 @@ def parse_events(result: dict[str, Any]) -> BarEvents:
                      capital_gains=amounts("capitalGains"))
 
 
+def _session_previous_close(meta: dict[str, Any], ordered: list[tuple[int, Any]],
+                            interval: str) -> float | None:
+    """Yahoo sends ``previousClose`` on intraday charts only. On a daily chart whose last
+    bar is the session of ``regularMarketTime`` (dates in the exchange's time zone), it is
+    the close of the bar before; otherwise (a window in the past, weekly or monthly bars)
+    it is not in the chart."""
+    market_time, offset = raw(meta.get("regularMarketTime")), raw(meta.get("gmtoffset"))
+    if interval != "1d" or len(ordered) < 2 or not isinstance(market_time, int | float):
+        return None
+    offset = offset if isinstance(offset, int | float) else 0
+    if (ordered[-1][0] + offset) // 86400 != (market_time + offset) // 86400:
+        return None
+    close: float = ordered[-2][1][3]
+    return close
+
+
 def parse_bars(payload: Any, interval: str) -> Bars:
     """Yahoo chart JSON -> Bars. Unknown symbol -> NotFound; a known symbol with no bars
     in the window -> Bars without any."""
@@ -134,10 +150,12 @@ def parse_bars(payload: Any, interval: str) -> Bars:
     meta = result.get("meta")
     meta = meta if isinstance(meta, dict) else {}
     ordered, has_adj = _chart_rows(result)
+    values = {name: raw(meta.get(_YAHOO_META.get(name, name))) for name in META_MEMBERS}
+    if values["previousClose"] is None:
+        values["previousClose"] = _session_previous_close(meta, ordered, interval)
     return Bars(
         interval=interval,
-        meta=chart_meta({name: raw(meta.get(_YAHOO_META.get(name, name)))
-                         for name in META_MEMBERS}),
+        meta=chart_meta(values),
         timestamps=[ts for ts, _ in ordered],
         open=[r[0] for _, r in ordered],
         high=[r[1] for _, r in ordered],

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 from marketdata.cache import fetch_many_through
@@ -130,12 +131,58 @@ LOGO_FIELDS = "logoUrl,companyLogoUrl"
 _LOGO_SIZE = "50"
 
 
+def _percent_as_fraction(value: Any) -> float | None:
+    # Shifted in decimal so that 34.721302 % is 0.34721302, not 0.34721302000000004.
+    found = number(raw(value))
+    return float(Decimal(repr(found)).scaleb(-2)) if found is not None else None
+
+
+def _rating_mean(value: Any) -> float | None:
+    # averageAnalystRating is "2.1 - Buy": the mean on Yahoo's 1 (strong buy) to 5 scale.
+    match = _RATING.match(value) if isinstance(value, str) else None
+    return float(match["mean"]) if match else None
+
+
+def _rating_key(value: Any) -> str | None:
+    # ... and its wording as quoteSummary's recommendationKey spells it ("strong_buy").
+    match = _RATING.match(value) if isinstance(value, str) else None
+    return "_".join(match["label"].lower().split()) if match else None
+
+
+def _seconds(value: Any) -> int | None:
+    found = integer(raw(value))
+    return found // 1000 if found is not None else None
+
+
+_RATING = re.compile(r"\s*(?P<mean>\d+(?:\.\d+)?)\s*-\s*(?P<label>[A-Za-z][A-Za-z ]*?)\s*$")
+
+# GqlQuote members that v7 carries under another meaning: (v7 key, conversion). quoteSummary
+# sends week52Change as a fraction, v7 its fiftyTwoWeekChangePercent in percent; a fund's
+# totalAssets is v7's netAssets; currentPrice is the regular-market price.
+V7_DERIVED: dict[str, tuple[str, Any]] = {
+    "firstTradeDateEpochUtc": ("firstTradeDateMilliseconds", _seconds),
+    "recommendationMean": ("averageAnalystRating", _rating_mean),
+    "recommendationKey": ("averageAnalystRating", _rating_key),
+    "week52Change": ("fiftyTwoWeekChangePercent", _percent_as_fraction),
+    "currentPrice": ("regularMarketPrice", raw),
+    "totalAssets": ("netAssets", raw),
+    "beta": ("beta", raw),
+}
+
+
 def parse_gql_quote_v7(item: dict[str, Any]) -> GqlQuoteRecord:
-    """One v7 result -> every GqlQuote member (the ones v7 does not carry are None)."""
+    """One v7 result -> every GqlQuote member: the ones v7 sends (``V7_MEMBERS``), the ones
+    derived from what it sends (``V7_DERIVED``); the rest are None."""
     values: dict[str, Any] = {}
     for name, kind in QUOTE_MEMBERS.items():
         key = V7_MEMBERS.get(name)
-        values[name] = usable_value(kind, item.get(key)) if key is not None else None
+        if key is not None:
+            values[name] = usable_value(kind, item.get(key))
+        elif name in V7_DERIVED:
+            source, convert = V7_DERIVED[name]
+            values[name] = usable_value(kind, convert(item.get(source)))
+        else:
+            values[name] = None
     symbol = str(item["symbol"]).upper()
     values["symbol"] = values["symbol"] or symbol
     return GqlQuoteRecord(symbol=symbol, values=values)

@@ -13,25 +13,25 @@ quantity appears elsewhere:
 - GDP, GDPC1, CPIAUCSL, CPILFESL, PCEPI, PCE, PAYEMS, INDPRO, M2SL grow from their real
   first values at a plausible rate; UNRATE, HOUST, UMCSENT, ICSA wander within their real
   ranges;
-- any other well-formed id gets a frequency, first year, level and shape from sha256 of
-  the id. Values come from a numpy generator seeded by sha256 of the id, drawn once over
-  the series' whole grid (first date .. 2040-12-31), so a date's value never changes.
+- the other ids of the catalogue (``OTHER_SERIES``: widely used FRED series) get a
+  frequency, first year, level and shape from sha256 of the id. Values come from a numpy
+  generator seeded by sha256 of the id, drawn once over the series' whole grid (first date
+  .. 2040-12-31), so a date's value never changes.
 
 Daily series list every weekday (FRED's convention) with no value (``.``) on the days
 without one (holidays); daily values are out the evening of their day, weekly ones five
 days after, monthly ones 2 weeks after the month, quarterly ones 4 weeks after the
 quarter, annual ones 2 months after the year.
 
-**Unknown ids** (the instruments' rule, for series): an id that is not letters, digits and
-underscores (1-40 characters), or that contains ``INVALID``, ``NOTFOUND`` or ``UNKNOWN``,
-or starts with ``ZZZZ``, does not exist.
+**Unknown ids**: every id outside the catalogue (``KNOWN`` and ``OTHER_SERIES``) does not
+exist, and is FRED's "The series does not exist." answer, so a client sees the service's
+404 for a mistyped id in the sandbox too.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
@@ -42,8 +42,6 @@ import pandas as pd
 from marketdata.sandbox.treasury import curve
 
 LAST_DAY = date(2040, 12, 31)
-SERIES_ID_RE = re.compile(r"[A-Z0-9_]{1,40}", re.ASCII)
-_UNKNOWN_MARKERS = ("INVALID", "NOTFOUND", "UNKNOWN")
 # pandas frequency of each FRED frequency code (daily series: weekdays).
 _GRID = {"D": "B", "DA": "D", "W": "W-FRI", "M": "MS", "Q": "QS", "A": "YS"}
 # How long after its date an observation is published.
@@ -115,16 +113,32 @@ KNOWN: dict[str, Spec] = {
 }
 
 
+# Widely used series beyond the ones with their own recipe in KNOWN, with FRED's frequency
+# (D daily, W weekly, M monthly, Q quarterly, A annual); the rest of the recipe is hashed.
+OTHER_SERIES: dict[str, str] = {
+    **dict.fromkeys(("BAMLC0A0CM", "BAMLH0A0HYM2", "DCOILBRENTEU", "DCOILWTICO", "DEXCAUS",
+                     "DEXCHUS", "DEXJPUS", "DEXMXUS", "DEXUSUK", "DPRIME", "DTB3", "DTB6",
+                     "DTWEXBGS", "IORB", "RRPONTSYD", "T10YIE", "T5YIE"), "D"),
+    **dict.fromkeys(("CCSA", "GASREGW", "IC4WSA", "MORTGAGE15US", "NFCI", "STLFSI4", "WALCL",
+                     "WM2NS", "WRESBAL"), "W"),
+    **dict.fromkeys(("AAA", "BAA", "BOGMBASE", "BUSLOANS", "CIVPART", "CPIENGSL",
+                     "CSUSHPINSA", "DGORDER", "DSPIC96", "EMRATIO", "EXPINF1YR", "GS10", "GS2",
+                     "JTSJOL", "MICH", "PCEPILFE", "PERMIT", "PPIACO", "PSAVERT", "REVOLSL",
+                     "RRSFS", "RSAFS", "TB3MS", "TOTALSA", "TOTALSL", "TTLCONS", "U6RATE",
+                     "USREC"), "M"),
+    **dict.fromkeys(("A191RL1Q225SBEA", "GDPPOT", "GFDEBTN", "GFDEGDQ188S", "MSPUS"), "Q"),
+    "FYFSD": "A",
+}
+
+
 def normalize_series_id(raw: str) -> str:
     return raw.strip().upper()
 
 
 def is_known_series(series_id: str) -> bool:
-    """The sandbox's unknown-series rule (module doc)."""
+    """Whether the sandbox's catalogue has the id (module doc)."""
     sid = normalize_series_id(series_id)
-    if not SERIES_ID_RE.fullmatch(sid):
-        return False
-    return not any(m in sid for m in _UNKNOWN_MARKERS) and not sid.startswith("ZZZZ")
+    return sid in KNOWN or sid in OTHER_SERIES
 
 
 def _digest(*parts: object) -> int:
@@ -140,7 +154,8 @@ def spec_for(series_id: str) -> Spec:
     """The recipe of a known id: the catalogue's, or one derived from its hash."""
     if series_id in KNOWN:
         return KNOWN[series_id]
-    frequency = ("M", "M", "M", "Q", "Q", "D", "W", "A")[_digest(series_id, "f") % 8]
+    frequency = OTHER_SERIES.get(series_id) or (
+        "M", "M", "M", "Q", "Q", "D", "W", "A")[_digest(series_id, "f") % 8]
     start = date(1947 + _digest(series_id, "y") % 64, 1, 1)
     decimals = (1, 2, 2, 3)[_digest(series_id, "d") % 4]
     level = math.exp(math.log(1.0) + _unit(series_id, "l") * math.log(5000.0))

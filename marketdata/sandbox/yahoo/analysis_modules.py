@@ -24,7 +24,15 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from marketdata.sandbox.instruments import EQUITY, US_EXCHANGES, pick, stable_hash, unit
+from marketdata.sandbox.instruments import (
+    EQUITY,
+    ETF,
+    MUTUALFUND,
+    US_EXCHANGES,
+    pick,
+    stable_hash,
+    unit,
+)
 from marketdata.sandbox.yahoo import fmt
 from marketdata.sandbox.yahoo.market import MarketView
 
@@ -322,7 +330,8 @@ def earnings_trend(view: MarketView) -> dict[str, Any] | None:
                 "downLast30days": _count(downs[1]), "downLast7Days": _count(downs[0]),
                 "downLast90days": {}, "epsRevisionsCurrency": ccy},
         })
-    return {"trend": rows, "maxAge": 1}
+    # Today's Yahoo names the EPS basis of the estimates (the recordings predate it).
+    return {"trend": rows, "maxAge": 1, "defaultMethodology": "nongaap"}
 
 
 def _count(n: int) -> dict[str, Any]:
@@ -346,7 +355,7 @@ def earnings_history(view: MarketView) -> dict[str, Any] | None:
                      "surprisePercent": _o_pct(round(diff / estimate, 4) if estimate else None),
                      "quarter": _o_date(_epoch(_quarter_end(q))), "currency": ccy,
                      "period": f"-{k}q"})
-    return {"history": rows, "maxAge": 86400}
+    return {"history": rows, "maxAge": 86400, "defaultMethodology": "nongaap"}
 
 
 def esg_scores(view: MarketView) -> dict[str, Any] | None:
@@ -395,10 +404,17 @@ def _institutions_fraction(view: MarketView) -> float:
     return round(0.4 + 0.5 * unit("inst", view.inst.symbol), 5)  # defaultKeyStatistics'
 
 
+def _held_by_institutions(view: MarketView) -> bool:
+    """Stocks and ETFs are in institutions' and funds' filings; a mutual fund's holders
+    are only summarised (no insiders: a fund has no officers holding it)."""
+    return view.inst.kind in (EQUITY, ETF)
+
+
 def major_holders_breakdown(view: MarketView) -> dict[str, Any] | None:
-    if not _equity(view):
+    if not (_held_by_institutions(view) or view.inst.kind == MUTUALFUND):
         return None
-    insiders, institutions = _insiders_fraction(view), _institutions_fraction(view)
+    insiders = _insiders_fraction(view) if _equity(view) else 0.0
+    institutions = _institutions_fraction(view)
     count = int(math.exp(math.log(50) + unit("instn", view.inst.symbol) * math.log(150)))
     return {"maxAge": 1, "insidersPercentHeld": fmt.pct(insiders),
             "institutionsPercentHeld": fmt.pct(institutions),
@@ -431,7 +447,7 @@ def _quarter_ends_before(day: date, count: int) -> list[date]:
 
 
 def institution_ownership(view: MarketView) -> dict[str, Any] | None:
-    if not _equity(view):
+    if not _held_by_institutions(view):
         return None
     report = _quarter_ends_before(_today(view) - timedelta(days=30), 1)
     first = _institutions_fraction(view) * (0.1 + 0.08 * unit("io1", view.inst.symbol))
@@ -439,7 +455,7 @@ def institution_ownership(view: MarketView) -> dict[str, Any] | None:
 
 
 def fund_ownership(view: MarketView) -> dict[str, Any] | None:
-    if not _equity(view):
+    if not _held_by_institutions(view):
         return None
     today = _today(view)
     month_ends = [date(today.year, today.month, 1) - timedelta(days=1)]

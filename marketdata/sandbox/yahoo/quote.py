@@ -37,7 +37,7 @@ _POST = ("postMarketTime", "regularMarketTime", "postMarketChangePercent", "post
          "postMarketChange")
 _FIFTY_TWO = ("fiftyTwoWeekLowChange", "fiftyTwoWeekLowChangePercent", "fiftyTwoWeekRange",
               "fiftyTwoWeekHighChange", "fiftyTwoWeekHighChangePercent", "fiftyTwoWeekLow",
-              "fiftyTwoWeekHigh", "fiftyTwoWeekChangePercent")
+              "fiftyTwoWeekHigh", "fiftyTwoWeekChangePercent", "allTimeHigh", "allTimeLow")
 _AVERAGES = ("fiftyDayAverage", "fiftyDayAverageChange", "fiftyDayAverageChangePercent",
              "twoHundredDayAverage", "twoHundredDayAverageChange",
              "twoHundredDayAverageChangePercent")
@@ -170,6 +170,7 @@ def quote_values(view: MarketView) -> dict[str, Any]:
         "fiftyTwoWeekHighChangePercent": round((price - snap.high_52w) / snap.high_52w, 6),
         "fiftyTwoWeekLow": snap.low_52w, "fiftyTwoWeekHigh": snap.high_52w,
         "fiftyTwoWeekChangePercent": round((price / snap.close_52w_ago - 1) * 100, 6),
+        "allTimeHigh": snap.all_time_high, "allTimeLow": snap.all_time_low,
         "fiftyDayAverage": snap.avg50, "fiftyDayAverageChange": r(price - snap.avg50),
         "fiftyDayAverageChangePercent": round((price - snap.avg50) / snap.avg50, 6),
         "twoHundredDayAverage": snap.avg200,

@@ -25,7 +25,7 @@ from marketdata.sandbox.instruments import (
 )
 from marketdata.sandbox.prices import get_series
 from marketdata.sandbox.response import SandboxResponse
-from marketdata.sandbox.yahoo import analysis_modules, fmt
+from marketdata.sandbox.yahoo import analysis_modules, fmt, report_modules
 from marketdata.sandbox.yahoo.common import Request, error_response, json_response
 from marketdata.sandbox.yahoo.market import MarketView, is_fund, market_view
 from marketdata.sandbox.yahoo.quote import quote_values
@@ -164,7 +164,8 @@ def summary_detail(view: MarketView) -> dict[str, Any]:
                    totalAssets=fmt.big(_total_assets(view)))
     elif view.market_cap is not None:
         out["marketCap"] = fmt.big(view.market_cap)
-    out.update(fiftyTwoWeekLow=p(snap.low_52w), fiftyTwoWeekHigh=p(snap.high_52w))
+    out.update(fiftyTwoWeekLow=p(snap.low_52w), fiftyTwoWeekHigh=p(snap.high_52w),
+               allTimeHigh=p(snap.all_time_high), allTimeLow=p(snap.all_time_low))
     if inst.kind == EQUITY and view.eps > 0:
         revenue = view.eps * view.shares * (4 + 6 * unit("ps", inst.symbol))
         out["priceToSalesTrailing12Months"] = fmt.num(round(view.market_cap / revenue, 6)
@@ -453,9 +454,15 @@ def earnings(view: MarketView) -> dict[str, Any] | None:
     for k, (q, year) in enumerate(labels):
         swing = 0.85 + 0.3 * unit("eq", inst.symbol, k)
         actual = round(eps_q * swing, 2)
+        estimate = round(actual * (0.96 + 0.06 * unit("ee", inst.symbol, k)), 5)
+        # Today's Yahoo adds the quarter labels and the surprise, both as text; the
+        # sandbox's fiscal quarters are calendar quarters.
         quarterly.append({"date": f"{q}Q{year}", "actual": fmt.num(actual),
-                          "estimate": fmt.num(round(actual * (0.96 + 0.06 * unit(
-                              "ee", inst.symbol, k)), 5))})
+                          "estimate": fmt.num(estimate), "fiscalQuarter": f"{q}Q{year}",
+                          "calendarQuarter": f"{q}Q{year}",
+                          "difference": f"{actual - estimate:.2f}",
+                          "surprisePct": f"{(actual - estimate) / abs(estimate) * 100:.1f}"
+                          if estimate else None})
         financial_q.append({"date": f"{q}Q{year}",
                             "revenue": fmt.big(int(revenue_q * swing)),
                             "earnings": fmt.big(int(eps_q * swing * view.shares))})
@@ -469,6 +476,8 @@ def earnings(view: MarketView) -> dict[str, Any] | None:
         "quarterly": quarterly, "currentQuarterEstimate": fmt.num(round(view.forward_eps / 4,
                                                                         5)),
         "currentQuarterEstimateDate": f"{next_q}Q", "currentQuarterEstimateYear": next_year,
+        "currentCalendarQuarter": f"{next_q}Q{next_year}",
+        "currentFiscalQuarter": f"{next_q}Q{next_year}",
         "earningsDate": [_pday(nxt)] if nxt else [], "isEarningsDateEstimate": True},
         "financialsChart": {"yearly": yearly, "quarterly": financial_q},
         "financialCurrency": inst.currency}
@@ -516,8 +525,10 @@ BUILDERS: dict[str, Callable[[MarketView], dict[str, Any] | None]] = {
     "quoteType": quote_type,
     "quoteUnadjustedPerformanceOverview": performance_overview,
     "fundProfile": fund_profile,
-    # analysis and holders (equities only): see analysis_modules
+    # analysis (equities) and holders (equities and funds): see analysis_modules
     **analysis_modules.BUILDERS,
+    # statements, trends, filings (equities), holdings and performance (funds)
+    **report_modules.BUILDERS,
 }
 
 

@@ -14,6 +14,7 @@ from marketdata.capabilities.bars import chart as fetch_chart
 from marketdata.errors import BadRequest, NotFound, UpstreamBadResponse
 from marketdata.providers.yahoo.chart import parse_bars, parse_events
 from marketdata.records.bars import META_KINDS, META_MEMBERS, check_window, typed_meta_value
+from tests.apps.payloads import chart_payload
 from tests.conftest import calls_to
 
 from .helpers import recordings, wrap_numbers
@@ -237,3 +238,39 @@ class TestFetchChart:
         with pytest.raises(BadRequest):
             fetch_chart("AAPL", "1m", "1y")
         assert not calls_to(yahoo.mock, "/v8/finance/chart/")
+
+
+# -- previousClose on daily charts ------------------------------------------------------------
+def _daily(regular_market_time, stamps, closes, **meta):
+    rows = [(c, c + 1, c - 1, c, 1000) for c in closes]
+    payload = chart_payload("AAPL", stamps, rows)
+    payload["chart"]["result"][0]["meta"].update(regularMarketTime=regular_market_time, **meta)
+    return payload
+
+
+# Sessions of 2026-11-23 .. 11-25 (bars stamped 09:30 New York, 14:30 UTC), closing 21:00 UTC.
+SESSIONS = [1795444200, 1795530600, 1795617000]
+
+
+def test_previous_close_is_the_close_before_the_last_session():
+    """Yahoo sends none on daily charts: the close of the bar before the session of
+    regularMarketTime, whether the session is over (21:00 UTC) or running."""
+    for market_time in (1795640400, 1795627800):
+        bars = parse_bars(_daily(market_time, SESSIONS, [100.0, 101.5, 99.25]), "1d")
+        assert bars.meta["previousClose"] == 101.5
+
+
+def test_previous_close_unknown_when_the_chart_ends_earlier_or_is_not_daily():
+    # The last bar is not the session of regularMarketTime (a window in the past).
+    assert parse_bars(_daily(1795640400 + 86400, SESSIONS, [100.0, 101.5, 99.25]),
+                      "1d").meta["previousClose"] is None
+    # Weekly bars, or a single bar: no session before the last one in the chart.
+    assert parse_bars(_daily(1795640400, SESSIONS, [100.0, 101.5, 99.25]),
+                      "1wk").meta["previousClose"] is None
+    assert parse_bars(_daily(1795640400, SESSIONS[-1:], [99.25]), "1d").meta[
+        "previousClose"] is None
+
+
+def test_previous_close_yahoo_sends_is_kept():
+    payload = _daily(1795640400, SESSIONS, [100.0, 101.5, 99.25], previousClose=101.49)
+    assert parse_bars(payload, "1d").meta["previousClose"] == 101.49

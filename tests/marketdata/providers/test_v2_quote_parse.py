@@ -20,6 +20,7 @@ from marketdata.providers.yahoo.full_quote import (
     present_value,
 )
 from marketdata.providers.yahoo.quote import (
+    V7_DERIVED,
     V7_MEMBERS,
     parse_gql_quotes,
     parse_logos,
@@ -296,8 +297,34 @@ def test_v7_members_are_the_recorded_values(path):
                 assert values[member] == sent, (symbol, member)
             else:
                 assert values[member] is None, (symbol, member)
-        unmapped = set(QUOTE_MEMBERS) - set(V7_MEMBERS)
+        unmapped = set(QUOTE_MEMBERS) - set(V7_MEMBERS) - set(V7_DERIVED)
         assert all(values[m] is None for m in unmapped)
+        for member, (key, _) in V7_DERIVED.items():
+            assert (values[member] is None) == (item.get(key) in (None, "")), (symbol, member)
+
+
+def test_v7_derived_members_by_hand():
+    """What v7 carries under another name or unit: dates in milliseconds, the rating as
+    text, the 52-week change in percent (quoteSummary: a fraction), a fund's net assets."""
+    aapl = raw_values(parse_gql_quotes(load_recording("yahoo/v7-quote/quote-AAPL.json"))["AAPL"])
+    assert aapl["firstTradeDateEpochUtc"] == 345479400  # firstTradeDateMilliseconds 345479400000
+    assert (aapl["recommendationMean"], aapl["recommendationKey"]) == (2.1, "buy")  # "2.1 - Buy"
+    assert aapl["week52Change"] == 0.34721302  # fiftyTwoWeekChangePercent 34.721302
+    assert aapl["currentPrice"] == aapl["regularMarketPrice"] == 244.6
+    qqq = raw_values(parse_gql_quotes(load_recording("yahoo/v7-quote/quote-QQQ.json"))["QQQ"])
+    assert qqq["totalAssets"] == 328302690000 and qqq["recommendationMean"] is None
+    msft = raw_values(parse_gql_quotes(
+        load_recording("yahoo/v7-quote/quote-MSFT-fields-beta.json"))["MSFT"])
+    assert msft["beta"] == 0.895
+
+
+@pytest.mark.parametrize(("text", "mean", "key"), [
+    ("1.3 - Strong Buy", 1.3, "strong_buy"), ("3.0 - Hold", 3.0, "hold"),
+    ("4.2 - Underperform", 4.2, "underperform"), ("Buy", None, None), ("", None, None)])
+def test_v7_rating_text(text, mean, key):
+    item = {"symbol": "X", "averageAnalystRating": text}
+    values = parse_gql_quotes({"quoteResponse": {"result": [item]}})["X"].values
+    assert (values["recommendationMean"], values["recommendationKey"]) == (mean, key)
 
 
 def test_v7_aapl_by_hand():
