@@ -129,18 +129,18 @@ def sec_filings(view: MarketView) -> dict[str, Any] | None:
     return {"filings": [filing for _, filing in filings], "maxAge": 86400}
 
 
-def _members(view: MarketView) -> list[str]:
-    # Imported here: the index tables are built from the screener universe, which reads
-    # this package's quote modules.
-    from marketdata.sandbox.index_members import nasdaq100, sp500
+# The largest US companies, the order of index funds' top weights.
+_LARGE_CAPS = ("AAPL", "MSFT", "NVDA", "AMZN", "GOOGL", "META", "AVGO", "TSLA", "GOOG", "JPM",
+               "NFLX", "COST", "V", "KO")
 
-    pool = nasdaq100() if "QQQ" in view.inst.symbol else sp500()
-    return [s for s in pool if get_instrument(s) is not None][:10]
+
+def _members(view: MarketView) -> list[str]:
+    return [s for s in _LARGE_CAPS if get_instrument(s) is not None][:10]
 
 
 def top_holdings(view: MarketView) -> dict[str, Any] | None:
-    """A fund's ten largest positions: equities of the sandbox (the Nasdaq-100 for QQQ,
-    the S&P 500 for the others), weights falling from about 7 %."""
+    """A fund's ten largest positions: large caps of the sandbox, weights falling from
+    about 7 %."""
     inst = view.inst
     if not is_fund(inst):
         return None
