@@ -50,6 +50,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from marketdata.sandbox.fred.series import OTHER_SERIES  # noqa: E402
 from tests.integration.servers import (  # noqa: E402
     Process,
     free_port,
@@ -112,7 +113,8 @@ def token(prefix: str) -> str:
 
 def probe_paths() -> list[str]:
     """One cold request to each probed upstream."""
-    return [f"/v2/macro/series/{token('S')}?limit=2",
+    series = sorted(OTHER_SERIES)  # the sandbox knows only its catalogue's ids
+    return [f"/v2/macro/series/{series[uuid.uuid4().int % len(series)]}?limit=2",
             f"/v2/macro/treasury-yields?limit=2&year={1995 + uuid.uuid4().int % 30}",
             f"/v2/positioning/cot/GC=F?limit={2 + uuid.uuid4().int % 50}",
             f"/v2/quote/{token('Q')}",

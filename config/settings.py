@@ -103,9 +103,11 @@ INSTALLED_APPS = [
     "apps.futures",
     "apps.options",
     "apps.analysts",
+    "apps.profiles",
     "apps.pressreleases",
     "apps.constituents",
     "apps.backtest",
+    "apps.risk",
     "apps.ratelimit",
     "apps.stream",
 ]
@@ -315,6 +317,9 @@ FMP_API_KEY = os.environ.get("FMP_API_KEY", "").strip()
 # Tiingo: daily and longer bars of US tickers when Yahoo's chart fails (sent in the
 # Authorization header).
 TIINGO_API_KEY = os.environ.get("TIINGO_API_KEY", "").strip()
+# Alpha Vantage: company profiles (OVERVIEW) and earnings surprises (EARNINGS) before the
+# keyless Yahoo sources (sent as its `apikey` query parameter, the only way it takes one).
+ALPHAVANTAGE_API_KEY = os.environ.get("ALPHAVANTAGE_API_KEY", "").strip()
 # Wikipedia asks automated clients for a descriptive User-Agent with a contact.
 WIKIPEDIA_USER_AGENT = os.environ.get("WIKIPEDIA_USER_AGENT", "").strip()
 # GDELT asks for at most one request every 5 seconds: call starts are spaced this far apart
@@ -351,7 +356,8 @@ CORS_ALLOWED_ORIGINS = [o.strip() for o in os.environ.get("CORS_ALLOWED_ORIGINS"
                         if o.strip()]
 CORS_ALLOW_ALL_ORIGINS = not CORS_ALLOWED_ORIGINS
 CORS_URLS_REGEX = r"^/(v1/|v2/|openapi\.json$)"
-CORS_ALLOW_METHODS = ("GET", "HEAD", "OPTIONS")
+# POST: the two computations that take a body (/v2/backtest, /v2/screeners/custom).
+CORS_ALLOW_METHODS = ("GET", "HEAD", "OPTIONS", "POST")
 CORS_ALLOW_HEADERS = ("accept", "content-type", "x-api-key", "x-correlation-id")
 CORS_EXPOSE_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
                        "Retry-After", "X-Correlation-ID", "X-Cache", "X-Data-Source")

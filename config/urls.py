@@ -8,8 +8,15 @@ from drf_spectacular.views import (
     SpectacularSwaggerView,
 )
 
+from apps.financials.urls import v2_urlpatterns as financials_v2
+from apps.indices.urls import v2_urlpatterns as indices_v2
+from apps.movers.urls import v2_urlpatterns as movers_v2
+from apps.news.urls import v2_urlpatterns as news_v2
 from apps.ratelimit.login_throttle import admin_login
+from apps.search.urls import v2_urlpatterns as search_v2
+from apps.sectors.urls import v2_urlpatterns as sectors_v2
 from apps.similar.urls import v2_urlpatterns as similar_v2
+from apps.transcripts.urls import v2_urlpatterns as transcripts_v2
 
 urlpatterns = [
     path("", include("apps.health.urls")),  # /, readyz, v1/ping, v1/health, v2/health
@@ -17,16 +24,23 @@ urlpatterns = [
     path("", include("apps.quotes.urls")),  # v1 and v2 routes
     path("v1/", include("apps.stream.urls")),
     path("v1/", include("apps.movers.urls")),
+    path("", include(movers_v2)),  # v2: screeners (predefined, custom)
     path("v1/", include("apps.indices.urls")),
+    path("", include(indices_v2)),  # v2: indices, market summary, trending
     path("v1/", include("apps.sectors.urls")),
+    path("", include(sectors_v2)),  # v2: a sector, an industry
     path("v1/", include("apps.search.urls")),
+    path("", include(search_v2)),  # v2: search, lookup
     path("v1/", include("apps.similar.urls")),
     path("", include(similar_v2)),  # v2: similar symbols (recommendations)
     path("v1/", include("apps.news.urls")),
+    path("", include(news_v2)),  # v2: market news, news for a symbol
     path("", include("apps.analysis.urls")),  # v1 and v2 routes
     path("", include("apps.holders.urls")),  # v1 and v2 routes
     path("v1/", include("apps.financials.urls")),
+    path("", include(financials_v2)),  # v2: financial statements
     path("v1/", include("apps.transcripts.urls")),
+    path("", include(transcripts_v2)),  # v2: earnings-call transcripts
     path("", include("apps.indicators.urls")),  # v1 and v2 routes
     path("", include("apps.charts.urls")),  # v2: chart, charts, capital gains
     path("", include("apps.calendar.urls")),  # v2: calendar
@@ -38,9 +52,11 @@ urlpatterns = [
     path("", include("apps.futures.urls")),  # v2: futures quotes
     path("", include("apps.options.urls")),  # v2: option chains
     path("", include("apps.analysts.urls")),  # v2: grading actions, price targets
+    path("", include("apps.profiles.urls")),  # v2: company profiles
     path("", include("apps.pressreleases.urls")),  # v2: press releases
     path("", include("apps.constituents.urls")),  # v2: index constituents
     path("", include("apps.backtest.urls")),  # v2: strategy backtests
+    path("", include("apps.risk.urls")),  # v2: risk metrics
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="schema"),
     path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("redoc", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),

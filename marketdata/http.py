@@ -431,11 +431,13 @@ class UpstreamClient:
         return rewrite_url(url, self.host_map)
 
     def request(self, provider: str, endpoint: str, url: str, *, method: str = "GET",
-                params: Mapping[str, Any] | None = None, data: Mapping[str, Any] | None = None,
+                params: Mapping[str, Any] | None = None,
+                data: Mapping[str, Any] | bytes | None = None,
                 headers: Mapping[str, str] | None = None, allow_redirects: bool = True,
                 timeout: tuple[float, float] | None = None) -> UpstreamResponse:
         """Call ``url`` for ``provider``; ``endpoint`` names the upstream endpoint (its
-        breaker, logs and stats).
+        breaker, logs and stats). ``data``: a form (a mapping) or a body as sent (bytes,
+        with its Content-Type in ``headers``: a JSON POST).
 
         Returns any 2xx-4xx answer except 429. Raises UpstreamRateLimited (429),
         UpstreamTimeout (504: the upstream or the request deadline), UpstreamUnavailable
@@ -452,7 +454,7 @@ class UpstreamClient:
 
     def _request(self, config: ProviderConfig, endpoint: str, url: str,
                  ticket: lanes.Ticket, *, method: str,
-                 params: Mapping[str, Any] | None, data: Mapping[str, Any] | None,
+                 params: Mapping[str, Any] | None, data: Mapping[str, Any] | bytes | None,
                  headers: Mapping[str, str] | None, allow_redirects: bool,
                  timeout: tuple[float, float] | None) -> UpstreamResponse:
         provider = config.name
@@ -491,7 +493,7 @@ class UpstreamClient:
 
     def _with_retries(self, config: ProviderConfig, endpoint: str, url: str,
                       ticket: lanes.Ticket, method: str,
-                      params: Mapping[str, Any] | None, data: Mapping[str, Any] | None,
+                      params: Mapping[str, Any] | None, data: Mapping[str, Any] | bytes | None,
                       headers: Mapping[str, str] | None, allow_redirects: bool,
                       timeout: tuple[float, float] | None, finish: float) -> UpstreamResponse:
         target = self.rewrite(url)
@@ -520,7 +522,7 @@ class UpstreamClient:
 
     def _once(self, config: ProviderConfig, endpoint: str, url: str, ticket: lanes.Ticket,
               method: str,
-              params: Mapping[str, Any] | None, data: Mapping[str, Any] | None,
+              params: Mapping[str, Any] | None, data: Mapping[str, Any] | bytes | None,
               headers: Mapping[str, str] | None, allow_redirects: bool,
               timeout: tuple[float, float] | None, attempt: int,
               finish: float) -> UpstreamResponse:

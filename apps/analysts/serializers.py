@@ -64,10 +64,12 @@ EARNINGS_SURPRISES_RESPONSE = object_schema({
                   "items": object_schema({
                       "symbol": _STRING,
                       "date": {**_STRING, "format": "date",
-                               "description": "End of the fiscal quarter, `YYYY-MM-DD`"},
+                               "description": "End of the quarter reported, "
+                                              "`YYYY-MM-DD`"},
                       "actualEps": NUMBER, "estimatedEps": NUMBER,
                       "surprise": {**NUMBER, "description": "actualEps - estimatedEps, as "
-                                                            "the source rounds it"},
+                                                            "the source rounds it (derived "
+                                                            "when it sends none)"},
                       "surprisePercent": {**NUMBER, "description": "Percent units: 2.05 "
                                                                    "is 2.05 %"},
                   }, required=SURPRISE_MEMBERS)},

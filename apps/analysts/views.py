@@ -110,12 +110,20 @@ class V2EarningsSurprisesView(V2ApiView):
     `{surprises: [{symbol, date, actualEps, estimatedEps, surprise, surprisePercent}]}`,
     newest first.
 
-    Source: Yahoo Finance's quoteSummary `earningsHistory` (the last four reported
-    quarters; keyless): `date` is the end of the fiscal quarter, `actualEps`/`estimatedEps`
-    Yahoo's epsActual/epsEstimate, `surprise` its epsDifference (as Yahoo rounds it),
-    `surprisePercent` its surprisePercent in percent units (Yahoo's 0.0205 is 2.05). A
-    symbol without reported quarters, an unknown and a malformed one are 404s. `fields`
-    selects `surprises`. Not paged."""
+    Sources: Financial Modeling Prep's `/stable/earnings` when `FMP_API_KEY` is set, then
+    Alpha Vantage's `EARNINGS` when `ALPHAVANTAGE_API_KEY` is set (each passes on when it
+    refuses the key, fails, or has no reported quarter of the symbol), then (keyless)
+    Yahoo Finance's quoteSummary `earningsHistory` (the last four reported quarters).
+    Whatever the source: `date` is the end of the quarter reported (Yahoo's `quarter`,
+    Alpha Vantage's fiscalDateEnding; FMP sends only the report's day, so the calendar
+    quarter end before it), `actualEps`/`estimatedEps` the reported and estimated EPS,
+    `surprise` the source's own (Yahoo's epsDifference as Yahoo rounds it, Alpha
+    Vantage's surprise) or else actualEps - estimatedEps, `surprisePercent` in percent
+    units (Yahoo's 0.0205 is 2.05; derived as surprise / |estimatedEps| x 100, null when
+    the estimate is missing or 0). Only reported quarters are listed (FMP's and Alpha
+    Vantage's future rows without an actual EPS are left out). A symbol without reported
+    quarters, an unknown and a malformed one are 404s. `fields` selects `surprises`. Not
+    paged."""
 
     query_serializer = V2PriceTargetQuery
     response_schema = EARNINGS_SURPRISES_RESPONSE

@@ -228,3 +228,30 @@ SPLITS_BATCH_RESPONSE = object_schema({
                                       required=("symbol", "splits"))},
     "errors": ERRORS_SCHEMA,
 }, required=("splits", "errors"))
+
+
+# ---- spark ----------------------------------------------------------------------------------
+class V2SparkQuery(IntervalRangeRule, FieldsQuery):
+    symbols = SymbolsParam(help_text="Comma-separated symbols (at most 50); answered in "
+                                     "request order")
+    interval = interval_param("1d")
+    range = range_param("1mo")
+
+
+SPARK_SCHEMA = object_schema({
+    "symbol": _STR,
+    "meta": META_SCHEMA,
+    "timestamps": {"type": "array", "items": _INT,
+                   "description": "Unix seconds of each close, oldest first"},
+    "closes": {"type": "array", "items": _NUM,
+               "description": "The closes, one per timestamp (a bar without a close is left "
+                              "out with its timestamp)"},
+    "interval": _STR,
+    "range": _STR,
+}, "Closes of one symbol; `fields` selects these members",
+    required=("symbol", "meta", "timestamps", "closes", "interval", "range"))
+SPARK_RESPONSE = object_schema({
+    "sparks": {"type": "array", "items": SPARK_SCHEMA,
+               "description": "One entry per served symbol, in request order"},
+    "errors": ERRORS_SCHEMA,
+}, required=("sparks", "errors"))

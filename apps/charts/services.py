@@ -15,9 +15,11 @@ from typing import Any
 
 from apps.core.symbols import require_symbol
 from marketdata.capabilities import bars as price_history
+from marketdata.capabilities import market
 from marketdata.concurrency import batch_by_symbol
 from marketdata.indicators.patterns import detect_patterns
 from marketdata.records.bars import BarEvents, Bars, chart_meta
+from marketdata.symbols import display_symbol, normalize_symbol
 
 # Capital gains: how far back each range reaches (days); ytd is Jan 1 (UTC), max all.
 RANGE_DAYS = {"1d": 1, "5d": 5, "1mo": 30, "3mo": 90, "6mo": 180, "1y": 365, "2y": 730,
@@ -167,3 +169,32 @@ def dividends_for(symbol_text: str, range_: str) -> dict[str, Any]:
     totals (:func:`dividend_analytics`)."""
     dividends = events_for(symbol_text, "dividends", range_)
     return {"dividends": dividends, "analytics": dividend_analytics(dividends)}
+
+
+# -- spark --------------------------------------------------------------------------------------
+SPARK_MEMBERS = ("symbol", "meta", "timestamps", "closes", "interval", "range")
+SYMBOL_NOT_FOUND = "Symbol not found"
+
+
+def sparks_for(symbols: Sequence[str], interval: str, range_: str,
+               ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """``[{symbol, meta, timestamps, closes, interval, range}]`` in request order from one
+    batch (the query already validated: :class:`apps.charts.serializers.V2SparkQuery`),
+    and ``[{symbol, message}]`` for the symbols not served: malformed ones (never sent
+    upstream) and the ones the source does not return. An upstream failure fails the
+    whole batch: its status is the answer."""
+    canonical = [(text, normalize_symbol(text)) for text in symbols]
+    valid = list(dict.fromkeys(s for _, s in canonical if s is not None))
+    found = market.sparks(valid, interval, range_) if valid else {}
+    served: list[dict[str, Any]] = []
+    errors: list[dict[str, str]] = []
+    for text, symbol in canonical:
+        spark = found.get(symbol) if symbol is not None else None
+        if spark is None:
+            errors.append({"symbol": display_symbol(symbol or text),
+                           "message": SYMBOL_NOT_FOUND})
+        else:
+            served.append({"symbol": spark.symbol, "meta": spark.meta,
+                           "timestamps": spark.timestamps, "closes": spark.closes,
+                           "interval": interval, "range": range_})
+    return served, errors

@@ -7,6 +7,7 @@ from apps.charts.views import (
     V2ChartView,
     V2DividendsBatchView,
     V2DividendsView,
+    V2SparkView,
     V2SplitsBatchView,
     V2SplitsView,
 )
@@ -19,6 +20,7 @@ urlpatterns = [
          name="v2-capital-gains"),
     path("v2/dividends", V2DividendsBatchView.as_view(), name="v2-dividends-batch"),
     path("v2/dividends/<str:symbol>", V2DividendsView.as_view(), name="v2-dividends"),
+    path("v2/spark", V2SparkView.as_view(), name="v2-spark"),
     path("v2/splits", V2SplitsBatchView.as_view(), name="v2-splits-batch"),
     path("v2/splits/<str:symbol>", V2SplitsView.as_view(), name="v2-splits"),
 ]

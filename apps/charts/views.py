@@ -12,6 +12,7 @@ from apps.charts.serializers import (
     CHARTS_RESPONSE,
     DIVIDENDS_BATCH_RESPONSE,
     DIVIDENDS_RESPONSE,
+    SPARK_RESPONSE,
     SPLITS_BATCH_RESPONSE,
     SPLITS_RESPONSE,
     V2CapitalGainsBatchQuery,
@@ -20,10 +21,12 @@ from apps.charts.serializers import (
     V2ChartsQuery,
     V2DividendsBatchQuery,
     V2DividendsQuery,
+    V2SparkQuery,
     V2SplitsBatchQuery,
     V2SplitsQuery,
 )
 from apps.charts.services import (
+    SPARK_MEMBERS,
     capital_gains_batch,
     capital_gains_for,
     chart_for,
@@ -31,6 +34,7 @@ from apps.charts.services import (
     dividends_for,
     events_batch,
     events_for,
+    sparks_for,
 )
 from apps.core.v2 import Output, V2ApiView
 from marketdata.indicators.patterns import PATTERNS
@@ -238,3 +242,27 @@ class V2SplitsBatchView(V2ApiView):
         q = self.params
         splits, errors = events_batch(q["symbols"], "splits", q["range"])
         return self.answer({"splits": splits, "errors": errors})
+
+
+class V2SparkView(V2ApiView):
+    __doc__ = f"""Closes of many symbols over one window, for sparklines: `{{sparks: [{{symbol,
+    meta, timestamps, closes, interval, range}}], errors}}`.
+
+    From Yahoo's spark (one request per 20 symbols, the most Yahoo takes): `meta` is the
+    chart meta of `/v2/chart/{{symbol}}`; `timestamps` and `closes` are oldest first and
+    always the same length (a bar without a close is left out together with its
+    timestamp). Items in request order (duplicates removed); symbols that are malformed or
+    that Yahoo does not return are listed in `errors`; an upstream failure fails the whole
+    batch (its status is the answer). `fields` selects the members of each spark. Not
+    paged. {_COMPAT}"""
+
+    query_serializer = V2SparkQuery
+    response_schema = SPARK_RESPONSE
+    output = Output(SPARK_MEMBERS, always=("symbol",), at=("sparks",))
+    operation_id, tag = "get_spark", TAG
+    summary = "Sparklines of many symbols"
+
+    def get(self, request: Request) -> Response:
+        q = self.params
+        sparks, errors = sparks_for(q["symbols"], q["interval"], q["range"])
+        return self.answer({"sparks": sparks, "errors": errors})

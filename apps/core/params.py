@@ -201,6 +201,12 @@ class AnyTextParam(serializers.CharField):
 
 
 @extend_schema_field({"type": "string", "minLength": 1, "pattern": NOT_BLANK})
+class TextParam(AnyTextParam):
+    """Free text that must say something: empty or blank is the parameter's error (DRF's
+    blank check, after trimming), and the schema says so."""
+
+
+@extend_schema_field({"type": "string", "minLength": 1, "pattern": NOT_BLANK})
 class SymbolParam(AnyTextParam):
     """A ticker symbol in the query: blank (empty or whitespace) is a 422; any other text is
     passed to the view, where a malformed symbol is an unknown one (404, never sent

@@ -57,6 +57,7 @@ from apps.core.symbols import encoded_slash_in_path
 from apps.core.views import ApiView
 from marketdata.errors import FieldError, InvalidParameters, NotFound
 from marketdata.records.bars import V2_INTERVALS, V2_RANGES, check_range_interval
+from marketdata.records.quotes import present_value
 
 MAX_LIMIT = 1000
 # base64url of up to 16 decimal digits is 22 characters; up to two '=' of padding are
@@ -120,6 +121,45 @@ def format_param() -> serializers.ChoiceField:
                   help_text="Number format (ValueFormat): `raw` numbers, `pretty` Yahoo's "
                             "formatted strings (null where Yahoo sends none), `both` "
                             "`{raw, fmt, longFmt}` objects; default raw")
+
+
+# ValueFormat spellings a client may send (any case); any other value means the default, raw.
+FORMAT_ALIASES = {"raw": "raw", "pretty": "pretty", "fmt": "pretty", "both": "both",
+                  "full": "both"}
+
+
+def value_format(text: str | None) -> str:
+    """The ValueFormat a ``format`` value names (:data:`FORMAT_ALIASES`), else ``raw``."""
+    return FORMAT_ALIASES.get((text or "").strip().lower(), "raw")
+
+
+def apply_format(data: Any, format: str | None) -> Any:
+    """``data`` with every Yahoo number object ``{raw, fmt, longFmt}`` in it, at any depth,
+    in the form ``format`` asks: ``raw`` the number, ``pretty`` the formatted string (null
+    when the source sent none), ``both`` the object (see
+    :func:`marketdata.records.quotes.present_value`)."""
+    return present_value(data, value_format(format))
+
+
+@extend_schema_field({"type": "string", "minLength": 1, "pattern": f"[^{BLANK}]"})
+class ValueFormatParam(AnyTextParam):
+    """``format`` read by :func:`value_format`: any non-blank text (an unknown value is
+    raw); blank is a 400, as for every parameter but ``fields``."""
+
+    def to_internal_value(self, data: Any) -> str:
+        return value_format(super().to_internal_value(data))
+
+
+def value_format_param() -> ValueFormatParam:
+    """The lenient ``format`` of the market-wide routes (indices, market summary, sectors,
+    screeners): any case, ``fmt`` for pretty and ``full`` for both, anything else raw.
+    Declared as a plain string, since every non-blank string is accepted."""
+    return ValueFormatParam(
+        required=False, default="raw",
+        help_text="Number format (ValueFormat, any case): `raw` numbers (default), `pretty` "
+                  "(or `fmt`) Yahoo's formatted strings (null where Yahoo sends none), "
+                  "`both` (or `full`) `{raw, fmt, longFmt}` objects; any other non-blank "
+                  "value means raw")
 
 
 class SymbolsParam(SymbolListParam):

@@ -1,7 +1,15 @@
+"""Query declarations and response schemas of the financial statement endpoints (v1, v2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
 from rest_framework import serializers
 
-from apps.core.params import QuerySerializer, choice
-from marketdata.records.fundamentals import FREQUENCIES, STATEMENTS
+from apps.core.params import QuerySerializer, TextParam, choice
+from apps.core.v2 import ERRORS_SCHEMA, FieldsQuery, SymbolsParam, object_schema
+from apps.financials.services import FREQUENCY_ALIASES, STATEMENT_ALIASES
+from marketdata.records.fundamentals import FREQUENCIES, STATEMENTS, V2_FREQUENCIES
 
 
 class FinancialsQuery(QuerySerializer):
@@ -33,3 +41,48 @@ FINANCIALS_EXAMPLE = {
                        "Diluted EPS": 6.13, "EBITDA": 125820000000},
     },
 }
+
+
+# -- v2 -----------------------------------------------------------------------------------------
+class V2FinancialsQuery(FieldsQuery):
+    frequency = choice((*V2_FREQUENCIES, *FREQUENCY_ALIASES), required=False,
+                       default="annual",
+                       help_text="Reporting period: `annual` (fiscal years; also `yearly`, "
+                                 "`year`), `quarterly` (also `quarter`, `q`) or `trailing` "
+                                 "(the last twelve months; income and cash flow only)")
+    metrics = TextParam(
+        required=False,
+        help_text="Comma-separated metric names to keep (Yahoo's names, e.g. "
+                  "`TotalRevenue,NetIncome`; any case); every metric of the statement when "
+                  "absent. A name the statement does not have is a 400")
+
+
+class V2FinancialsBatchQuery(V2FinancialsQuery):
+    symbols = SymbolsParam(help_text="Comma-separated symbols (at most 50)")
+    statement = choice((*STATEMENTS, *STATEMENT_ALIASES),
+                       help_text="Which statement: `income` (also `income-statement`), "
+                                 "`balance` (also `balance-sheet`) or `cashflow` (also "
+                                 "`cash`, `cash-flow`)")
+
+
+_VALUE = object_schema({"date": {"type": "string", "format": "date",
+                                 "description": "Period end, YYYY-MM-DD"},
+                        "value": {"type": "number", "description": "In the company's "
+                                  "reporting currency; per-share values (EPS) decimals, "
+                                  "share counts integers"}},
+                       required=("date", "value"))
+STATEMENT_ROW = object_schema({
+    "metric": {"type": "string", "description": "Yahoo's metric name, e.g. `TotalRevenue`"},
+    "values": {"type": "array", "items": _VALUE, "description": "Oldest period first"},
+}, "One metric of the statement and its value per period", required=("metric", "values"))
+V2_STATEMENT_RESPONSE: dict[str, Any] = {
+    "type": "array", "items": STATEMENT_ROW,
+    "description": "The statement's metrics in the statement's order (top line first)"}
+V2_STATEMENTS_BATCH_RESPONSE = object_schema({
+    "financials": {"type": "array", "description": "One entry per served symbol, in request "
+                                                   "order",
+                   "items": object_schema({"symbol": {"type": "string"},
+                                           "statement": V2_STATEMENT_RESPONSE},
+                                          required=("symbol", "statement"))},
+    "errors": ERRORS_SCHEMA,
+}, required=("financials", "errors"))

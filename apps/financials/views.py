@@ -5,9 +5,27 @@ from rest_framework.response import Response
 
 from apps.core.errors import ERRORS
 from apps.core.schema import error_responses
+from apps.core.v2 import Output, V2ApiView
 from apps.core.views import ApiView
-from apps.financials.serializers import FINANCIALS_EXAMPLE, FinancialsQuery, FinancialStatement
-from apps.financials.services import financial_statement
+from apps.financials.serializers import (
+    FINANCIALS_EXAMPLE,
+    V2_STATEMENT_RESPONSE,
+    V2_STATEMENTS_BATCH_RESPONSE,
+    FinancialsQuery,
+    FinancialStatement,
+    V2FinancialsBatchQuery,
+    V2FinancialsQuery,
+)
+from apps.financials.services import (
+    STATEMENT_ALIASES,
+    V2_MEMBERS,
+    financial_statement,
+    v2_statement,
+    v2_statements_batch,
+)
+from marketdata.records.fundamentals import STATEMENTS
+
+V2_TAG = "Financial statements (v2)"
 
 _DESCRIPTION = (
     "Income statement, balance sheet or cash flow for a stock, keyed by period end date "
@@ -42,3 +60,55 @@ class FinancialsView(ApiView):
     def get(self, request: Request, symbol: str) -> Response:
         q = self.query(request)
         return Response(financial_statement(symbol, q["statement"], q["frequency"]))
+
+
+class V2FinancialsView(V2ApiView):
+    """One financial statement of a stock: `[{metric, values: [{date, value}]}]`.
+
+    From Yahoo's fundamentals time series over the last ten years: `income`, `balance` or
+    `cashflow` (aliases `income-statement`, `balance-sheet`, `cash`, `cash-flow`) by
+    `frequency` (`annual` fiscal years, `quarterly`, or `trailing`: the last twelve months,
+    income and cash flow only). Metrics come in the statement's order (top line first, Yahoo's
+    names: `TotalRevenue`, `NetIncome`, `DilutedEPS`, ...) or in the order `metrics` asks,
+    each with its periods oldest first (`date` the period end); a metric without any value is
+    left out. Amounts are in the company's reporting currency. 404 when nothing is reported
+    (unknown symbols, funds, indices, crypto); 400 for an unknown statement, frequency or
+    metric, or `trailing` with the balance sheet, before any upstream call. `fields` applies
+    to each row (`metric`, `values`). Not paged."""
+
+    query_serializer = V2FinancialsQuery
+    path_choices = {"statement": (*STATEMENTS, *STATEMENT_ALIASES)}
+    path_descriptions = {"statement": "Which statement: `income` (also `income-statement`), "
+                                      "`balance` (also `balance-sheet`) or `cashflow` (also "
+                                      "`cash`, `cash-flow`)"}
+    response_schema = V2_STATEMENT_RESPONSE
+    output = Output(V2_MEMBERS)
+    operation_id, tag = "get_financials_v2", V2_TAG
+    summary = "Financial statement of a stock"
+
+    def get(self, request: Request, symbol: str, statement: str) -> Response:
+        q = self.params
+        return self.answer(v2_statement(symbol, statement, q["frequency"], q.get("metrics")))
+
+
+class V2FinancialsBatchView(V2ApiView):
+    """One financial statement of many stocks: `{financials: [{symbol, statement}],
+    errors}`.
+
+    Each `statement` as `/v2/financials/{symbol}/{statement}` gives it, items in request
+    order (duplicates removed). Symbols that cannot be served are listed in `errors`; when
+    none can be served because of an upstream failure, that failure's status is returned.
+    `fields` applies to each row (`symbol` and `statement` are always present). Not
+    paged."""
+
+    query_serializer = V2FinancialsBatchQuery
+    response_schema = V2_STATEMENTS_BATCH_RESPONSE
+    output = Output(V2_MEMBERS, at=("financials", "statement"))
+    operation_id, tag = "get_financials_batch", V2_TAG
+    summary = "Financial statement of many stocks"
+
+    def get(self, request: Request) -> Response:
+        q = self.params
+        rows, errors = v2_statements_batch(q["symbols"], q["statement"], q["frequency"],
+                                           q.get("metrics"))
+        return self.answer({"financials": rows, "errors": errors})

@@ -1,15 +1,26 @@
-"""Market indices: one quoteSummary call per index, fanned out; formatted like quotes."""
+"""Market indices (v1: one quoteSummary call per index, fanned out, formatted like
+quotes; v2: one quote batch), a region's market summary and its trending symbols."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from apps.quotes.services import present_quote
 from marketdata import formatting as fmt
-from marketdata.capabilities import market
+from marketdata.capabilities import market, quotes
 from marketdata.concurrency import gather_partial
 from marketdata.errors import UpstreamBadResponse
-from marketdata.records.market import IndexSnapshot, MarketIndexInfo, select_indices
-from marketdata.records.quotes import RETURN_NAMES
+from marketdata.records.market import (
+    REGION_ALIASES,
+    SUMMARY_NUMBERS,
+    IndexSnapshot,
+    MarketIndexInfo,
+    MarketSummaryItem,
+    index_group_symbols,
+    select_indices,
+)
+from marketdata.records.quotes import RETURN_NAMES, present_value
+from marketdata.symbols import normalize_symbol
 
 
 def has_level(snap: IndexSnapshot) -> bool:
@@ -23,7 +34,7 @@ def market_index(info: MarketIndexInfo, snap: IndexSnapshot) -> dict[str, Any] |
     ``change`` uses the index's precision with thousands separators and a sign, as full
     quotes do; ``percentChange`` and the period returns are signed percents ('+0.69%').
     """
-    if not has_level(snap):
+    if not has_level(snap) or snap.price is None:
         return None
     out: dict[str, Any] = {
         "name": info.name or snap.long_name or snap.short_name or info.id,
@@ -55,3 +66,59 @@ def market_indices(ids: list[str] | None = None, region: str | None = None
             "yahoo", "Yahoo Finance has no data for the requested indices"))
     return [item for info, snap in fetched.values
             if (item := market_index(info, snap)) is not None]
+
+
+# -- v2: indices, market summary, trending ----------------------------------------------------
+TRENDING_MEMBERS = ("symbol", "shortName", "regularMarketPrice", "regularMarketChangePercent")
+SUMMARY_MEMBERS = ("symbol", "shortName", "exchange", "fullExchangeName", "quoteType",
+                   "marketState", *SUMMARY_NUMBERS, "spark")
+
+
+def yahoo_region(region: str) -> str:
+    """A validated Region as Yahoo spells it (``UK`` is ``GB``)."""
+    return REGION_ALIASES.get(region, region)
+
+
+def v2_indices(group: str | None, value_format: str) -> list[dict[str, Any]]:
+    """The quotes of a group's indices (every group's when None), in the groups' order,
+    from one quote batch; an index the batch does not return is left out (an upstream
+    failure fails the route)."""
+    symbols = index_group_symbols(group)
+    found = quotes.v2_quotes(symbols)
+    return [present_quote(found[s], value_format) for s in symbols if s in found]
+
+
+def summary_item(item: MarketSummaryItem, value_format: str) -> dict[str, Any]:
+    spark = item.spark
+    return {
+        "symbol": item.symbol, "shortName": item.short_name, "exchange": item.exchange,
+        "fullExchangeName": item.full_exchange_name, "quoteType": item.quote_type,
+        "marketState": item.market_state,
+        **{name: present_value(item.values.get(name), value_format) for name in SUMMARY_NUMBERS},
+        "spark": None if spark is None else {
+            "symbol": spark.symbol, "timestamp": spark.timestamps, "close": spark.closes,
+            "previousClose": spark.previous_close,
+            "chartPreviousClose": spark.chart_previous_close},
+    }
+
+
+def v2_market_summary(region: str, lang: str | None, value_format: str
+                      ) -> list[dict[str, Any]]:
+    """A region's market summary in Yahoo's order, numbers in the client's ``format``."""
+    return [summary_item(item, value_format)
+            for item in market.market_summary(yahoo_region(region), lang)]
+
+
+def v2_trending(region: str) -> list[dict[str, Any]]:
+    """A region's trending symbols in Yahoo's order, with name, price and percent change
+    (percent units) from one quote batch; null where the batch has no quote."""
+    symbols = [s for s in map(normalize_symbol, market.trending(yahoo_region(region)))
+               if s is not None]
+    found = quotes.v2_quotes(symbols) if symbols else {}
+    out = []
+    for symbol in symbols:
+        values = found[symbol].values if symbol in found else {}
+        out.append({"symbol": symbol,
+                    **{name: present_value(values.get(name), "raw")
+                       for name in TRENDING_MEMBERS[1:]}})
+    return out

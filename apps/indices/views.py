@@ -1,11 +1,31 @@
+"""v1 indices; v2 indices, market summary and trending symbols."""
+
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.schema import error_responses
+from apps.core.v2 import Output, V2ApiView
 from apps.core.views import ApiView
-from apps.indices.serializers import IndicesQuery, MarketIndex
-from apps.indices.services import market_indices
+from apps.indices.serializers import (
+    MARKET_SUMMARY_RESPONSE,
+    TRENDING_RESPONSE,
+    V2_INDICES_RESPONSE,
+    IndicesQuery,
+    MarketIndex,
+    V2IndicesQuery,
+    V2MarketSummaryQuery,
+    V2TrendingQuery,
+)
+from apps.indices.services import (
+    SUMMARY_MEMBERS,
+    TRENDING_MEMBERS,
+    market_indices,
+    v2_indices,
+    v2_market_summary,
+    v2_trending,
+)
+from marketdata.records.quotes import QUOTE_MEMBERS
 
 
 class IndicesView(ApiView):
@@ -26,3 +46,67 @@ class IndicesView(ApiView):
     def get(self, request: Request) -> Response:
         q = self.query(request)
         return Response(market_indices(q.get("index"), q.get("region")))
+
+
+# -- v2 -----------------------------------------------------------------------------------------
+V2_TAG = "Market (v2)"
+
+
+class V2IndicesView(V2ApiView):
+    """Quotes of the world's main indices, by group (`region`), from one Yahoo quote batch:
+    each a GqlQuote with the members the batch carries (prices, day range, volume, market
+    state...; the others null), in the groups' order. `format` as for the market summary
+    (`raw`, `pretty`/`fmt`, `both`/`full`, any case; anything else raw). An index Yahoo does
+    not return is left out; an upstream failure is the answer's status. `fields` selects
+    quote members."""
+
+    query_serializer = V2IndicesQuery
+    response_schema = V2_INDICES_RESPONSE
+    output = Output(tuple(QUOTE_MEMBERS))
+    operation_id, tag = "get_indices_v2", V2_TAG
+    summary = "World indices"
+
+    def get(self, request: Request) -> Response:
+        q = self.params
+        return self.answer(v2_indices(q.get("region"), q["format"]))
+
+
+class V2MarketSummaryView(V2ApiView):
+    """A region's market summary: the instruments Yahoo shows atop its pages (main indices,
+    futures, the 10-year yield, currencies, crypto), in Yahoo's order, each with the day's
+    5-minute `spark` line (null closes kept where Yahoo has none, so `timestamp` and
+    `close` line up).
+
+    `format`: `raw` (default) numbers, `pretty` (alias `fmt`) Yahoo's formatted strings,
+    `both` (alias `full`) the `{raw, fmt, longFmt}` objects; any case, anything else raw.
+    `regularMarketChangePercent` is in percent units; `regularMarketTime` in Unix seconds.
+    `region` (default US, `UK` = GB; exact upper case) chooses Yahoo's list, `lang` (a BCP
+    47 tag; default the region's own language, e.g. `ja-JP` for JP) its texts. `fields`
+    selects members."""
+
+    query_serializer = V2MarketSummaryQuery
+    response_schema = MARKET_SUMMARY_RESPONSE
+    output = Output(SUMMARY_MEMBERS)
+    operation_id, tag = "get_market_summary", V2_TAG
+    summary = "Market summary of a region"
+
+    def get(self, request: Request) -> Response:
+        q = self.params
+        return self.answer(v2_market_summary(q["region"], q.get("lang"), q["format"]))
+
+
+class V2TrendingView(V2ApiView):
+    """The symbols trending on Yahoo in a region (default US, `UK` = GB; exact upper case),
+    in Yahoo's order, each with `shortName`, `regularMarketPrice` and
+    `regularMarketChangePercent` (percent units) from one Yahoo quote batch; null where the
+    batch has no quote for a symbol. A failure of either call is the answer's status.
+    `fields` selects members."""
+
+    query_serializer = V2TrendingQuery
+    response_schema = TRENDING_RESPONSE
+    output = Output(TRENDING_MEMBERS)
+    operation_id, tag = "get_trending", V2_TAG
+    summary = "Trending symbols of a region"
+
+    def get(self, request: Request) -> Response:
+        return self.answer(v2_trending(self.params["region"]))

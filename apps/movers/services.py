@@ -1,12 +1,15 @@
-"""Market movers: Yahoo's predefined screeners as v1 MarketMover objects."""
+"""Market movers (v1: Yahoo's predefined screeners as MarketMover objects) and v2
+screeners (predefined and custom, ScreenerQuote rows)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from apps.core.v2 import apply_format, select
 from marketdata import formatting as fmt
-from marketdata.capabilities import market
+from marketdata.capabilities import market, screeners
 from marketdata.records.market import ScreenerQuote
+from marketdata.records.screeners import CustomScreen, ScreenerResult
 
 
 def market_mover(row: ScreenerQuote) -> dict[str, Any]:
@@ -26,3 +29,26 @@ def market_movers(screener: str, count: int) -> list[dict[str, Any]]:
     order."""
     rows = market.movers(screener, count)
     return [market_mover(row) for row in rows[:count]]
+
+
+# -- v2 screeners --------------------------------------------------------------------------------
+def screener_json(result: ScreenerResult, value_format: str | None,
+                  quote_fields: frozenset[str] | None) -> dict[str, Any]:
+    """A screener's answer: its rows (each reduced to ``quote_fields``, symbol kept; numbers
+    in ``value_format``), canonical name, description, update time and total."""
+    quotes = [select(apply_format(row, value_format), quote_fields, ("symbol",))
+              for row in result.quotes]
+    return {"quotes": quotes, "type": result.type, "description": result.description,
+            "lastUpdated": result.last_updated, "total": result.total}
+
+
+def predefined_screener(name: str, count: int, value_format: str | None,
+                        quote_fields: frozenset[str] | None) -> dict[str, Any]:
+    """At most ``count`` rows of a predefined screener (a name or alias), Yahoo's ranking."""
+    return screener_json(screeners.predefined(name, count), value_format, quote_fields)
+
+
+def custom_screener(screen: CustomScreen, value_format: str | None,
+                    quote_fields: frozenset[str] | None) -> dict[str, Any]:
+    """One page of a validated custom screen."""
+    return screener_json(screeners.custom(screen), value_format, quote_fields)

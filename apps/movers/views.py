@@ -1,3 +1,7 @@
+"""v1 movers (actives, gainers, losers) and v2 screeners (predefined and custom)."""
+
+from __future__ import annotations
+
 from typing import Any
 
 from drf_spectacular.utils import extend_schema
@@ -5,9 +9,28 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.schema import error_responses
+from apps.core.v2 import Output, PageQuery, V2ApiView, requested_fields
 from apps.core.views import ApiView
-from apps.movers.serializers import MarketMover, MoversQuery
-from apps.movers.services import market_movers
+from apps.movers.serializers import (
+    CUSTOM_EXAMPLES,
+    SCREENER_RESPONSE,
+    CustomScreenerRequest,
+    MarketMover,
+    MoversQuery,
+    V2ScreenerQuery,
+)
+from apps.movers.services import custom_screener, market_movers, predefined_screener
+from marketdata.records.screeners import (
+    DEFAULT_SIZE,
+    EQUITY,
+    MAX_FILTERS,
+    MAX_OFFSET,
+    MAX_SIZE,
+    PREDEFINED,
+    SCREENER_MEMBERS,
+    SCREENER_NAMES,
+    SCREENER_QUOTE_MEMBERS,
+)
 
 _NOTES = (" At most `count` rows (fewer when Yahoo lists fewer). Prices use the "
           "instrument's precision with thousands separators; `change` and `percentChange` "
@@ -57,3 +80,82 @@ class LosersView(_MoversView):
              "US stocks with the highest percent price decrease today (DAY_LOSERS).")
     def get(self, request: Request) -> Response:
         return super().get(request)
+
+
+# -- v2 screeners --------------------------------------------------------------------------------
+TAG = "Screeners (v2)"
+_EQUITY_NAMES = ", ".join(f"`{s.slug}`" + (f" ({', '.join(f'`{a}`' for a in s.aliases)})"
+                                           if s.aliases else "")
+                          for s in PREDEFINED if s.quote_type == EQUITY)
+_FUND_NAMES = ", ".join(f"`{s.slug}`" for s in PREDEFINED if s.quote_type != EQUITY)
+_OUTPUT_TEXT = """
+    Each row is a ScreenerQuote: every member present, null where Yahoo sends no value
+    (`fiftyTwoWeekChange` is one Yahoo's screeners do not send). `format` chooses numbers
+    (`raw`), Yahoo's display strings (`pretty`/`fmt`) or both (`both`/`full`); `fields`
+    names top-level members and/or ScreenerQuote members (`symbol` stays in every row);
+    `cursor`/`limit` page `quotes` (a bare array without them, a connection with either)."""
+
+
+class V2ScreenerView(V2ApiView):
+    __doc__ = f"""Rows of one of Yahoo's predefined screeners: `{{quotes, type, description,
+    lastUpdated, total}}`.
+
+    Screeners (path, aliases in brackets): equities {_EQUITY_NAMES}; mutual funds
+    {_FUND_NAMES}. Any other name is a 400. `count` (1..{MAX_SIZE}, default {DEFAULT_SIZE})
+    rows are asked for, in Yahoo's ranking; `type` is Yahoo's canonical name (`DAY_GAINERS`),
+    `total` how many instruments match in all, `lastUpdated` milliseconds since the epoch.
+    Cached for the movers' time (15 s while the US market is open, 1 h when it is closed).
+    {_OUTPUT_TEXT}"""
+
+    query_serializer = V2ScreenerQuery
+    path_choices = {"screener": SCREENER_NAMES}
+    path_descriptions = {"screener": "A predefined screener's name or alias"}
+    response_schema = SCREENER_RESPONSE
+    output = Output(SCREENER_MEMBERS, paged=("quotes",))
+    operation_id, tag = "get_screener", TAG
+    summary = "A predefined screener (gainers, losers, actives, funds...)"
+
+    def get(self, request: Request, screener: str) -> Response:
+        q = self.params
+        return self.answer(predefined_screener(screener, q["count"], q.get("format"),
+                                               self.fields(SCREENER_QUOTE_MEMBERS)))
+
+
+@extend_schema(examples=CUSTOM_EXAMPLES)
+class V2CustomScreenerView(V2ApiView):
+    __doc__ = f"""Run a custom screen: the instruments whose screen fields meet every
+    condition of `filters`, sorted on `sortField`: `{{quotes, type: "custom", description,
+    lastUpdated: null, total}}`.
+
+    The JSON body is checked member by member before any upstream call; each bad member is
+    a 400 naming it (`size`, `sortField`, `filters[2].operator`, `filters[0].value`...):
+    `quoteType` EQUITY or MUTUALFUND (aliases: stock, fund...; anything else is a 400);
+    `size` 1..{MAX_SIZE} (more is a 400, not capped); `offset` 0..{MAX_OFFSET};
+    `sortType` ASC/DESC; `sortField` and each filter's `field` a screen field of the quote
+    type (equity: 92, fund: 11; the `field` enum lists both); at most {MAX_FILTERS}
+    filters, each `{{field, operator, value}}` with `operator` eq/gt/gte/lt/lte/btwn (or =,
+    ==, >, >=, <, <=, between): gt/gte/lt/lte take a number and a numeric field, btwn
+    `[min, max]` (min <= max), eq a string on a text field (ticker, companyshortname,
+    region, sector, peer_group, industry, exchange, categoryname) or a number on a numeric
+    one. `offset`/`size` page the upstream's matches (`total` says how many there are).
+    The screen goes to Yahoo's screener query (`POST /v1/finance/screener`); its answer is
+    cached for the movers' time by the screen (the validated body, hashed), so the same
+    screen twice within that time makes one upstream call. Rows carry the ScreenerQuote
+    members the screen's columns give (symbol, shortName, price, change, percent change,
+    market cap, volume, 3-month average volume, trailing P/E, 52-week change, exchange,
+    quoteType); the others are null. GET: 405.
+    {_OUTPUT_TEXT}"""
+
+    query_serializer = PageQuery
+    body_serializer = CustomScreenerRequest
+    response_schema = SCREENER_RESPONSE
+    output = Output(SCREENER_MEMBERS, paged=("quotes",))
+    operation_id, tag = "run_custom_screener", TAG
+    summary = "Run a custom screen"
+
+    def post(self, request: Request) -> Response:
+        body = self.body
+        fields = body.get("fields") or self.params.get("fields")
+        data = custom_screener(body["screen"], body.get("format"),
+                               requested_fields(fields, SCREENER_QUOTE_MEMBERS))
+        return Response(self.output.apply(data, {**self.params, "fields": fields}))

@@ -1,16 +1,20 @@
 """News: the articles for one symbol, or general market news (Yahoo Finance, through
-:mod:`marketdata.capabilities.news`), as v1 News objects."""
+:mod:`marketdata.capabilities.news`), as v1 News objects and as v2 news items (absolute
+times, a sentiment per headline)."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from apps.core.symbols import require_symbol
+from apps.news.serializers import MARKET_LABELS
 from marketdata.capabilities import news
 from marketdata.errors import NotFound
-from marketdata.formatting import relative_time
+from marketdata.formatting import iso_datetime, relative_time
 from marketdata.records.news import NewsItem
+from marketdata.sentiment import score_headline, words_of
 
 
 def news_item(item: NewsItem, now: float) -> dict[str, Any]:
@@ -37,3 +41,33 @@ def news_for_symbol(symbol_text: str, now: float | None = None) -> list[dict[str
 def market_news(now: float | None = None) -> list[dict[str, Any]]:
     """General market news, newest first; ``[]`` when Yahoo has none to offer."""
     return _shown(news.general_news(), time.time() if now is None else now)
+
+
+# -- v2 -------------------------------------------------------------------------------------------
+def v2_news_item(item: NewsItem, ignore: Iterable[str] = ()) -> dict[str, Any]:
+    """The v2 news item: ``time`` absolute (ISO 8601 UTC, so a cached answer stays true),
+    ``providerPublishTime`` in Unix seconds, the headline's sentiment with Bullish/Bearish/
+    Neutral labels; ``ignore``: words left out of the sentiment (the company's name)."""
+    sentiment = score_headline(item.title, ignore)
+    return {"title": item.title, "link": item.link, "source": item.source, "img": item.img,
+            "time": iso_datetime(item.published), "providerPublishTime": item.published,
+            "sentiment": {"label": MARKET_LABELS[sentiment.label], "score": sentiment.score,
+                          "confidence": sentiment.confidence}}
+
+
+def v2_symbol_news(symbol_text: str, count: int) -> list[dict[str, Any]]:
+    """Up to ``count`` articles Yahoo tagged with the symbol, in Yahoo's order; ``[]`` for a
+    symbol Yahoo lists but has no article about. 404 for a malformed symbol (no upstream
+    call) and for one Yahoo neither lists nor has an article about."""
+    symbol = require_symbol(symbol_text)
+    found = news.listed_news(symbol)
+    if not found.listed and not found.items:
+        raise NotFound(f"No news found for {symbol}")
+    # "Apple shares..." must not read as positive because of the name: its words are left out.
+    ignore = words_of(found.name) if found.name else ()
+    return [v2_news_item(item, ignore) for item in found.items[:count]]
+
+
+def v2_market_news(count: int) -> list[dict[str, Any]]:
+    """The ``count`` newest articles of general market news; ``[]`` when there are none."""
+    return [v2_news_item(item) for item in news.general_news()[:count]]

@@ -4,9 +4,23 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.schema import error_responses
+from apps.core.v2 import Output, V2ApiView
 from apps.core.views import ApiView
-from apps.search.serializers import SearchQuery, SearchResult
-from apps.search.services import search_securities
+from apps.search.serializers import (
+    LOOKUP_RESPONSE,
+    SEARCH_RESPONSE,
+    SearchQuery,
+    SearchResult,
+    V2LookupQuery,
+    V2SearchQuery,
+)
+from apps.search.services import (
+    LOOKUP_RESPONSE_MEMBERS,
+    SEARCH_MEMBERS,
+    search_securities,
+    v2_lookup,
+    v2_search,
+)
 
 PROVIDER_HEADER = "X-Search-Provider"
 
@@ -44,3 +58,68 @@ class SearchView(ApiView):
         response = Response(results)
         response[PROVIDER_HEADER] = provider
         return response
+
+
+# -- v2 -------------------------------------------------------------------------------------------
+class V2SearchView(V2ApiView):
+    """Instruments, news and research reports matching a query: `{count, quotes, news,
+    researchReports, totalTime}`, from Yahoo Finance's search.
+
+    `quotes` (at most `quotes`, default 10): every kind of instrument Yahoo matches (equities,
+    funds, ETFs, indices, currencies, crypto, futures, options), best match first, with
+    Yahoo's members (`shortName`/`longName` as Yahoo writes them; null where it sends none);
+    `logo=true` (the default) asks Yahoo for a `logoUrl` where it has a brand logo. `news`
+    (at most `news`, default 0): Yahoo's articles for the query, `providerPublishTime` in
+    Unix seconds, `thumbnail` the image sizes. `researchReports`: with `research=true`.
+    `fuzzy` and `cultural` are Yahoo's own switches. `count` is Yahoo's count of what it
+    matched, `totalTime` its time to answer (ms). No match: empty lists.
+
+    `lang` (default en-US) and `region` (`UK` = `GB`; default the region of `lang`, else US)
+    are passed to Yahoo. Answers are cached an hour per query (case-insensitive) and every
+    parameter above. `cursor`/`limit` page over `quotes` (a connection `{edges, nodes,
+    pageInfo}`; a bare array without either); `fields` selects top-level members.
+
+    Errors: 400 for a missing, blank or over-long `q`, an unknown `region`, a bad `lang` or
+    any other bad value, before any upstream call; 502/503/504/429 when Yahoo fails (the
+    body names the provider)."""
+
+    query_serializer = V2SearchQuery
+    response_schema = SEARCH_RESPONSE
+    output = Output(SEARCH_MEMBERS, paged=("quotes",))
+    operation_id, tag = "search_v2", "Search (v2)"
+    summary = "Search instruments and news"
+
+    def get(self, request: Request) -> Response:
+        return self.answer(v2_search(self.params))
+
+
+class V2LookupView(V2ApiView):
+    """Instruments by name or symbol, with prices: `{quotes, start, count}`, from Yahoo
+    Finance's lookup.
+
+    At most `count` (default 25) instruments of kind `type` (default all), best match first:
+    `{symbol, shortName, longName, quoteType, exchange, exchDisp, typeDisp, industry, sector,
+    regularMarketPrice, regularMarketChange, regularMarketChangePercent (percent units),
+    regularMarketPreviousClose, logoUrl, companyLogoUrl}`, null where Yahoo has no value.
+    The lookup itself leaves `longName` and the previous close out: one quote batch fills
+    `longName`, `regularMarketChangePercent` and `regularMarketPreviousClose` where they are
+    null; `logo=true` adds the 50x50 logo images. When either of those fails, its members
+    stay null (the lookup is still answered). No match: `quotes: []`.
+
+    `lang` (default en-US) and `region` (`UK` = `GB`; default the region of `lang`, else US)
+    are passed to Yahoo. Lookups are cached an hour per query (case-insensitive), type,
+    count, lang and region. `cursor`/`limit` page over `quotes`; `fields` selects top-level
+    members.
+
+    Errors: 400 for a missing, blank or over-long `q`, an unknown `type` or `region`, a bad
+    `count` or `lang`, before any upstream call; 502/503/504/429 when Yahoo's lookup fails
+    (the body names the provider)."""
+
+    query_serializer = V2LookupQuery
+    response_schema = LOOKUP_RESPONSE
+    output = Output(LOOKUP_RESPONSE_MEMBERS, paged=("quotes",))
+    operation_id, tag = "lookup_v2", "Search (v2)"
+    summary = "Look up instruments, with prices"
+
+    def get(self, request: Request) -> Response:
+        return self.answer(v2_lookup(self.params))

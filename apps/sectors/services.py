@@ -1,4 +1,5 @@
-"""Sectors: the eleven sectors as v1 MarketSector / MarketSectorDetails objects.
+"""Sectors: the eleven sectors as v1 MarketSector / MarketSectorDetails objects; v2 whole
+sectors and industries.
 
 All three endpoints read the same per-sector record (one cached upstream call per sector);
 the sector of a symbol comes from its company profile.
@@ -9,10 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from marketdata import formatting as fmt
-from marketdata.capabilities import market
+from marketdata.capabilities import market, sectors
 from marketdata.concurrency import gather_partial
 from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.records.market import SECTOR_KEYS, SECTOR_NAMES, SectorData
+from marketdata.records.quotes import present_value
+from marketdata.records.sectors import sector_key
 
 # The spec's enum order (alphabetical) for validation messages and docs.
 SECTOR_CHOICES = tuple(sorted(SECTOR_KEYS))
@@ -72,3 +75,17 @@ def sector_for_symbol(symbol: str) -> dict[str, Any]:
     if key is None:
         raise NotFound(f"Sector for {symbol} not found.")
     return market_sector(market.sector(key))
+
+
+# -- v2: a whole sector or industry ---------------------------------------------------------
+def v2_sector(sector: str, lang: str | None, value_format: str) -> dict[str, Any]:
+    """A sector (a key or alias validated against the path enum) with every member, numbers
+    in the client's ``format``."""
+    profile = sectors.sector_profile(sector_key(sector), lang)
+    return present_value(profile.members, value_format)
+
+
+def v2_industry(slug: str, lang: str | None, value_format: str) -> dict[str, Any]:
+    """An industry (a slug validated against the path enum) with every member, numbers in
+    the client's ``format``."""
+    return present_value(sectors.industry_profile(slug, lang).members, value_format)

@@ -1,7 +1,13 @@
 from django.urls import path, register_converter
 from django.urls.converters import PathConverter
 
-from apps.sectors.views import SectorDetailsView, SectorForSymbolView, SectorsView
+from apps.sectors.views import (
+    SectorDetailsView,
+    SectorForSymbolView,
+    SectorsView,
+    V2IndustryView,
+    V2SectorView,
+)
 
 
 class AnyTextConverter(PathConverter):
@@ -22,4 +28,9 @@ urlpatterns = [
          name="sector-symbol"),
     path("sectors/details/<anytext:sector>", SectorDetailsView.as_view(),
          name="sector-details"),
+]
+
+v2_urlpatterns = [
+    path("v2/sectors/<str:sector>", V2SectorView.as_view(), name="v2-sector"),
+    path("v2/industries/<str:industry>", V2IndustryView.as_view(), name="v2-industry"),
 ]

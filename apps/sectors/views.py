@@ -6,8 +6,15 @@ from rest_framework.response import Response
 from apps.core.params import QuerySerializer, choice, validate_query
 from apps.core.schema import error_responses
 from apps.core.symbols import require_symbol
+from apps.core.v2 import Output, V2ApiView
 from apps.core.views import ApiView
-from apps.sectors.serializers import MarketSector, MarketSectorDetails
+from apps.sectors.serializers import (
+    INDUSTRY_RESPONSE,
+    SECTOR_RESPONSE,
+    MarketSector,
+    MarketSectorDetails,
+    V2SectorQuery,
+)
 from apps.sectors.services import (
     SECTOR_CHOICES,
     TOP_COMPANIES,
@@ -15,6 +22,15 @@ from apps.sectors.services import (
     all_sectors,
     details_for,
     sector_for_symbol,
+    v2_industry,
+    v2_sector,
+)
+from marketdata.records.sectors import (
+    INDUSTRY_MEMBERS,
+    INDUSTRY_SLUGS,
+    SECTOR_ALIASES,
+    SECTOR_MEMBERS,
+    SECTORS,
 )
 
 _RETURNS = ("Returns are price changes of Yahoo Finance's sector index: day, year to date, "
@@ -67,3 +83,61 @@ class SectorDetailsView(ApiView):
     def get(self, request: Request, sector: str) -> Response:
         name = validate_query(SectorPath, {"sector": sector})["sector"]
         return Response(details_for(name))
+
+
+# -- v2 -----------------------------------------------------------------------------------------
+V2_TAG = "Sectors (v2)"
+_NUMBERS = ("`format`: `raw` (default) numbers, `pretty` (alias `fmt`) Yahoo's formatted "
+            "strings, `both` (alias `full`) the `{raw, fmt, longFmt}` objects; any case, "
+            "anything else raw. Percent members (`*ChangePercent`, `ytdReturn`, "
+            "`marketWeight`, ...) are fractions (0.012 is 1.2 %). `lang` (BCP 47, default "
+            "`en-US`) chooses the language of Yahoo's texts. `fields` selects top-level "
+            "members.")
+
+
+class V2SectorView(V2ApiView):
+    __doc__ = ("""One sector from Yahoo Finance: its size (`overview`), returns of its index
+    and of the S&P 500 (`performance`, `benchmark`, `benchmarkName`), its largest companies,
+    ETFs and mutual funds, its industries (each `key` is a `/v2/industries/{industry}`
+    path) and analyst research. 400 for an unknown sector, before any upstream call.
+    """ + _NUMBERS)
+
+    query_serializer = V2SectorQuery
+    path_choices = {"sector": (*SECTORS, *SECTOR_ALIASES)}
+    # The enum goes with the description: a described path value replaces the bare one.
+    path_descriptions = {"sector": {
+        "description": "Sector key, or an alias: " + ", ".join(
+            f"`{alias}` = `{key}`" for alias, key in SECTOR_ALIASES.items()),
+        "enum": list(path_choices["sector"])}}
+    response_schema = SECTOR_RESPONSE
+    output = Output(SECTOR_MEMBERS)
+    operation_id, tag = "get_sector_v2", V2_TAG
+    summary = "One sector"
+
+    def get(self, request: Request, sector: str) -> Response:
+        q = self.params
+        return self.answer(v2_sector(sector, q.get("lang"), q["format"]))
+
+
+class V2IndustryView(V2ApiView):
+    __doc__ = ("""One industry from Yahoo Finance: its sector (`sectorName`, `sectorKey`),
+    size (`overview`), returns of its index and of the S&P 500 (`performance`,
+    `benchmark`), its largest companies, its best year-to-date performers
+    (`topPerformingCompanies`), its highest growth estimates (`topGrowthCompanies`) and
+    analyst research. The path is one of the listed slugs (400 otherwise, before any
+    upstream call); 404 when Yahoo has no page for it.
+    """ + _NUMBERS)
+
+    query_serializer = V2SectorQuery
+    path_choices = {"industry": INDUSTRY_SLUGS}
+    path_descriptions = {"industry": {
+        "description": "Industry slug, e.g. `semiconductors`, `software-infrastructure`, "
+                       "`banks-regional`", "enum": list(INDUSTRY_SLUGS)}}
+    response_schema = INDUSTRY_RESPONSE
+    output = Output(INDUSTRY_MEMBERS)
+    operation_id, tag = "get_industry_v2", V2_TAG
+    summary = "One industry"
+
+    def get(self, request: Request, industry: str) -> Response:
+        q = self.params
+        return self.answer(v2_industry(industry, q.get("lang"), q["format"]))

@@ -3,6 +3,16 @@ from typing import Any
 from rest_framework import serializers
 
 from apps.core.params import IntegerParam, QuerySerializer
+from apps.core.v2 import (
+    INTEGER,
+    STRING,
+    FieldsQuery,
+    PageQuery,
+    connection_schema,
+    nullable,
+    object_schema,
+)
+from apps.quotes.serializers import LangParam
 from apps.transcripts.services import MIN_YEAR, latest_year
 from marketdata.records.fundamentals import QUARTERS
 
@@ -16,14 +26,16 @@ class QuarterField(serializers.ChoiceField):
         return super().to_internal_value(data)
 
 
-def _year_field() -> IntegerParam:
+def _year_field(alone: str = "every call of that fiscal year, newest first") -> IntegerParam:
     return IntegerParam(
         required=False, min_value=MIN_YEAR, max_value=latest_year(),
-        help_text=f"Fiscal year, {MIN_YEAR} to the current year + 1. Alone: every call of "
-                  "that fiscal year, newest first")
+        help_text=f"Fiscal year, {MIN_YEAR} to the current year + 1. Alone: {alone}")
 
 
 class EarningsTranscriptQuery(QuerySerializer):
+    # What ``year`` without ``quarter`` selects, for its help text.
+    year_alone = "every call of that fiscal year, newest first"
+
     quarter = QuarterField(
         choices=list(QUARTERS), required=False,
         help_text="Fiscal quarter (case-insensitive). Alone: the most recent call of that "
@@ -33,7 +45,7 @@ class EarningsTranscriptQuery(QuerySerializer):
     def get_fields(self) -> dict[str, serializers.Field]:
         # The upper bound moves with the calendar: rebuilt per request, not at import.
         fields = super().get_fields()
-        fields["year"] = _year_field()
+        fields["year"] = _year_field(self.year_alone)
         return fields
 
 
@@ -81,3 +93,92 @@ class TranscriptItem(serializers.Serializer):
 class EarningsTranscript(serializers.Serializer):
     symbol = serializers.CharField()
     transcripts = TranscriptItem(many=True)
+
+
+# -- v2 ----------------------------------------------------------------------------------------
+def _lang_param() -> LangParam:
+    return LangParam(required=False, help_text=(
+        "BCP 47 language tag (e.g. `de-DE`), accepted for compatibility; anything else is a "
+        "400. No translation is done: the text is always in the language Yahoo serves the "
+        "transcript in (the call's own, English for the calls it lists), whatever `lang` "
+        "or `Accept-Language` say"))
+
+
+class V2EarningsTranscriptQuery(EarningsTranscriptQuery, FieldsQuery):
+    year_alone = "the latest call of that fiscal year"
+
+
+class V2TranscriptQuery(V2EarningsTranscriptQuery):
+    lang = _lang_param()
+
+
+class V2TranscriptsAllQuery(PageQuery):
+    lang = _lang_param()
+
+
+_QUARTER = nullable("string", enum=[*QUARTERS, None])
+EARNINGS_TRANSCRIPT_RESPONSE = object_schema({
+    "symbol": {"type": "string"},
+    "quarter": {**_QUARTER, "description": "Fiscal quarter of the call"},
+    "year": {**INTEGER, "description": "Fiscal year of the call"},
+    "date": nullable("string", format="date-time",
+                     description="Date and time of the call (ISO 8601, UTC)"),
+    "text": {"type": "string", "description": "The full transcript as one text (\"\" when "
+                                               "the source has none)"},
+}, "One earnings call's transcript; `fields` selects these members (all present "
+   "without it)")
+
+_SPEAKER = object_schema({
+    "speaker": {"type": "integer", "description": "The speaker's number in the transcript"},
+    "speakerData": object_schema({
+        "company": {**STRING, "description": "null for the operator"},
+        "name": {"type": "string"},
+        "role": {**STRING, "description": "null for the operator"},
+    }, required=("company", "name", "role")),
+}, required=("speaker", "speakerData"))
+TRANSCRIPT_RESPONSE = object_schema({
+    "transcriptContent": object_schema({
+        "companyId": {**INTEGER, "description": "The company's id at Yahoo's transcript "
+                                                "supplier (Quartr)"},
+        "eventId": {**INTEGER, "description": "Yahoo's event id of the call"},
+        "version": {**STRING, "description": "Version of the transcript format"},
+        "speakerMapping": {"type": "array", "items": _SPEAKER,
+                           "description": "Every listed speaker, in the source's order"},
+        "transcript": {**object_schema({
+            "numberOfSpeakers": {**INTEGER, "description": "As the source counts them"},
+            "text": {"type": "string", "description": "The full text as the source sends "
+                                                      "it (paragraph timings left out)"},
+        }, required=("numberOfSpeakers", "text")), "type": ["object", "null"],
+            "description": "null when the source sent no transcript body"},
+    }, required=("companyId", "eventId", "version", "speakerMapping", "transcript")),
+    "transcriptMetadata": object_schema({
+        "date": {**INTEGER, "description": "Time of the call, Unix seconds"},
+        "eventId": INTEGER,
+        "eventType": {**STRING, "description": "e.g. `Earnings call`"},
+        "fiscalPeriod": {**_QUARTER, "description": "Fiscal quarter"},
+        "fiscalYear": INTEGER,
+        "isLatest": {**nullable("boolean"), "description": "The company's most recent call"},
+        "s3Url": {**STRING, "description": "Where the supplier stores the document"},
+        "title": {**STRING, "description": "e.g. `Q2 2026`"},
+        "transcriptId": {"type": ["integer", "string", "null"],
+                         "description": "The supplier's transcript id (an integer as Yahoo "
+                                        "sends it)"},
+        "transcriptType": {**STRING, "description": "e.g. `IN_HOUSE`"},
+        "updated": {**INTEGER, "description": "Last revision, Unix seconds"},
+    }, required=("date", "eventId", "eventType", "fiscalPeriod", "fiscalYear", "isLatest",
+                 "s3Url", "title", "transcriptId", "transcriptType", "updated")),
+}, "One earnings call's transcript document; `fields` selects these members (both "
+   "present without it)")
+
+_CALL = object_schema({
+    "eventId": {"type": "string", "description": "Yahoo's event id of the call"},
+    "quarter": {**_QUARTER, "description": "Fiscal quarter (the transcript's when the "
+                                          "listing has none)"},
+    "year": INTEGER,
+    "title": {"type": "string", "description": "e.g. `Q2 2026 Earnings Call`"},
+    "url": {"type": "string", "format": "uri", "description": "The call's page on Yahoo "
+                                                              "Finance"},
+    "transcript": TRANSCRIPT_RESPONSE,
+}, "A listed call and its transcript document; `fields` selects these members (all "
+   "present without it)")
+TRANSCRIPTS_ALL_RESPONSE = connection_schema(_CALL, "earnings calls, newest first")

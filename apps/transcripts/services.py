@@ -1,10 +1,15 @@
-"""Earnings-call transcripts: pick the call(s) from the list, fetch, shape as TranscriptItem.
+"""Earnings-call transcripts: pick the call(s) from the list, fetch, shape for v1 and v2.
 
-Which calls a request means:
+Which calls a request means (v1 ``/v1/earnings-transcript``):
 - no filter: the latest call that has a transcript;
 - ``quarter`` and ``year``: that call;
 - ``year`` only: every call of that fiscal year, newest first;
 - ``quarter`` only: the most recent call of that fiscal quarter that has a transcript.
+
+v2 (``/v2/earnings-transcript``, ``/v2/transcripts``) always answers one call: the same
+rules, except that ``year`` alone means the latest call of that year with a transcript.
+``/v2/transcripts/{symbol}/all`` pages the listed calls and fetches the page's transcripts
+concurrently.
 """
 
 from __future__ import annotations
@@ -14,8 +19,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from apps.core.symbols import require_symbol
+from apps.core.v2 import paginate
 from marketdata.capabilities import fundamentals
-from marketdata.concurrency import run_parallel
+from marketdata.concurrency import gather_partial, run_parallel
 from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.formatting import iso_datetime
 from marketdata.records.fundamentals import CompanyTranscripts, EarningsCall, Transcript
@@ -128,13 +134,20 @@ def _all_available(company: CompanyTranscripts,
     return found
 
 
+def _matching_calls(symbol: str, quarter: str | None, year: int | None) -> list[EarningsCall]:
+    """The listed calls a request means, newest first; NotFound when none matches (before
+    the Quartr id or any transcript is asked for)."""
+    calls = select_calls(fundamentals.earnings_calls(symbol), quarter, year)
+    if not calls:
+        raise NotFound(f"No earnings call found for {_describe(symbol, quarter, year)}")
+    return calls
+
+
 def earnings_transcript(symbol_text: str, quarter: str | None = None,
                         year: int | None = None) -> dict[str, Any]:
     """The EarningsTranscript resource for a symbol and optional fiscal quarter/year."""
     symbol = require_symbol(symbol_text)
-    calls = select_calls(fundamentals.earnings_calls(symbol), quarter, year)
-    if not calls:
-        raise NotFound(f"No earnings call found for {_describe(symbol, quarter, year)}")
+    calls = _matching_calls(symbol, quarter, year)
     company = fundamentals.company_transcripts(symbol)
     if year is not None and quarter is None:
         found = _all_available(company, calls)
@@ -144,3 +157,121 @@ def earnings_transcript(symbol_text: str, quarter: str | None = None,
         raise NotFound(f"No transcript available for {_describe(symbol, quarter, year)}")
     return {"symbol": symbol, "transcripts": [transcript_item(symbol, c, company.company_id, t)
                                               for c, t in found]}
+
+
+# -- v2 ----------------------------------------------------------------------------------------
+EARNINGS_TRANSCRIPT_MEMBERS = ("symbol", "quarter", "year", "date", "text")
+TRANSCRIPT_MEMBERS = ("transcriptContent", "transcriptMetadata")
+CALL_MEMBERS = ("eventId", "quarter", "year", "title", "url", "transcript")
+
+
+def _one_transcript(symbol: str, quarter: str | None, year: int | None,
+                    ) -> tuple[CompanyTranscripts, EarningsCall, Transcript]:
+    """The call a v2 request means and its transcript: the newest matching call that has
+    one (up to :data:`_LATEST_ATTEMPTS` tried, as for v1's latest call)."""
+    calls = _matching_calls(symbol, quarter, year)
+    company = fundamentals.company_transcripts(symbol)
+    found = _first_available(company, calls)
+    if not found:
+        raise NotFound(f"No transcript available for {_describe(symbol, quarter, year)}")
+    call, transcript = found[0]
+    return company, call, transcript
+
+
+def _flat_text(transcript: Transcript) -> str:
+    """Yahoo's flat text; the paragraphs joined when it sent none."""
+    return transcript.text or " ".join(p.text for p in transcript.paragraphs)
+
+
+def v2_earnings_transcript(symbol_text: str, quarter: str | None = None,
+                           year: int | None = None) -> dict[str, Any]:
+    """``{symbol, quarter, year, date, text}`` of one call: fiscal quarter and year as the
+    transcript labels them (the listing's when it does not), ``date`` the call's time."""
+    symbol = require_symbol(symbol_text)
+    _, call, transcript = _one_transcript(symbol, quarter, year)
+    return {"symbol": symbol,
+            "quarter": transcript.fiscal_period or call.quarter,
+            "year": transcript.fiscal_year or call.year,
+            "date": iso_datetime(transcript.date),
+            "text": _flat_text(transcript)}
+
+
+def _company_id(transcript: Transcript, company: CompanyTranscripts) -> int | None:
+    if isinstance(transcript.company_id, int):
+        return transcript.company_id
+    return int(company.company_id) if company.company_id.isdigit() else None
+
+
+def transcript_document(transcript: Transcript, call: EarningsCall,
+                        company: CompanyTranscripts) -> dict[str, Any]:
+    """The source's transcript document, members renamed to camelCase, timings left out;
+    ``transcript`` is null when the source sent content without one."""
+    event_id = transcript.event_id or call.event_id
+    body = {"numberOfSpeakers": transcript.speaker_count, "text": transcript.text} \
+        if transcript.has_body else None
+    return {
+        "transcriptContent": {
+            "companyId": _company_id(transcript, company),
+            "eventId": event_id,
+            "version": transcript.version,
+            "speakerMapping": [{"speaker": s.index, "speakerData": {
+                "company": s.company, "name": s.name, "role": s.role}}
+                for s in transcript.speakers],
+            "transcript": body,
+        },
+        "transcriptMetadata": {
+            "date": transcript.date,
+            "eventId": event_id,
+            "eventType": transcript.event_type,
+            "fiscalPeriod": transcript.fiscal_period or call.quarter,
+            "fiscalYear": transcript.fiscal_year or call.year,
+            "isLatest": transcript.is_latest,
+            "s3Url": transcript.s3_url,
+            "title": transcript.title,
+            "transcriptId": transcript.transcript_id,
+            "transcriptType": transcript.transcript_type,
+            "updated": transcript.updated,
+        },
+    }
+
+
+def v2_transcript(symbol_text: str, quarter: str | None = None,
+                  year: int | None = None) -> dict[str, Any]:
+    """``{transcriptContent, transcriptMetadata}`` of one call."""
+    symbol = require_symbol(symbol_text)
+    company, call, transcript = _one_transcript(symbol, quarter, year)
+    return transcript_document(transcript, call, company)
+
+
+def _call_item(call: EarningsCall, transcript: Transcript,
+               company: CompanyTranscripts) -> dict[str, Any]:
+    quarter = call.quarter or transcript.fiscal_period
+    year = call.year or transcript.fiscal_year
+    return {"eventId": str(call.event_id), "quarter": quarter, "year": year,
+            "title": f"{quarter} {year} Earnings Call" if quarter and year else "Earnings Call",
+            "url": call.url, "transcript": transcript_document(transcript, call, company)}
+
+
+def v2_all_transcripts(symbol_text: str, cursor: int | None = None,
+                       limit: int | None = None) -> Any:
+    """Every listed call with its transcript, newest first: the bare list, or with
+    ``cursor``/``limit`` one page of the calls as a connection (positions are the calls'
+    places in the listing). Only the page's transcripts are fetched, concurrently; a call
+    whose transcript cannot be had is left out. When none of a non-empty page can be had:
+    the telling upstream failure, else 404."""
+    symbol = require_symbol(symbol_text)
+    window = paginate(fundamentals.earnings_calls(symbol), cursor, limit)
+    calls: list[EarningsCall] = window if isinstance(window, list) else window["nodes"]
+    if not calls:
+        return window
+    company = fundamentals.company_transcripts(symbol)
+    fetched = gather_partial(company.fetch, calls, what="transcript",
+                             label=lambda call: f"{symbol} event {call.event_id}")
+    fetched.raise_if_empty(lambda: NotFound(f"No transcript available for {symbol}"))
+    items = {call.event_id: _call_item(call, transcript, company)
+             for call, transcript in fetched.values}
+    if isinstance(window, list):
+        return [items[c.event_id] for c in window if c.event_id in items]
+    edges = [{"cursor": edge["cursor"], "node": items[edge["node"].event_id]}
+             for edge in window["edges"] if edge["node"].event_id in items]
+    return {**window, "edges": edges, "nodes": [edge["node"] for edge in edges]}

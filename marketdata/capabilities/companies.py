@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from marketdata.capabilities.table import call
 from marketdata.errors import BadRequest, NotFound
-from marketdata.records.companies import Constituent, PressRelease
+from marketdata.records.companies import CompanyProfile, Constituent, PressRelease
 from marketdata.symbols import display_symbol
 
 # Symbol (upper case) -> index name, as the sources name them.
@@ -47,3 +47,11 @@ def index_constituents(symbol_text: str) -> list[Constituent]:
     (before any upstream call) for a symbol that names no supported index."""
     members: list[Constituent] = call("index_constituents", resolve_index(symbol_text))
     return members
+
+
+def company_profile(symbol: str) -> CompanyProfile:
+    """Who the company (or fund) behind a validated symbol is: Alpha Vantage's OVERVIEW
+    with its key (a refused key, a spent allowance or a symbol it does not cover falls
+    back), else Yahoo's quoteSummary profile modules; NotFound for an unknown symbol."""
+    profile: CompanyProfile = call("company_profile", symbol)
+    return profile

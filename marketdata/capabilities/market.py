@@ -13,9 +13,11 @@ from marketdata.records.market import (
     CurrencyInfo,
     IndexSnapshot,
     MarketIndexInfo,
+    MarketSummaryItem,
     Peer,
     ScreenerQuote,
     SectorData,
+    Spark,
 )
 
 
@@ -57,4 +59,25 @@ def peers(symbol: str, count: int) -> list[Peer]:
 def currencies() -> list[CurrencyInfo]:
     """The currencies the quote source lists, in its order."""
     found: list[CurrencyInfo] = call("currencies")
+    return found
+
+
+def trending(region: str) -> list[str]:
+    """The symbols trending in a Region (``GB``, not ``UK``), the source's order."""
+    symbols: list[str] = call("trending", region)
+    return symbols
+
+
+def market_summary(region: str, lang: str | None = None) -> list[MarketSummaryItem]:
+    """A Region's market summary (its main indices, futures, rates, currencies), the
+    source's order; texts in ``lang`` (the region's own language when None)."""
+    items: list[MarketSummaryItem] = call("market_summary", region, lang)
+    return items
+
+
+def sparks(symbols: list[str], interval: str, range_: str) -> dict[str, Spark]:
+    """The closes of validated symbols over ``range_`` in ``interval`` bars (a combination
+    :func:`marketdata.records.bars.check_range_interval` accepts), by symbol; unknown
+    symbols are absent."""
+    found: dict[str, Spark] = call("spark", symbols, interval, range_)
     return found

@@ -138,6 +138,12 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
         Source("yahoo", f"{YAHOO} search",
                fetcher="marketdata.providers.yahoo.search:securities"),
     ), primary_share=0.5, raise_last_failure=True),
+    Capability("search", "Search: quotes, news, research reports (/v2/search)", (
+        Source("yahoo", f"{YAHOO} search",
+               fetcher="marketdata.providers.yahoo.search:search"),)),
+    Capability("lookup", "Symbol lookup (/v2/lookup)", (
+        Source("yahoo", f"{YAHOO} lookup",
+               fetcher="marketdata.providers.yahoo.lookup:lookup"),)),
     Capability("macro_series", "Macro series (/v2/macro/series/{id})", (
         Source("fred_api", "the FRED API", "FRED_API_KEY",
                fetcher="marketdata.providers.fred:series_from_api"),
@@ -152,7 +158,12 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
     Capability("news", "News for a symbol (/v1/news?symbol={symbol})", (
         Source("yahoo", f"{YAHOO} search news (the articles tagged with the symbol)",
                fetcher="marketdata.providers.yahoo.news:symbol_news"),)),
-    Capability("general_news", "General market news (/v1/news)", (
+    Capability("listed_news", "News for a symbol, unknown symbols told apart "
+                              "(/v2/news/{symbol})", (
+        Source("yahoo", f"{YAHOO} search news and quotes (the articles tagged with the "
+                        "symbol; the quotes say whether it exists)",
+               fetcher="marketdata.providers.yahoo.news:symbol_news_listed"),)),
+    Capability("general_news", "General market news (/v1/news, /v2/news)", (
         Source("yahoo", f"{YAHOO} search news of the S&P 500, Dow Jones and Nasdaq "
                         "Composite",
                fetcher="marketdata.providers.yahoo.news:general_news"),)),
@@ -183,6 +194,12 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
     Capability("movers", "Market movers (/v1/actives, /v1/gainers, /v1/losers)", (
         Source("yahoo", f"{YAHOO} predefined screeners",
                fetcher="marketdata.providers.yahoo.screener:movers"),)),
+    Capability("predefined_screener", "Predefined screeners (/v2/screeners/{screener})", (
+        Source("yahoo", f"{YAHOO} predefined screeners",
+               fetcher="marketdata.providers.yahoo.screener:fetch_predefined"),)),
+    Capability("custom_screener", "Custom screens (POST /v2/screeners/custom)", (
+        Source("yahoo", f"{YAHOO} screener query",
+               fetcher="marketdata.providers.yahoo.screener:fetch_custom"),)),
     Capability("sectors", "Sectors (/v1/sectors, /v1/sectors/details/{sector}, "
                           "/v1/sectors/symbol/{symbol})", (
         Source("yahoo", f"{YAHOO} sectors",
@@ -190,6 +207,12 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
     Capability("symbol_sector", "A symbol's sector (/v1/sectors/symbol/{symbol})", (
         Source("yahoo", f"{YAHOO} quoteSummary assetProfile",
                fetcher="marketdata.providers.yahoo.sectors:sector_key_of_symbol"),)),
+    Capability("sector_profiles", "A whole sector (/v2/sectors/{sector})", (
+        Source("yahoo", f"{YAHOO} sectors",
+               fetcher="marketdata.providers.yahoo.sectors:sector_profile"),)),
+    Capability("industries", "A whole industry (/v2/industries/{industry})", (
+        Source("yahoo", f"{YAHOO} industries",
+               fetcher="marketdata.providers.yahoo.sectors:industry_profile"),)),
     Capability("similar", "Similar stocks (/v1/similar)", (
         Source("yahoo", f"{YAHOO} recommendations by symbol",
                fetcher="marketdata.providers.yahoo.recommendations:fetch_recommendations"),)),
@@ -205,6 +228,15 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
     Capability("currencies", "Currencies (/v2/currencies)", (
         Source("yahoo", f"{YAHOO} currencies",
                fetcher="marketdata.providers.yahoo.currencies:currencies"),)),
+    Capability("trending", "Trending symbols (/v2/trending)", (
+        Source("yahoo", f"{YAHOO} trending tickers",
+               fetcher="marketdata.providers.yahoo.trending:trending"),)),
+    Capability("market_summary", "Market summary (/v2/market-summary)", (
+        Source("yahoo", f"{YAHOO} market summary",
+               fetcher="marketdata.providers.yahoo.market_summary:market_summary"),)),
+    Capability("spark", "Sparklines (/v2/spark)", (
+        Source("yahoo", f"{YAHOO} v7 spark",
+               fetcher="marketdata.providers.yahoo.spark:sparks"),)),
     Capability("futures", "Futures (/v2/futures/{symbol})", (
         Source("yahoo", YAHOO, fetcher="marketdata.providers.yahoo.quote:futures_quote"),)),
     Capability("grading_actions", "Grading actions (/v2/grading-actions/{symbol})", (
@@ -223,8 +255,18 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
                           fetcher="marketdata.providers.yahoo.analysis:target_summary"))),
     Capability("earnings_surprises",
                "Earnings surprises (/v2/earnings-surprises/{symbol})", (
+                   _fmp("earnings_surprises"),
+                   Source("alphavantage", "Alpha Vantage EARNINGS", "ALPHAVANTAGE_API_KEY",
+                          fetcher="marketdata.providers.alphavantage:earnings_surprises"),
                    Source("yahoo", f"{YAHOO} earningsHistory",
-                          fetcher="marketdata.providers.yahoo.analysis:earnings_surprises"),)),
+                          fetcher="marketdata.providers.yahoo.analysis:earnings_surprises"),
+               ), primary_share=0.5),
+    Capability("company_profile", "Company profiles (/v2/company-profile/{symbol})", (
+        Source("alphavantage", "Alpha Vantage OVERVIEW", "ALPHAVANTAGE_API_KEY",
+               fetcher="marketdata.providers.alphavantage:company_profile"),
+        Source("yahoo", f"{YAHOO} quoteSummary profile modules",
+               fetcher="marketdata.providers.yahoo.profile:company_profile"),
+    ), primary_share=0.5),
     Capability("analysis",
                "Analyst data (/v1/analysis/{symbol}, /v2/analysis/{symbol}/{type})", (
                    Source("yahoo", f"{YAHOO} quoteSummary modules",
@@ -239,12 +281,14 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
         Source("yahoo", f"{YAHOO} fundamentals-timeseries",
                fetcher="marketdata.providers.yahoo.fundamentals:fetch_statement"),)),
     Capability("earnings_calls",
-               "Earnings-call lists (/v1/earnings-transcript/{symbol})", (
+               "Earnings-call lists (/v1/earnings-transcript/{symbol}, "
+               "/v2/earnings-transcript/{symbol}, /v2/transcripts/{symbol}[/all])", (
                    Source("yahoo", f"{YAHOO} earnings-calls page",
                           fetcher="marketdata.providers.yahoo.transcripts:"
                                   "fetch_earnings_calls"),)),
     Capability("transcripts",
-               "Earnings-call transcripts (/v1/earnings-transcript/{symbol})", (
+               "Earnings-call transcripts (/v1/earnings-transcript/{symbol}, "
+               "/v2/earnings-transcript/{symbol}, /v2/transcripts/{symbol}[/all])", (
                    Source("yahoo", f"{YAHOO} transcripts (Quartr)",
                           fetcher="marketdata.providers.yahoo.transcripts:"
                                   "company_transcripts"),)),

@@ -174,6 +174,14 @@ class KeyedProvider(Provider):
     def api_key(self) -> str:
         return str(self.credentials.get("api_key") or "")
 
+    def error_for(self, response: UpstreamResponse, endpoint: str,
+                  not_found: str | None) -> MarketDataError | None:
+        """401 and 403 refuse the key; otherwise as any provider (404 not found, other 4xx
+        and 5xx a 502)."""
+        if response.status in (401, 403):
+            return self.key_rejected(response.status)
+        return super().error_for(response, endpoint, not_found)
+
     @classmethod
     def key_rejected(cls, status: int | None, detail: str | None = None, *,
                      remember: bool = True) -> CredentialsRejected:

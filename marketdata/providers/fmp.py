@@ -18,7 +18,7 @@ How FMP answers, and what that becomes here:
 
 The capability table's fetchers (the cached fetches below as records):
 :func:`grading_actions`, :func:`target_consensus`, :func:`target_summary`,
-:func:`company_press_releases`, :func:`index_members`.
+:func:`company_press_releases`, :func:`index_members`, :func:`earnings_surprises`.
 
 Typed fetches (module functions, all cache-through under the provider's name):
 :func:`grades`, :func:`price_target_consensus`, :func:`price_target_summary`,
@@ -29,7 +29,8 @@ symbols (``apps.core.symbols.require_symbol``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 from marketdata.cache import TTLPolicy
@@ -47,10 +48,12 @@ from marketdata.providers.base import KeyedProvider
 from marketdata.providers.registry import get_provider
 from marketdata.records.analysts import (
     SUMMARY_PERIODS,
+    EarningsSurprise,
     GradingAction,
     PriceTargetConsensus,
     PriceTargetSummary,
     TargetWindow,
+    reported_quarter,
 )
 from marketdata.records.companies import Constituent, PressRelease, constituent
 
@@ -413,3 +416,54 @@ def company_press_releases(symbol: str, limit: int) -> list[PressRelease]:
 def index_members(index: str) -> list[Constituent]:
     """The ``index_constituents`` fetcher: :func:`index_constituents` as records."""
     return [constituent(row) for row in index_constituents(index)]
+
+
+# -- earnings surprises (the ``earnings_surprises`` capability's keyed source) -------------
+def quarter_end_before(day: date) -> date:
+    """The last calendar quarter end before ``day``: the quarter a report of that day
+    covers, dated as Yahoo's earningsHistory dates quarters (2025-01-30 -> 2024-12-31)."""
+    first_of_quarter = date(day.year, 3 * ((day.month - 1) // 3) + 1, 1)
+    return first_of_quarter - timedelta(days=1)
+
+
+def _eps(value: Any) -> Decimal | None:
+    number = json_number(value)
+    return None if number is None else Decimal(repr(number))
+
+
+def parse_earnings(payload: Any, symbol: str) -> list[EarningsSurprise]:
+    """``/stable/earnings`` rows (``{symbol, date, epsActual, epsEstimated, revenueActual,
+    revenueEstimated, lastUpdated}``, newest first, future reports with null actuals
+    included) -> the reported quarters, newest first. FMP's ``date`` is the report's day;
+    the record's is the end of the quarter it covers (:func:`quarter_end_before`). The
+    surprise is derived (actual - estimated, exact in decimals), its percent as a fraction
+    of |estimated| (None when the estimate is missing or 0). Rows without an actual EPS
+    or a date are left out; NotFound when none is left."""
+    out = []
+    for row in _rows_of(payload, "earnings"):
+        day = iso_day(row.get("date"))
+        actual = _eps(row.get("epsActual"))
+        if day is None or actual is None:
+            continue
+        end = quarter_end_before(date.fromisoformat(day))
+        out.append(reported_quarter(actual, _eps(row.get("epsEstimated")), None, None,
+                                    datetime(end.year, end.month, end.day, tzinfo=UTC)))
+    if not out:
+        raise NotFound(f"No earnings surprises data found for {symbol}")
+    out.sort(key=lambda item: item.date or datetime.min.replace(tzinfo=UTC), reverse=True)
+    return out
+
+
+def earnings_surprises(symbol: str) -> list[EarningsSurprise]:
+    """The ``earnings_surprises`` fetcher: ``/stable/earnings`` as records, newest first.
+    FMP having no reported quarter for the symbol is NotServed, so the next source is
+    asked (it tells an unknown ticker from one FMP does not cover)."""
+    provider = fmp_provider()
+    try:
+        return provider.cached(
+            "earnings", {"symbol": symbol},
+            lambda: parse_earnings(provider.stable("earnings", {"symbol": symbol},
+                                                   f"Symbol {symbol} not found"), symbol),
+            ANALYST_TTL, group="analysts")
+    except NotFound as exc:
+        raise NotServed(exc.detail) from exc

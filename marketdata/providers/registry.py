@@ -28,6 +28,7 @@ PROVIDERS: dict[str, str] = {
     "sec": "marketdata.providers.sec:SecProvider",
     "wikipedia": "marketdata.providers.wikipedia:WikipediaProvider",
     "tiingo": "marketdata.providers.tiingo:TiingoProvider",
+    "alphavantage": "marketdata.providers.alphavantage:AlphaVantageProvider",
 }
 
 

@@ -239,13 +239,9 @@ class TiingoProvider(KeyedProvider):
 
     def error_for(self, response: UpstreamResponse, endpoint: str,
                   not_found: str | None) -> MarketDataError | None:
-        if response.status < 400:
-            return None
-        if response.status in (401, 403):
-            return self.key_rejected(response.status)
         if response.status == 404:
             return NotServed(not_found or "Tiingo has no prices for this ticker")
-        return self.status_error(response, endpoint)
+        return super().error_for(response, endpoint, not_found)
 
     def daily_prices(self, ticker: str, start: date) -> list[DailyRow]:
         """Every day from ``start`` to the latest (no ``endDate``: the splits after a window

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 
 from marketdata.formatting import round_half_up
 
@@ -164,3 +165,35 @@ def summarize_targets(symbol: str, targets: list[tuple[datetime, float]],
         windows[period] = TargetWindow(
             len(chosen), round_half_up(sum(chosen) / len(chosen), 2) if chosen else None)
     return PriceTargetSummary(symbol, windows)
+
+
+# -- earnings surprises from the keyed sources ----------------------------------------------
+def _surprise(actual: Decimal | None, estimate: Decimal | None,
+              sent: Decimal | None) -> Decimal | None:
+    if sent is not None:
+        return sent
+    return None if actual is None or estimate is None else actual - estimate
+
+
+def surprise_fraction(surprise: Decimal | None,
+                      estimate: Decimal | None) -> float | None:
+    """surprise / |estimate| as a fraction (0.037037 is 3.7037 %), to 6 decimals; None when
+    either is missing or the estimate is 0."""
+    if surprise is None or estimate is None or estimate == 0:
+        return None
+    return float(round(surprise / abs(estimate), 6))
+
+
+def reported_quarter(actual: Decimal | None, estimate: Decimal | None,
+                     surprise: Decimal | None, percent: Decimal | None,
+                     when: datetime) -> EarningsSurprise:
+    """One reported quarter as the record: the surprise as sent, else actual - estimate
+    (exact in decimals); the surprise percent (``percent``, in percent units) as a
+    fraction, else derived from the surprise."""
+    surprise = _surprise(actual, estimate, surprise)
+    fraction = (float(percent / 100) if percent is not None
+                else surprise_fraction(surprise, estimate))
+    return EarningsSurprise(date=when, eps_actual=None if actual is None else float(actual),
+                            eps_estimate=None if estimate is None else float(estimate),
+                            surprise=None if surprise is None else float(surprise),
+                            surprise_percent=fraction)

@@ -55,3 +55,29 @@ def constituent(row: Mapping[str, Any]) -> Constituent:
         cik=cik.zfill(10) if isinstance(cik, str) and cik.isdigit() else cik,
         founded=row.get("founded"),
     )
+
+
+@dataclass(frozen=True)
+class CompanyProfile:
+    """Who a listed company (or fund) is, in the source's own words: ``asset_type`` as the
+    source names it (Yahoo's ``EQUITY``/``ETF``, Alpha Vantage's ``Common Stock``/``ETF``),
+    ``market_capitalization`` in ``currency``. ``address`` is one line (street, city, state,
+    postal code, as the source writes them). ``fund_family`` and ``fund_category`` are a
+    fund's (None for a company). Anything the source does not have is None."""
+
+    symbol: str
+    name: str | None = None
+    description: str | None = None
+    asset_type: str | None = None
+    exchange: str | None = None
+    currency: str | None = None
+    country: str | None = None
+    sector: str | None = None
+    industry: str | None = None
+    market_capitalization: float | None = None
+    website: str | None = None
+    phone: str | None = None
+    address: str | None = None
+    employees: int | None = None
+    fund_family: str | None = None
+    fund_category: str | None = None

@@ -133,6 +133,58 @@ class CalendarEvents:
 # -- financial statements -----------------------------------------------------------------------
 STATEMENTS = ("income", "balance", "cashflow")
 FREQUENCIES = ("annual", "quarterly")
+# v2 adds the trailing twelve months (flows only: a balance sheet is a point in time).
+V2_FREQUENCIES = (*FREQUENCIES, "trailing")
+TRAILING_STATEMENTS = ("income", "cashflow")
+
+# Each statement's metrics, Yahoo's field names (the v2 metric names too), in the order a
+# statement is read (top line first); the answers keep this order.
+INCOME_FIELDS = (
+    "TotalRevenue", "OperatingRevenue", "CostOfRevenue", "GrossProfit", "OperatingExpense",
+    "SellingGeneralAndAdministration", "ResearchAndDevelopment", "OperatingIncome",
+    "NetInterestIncome", "InterestExpense", "InterestIncome",
+    "NetNonOperatingInterestIncomeExpense", "OtherIncomeExpense", "PretaxIncome",
+    "TaxProvision", "NetIncomeCommonStockholders", "NetIncome", "DilutedEPS", "BasicEPS",
+    "DilutedAverageShares", "BasicAverageShares", "EBIT", "EBITDA", "ReconciledCostOfRevenue",
+    "ReconciledDepreciation", "NetIncomeFromContinuingOperationNetMinorityInterest",
+    "NormalizedEBITDA", "TotalExpenses", "TotalOperatingIncomeAsReported",
+)
+BALANCE_FIELDS = (
+    "TotalAssets", "CurrentAssets", "CashCashEquivalentsAndShortTermInvestments",
+    "CashAndCashEquivalents", "CashFinancial", "Receivables", "AccountsReceivable",
+    "Inventory", "PrepaidAssets", "OtherCurrentAssets", "TotalNonCurrentAssets", "NetPPE",
+    "GrossPPE", "AccumulatedDepreciation", "Goodwill", "GoodwillAndOtherIntangibleAssets",
+    "OtherIntangibleAssets", "InvestmentsAndAdvances", "LongTermEquityInvestment",
+    "OtherNonCurrentAssets", "TotalLiabilitiesNetMinorityInterest", "CurrentLiabilities",
+    "PayablesAndAccruedExpenses", "AccountsPayable", "CurrentDebt", "CurrentDeferredRevenue",
+    "OtherCurrentLiabilities", "TotalNonCurrentLiabilitiesNetMinorityInterest", "LongTermDebt",
+    "LongTermDebtAndCapitalLeaseObligation", "NonCurrentDeferredRevenue",
+    "NonCurrentDeferredTaxesLiabilities", "OtherNonCurrentLiabilities", "StockholdersEquity",
+    "CommonStockEquity", "CommonStock", "RetainedEarnings", "AdditionalPaidInCapital",
+    "TreasuryStock", "TotalEquityGrossMinorityInterest", "WorkingCapital", "InvestedCapital",
+    "TangibleBookValue", "TotalDebt", "NetDebt", "ShareIssued", "OrdinarySharesNumber",
+)
+CASH_FLOW_FIELDS = (
+    "OperatingCashFlow", "CashFlowFromContinuingOperatingActivities",
+    "NetIncomeFromContinuingOperations", "DepreciationAndAmortization", "DeferredIncomeTax",
+    "ChangeInWorkingCapital", "ChangeInReceivables", "ChangesInAccountReceivables",
+    "ChangeInInventory", "ChangeInAccountPayable", "ChangeInOtherWorkingCapital",
+    "StockBasedCompensation", "OtherNonCashItems", "InvestingCashFlow",
+    "CashFlowFromContinuingInvestingActivities", "NetPPEPurchaseAndSale", "PurchaseOfPPE",
+    "SaleOfPPE", "CapitalExpenditure", "NetBusinessPurchaseAndSale", "PurchaseOfBusiness",
+    "SaleOfBusiness", "NetInvestmentPurchaseAndSale", "PurchaseOfInvestment",
+    "SaleOfInvestment", "NetOtherInvestingChanges", "FinancingCashFlow",
+    "CashFlowFromContinuingFinancingActivities", "NetIssuancePaymentsOfDebt",
+    "NetLongTermDebtIssuance", "LongTermDebtIssuance", "LongTermDebtPayments",
+    "NetShortTermDebtIssuance", "NetCommonStockIssuance", "CommonStockIssuance",
+    "CommonStockPayments", "RepurchaseOfCapitalStock", "CashDividendsPaid",
+    "CommonStockDividendPaid", "NetOtherFinancingCharges", "EndCashPosition",
+    "BeginningCashPosition", "ChangesInCash", "EffectOfExchangeRateChanges", "FreeCashFlow",
+    "CapitalExpenditureReported",
+)
+STATEMENT_FIELDS: dict[str, tuple[str, ...]] = {
+    "income": INCOME_FIELDS, "balance": BALANCE_FIELDS, "cashflow": CASH_FLOW_FIELDS,
+}
 
 # {period end "YYYY-MM-DD": {field name: number}}, newest period first.
 Statement = dict[str, dict[str, int | float]]
@@ -180,6 +232,7 @@ class Speaker:
     name: str
     role: str | None = None
     company: str | None = None
+    index: int | None = None  # the source's speaker number, which paragraphs refer to
 
 
 @dataclass(frozen=True)
@@ -207,6 +260,12 @@ class Transcript:
     text: str = ""  # the source's own full text, used when there are no paragraphs
     remainder: str = ""  # the part of ``text`` after the last attributed paragraph
     retrieved_at: str | None = None  # ISO UTC time of the upstream call
+    # What the source says about the document itself (v2 serves it as sent).
+    version: str | None = None  # the content format's version, e.g. "1.0.0"
+    s3_url: str | None = None  # where the supplier stores the document
+    transcript_type: str | None = None  # e.g. "IN_HOUSE"
+    speaker_count: int | None = None  # as the source counts them
+    has_body: bool = True  # False: the content came without a transcript object
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 # -- indices ------------------------------------------------------------------------------------
 REGIONS = ("US", "NA", "SA", "EU", "AS", "AF", "ME", "OCE", "global")
@@ -170,3 +171,90 @@ class CurrencyInfo:
     short_name: str | None
     long_name: str | None
     local_long_name: str | None
+
+
+# -- market-wide data (v2: trending, market summary, indices, spark) ---------------------------
+# Yahoo's regions (the v2 Region enum) and the language Yahoo's own site uses for each: the
+# ``lang``/``region`` pair its market-wide endpoints take. ``UK`` is accepted for GB.
+REGION_LANGUAGES: dict[str, str] = {
+    "AR": "es-AR", "AU": "en-AU", "BR": "pt-BR", "CA": "en-CA", "CN": "zh-Hans-CN",
+    "DK": "da-DK", "FI": "fi-FI", "FR": "fr-FR", "DE": "de-DE", "GR": "el-GR",
+    "HK": "zh-Hant-HK", "IN": "en-IN", "IL": "he-IL", "IT": "it-IT", "JP": "ja-JP",
+    "KR": "ko-KR", "MY": "ms-MY", "MX": "es-MX", "NZ": "en-NZ", "NO": "nb-NO", "PT": "pt-PT",
+    "QA": "ar-QA", "RU": "ru-RU", "SG": "en-SG", "ES": "es-ES", "SE": "sv-SE",
+    "TW": "zh-Hant-TW", "TH": "th-TH", "TR": "tr-TR", "GB": "en-GB", "US": "en-US",
+    "VN": "vi-VN",
+}
+REGION_ALIASES: dict[str, str] = {"UK": "GB"}
+
+# The v2 indices by group (``/v2/indices?region=``), in the order of the answer.
+INDEX_GROUPS: dict[str, tuple[str, ...]] = {
+    "americas": ("^GSPC", "^DJI", "^IXIC", "^NYA", "^XAX", "^RUT", "^VIX", "^GSPTSE", "^BVSP",
+                 "^MXX", "^IPSA", "^MERV"),
+    "europe": ("^FTSE", "^GDAXI", "^FCHI", "^STOXX50E", "^N100", "^BFX", "^BUK100P",
+               "MOEX.ME", "^125904-USD-STRD"),
+    "asia-pacific": ("^N225", "^HSI", "000001.SS", "^KS11", "^TWII", "^STI", "^AXJO",
+                     "^AORD", "^NZ50", "^BSESN", "^JKSE", "^KLSE"),
+    "middle-east-africa": ("^TA125.TA", "^CASE30", "^JN0U.JO"),
+    "currencies": ("DX-Y.NYB", "^XDB", "^XDE", "^XDN", "^XDA"),
+}
+INDEX_GROUP_ALIASES: dict[str, str] = {
+    "america": "americas", "am": "americas", "eu": "europe", "asia": "asia-pacific",
+    "apac": "asia-pacific", "asia_pacific": "asia-pacific", "mea": "middle-east-africa",
+    "emea": "middle-east-africa", "middle_east_africa": "middle-east-africa",
+    "currency": "currencies", "fx": "currencies",
+}
+
+
+def index_group_symbols(group: str | None) -> list[str]:
+    """The symbols of an index group (a name or an alias of :data:`INDEX_GROUPS`), every
+    group's when None, in the groups' order."""
+    if group is None:
+        return [symbol for symbols in INDEX_GROUPS.values() for symbol in symbols]
+    return list(INDEX_GROUPS[INDEX_GROUP_ALIASES.get(group, group)])
+
+
+# Members of a market-summary item whose values are numbers the client's ``format`` applies
+# to (``regularMarketTime`` in Unix seconds).
+SUMMARY_NUMBERS = ("regularMarketPrice", "regularMarketChange", "regularMarketChangePercent",
+                   "regularMarketPreviousClose", "regularMarketTime")
+
+
+@dataclass(frozen=True)
+class SummarySpark:
+    """The intraday line Yahoo draws beside a market-summary item: closes aligned with their
+    timestamps (a null close stays, as sent, so the two lists keep their positions)."""
+
+    symbol: str | None
+    timestamps: list[int]
+    closes: list[float | None]
+    previous_close: float | None
+    chart_previous_close: float | None
+
+
+@dataclass(frozen=True)
+class MarketSummaryItem:
+    """One instrument of a region's market summary. ``values`` holds the
+    :data:`SUMMARY_NUMBERS` in the source's form (bare, or ``{raw, fmt, longFmt}``), so
+    the client's ``format`` can be applied after the cache."""
+
+    symbol: str
+    short_name: str | None
+    exchange: str | None
+    full_exchange_name: str | None
+    quote_type: str | None
+    market_state: str | None
+    values: dict[str, Any]
+    spark: SummarySpark | None
+
+
+@dataclass(frozen=True)
+class Spark:
+    """A symbol's closes over a window (``/v2/spark``): the chart meta (the members of
+    :data:`marketdata.records.bars.META_MEMBERS`) and closes with their timestamps, oldest
+    first, only where the source has a close (the two lists always have one length)."""
+
+    symbol: str
+    meta: dict[str, Any]
+    timestamps: list[int]
+    closes: list[float]

@@ -43,3 +43,15 @@ class WorldNewsItem:
     img: str | None
     time: str | None
     sentiment: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SymbolNews:
+    """A symbol's articles with what the search said about the symbol itself: ``listed``
+    when the source knows an instrument of exactly that symbol, ``name`` its name (None
+    when unknown). An unlisted symbol with no article is an unknown symbol."""
+
+    symbol: str
+    listed: bool
+    name: str | None
+    items: list[NewsItem]

@@ -10,6 +10,7 @@ is one package with its routes and ``build_provider``, plus one line here.
 from __future__ import annotations
 
 from marketdata.sandbox.algolia import router as algolia
+from marketdata.sandbox.alphavantage import router as alphavantage
 from marketdata.sandbox.cftc import router as cftc
 from marketdata.sandbox.fmp import router as fmp
 from marketdata.sandbox.frankfurter import router as frankfurter
@@ -34,4 +35,5 @@ PROVIDERS: tuple[ProviderFactory, ...] = (
     sec.build_provider,
     wikipedia.build_provider,
     tiingo.build_provider,
+    alphavantage.build_provider,
 )

@@ -7,13 +7,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from marketdata.providers.yahoo.fundamentals import (
-    BALANCE_FIELDS,
-    CASH_FLOW_FIELDS,
-    INCOME_FIELDS,
-    display_name,
-    type_list,
-)
+from marketdata.providers.yahoo.fundamentals import display_name, type_list
+from marketdata.records.fundamentals import BALANCE_FIELDS, CASH_FLOW_FIELDS, INCOME_FIELDS
 from tests.apps.payloads import FAILURES, fail_url
 from tests.apps.test_malformed_symbols_api import IDS, VALUES
 from tests.conftest import QUERY1, calls_to

@@ -105,6 +105,18 @@ def test_cors_preflight_is_answered_and_not_counted(api, limited):
     assert api.get(QUOTES)["X-RateLimit-Remaining"] == "2"
 
 
+@pytest.mark.parametrize("path", ["/v2/backtest/AAPL", "/v2/screeners/custom"])
+def test_cors_preflight_allows_the_post_computations(api, path):
+    """A browser app on another origin may POST a backtest or a custom screen."""
+    response = api.options(path, HTTP_ORIGIN=ORIGIN,
+                           HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
+                           HTTP_ACCESS_CONTROL_REQUEST_HEADERS="content-type")
+    assert response.status_code == 200
+    assert response["Access-Control-Allow-Origin"] == "*"
+    assert "POST" in response["Access-Control-Allow-Methods"]
+    assert "content-type" in response["Access-Control-Allow-Headers"]
+
+
 def test_cached_answers_are_counted_too(api, limited):
     first = api.get(QUOTES)
     second = api.get(QUOTES)

@@ -65,14 +65,20 @@ def assert_no_upstream_call(yahoo) -> None:
 # A valid value for every required parameter, so that only the empty one is wrong.
 _VALID_QUERY = {"symbol": "AAPL", "symbols": "AAPL,MSFT", "query": "apple", "function": "SMA",
                 "range": "1y", "interval": "1d", "statement": "income",
-                "analysis_type": "recommendations", "holder_type": "major"}
+                "analysis_type": "recommendations", "holder_type": "major",
+                "q": "apple"}  # /v2/search, /v2/lookup
 _VALID_PATH = {"symbol": "AAPL", "sector": "Technology", "analysis_type": "recommendations",
-               "holder_type": "major", "id": "DGS10", "from": "EUR", "to": "USD"}
+               "holder_type": "major", "id": "DGS10", "from": "EUR", "to": "USD",
+               "screener": "gainers", "statement": "income"}
 # v2's `{type}` path segment: a valid value per endpoint.
 _VALID_TYPE = {"/v2/analysis/": "recommendations", "/v2/holders/": "major"}
 
 
 def _path_value(path: str, name: str) -> str:
+    if path.startswith("/v2/sectors/") and name == "sector":
+        return "technology"  # v2 takes the key; v1's `sector` is the display name
+    if name == "industry":
+        return "semiconductors"
     if name == "type":
         return next(v for prefix, v in _VALID_TYPE.items() if path.startswith(prefix))
     return _VALID_PATH[name]

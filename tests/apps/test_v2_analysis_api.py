@@ -58,7 +58,7 @@ def assert_served(got: Any, sent: Any, shape: Any) -> None:
         return
     renamed = {YAHOO_SPELLINGS.get(k, k): v for k, v in sent.items()}
     assert list(got) == [*shape, *(k for k in renamed if k not in shape)]
-    for name, kind in shape.items():
+    for name in shape:
         if name not in renamed:
             assert got[name] is None, name
     for name, value in renamed.items():

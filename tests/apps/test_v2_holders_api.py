@@ -14,7 +14,6 @@ from tests.apps.payloads import FAILURES, QUERY2, QUOTE_SUMMARY_NOT_FOUND, fail_
 from tests.apps.test_malformed_symbols_api import IDS, VALUES
 from tests.apps.test_v2_analysis_api import (
     QS,
-    as_sent,
     assert_api_error,
     assert_served,
     follow_pages,

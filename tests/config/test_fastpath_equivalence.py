@@ -61,13 +61,30 @@ SAMPLES = [
     "/v2/recommendations/AAPL",
     "/v2/recommendations?symbols=AAPL,KO&pageLimit=1",
     "/v2/earnings-surprises/AAPL",
+    "/v2/company-profile/AAPL",
+    "/v2/earnings-transcript/AAPL?fields=quarter,year",
+    "/v2/transcripts/AAPL?quarter=Q1",
+    "/v2/transcripts/AAPL/all?limit=2",
+    "/v2/financials/AAPL/income?metrics=TotalRevenue,NetIncome",
+    "/v2/financials?symbols=AAPL,MSFT&statement=balance&frequency=quarterly",
     "/v2/currencies",
+    "/v2/trending?region=UK",
+    "/v2/market-summary?format=pretty",
+    "/v2/indices?region=europe",
+    "/v2/spark?symbols=AAPL,SPY,7203.T&range=5d",
     "/v2/calendar?symbols=AAPL,MSFT&range=3mo",
     "/v2/hours?region=US",
+    "/v2/exchanges?fields=suffix",
+    "/v2/sectors/tech?format=pretty",
+    "/v2/industries/semiconductors?fields=name,topCompanies",
     "/v2/macro/series/CPIAUCSL",
     "/v2/macro/treasury-yields",
     "/v2/positioning/cot/GC=F",
     "/v2/worldnews/news/AAPL",
+    "/v2/news?count=5",
+    "/v2/news/AAPL?limit=2",
+    "/v2/search?q=apple&news=2",
+    "/v2/lookup?q=SPY&type=etf",
     "/v2/forex/EUR/USD",
     "/v2/futures/GC",
     "/v2/grading-actions/AAPL",
@@ -75,13 +92,18 @@ SAMPLES = [
     "/v2/price-target-summary/AAPL",
     "/v2/press-releases/AAPL",
     "/v2/index-constituents/%5EDJI",
+    "/v2/screeners/gainers?count=5&format=both",
+    "/v2/screeners/custom",
     "/v2/backtest/AAPL",
+    "/v2/risk/AAPL?benchmark=SPY",
 ]
 # Never stored by the response cache (so never a fast-path hit): the Django path answers.
 NEVER_CACHED = {"/v2/hours?region=US",  # computed from the clock, not from cached data
+                "/v2/exchanges?fields=suffix",  # a table in the code, no provider data
                 "/v2/health",  # built from no cached provider answer
                 "/v2/ping",  # no provider answer either
                 "/v2/backtest/AAPL",  # POST only: a GET is a 405
+                "/v2/screeners/custom",  # POST only: a GET is a 405
                 }
 # Routes without a sample: answered by the fast path without the cache, or never offered.
 SPECIAL_ROUTES = {"v1/ping",  # test_ping_is_the_django_answer

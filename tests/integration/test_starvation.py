@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from marketdata.sandbox.fred.series import OTHER_SERIES
 from tests.integration.servers import http, sandbox_host_map, start_sandbox, start_service
 
 pytestmark = pytest.mark.integration
@@ -62,10 +63,17 @@ def _fault(sandbox, prefix: str, latency_ms: int) -> None:
     assert status == 200, body
 
 
+def _series() -> str:
+    """A FRED id of the sandbox's catalogue (any other is unknown there), picked at random
+    so the request is most likely cold."""
+    ids = sorted(OTHER_SERIES)
+    return ids[uuid.uuid4().int % len(ids)]
+
+
 def _others(service) -> list[str]:
     """Cold requests to other providers and to Yahoo's other endpoints."""
     return [f"{service.base_url}{path}" for path in (
-        f"/v2/macro/series/{_symbol('S')}?limit=2",
+        f"/v2/macro/series/{_series()}?limit=2",
         f"/v2/macro/treasury-yields?limit=2&year={2000 + int(uuid.uuid4().int % 20)}",
         f"/v2/quote/{_symbol('Q')}",
         f"/v1/search?query={_symbol('q').lower()}&hits=2",

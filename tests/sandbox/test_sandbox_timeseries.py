@@ -12,11 +12,13 @@ from typing import Any
 import pytest
 
 from marketdata.providers.yahoo.fundamentals import (
+    parse_timeseries,
+    type_list,
+)
+from marketdata.records.fundamentals import (
     BALANCE_FIELDS,
     CASH_FLOW_FIELDS,
     INCOME_FIELDS,
-    parse_timeseries,
-    type_list,
 )
 from marketdata.sandbox import YahooSandbox
 from marketdata.sandbox.instruments import get_instrument
@@ -143,9 +145,23 @@ def test_types_without_a_prefix_are_left_out_and_others_are_meta_only(client):
                            period1="0")
     items = {i["meta"]["type"][0]: i for i in answer["timeseries"]["result"]}
     assert set(items) == {"annualTotalRevenue", "trailingTotalRevenue", "annualOtherGandA"}
-    assert set(items["trailingTotalRevenue"]) == {"meta"}
     assert set(items["annualOtherGandA"]) == {"meta"}
     assert "timestamp" in items["annualTotalRevenue"]
+    assert len(items["trailingTotalRevenue"]["timestamp"]) == 1  # one TTM point
+
+
+def test_trailing_sums_the_last_four_quarters_and_has_no_balance(client):
+    """TTM flows are the last published quarter's four quarters summed; balance-sheet
+    fields have no trailing series, as on Yahoo."""
+    quarters = client.answer("AAPL", ["quarterlyTotalRevenue"], period1="0")
+    ttm = client.answer("AAPL", ["trailingTotalRevenue", "trailingTotalAssets"], period1="0")
+    items = {i["meta"]["type"][0]: i for i in ttm["timeseries"]["result"]}
+    assert set(items["trailingTotalAssets"]) == {"meta"}
+    (point,) = items["trailingTotalRevenue"]["trailingTotalRevenue"]
+    (series,) = quarters["timeseries"]["result"]
+    last_four = series["quarterlyTotalRevenue"][-4:]
+    assert point["asOfDate"] == last_four[-1]["asOfDate"] and point["periodType"] == "TTM"
+    assert point["reportedValue"]["raw"] == sum(p["reportedValue"]["raw"] for p in last_four)
 
 
 def test_no_type_and_bad_periods(client):

@@ -28,6 +28,7 @@ from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json, yahoo_provider
 from marketdata.records.fundamentals import FREQUENCIES as FREQUENCIES
+from marketdata.records.fundamentals import STATEMENT_FIELDS as STATEMENT_FIELDS
 from marketdata.records.fundamentals import STATEMENTS as STATEMENTS
 from marketdata.records.fundamentals import Statement
 from marketdata.records.fundamentals import display_name as display_name
@@ -36,55 +37,6 @@ from marketdata.records.fundamentals import display_name as display_name
 TYPE_PREFIXES = ("annual", "quarterly", "trailing")
 HISTORY_YEARS = 10
 TIMESERIES_PATH = "/ws/fundamentals-timeseries/v1/finance/timeseries/"
-
-# Yahoo's field names, in the order a statement is read (top line first). The output keeps
-# this order within each period.
-INCOME_FIELDS = (
-    "TotalRevenue", "OperatingRevenue", "CostOfRevenue", "GrossProfit", "OperatingExpense",
-    "SellingGeneralAndAdministration", "ResearchAndDevelopment", "OperatingIncome",
-    "NetInterestIncome", "InterestExpense", "InterestIncome",
-    "NetNonOperatingInterestIncomeExpense", "OtherIncomeExpense", "PretaxIncome",
-    "TaxProvision", "NetIncomeCommonStockholders", "NetIncome", "DilutedEPS", "BasicEPS",
-    "DilutedAverageShares", "BasicAverageShares", "EBIT", "EBITDA", "ReconciledCostOfRevenue",
-    "ReconciledDepreciation", "NetIncomeFromContinuingOperationNetMinorityInterest",
-    "NormalizedEBITDA", "TotalExpenses", "TotalOperatingIncomeAsReported",
-)
-BALANCE_FIELDS = (
-    "TotalAssets", "CurrentAssets", "CashCashEquivalentsAndShortTermInvestments",
-    "CashAndCashEquivalents", "CashFinancial", "Receivables", "AccountsReceivable",
-    "Inventory", "PrepaidAssets", "OtherCurrentAssets", "TotalNonCurrentAssets", "NetPPE",
-    "GrossPPE", "AccumulatedDepreciation", "Goodwill", "GoodwillAndOtherIntangibleAssets",
-    "OtherIntangibleAssets", "InvestmentsAndAdvances", "LongTermEquityInvestment",
-    "OtherNonCurrentAssets", "TotalLiabilitiesNetMinorityInterest", "CurrentLiabilities",
-    "PayablesAndAccruedExpenses", "AccountsPayable", "CurrentDebt", "CurrentDeferredRevenue",
-    "OtherCurrentLiabilities", "TotalNonCurrentLiabilitiesNetMinorityInterest", "LongTermDebt",
-    "LongTermDebtAndCapitalLeaseObligation", "NonCurrentDeferredRevenue",
-    "NonCurrentDeferredTaxesLiabilities", "OtherNonCurrentLiabilities", "StockholdersEquity",
-    "CommonStockEquity", "CommonStock", "RetainedEarnings", "AdditionalPaidInCapital",
-    "TreasuryStock", "TotalEquityGrossMinorityInterest", "WorkingCapital", "InvestedCapital",
-    "TangibleBookValue", "TotalDebt", "NetDebt", "ShareIssued", "OrdinarySharesNumber",
-)
-CASH_FLOW_FIELDS = (
-    "OperatingCashFlow", "CashFlowFromContinuingOperatingActivities",
-    "NetIncomeFromContinuingOperations", "DepreciationAndAmortization", "DeferredIncomeTax",
-    "ChangeInWorkingCapital", "ChangeInReceivables", "ChangesInAccountReceivables",
-    "ChangeInInventory", "ChangeInAccountPayable", "ChangeInOtherWorkingCapital",
-    "StockBasedCompensation", "OtherNonCashItems", "InvestingCashFlow",
-    "CashFlowFromContinuingInvestingActivities", "NetPPEPurchaseAndSale", "PurchaseOfPPE",
-    "SaleOfPPE", "CapitalExpenditure", "NetBusinessPurchaseAndSale", "PurchaseOfBusiness",
-    "SaleOfBusiness", "NetInvestmentPurchaseAndSale", "PurchaseOfInvestment",
-    "SaleOfInvestment", "NetOtherInvestingChanges", "FinancingCashFlow",
-    "CashFlowFromContinuingFinancingActivities", "NetIssuancePaymentsOfDebt",
-    "NetLongTermDebtIssuance", "LongTermDebtIssuance", "LongTermDebtPayments",
-    "NetShortTermDebtIssuance", "NetCommonStockIssuance", "CommonStockIssuance",
-    "CommonStockPayments", "RepurchaseOfCapitalStock", "CashDividendsPaid",
-    "CommonStockDividendPaid", "NetOtherFinancingCharges", "EndCashPosition",
-    "BeginningCashPosition", "ChangesInCash", "EffectOfExchangeRateChanges", "FreeCashFlow",
-    "CapitalExpenditureReported",
-)
-STATEMENT_FIELDS: dict[str, tuple[str, ...]] = {
-    "income": INCOME_FIELDS, "balance": BALANCE_FIELDS, "cashflow": CASH_FLOW_FIELDS,
-}
 
 _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 

@@ -22,9 +22,12 @@ from marketdata.errors import UpstreamBadResponse
 from marketdata.formatting import raw, text
 from marketdata.providers.yahoo.client import yahoo_provider
 from marketdata.providers.yahoo.search import get_search
-from marketdata.records.news import NewsItem
+from marketdata.records.news import NewsItem, SymbolNews
 
 NEWS_COUNT = 20
+# How many quotes the v2 symbol search asks for: enough for the exact symbol to be among
+# them (Yahoo ranks an exact symbol match first).
+LISTING_QUOTES = 5
 GENERAL_NEWS_QUERIES = ("^GSPC", "^DJI", "^IXIC")
 
 
@@ -111,3 +114,28 @@ def general_news() -> list[NewsItem]:
         for item in items:
             merged.setdefault(item.uuid, item)
     return sorted(merged.values(), key=lambda i: i.published, reverse=True)
+
+
+def parse_listing(payload: Any, symbol: str) -> tuple[bool, str | None]:
+    """(whether ``quotes[]`` holds exactly ``symbol``, that quote's long name, else its
+    short name)."""
+    quotes = payload.get("quotes") if isinstance(payload, dict) else None
+    for quote in quotes if isinstance(quotes, list) else []:
+        if isinstance(quote, dict) and str(quote.get("symbol") or "").upper() == symbol.upper():
+            return True, text(quote.get("longname")) or text(quote.get("shortname"))
+    return False, None
+
+
+def symbol_news_listed(symbol: str) -> SymbolNews:
+    """The ``listed_news`` fetcher (``/v2/news/{symbol}``): one search for the validated
+    symbol asking for a few quotes and :data:`NEWS_COUNT` articles (cache policy ``news``);
+    the articles Yahoo tagged with the symbol, in Yahoo's order, and whether the quotes list
+    the symbol itself (so an unknown symbol can be told from one without news)."""
+    def fetch() -> SymbolNews:
+        payload = get_search(symbol, quotes_count=LISTING_QUOTES, news_count=NEWS_COUNT)
+        listed, name = parse_listing(payload, symbol)
+        return SymbolNews(symbol, listed, name, about(parse_news(payload), symbol))
+
+    return yahoo_provider().cached(
+        "symbol_news", {"q": symbol, "quotes": LISTING_QUOTES, "count": NEWS_COUNT}, fetch,
+        "news", group="news")

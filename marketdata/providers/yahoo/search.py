@@ -1,6 +1,7 @@
 """Yahoo v1 search (``/v1/finance/search``): securities (``quotes[]``) for the search
-fallback (:func:`securities`, the ``yahoo`` fetcher of ``security_search``) and articles
-(``news[]``, see :mod:`marketdata.providers.yahoo.news`).
+fallback (:func:`securities`, the ``yahoo`` fetcher of ``security_search``), articles
+(``news[]``, see :mod:`marketdata.providers.yahoo.news`), and the whole answer with every
+flag for ``/v2/search`` (:func:`search`, the fetcher of ``search``).
 
 Why no crumb: the recorded search requests carry none and Yahoo answers them; leaving it
 out spares a cookie/crumb handshake on the fallback path. The extra parameters are the ones
@@ -12,13 +13,21 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from marketdata.errors import NotFound, UpstreamBadResponse
-from marketdata.formatting import text
+from marketdata.formatting import integer, json_number, rows, text
 from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json, yahoo_provider
-from marketdata.records.search import Security, SecurityMatches
+from marketdata.records.search import (
+    RESEARCH_REPORT_MEMBERS,
+    SEARCH_NEWS_MEMBERS,
+    SEARCH_QUOTE_MEMBERS,
+    SearchAnswer,
+    Security,
+    SecurityMatches,
+)
 
 SEARCH_URL = f"{yahoo.QUERY1}/v1/finance/search"
 BASE_PARAMS = {
@@ -48,13 +57,15 @@ def query_key(query: str) -> str:
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def get_search(query: str, quotes_count: int, news_count: int) -> dict[str, Any]:
+def get_search(query: str, quotes_count: int, news_count: int,
+               extra: Mapping[str, str] | None = None) -> dict[str, Any]:
     """One v1 search call; the decoded body (always a dict) or an upstream error.
+    ``extra``: more parameters, or other values for those of :data:`BASE_PARAMS`.
 
     A 404 from a search endpoint is not "no such symbol" (a search with no match answers
     200 with empty lists), so it is reported as a bad upstream answer, not as NotFound.
     """
-    params = {**BASE_PARAMS, "q": query, "quotesCount": str(quotes_count),
+    params = {**BASE_PARAMS, **(extra or {}), "q": query, "quotesCount": str(quotes_count),
               "newsCount": str(news_count)}
     try:
         payload = get_json("search", SEARCH_URL, params, crumb=False)
@@ -124,3 +135,99 @@ def securities(query: str, hits: int, security_type: str | None = None, *,
     secondary source, so it answers whether or not the caller asked for the primary."""
     found = search_quotes(query, hits, security_type)
     return SecurityMatches([Security(**row) for row in found], "yahoo")
+
+
+# -- v2 search ------------------------------------------------------------------------------
+def _string(value: Any) -> str | None:
+    """A string member as Yahoo sent it (``/v2/search`` passes names through, padding
+    included); None when missing, blank or not a string."""
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _flag(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+def _quote_member(item: dict[str, Any], name: str) -> Any:
+    if name in ("isYahooFinance", "dispSecIndFlag"):
+        return _flag(item.get(name))
+    if name == "score":
+        return json_number(item.get(name))
+    if name in ("shortName", "longName"):
+        # Yahoo writes shortname/longname here (camel case in other answers).
+        return _string(item.get(name.lower())) or _string(item.get(name))
+    return _string(item.get(name))
+
+
+def parse_search_quote(item: dict[str, Any]) -> dict[str, Any] | None:
+    """One ``quotes[]`` entry -> :data:`SEARCH_QUOTE_MEMBERS` (None where absent); None for
+    entries that are not Yahoo Finance instruments (no symbol)."""
+    if _string(item.get("symbol")) is None:
+        return None
+    return {name: _quote_member(item, name) for name in SEARCH_QUOTE_MEMBERS}
+
+
+def parse_thumbnail(value: Any) -> dict[str, Any] | None:
+    """``{resolutions: [{url, width, height, tag}]}`` with the resolutions that have a URL;
+    None without any."""
+    resolutions = [
+        {"url": _string(r.get("url")), "width": integer(r.get("width")),
+         "height": integer(r.get("height")), "tag": _string(r.get("tag"))}
+        for r in rows(value.get("resolutions") if isinstance(value, dict) else None)
+        if _string(r.get("url"))]
+    return {"resolutions": resolutions} if resolutions else None
+
+
+def parse_search_article(item: dict[str, Any]) -> dict[str, Any] | None:
+    """One ``news[]`` entry -> :data:`SEARCH_NEWS_MEMBERS`; None without a title or link."""
+    if _string(item.get("title")) is None or _string(item.get("link")) is None:
+        return None
+    tickers = item.get("relatedTickers")
+    out: dict[str, Any] = {name: _string(item.get(name)) for name in SEARCH_NEWS_MEMBERS}
+    out["providerPublishTime"] = integer(item.get("providerPublishTime"))
+    out["thumbnail"] = parse_thumbnail(item.get("thumbnail"))
+    out["relatedTickers"] = ([t for t in tickers if isinstance(t, str)]
+                             if isinstance(tickers, list) else None)
+    return out
+
+
+def parse_research_report(item: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {name: _string(item.get(name)) for name in RESEARCH_REPORT_MEMBERS}
+    out["reportDate"] = integer(item.get("reportDate"))
+    return out
+
+
+def parse_search(payload: Any) -> SearchAnswer:
+    """v1 search body -> :class:`SearchAnswer`, lists in Yahoo's order (a list Yahoo left
+    out is empty; one that is not a list is an unusable answer)."""
+    if not isinstance(payload, dict):
+        raise UpstreamBadResponse("yahoo", "Yahoo Finance search answer is not an object")
+    for name in ("quotes", "news", "researchReports"):
+        if payload.get(name) is not None and not isinstance(payload[name], list):
+            raise UpstreamBadResponse("yahoo", f"Yahoo Finance search answer has no {name} "
+                                               "list")
+    quotes = [q for q in map(parse_search_quote, rows(payload.get("quotes"))) if q]
+    news = [n for n in map(parse_search_article, rows(payload.get("news"))) if n]
+    reports = [parse_research_report(r) for r in rows(payload.get("researchReports"))]
+    return SearchAnswer(quotes, news, reports, integer(payload.get("count")),
+                        integer(payload.get("totalTime")))
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def search(query: str, *, quotes: int, news: int, fuzzy: bool, logo: bool, research: bool,
+           cultural: bool, lang: str, region: str) -> SearchAnswer:
+    """The ``search`` fetcher: one v1 search with every flag of ``/v2/search``, through
+    the search cache. The cache key holds every parameter sent (the query lower-cased:
+    Yahoo ignores case)."""
+    extra = {"lang": lang, "region": region, "enableFuzzyQuery": _bool(fuzzy),
+             "enableLogoUrl": _bool(logo), "enableResearchReports": _bool(research),
+             "enableCulturalAssets": _bool(cultural)}
+    key = {"q": query_key(query), "quotes": quotes, "news": news, "fuzzy": fuzzy,
+           "logo": logo, "research": research, "cultural": cultural, "lang": lang,
+           "region": region}
+    return yahoo_provider().cached(
+        "search_v2", key, lambda: parse_search(get_search(query, quotes, news, extra)),
+        "search", group="search")

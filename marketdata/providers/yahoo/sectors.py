@@ -22,9 +22,10 @@ from typing import Any
 from urllib.parse import quote
 
 from marketdata.errors import NotFound, UpstreamBadResponse
-from marketdata.formatting import integer, mapping, number, rows
+from marketdata.formatting import integer, mapping, number, rows, text
 from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json, yahoo_provider
+from marketdata.providers.yahoo.full_quote import usable_value
 from marketdata.providers.yahoo.quote_summary import fetch_quote_summary
 from marketdata.records.market import (
     SECTOR_KEYS,
@@ -32,9 +33,28 @@ from marketdata.records.market import (
     Industry,
     SectorData,
 )
+from marketdata.records.quotes import NUMBER as NUMBER_KIND
+from marketdata.records.sectors import (
+    FUND_MEMBERS,
+    GROWTH_COMPANY_MEMBERS,
+    INDUSTRIES,
+    INDUSTRY_COMPANY_MEMBERS,
+    INDUSTRY_OVERVIEW_MEMBERS,
+    INDUSTRY_REPORT_MEMBERS,
+    PERFORMANCE_MEMBERS,
+    PERFORMING_COMPANY_MEMBERS,
+    SECTOR_COMPANY_MEMBERS,
+    SECTOR_INDUSTRY_MEMBERS,
+    SECTOR_OVERVIEW_MEMBERS,
+    SECTOR_REPORT_MEMBERS,
+    IndustryProfile,
+    SectorProfile,
+    industry_sector,
+)
 
 # The query Yahoo's own sector pages send.
 SECTOR_PARAMS = {"formatted": "true", "withReturns": "true", "lang": "en-US", "region": "US"}
+DEFAULT_LANG = SECTOR_PARAMS["lang"]
 
 _ALL_INDUSTRIES = "All Industries"
 # Yahoo's wire name first; finance-query's re-serialised bodies call it dayChangePercent.
@@ -125,3 +145,136 @@ def sector_key_of_symbol(symbol: str) -> str | None:
     modules = fetch_quote_summary(symbol, _PROFILE_MODULES, policy="sectors", group="sectors")
     profile = modules.get("assetProfile")
     return sector_key_of(profile) if isinstance(profile, dict) else None
+
+
+# -- v2: the whole sector, and industries ---------------------------------------------------
+# The v2 answers keep every member Yahoo sends, under the v2 names (see
+# marketdata.records.sectors); numbers stay in Yahoo's {raw, fmt} form so the client's
+# ``format`` applies after the cache. Industries: ``/v1/finance/industries/{slug}``, whose
+# ``data`` is shaped like a sector's (name, key, symbol, overview, performance,
+# performanceOverviewBenchmark, topCompanies, researchReports) plus sectorName/sectorKey,
+# topPerformingCompanies and topGrowthCompanies.
+_WIRE_NAMES = {"dayChangePercent": ("regMarketChangePercent", "dayChangePercent"),
+               "headline": ("headHtml", "headline"), "title": ("reportTitle", "title")}
+_STRINGS = {"symbol", "name", "key", "description", "rating", "id", "headline", "provider",
+            "reportDate", "reportTitle", "reportType", "targetPriceStatus", "investmentRating",
+            "title"}
+
+
+def _member(row: dict[str, Any], name: str) -> Any:
+    """One member of a Yahoo object by its v2 name (Yahoo's wire name first): strings
+    cleaned, numbers kept as sent when they are numbers, else None."""
+    value = next((row[wire] for wire in _WIRE_NAMES.get(name, (name,)) if wire in row), None)
+    if name in _STRINGS:
+        return text(value)
+    return usable_value(NUMBER_KIND, value)
+
+
+def _object(value: Any, members: tuple[str, ...]) -> dict[str, Any] | None:
+    return {name: _member(value, name) for name in members} if isinstance(value, dict) \
+        else None
+
+
+def _list(value: Any, members: tuple[str, ...], *, keyed: str | None = "symbol"
+          ) -> list[dict[str, Any]]:
+    """The rows of a Yahoo list as v2 objects; a row without its ``keyed`` member (a
+    company without a symbol, the industries' "All Industries" aggregate without a key) is
+    left out."""
+    out = [_object(row, members) for row in rows(value)]
+    return [row for row in out if row is not None and (keyed is None or row[keyed])]
+
+
+def _performance(value: Any, named: bool = False) -> dict[str, Any] | None:
+    found = _object(value, PERFORMANCE_MEMBERS)
+    if found is not None and named:
+        found = {"name": text(value.get("name")), **found}
+    return found
+
+
+def _data(payload: Any, what: str) -> dict[str, Any]:
+    data = payload.get("data") if isinstance(payload, dict) else None
+    if not isinstance(data, dict) or not data:
+        raise UpstreamBadResponse("yahoo", f"Yahoo Finance {what} answer has no 'data' object")
+    return data
+
+
+def parse_sector_profile(payload: Any, key: str) -> SectorProfile:
+    """Sector JSON -> the v2 sector (:data:`SECTOR_MEMBERS`); a body without ``data`` is a
+    502."""
+    data = _data(payload, f"sector '{key}'")
+    benchmark = data.get("performanceOverviewBenchmark")
+    return SectorProfile(key=key, members={
+        "name": text(data.get("name")) or SECTOR_NAMES.get(key), "symbol": text(data.get("symbol")),
+        "key": text(data.get("key")) or key,
+        "overview": _object(data.get("overview"), SECTOR_OVERVIEW_MEMBERS),
+        "performance": _performance(data.get("performance")),
+        "benchmark": _performance(benchmark),
+        "benchmarkName": text(benchmark.get("name")) if isinstance(benchmark, dict) else None,
+        "topCompanies": _list(data.get("topCompanies"), SECTOR_COMPANY_MEMBERS),
+        "topEtfs": _list(data.get("topETFs"), FUND_MEMBERS),
+        "topMutualFunds": _list(data.get("topMutualFunds"), FUND_MEMBERS),
+        "industries": _list(data.get("industries"), SECTOR_INDUSTRY_MEMBERS, keyed="key"),
+        "researchReports": _list(data.get("researchReports"), SECTOR_REPORT_MEMBERS,
+                                 keyed=None),
+    })
+
+
+def parse_industry(payload: Any, slug: str) -> IndustryProfile:
+    """Industry JSON -> the v2 industry (:data:`INDUSTRY_MEMBERS`); a body without ``data``
+    is a 502. Yahoo names the sector; the table's is used where it does not."""
+    data = _data(payload, f"industry '{slug}'")
+    sector_key, sector_name = industry_sector(slug)
+    return IndustryProfile(key=slug, members={
+        "name": text(data.get("name")) or INDUSTRIES[slug][0],
+        "key": text(data.get("key")) or slug, "symbol": text(data.get("symbol")),
+        "sectorName": text(data.get("sectorName")) or sector_name,
+        "sectorKey": text(data.get("sectorKey")) or sector_key,
+        "overview": _object(data.get("overview"), INDUSTRY_OVERVIEW_MEMBERS),
+        "performance": _performance(data.get("performance")),
+        "benchmark": _performance(data.get("performanceOverviewBenchmark"), named=True),
+        "topCompanies": _list(data.get("topCompanies"), INDUSTRY_COMPANY_MEMBERS),
+        "topPerformingCompanies": _list(data.get("topPerformingCompanies"),
+                                        PERFORMING_COMPANY_MEMBERS),
+        "topGrowthCompanies": _list(data.get("topGrowthCompanies"), GROWTH_COMPANY_MEMBERS),
+        "researchReports": _list(data.get("researchReports"), INDUSTRY_REPORT_MEMBERS,
+                                 keyed=None),
+    })
+
+
+def _v2_params(lang: str | None) -> dict[str, str]:
+    # Yahoo's own pages send withReturns=true: the lists then carry their ytdReturn.
+    return {**SECTOR_PARAMS, "lang": lang or DEFAULT_LANG}
+
+
+def sector_profile(key: str, lang: str | None = None) -> SectorProfile:
+    """The ``sector_profiles`` fetcher: one sector by key (one of SECTOR_NAMES), texts in
+    ``lang`` (``en-US`` when None), through the cache (policy ``sectors``); NotFound when
+    Yahoo does not know the key."""
+    if key not in SECTOR_NAMES:
+        raise NotFound(f"Unknown sector '{key}'")
+    language = lang or DEFAULT_LANG
+
+    def fetch() -> SectorProfile:
+        return parse_sector_profile(get_json(
+            "sector", f"{yahoo.QUERY1}/v1/finance/sectors/{quote(key, safe='')}",
+            _v2_params(language), not_found=f"Yahoo Finance has no sector '{key}'"), key)
+
+    return yahoo_provider().cached("sector_profile", {"key": key, "lang": language}, fetch,
+                                   "sectors", group="sectors")
+
+
+def industry_profile(slug: str, lang: str | None = None) -> IndustryProfile:
+    """The ``industries`` fetcher: one industry by slug (one of INDUSTRIES), texts in
+    ``lang`` (``en-US`` when None), through the cache (policy ``sectors``); NotFound when
+    Yahoo does not know the slug."""
+    if slug not in INDUSTRIES:
+        raise NotFound(f"Unknown industry '{slug}'")
+    language = lang or DEFAULT_LANG
+
+    def fetch() -> IndustryProfile:
+        return parse_industry(get_json(
+            "industry", f"{yahoo.QUERY1}/v1/finance/industries/{quote(slug, safe='')}",
+            _v2_params(language), not_found=f"Yahoo Finance has no industry '{slug}'"), slug)
+
+    return yahoo_provider().cached("industry", {"slug": slug, "lang": language}, fetch,
+                                   "sectors", group="sectors")

@@ -11,7 +11,8 @@ Yahoo has no single transcript API. Three calls, each cached on its own:
    not the quoteSummary ``quoteType`` module, which carries no quartrId.
 3. ``finance.yahoo.com/xhr/transcript?eventType=earnings_call&quartrId=&eventId=`` (JSON,
    crumb): ``transcriptContent`` (speakers, paragraphs with per-word timings) and
-   ``transcriptMetadata`` (fiscal period and year, call date, transcript id).
+   ``transcriptMetadata`` (fiscal period and year, call date, transcript id, the
+   document's type and storage URL).
 
 Parsers are pure (payload in, records out); ``fetch_*`` go through the cache. The capability
 table's fetchers: :func:`fetch_earnings_calls` (``earnings_calls``) and
@@ -193,7 +194,8 @@ def _speakers(mapping: Any) -> dict[int, Speaker]:
         key = _int(entry.get("speaker"))
         if name is None or key is None:
             continue
-        out[key] = Speaker(name, _stripped(data.get("role")), _stripped(data.get("company")))
+        out[key] = Speaker(name, _stripped(data.get("role")), _stripped(data.get("company")),
+                           key)
     return out
 
 
@@ -234,6 +236,7 @@ def parse_transcript(payload: Any) -> Transcript:
     meta = payload.get("transcriptMetadata")
     meta = meta if isinstance(meta, dict) else {}
     body = content.get("transcript")
+    has_body = isinstance(body, dict)
     body = body if isinstance(body, dict) else {}
     speakers = _speakers(content.get("speaker_mapping"))
 
@@ -266,6 +269,11 @@ def parse_transcript(payload: Any) -> Transcript:
         paragraphs=paragraphs,
         text=text,
         remainder=_remainder(text, paragraphs),
+        version=_stripped(content.get("version")),
+        s3_url=_stripped(meta.get("s3Url")),
+        transcript_type=_stripped(meta.get("type")) or _stripped(meta.get("transcriptType")),
+        speaker_count=_int(body.get("number_of_speakers")),
+        has_body=has_body,
     )
 
 

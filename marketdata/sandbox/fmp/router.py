@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from marketdata.sandbox.common import Request
-from marketdata.sandbox.fmp import analysts, constituents, press
+from marketdata.sandbox.fmp import analysts, constituents, earnings, press
 from marketdata.sandbox.fmp.common import error, refusal
 from marketdata.sandbox.providers import Route, SandboxOptions, SimulatedProvider
 from marketdata.sandbox.response import SandboxResponse
@@ -24,6 +24,7 @@ ROUTES = (
           analysts.handle_price_target_summary, crumb=True),
     Route(("GET",), re.compile(r"/stable/news/press-releases"), press.handle_press_releases,
           crumb=True),
+    Route(("GET",), re.compile(r"/stable/earnings"), earnings.handle_earnings, crumb=True),
     Route(("GET",), re.compile(r"/stable/(?P<list>sp500|nasdaq|dowjones)-constituent"),
           constituents.handle_constituents, crumb=True),
 )

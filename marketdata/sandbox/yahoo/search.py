@@ -19,6 +19,12 @@ the newest ``newsCount`` articles not later than the sandbox clock are returned,
 ``relatedTickers`` with the topic's symbol; market articles name other symbols or none
 (like Yahoo's full-text filler). About one article in seven has no thumbnail. Links and
 images point at ``*.sandbox.invalid`` (a reserved, never-resolving domain).
+
+Flags (``/v2/search`` sends them): ``enableLogoUrl=true`` adds a ``logoUrl`` to equity
+quotes (as Yahoo does for the brands it has); ``enableResearchReports=true`` fills
+``researchReports`` with the best-matching equity's two newest reports (one a week,
+``reportDate`` in epoch milliseconds). ``enableFuzzyQuery``, ``enableCulturalAssets``,
+``lang`` and ``region`` change nothing here.
 """
 
 from __future__ import annotations
@@ -118,7 +124,7 @@ def match_instruments(query: str) -> list[Instrument]:
     return found
 
 
-def _quote(inst: Instrument, rank: int) -> dict[str, Any]:
+def _quote(inst: Instrument, rank: int, logo: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {
         "exchange": inst.exchange.code,
         "shortname": inst.short_name,
@@ -135,7 +141,48 @@ def _quote(inst: Instrument, rank: int) -> dict[str, Any]:
         out.update({"sector": inst.sector, "sectorDisp": inst.sector,
                     "industry": inst.industry, "industryDisp": inst.industry,
                     "dispSecIndFlag": True})
+    if logo and inst.kind == EQUITY:
+        # Yahoo sends a brand logo (150x150) for the equities it has one for.
+        out["logoUrl"] = f"https://s.yimg.com/sandbox/brands/150x150_{_logo_slug(inst)}.png"
     out["isYahooFinance"] = True
+    return out
+
+
+def _logo_slug(inst: Instrument) -> str:
+    return inst.symbol.lower().replace("^", "").replace("=", "-").replace(".", "-")
+
+
+# -- research reports ------------------------------------------------------------------------
+_REPORT_PROVIDERS = ("Sandbox Research", "Synthetic Analytics")
+_REPORT_HEADLINES = (
+    "{name}: raising our fair value estimate after the quarter",
+    "{name}: margins hold up as demand normalises",
+    "{name}: maintaining our rating into the next earnings report",
+)
+_REPORT_PERIOD = 7 * 86400
+
+
+def research_reports(topic: Instrument | None, now: int, count: int = 2) -> list[dict[str, Any]]:
+    """The newest analyst reports on an equity (none for other kinds or no topic):
+    ``{reportHeadline, author, reportDate (epoch milliseconds), id, provider}``, one a
+    week."""
+    if topic is None or topic.kind != EQUITY:
+        return []
+    out: list[dict[str, Any]] = []
+    k = now // _REPORT_PERIOD
+    while len(out) < count and k >= 0:
+        published = k * _REPORT_PERIOD + int(unit("report-jitter", topic.symbol, k) * 86400)
+        if published <= now:
+            out.append({
+                "reportHeadline": _rotate(_REPORT_HEADLINES, topic.symbol, k).format(
+                    name=_name(topic)),
+                "author": pick(("A. Analyst", "B. Researcher", "C. Strategist"), "author",
+                               topic.symbol, k),
+                "reportDate": published * 1000,
+                "id": f"SBX_{stable_hash('report', topic.symbol, k) % 10**10:010d}",
+                "provider": pick(_REPORT_PROVIDERS, "report-provider", topic.symbol, k),
+            })
+        k -= 1
     return out
 
 
@@ -210,6 +257,10 @@ def _count(req: Request, name: str, default: int) -> int:
     return max(0, min(MAX_COUNT, value))
 
 
+def _flag(req: Request, name: str) -> bool:
+    return (req.arg(name) or "").lower() == "true"
+
+
 def handle_search(req: Request) -> SandboxResponse:
     query = req.arg("q")
     if query is None or not query.strip():
@@ -218,17 +269,21 @@ def handle_search(req: Request) -> SandboxResponse:
     news_count = _count(req, "newsCount", 4)
     matches = match_instruments(query)
     norm = " ".join(query.split()).upper()
-    quotes = [_quote(inst, 0 if inst.symbol == norm else 1)
+    logo = _flag(req, "enableLogoUrl")
+    quotes = [_quote(inst, 0 if inst.symbol == norm else 1, logo)
               for inst in matches[:quotes_count]]
     news = news_for(matches[0] if matches else None, req.now(), news_count)
+    reports = (research_reports(matches[0] if matches else None, req.now())
+               if _flag(req, "enableResearchReports") else [])
     spent = 20 + stable_hash("took", norm) % 60
     return json_response({
-        "explains": [], "count": len(quotes) + len(news), "quotes": quotes, "news": news,
-        "nav": [], "lists": [], "researchReports": [], "screenerFieldResults": [],
+        "explains": [], "count": len(quotes) + len(news) + len(reports), "quotes": quotes,
+        "news": news,
+        "nav": [], "lists": [], "researchReports": reports, "screenerFieldResults": [],
         "totalTime": spent, "timeTakenForQuotes": 400 + spent % 30,
         "timeTakenForNews": 700 if news_count else 0, "timeTakenForAlgowatchlist": 400,
         "timeTakenForPredefinedScreener": 400, "timeTakenForCrunchbase": 0,
-        "timeTakenForNav": 0, "timeTakenForResearchReports": 0,
+        "timeTakenForNav": 0, "timeTakenForResearchReports": 90 if reports else 0,
         "timeTakenForScreenerField": 0, "timeTakenForCulturalAssets": 0,
         "timeTakenForSearchLists": 0,
     })

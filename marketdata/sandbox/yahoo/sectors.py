@@ -1,5 +1,6 @@
-"""GET /v1/finance/sectors/{key}: one sector's overview, performance, industries and
-largest companies, in the shape of Yahoo's sector JSON.
+"""GET /v1/finance/sectors/{key} and /v1/finance/industries/{slug}: one sector's (or
+industry's) overview, performance, industries, largest companies and analyst reports, in
+the shape of Yahoo's sector and industry JSON.
 
 Why it is built from the sandbox's own instruments: the service maps a symbol to its sector
 through quoteSummary assetProfile, so a sector's top companies are sandbox equities whose
@@ -12,9 +13,11 @@ endpoint whatever ``formatted`` says), except the two counts, which are bare int
 from __future__ import annotations
 
 import string
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+from marketdata.records.sectors import INDUSTRIES as INDUSTRY_TABLE
 from marketdata.sandbox.instruments import (
     EQUITY,
     FAMOUS,
@@ -104,9 +107,14 @@ POOL_SIZE = 25  # generated equities per sector (recommendations draw peers from
 _RATINGS = {"Strong Buy", "Buy", "Hold", "Underperform", "Sell"}
 
 
+_SLUGS = {name: slug for slug, (name, _) in INDUSTRY_TABLE.items()}
+
+
 def industry_key(name: str) -> str:
-    """Yahoo's slug: 'Software - Infrastructure' -> 'software-infrastructure'."""
-    return name.lower().replace(" & ", "-").replace(" - ", "-").replace(" ", "-")
+    """Yahoo's slug: 'Software - Infrastructure' -> 'software-infrastructure' (the v2
+    table's where it has the industry: 'Oil & Gas E&P' -> 'oil-gas-ep')."""
+    return _SLUGS.get(name) or name.lower().replace(" & ", "-").replace(" - ", "-").replace(
+        " ", "-")
 
 
 def _anchor_cap(inst: Instrument) -> float:
@@ -248,7 +256,7 @@ def sector_body(key: str, now: int) -> dict[str, Any]:
         "topMutualFunds": [],
         "topCompanies": [_company(v, sector_cap) for v in views],
         "industries": _industries(key, name, code, perf),
-        "researchReports": [],
+        "researchReports": _reports(f"sector:{key}", name.lower(), views, now),
     }
 
 
@@ -257,3 +265,115 @@ def handle_sector(req: Request) -> SandboxResponse:
     if key not in SECTORS:
         return finance_error("Not Found", f"Sector not found for key: {key}", 404)
     return json_response({"data": fmt.render(sector_body(key, req.now()), True)})
+
+
+# -- research reports and industries (/v1/finance/industries/{slug}) ---------------------------
+_REPORT_PROVIDERS = ("Morningstar", "Argus Research", "CFRA")
+_REPORT_TYPES = ("Analyst Report", "Quantitative Report", "Industry Report")
+_OUTLOOKS = (("Bullish", "Increased"), ("Neutral", "Maintained"), ("Bearish", "Decreased"))
+REPORTS = 3
+INDUSTRY_COMPANY_ROWS = 10
+
+
+def _reports(scope: str, subject: str, views: list[MarketView], now: int) -> list[Any]:
+    """A few analyst reports on the largest companies, newest first, one every 9 days."""
+    out: list[Any] = []
+    for n, view in enumerate(views[:REPORTS]):
+        rating, status = _OUTLOOKS[int(unit("report-outlook", scope, n) * len(_OUTLOOKS))]
+        provider = _REPORT_PROVIDERS[int(unit("report-provider", scope, n) * 3)]
+        report_type = _REPORT_TYPES[int(unit("report-type", scope, n) * 3)]
+        day = (now // 86400 - 1 - 9 * n) * 86400
+        stamp = datetime.fromtimestamp(day, UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        name = view.inst.short_name or view.inst.symbol
+        title = f"{name}: {subject} outlook {status.lower()}"
+        target = view.snap.price * (0.9 + 0.35 * unit("report-target", scope, n))
+        out.append({
+            "id": f"{provider.split()[0].upper()[:4]}_{stable_hash('report', scope, n) % 10**9}",
+            "headHtml": title, "provider": provider, "reportDate": stamp,
+            "reportTitle": title, "reportType": report_type,
+            "targetPrice": fmt.price(round(target, 2)), "targetPriceStatus": status,
+            "investmentRating": rating,
+        })
+    return out
+
+
+def industry_code(slug: str) -> str:
+    """The ^YH symbol of an industry: its sector's code and its place in the sector."""
+    name, sector_key = INDUSTRY_TABLE[slug]
+    sector_name, code = SECTORS[sector_key][0], SECTORS[sector_key][1]
+    listed = INDUSTRIES[sector_name]
+    if name in listed:
+        position = listed.index(name)
+    else:
+        others = [s for s, (n, k) in INDUSTRY_TABLE.items() if k == sector_key and n not in listed]
+        position = len(listed) + others.index(slug)
+    return f"^YH{code}{10 * (position + 1):05d}"
+
+
+def industry_members(slug: str) -> tuple[str, ...]:
+    """The sandbox equities of an industry (by their profile), largest first; an industry
+    none of them is in borrows a fixed share of its sector's pool, so every slug answers."""
+    name, sector_key = INDUSTRY_TABLE[slug]
+    pool = sector_pools()[SECTORS[sector_key][0]]
+    own = tuple(s for s in pool if (inst := get_instrument(s)) is not None
+                and inst.industry == name)
+    if own:
+        return own[:INDUSTRY_COMPANY_ROWS]
+    borrowed = sorted(pool, key=lambda s: unit("industry-member", slug, s))[:6]
+    return tuple(s for s in pool if s in borrowed)
+
+
+def _performing(view: MarketView) -> dict[str, Any]:
+    inst, snap = view.inst, view.snap
+    return {"symbol": inst.symbol, "name": inst.long_name or inst.short_name,
+            "ytdReturn": fmt.pct(view.period_return(view.ytd_start())),
+            "lastPrice": fmt.price(round(snap.price, inst.price_hint), inst.price_hint),
+            "targetPrice": fmt.price(round(snap.price * (1.02 + 0.25 * unit(
+                "target", inst.symbol)), inst.price_hint), inst.price_hint)}
+
+
+def industry_body(slug: str, now: int) -> dict[str, Any]:
+    """The industry JSON (before rendering) for a slug of the v2 table at clock time
+    ``now``: returns are the cap-weighted returns of its companies, the benchmark the
+    sandbox's ^GSPC."""
+    name, sector_key = INDUSTRY_TABLE[slug]
+    sector_name, _, sector_weight, _ = SECTORS[sector_key]
+    views = sorted((_view(s, now) for s in industry_members(slug)),
+                   key=lambda v: -(v.market_cap or 0))
+    caps = [float(v.market_cap or 0) for v in views]
+    perf = _weighted([(cap, _returns(v)) for cap, v in zip(caps, views, strict=True)])
+    industry_cap = sum(caps) / (0.6 + 0.3 * unit("industry-coverage", slug))
+    companies = int(8 + 150 * unit("industry-companies", slug))
+    by_ytd = sorted(views, key=lambda v: -(v.period_return(v.ytd_start()) or -1e9))
+    growth = sorted(views, key=lambda v: -unit("growth", v.inst.symbol))
+    return {
+        "name": name, "key": slug, "symbol": industry_code(slug),
+        "sectorName": sector_name, "sectorKey": sector_key,
+        "overview": {
+            "description": (f"Companies in the {name} industry of the sandbox market. "
+                            "(Synthetic sandbox description.)"),
+            "companiesCount": companies, "marketCap": fmt.big(round(industry_cap)),
+            "messageBoardId": f"finmb_industry_{slug.replace('-', '_')}",
+            "marketWeight": fmt.pct(round(sector_weight * (0.02 + 0.2 * unit(
+                "industry-weight-market", slug)), 6)),
+            "employeeCount": fmt.integer(int(companies * (800 + 6000 * unit("emp", slug)))),
+        },
+        "performance": _pct_values(perf),
+        "performanceOverviewBenchmark": {"name": "S&P 500",
+                                         **_pct_values(_returns(_view("^GSPC", now)))},
+        "topCompanies": [_company(v, industry_cap) for v in views],
+        "topPerformingCompanies": [_performing(v) for v in by_ytd[:5]],
+        "topGrowthCompanies": [
+            {**{k: v for k, v in _performing(view).items() if k != "targetPrice"},
+             "growthEstimate": fmt.pct(round(0.6 * unit("growth", view.inst.symbol) - 0.1,
+                                             4))}
+            for view in growth[:5]],
+        "researchReports": _reports(f"industry:{slug}", name, views, now),
+    }
+
+
+def handle_industry(req: Request) -> SandboxResponse:
+    slug = req.params["slug"]
+    if slug not in INDUSTRY_TABLE:
+        return finance_error("Not Found", f"Industry not found for key: {slug}", 404)
+    return json_response({"data": fmt.render(industry_body(slug, req.now()), True)})

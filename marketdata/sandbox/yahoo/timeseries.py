@@ -22,8 +22,11 @@ left out), with statements that add up:
   quarterly answer is empty (like the OCDO.L recording).
 - Funds, ETFs, indices, currencies, futures and crypto get ``meta``-only items (like the
   BTC-USD recording), and so do unknown symbols: the timeseries service does not check
-  symbols. ``trailing`` types and Yahoo fields outside the three statements' lists are
-  answered ``meta``-only too.
+  symbols. Yahoo fields outside the three statements' lists are answered ``meta``-only
+  too.
+- ``trailing`` types: one point, the twelve months to the last published quarter (the
+  flows of its four quarters summed, as Yahoo's TTM columns); balance-sheet fields have
+  none (``meta`` only), as on Yahoo. Half-yearly reporters get the last fiscal year's.
 - ``padTimeSeries=true`` aligns every series with data on the union of the answer's
   period timestamps, with ``null`` where a series has no value.
 """
@@ -381,6 +384,12 @@ def annual(p: Profile, q: int) -> dict[str, int | float]:
     return out
 
 
+def trailing(p: Profile, q: int) -> dict[str, int | float]:
+    """The twelve months ending with quarter ``q``: the year's flows without its balances."""
+    point_in_time = set(balance(p, q))
+    return {k: v for k, v in annual(p, q).items() if k not in point_in_time}
+
+
 def quarterly(p: Profile, q: int) -> dict[str, int | float]:
     return {**income(p, q), **balance(p, q), **cash_flow(p, q)}
 
@@ -412,6 +421,10 @@ def periods(p: Profile, prefix: str, today: date) -> list[int]:
 def statements(p: Profile, prefix: str, today: date, period1: int,
                period2: int) -> dict[int, dict[str, int | float]]:
     """{quarter id: all fields} for the published periods inside [period1, period2]."""
+    if prefix == "trailing":
+        latest = periods(p, "quarterly", today)[-1:] or periods(p, "annual", today)[-1:]
+        return {q: trailing(p, q) for q in latest
+                if period1 <= _epoch(_month_end(q)) <= period2}
     published = periods(p, prefix, today)
     oldest_of_five = published[0] if prefix == "annual" and len(published) == 5 else None
     out: dict[int, dict[str, int | float]] = {}
@@ -464,7 +477,7 @@ def handle_timeseries(req: Request) -> SandboxResponse:
     tables: dict[str, dict[int, dict[str, int | float]]] = {}
     series: dict[str, dict[int, int | float]] = {}
     for type_name, (prefix, field) in types.items():
-        if prof is None or prefix == "trailing":
+        if prof is None:
             continue
         if prefix not in tables:
             tables[prefix] = statements(prof, prefix, today, period1, period2)

@@ -11,9 +11,6 @@ import pytest
 
 from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.providers.yahoo.fundamentals import (
-    BALANCE_FIELDS,
-    CASH_FLOW_FIELDS,
-    INCOME_FIELDS,
     STATEMENT_FIELDS,
     display_name,
     fetch_statement,
@@ -21,6 +18,11 @@ from marketdata.providers.yahoo.fundamentals import (
     parse_timeseries,
     type_list,
     window,
+)
+from marketdata.records.fundamentals import (
+    BALANCE_FIELDS,
+    CASH_FLOW_FIELDS,
+    INCOME_FIELDS,
 )
 from tests.conftest import QUERY1, UPSTREAM_DIR, calls_to
 

@@ -275,3 +275,33 @@ def test_fetch_transcript_404_is_not_found(yahoo):
     with pytest.raises(NotFound) as exc:
         fetch_transcript("AAPL", "4742", 548666)
     assert exc.value.detail == "No transcript available for AAPL event 548666"
+
+
+def test_parse_transcript_recording_document_members(recording):
+    """What v2 serves besides the text: the speakers' numbers, the speaker count, the
+    format version, the document's type and storage URL, each as recorded."""
+    payload = recording(TRANSCRIPT)
+    t = parse_transcript(payload)
+    mapping = payload["transcriptContent"]["speaker_mapping"]
+    assert [(s.index, s.name, s.role, s.company) for s in t.speakers] == [
+        (m["speaker"], m["speaker_data"]["name"], m["speaker_data"]["role"],
+         m["speaker_data"]["company"]) for m in mapping]
+    assert t.speakers[0].index == 0 and t.speakers[0].name == "Aaron Rakers"
+    assert (t.speaker_count, t.version, t.transcript_type, t.has_body) == (13, "1.0.0",
+                                                                           "IN_HOUSE", True)
+    assert t.s3_url == ("s3://890742573995-market-data-service-prod-us-east-1/shared/"
+                        "transcripts/2026/4/30/3281095.json")
+
+
+def test_parse_transcript_without_a_body_or_document_members(recording):
+    payload = copy.deepcopy(recording(TRANSCRIPT))
+    del payload["transcriptContent"]["transcript"]
+    del payload["transcriptContent"]["version"]
+    for name in ("type", "s3Url"):
+        del payload["transcriptMetadata"][name]
+    t = parse_transcript(payload)
+    assert (t.has_body, t.speaker_count, t.text, t.paragraphs) == (False, None, "", [])
+    assert (t.version, t.s3_url, t.transcript_type) == (None, None, None)
+    assert len(t.speakers) == 13
+    payload["transcriptMetadata"]["transcriptType"] = "AI"  # the name the reference serves
+    assert parse_transcript(payload).transcript_type == "AI"

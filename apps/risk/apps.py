@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class RiskConfig(AppConfig):
+    name = "apps.risk"
+    label = "risk"

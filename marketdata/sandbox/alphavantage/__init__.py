@@ -1,0 +1,1 @@
+"""The simulated Alpha Vantage (``www.alphavantage.co``): OVERVIEW and EARNINGS."""
