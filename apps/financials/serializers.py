@@ -9,7 +9,12 @@ from rest_framework import serializers
 from apps.core.params import QuerySerializer, TextParam, choice
 from apps.core.v2 import ERRORS_SCHEMA, FieldsQuery, SymbolsParam, object_schema
 from apps.financials.services import FREQUENCY_ALIASES, STATEMENT_ALIASES
-from marketdata.records.fundamentals import FREQUENCIES, STATEMENTS, V2_FREQUENCIES
+from marketdata.records.fundamentals import (
+    FREQUENCIES,
+    STATEMENT_FIELDS,
+    STATEMENTS,
+    V2_FREQUENCIES,
+)
 
 
 class FinancialsQuery(QuerySerializer):
@@ -54,7 +59,10 @@ class V2FinancialsQuery(FieldsQuery):
         required=False,
         help_text="Comma-separated metric names to keep (Yahoo's names, e.g. "
                   "`TotalRevenue,NetIncome`; any case); every metric of the statement when "
-                  "absent. A name the statement does not have is a 400")
+                  "absent. Only a filter: rows stay in the statement's order. A name the "
+                  "statement does not have is a 400 naming it. The metrics, in order: "
+                  + "; ".join(f"**{statement}**: " + ", ".join(f"`{name}`" for name in names)
+                              for statement, names in STATEMENT_FIELDS.items()))
 
 
 class V2FinancialsBatchQuery(V2FinancialsQuery):

@@ -4,7 +4,7 @@ v2's batch."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from apps.core.symbols import require_symbol
@@ -40,10 +40,10 @@ def financial_statement(symbol_text: str, statement: str, frequency: str) -> dic
 
 
 def statement_query(statement: str, frequency: str,
-                    metrics_text: str | None) -> tuple[str, str, tuple[str, ...] | None]:
+                    metrics_text: str | None) -> tuple[str, str, frozenset[str] | None]:
     """``(statement, frequency, metrics)`` with aliases resolved and the metrics checked
     against the statement's list (any case in, Yahoo's spelling out; None: all). A bad
-    combination is a 400, before any upstream call."""
+    combination is a 400 naming every unknown metric, before any upstream call."""
     statement = STATEMENT_ALIASES.get(statement, statement)
     frequency = FREQUENCY_ALIASES.get(frequency, frequency)
     if frequency == "trailing" and statement not in TRAILING_STATEMENTS:
@@ -55,23 +55,25 @@ def statement_query(statement: str, frequency: str,
     wanted = [part.strip() for part in metrics_text.split(",") if part.strip()]
     unknown = [name for name in wanted if name.lower() not in known]
     if unknown or not wanted:
-        raise BadRequest(f"metrics: unknown metric for the {statement} statement: "
-                         f"'{unknown[0] if unknown else metrics_text}'. Metrics: "
+        named = ", ".join(f"'{name}'" for name in unknown) or f"'{metrics_text}'"
+        raise BadRequest(f"metrics: unknown metric{'s' if len(unknown) > 1 else ''} for the "
+                         f"{statement} statement: {named}. Metrics: "
                          + ", ".join(STATEMENT_FIELDS[statement]))
-    return statement, frequency, tuple(dict.fromkeys(known[name.lower()] for name in wanted))
+    return statement, frequency, frozenset(known[name.lower()] for name in wanted)
 
 
 def statement_rows(periods: Statement, statement: str,
-                   metrics: Sequence[str] | None) -> list[dict[str, Any]]:
+                   metrics: Collection[str] | None) -> list[dict[str, Any]]:
     """``[{metric, values: [{date, value}]}]``: metrics in the statement's order (Yahoo's
-    has none) or the asked order, each one's periods oldest first; a metric without any
-    value is left out."""
-    chosen = STATEMENT_FIELDS[statement] if metrics is None else metrics
+    answer has none; ``metrics`` only filters, so one statement always reads the same way),
+    each one's periods oldest first; a metric without any value is left out."""
     dates = sorted(periods)
     return [{"metric": field,
              "values": [{"date": day, "value": periods[day][field]} for day in dates
                         if field in periods[day]]}
-            for field in chosen if any(field in values for values in periods.values())]
+            for field in STATEMENT_FIELDS[statement]
+            if (metrics is None or field in metrics)
+            and any(field in values for values in periods.values())]
 
 
 def v2_statement(symbol_text: str, statement: str, frequency: str,
@@ -83,7 +85,7 @@ def v2_statement(symbol_text: str, statement: str, frequency: str,
 
 
 def _rows(symbol: str, statement: str, frequency: str,
-          metrics: Sequence[str] | None) -> list[dict[str, Any]]:
+          metrics: Collection[str] | None) -> list[dict[str, Any]]:
     rows = statement_rows(fundamentals.financial_statement(symbol, statement, frequency),
                           statement, metrics)
     if not rows:

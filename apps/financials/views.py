@@ -68,13 +68,13 @@ class V2FinancialsView(V2ApiView):
     From Yahoo's fundamentals time series over the last ten years: `income`, `balance` or
     `cashflow` (aliases `income-statement`, `balance-sheet`, `cash`, `cash-flow`) by
     `frequency` (`annual` fiscal years, `quarterly`, or `trailing`: the last twelve months,
-    income and cash flow only). Metrics come in the statement's order (top line first, Yahoo's
-    names: `TotalRevenue`, `NetIncome`, `DilutedEPS`, ...) or in the order `metrics` asks,
-    each with its periods oldest first (`date` the period end); a metric without any value is
-    left out. Amounts are in the company's reporting currency. 404 when nothing is reported
-    (unknown symbols, funds, indices, crypto); 400 for an unknown statement, frequency or
-    metric, or `trailing` with the balance sheet, before any upstream call. `fields` applies
-    to each row (`metric`, `values`). Not paged."""
+    income and cash flow only). Metrics always come in the statement's order (top line
+    first, Yahoo's names: `TotalRevenue`, `NetIncome`, `DilutedEPS`, ...; `metrics` only
+    filters), each with its periods oldest first (`date` the period end); a metric without
+    any value is left out. Amounts are in the company's reporting currency. 404 when nothing
+    is reported (unknown symbols, ETFs and other funds, indices, crypto); 400 for an unknown
+    statement, frequency or metric, or `trailing` with the balance sheet, before any upstream
+    call. `fields` applies to each row (`metric`, `values`). Not paged."""
 
     query_serializer = V2FinancialsQuery
     path_choices = {"statement": (*STATEMENTS, *STATEMENT_ALIASES)}

@@ -2,9 +2,11 @@
 the industry slugs with the sector each belongs to, the members of a sector or industry
 answer, and the records the provider fills.
 
-The industry table is the list of slugs the v2 interface accepts (FinanceQuery's 148,
-which follow Yahoo Finance's Morningstar-based classification, plus a few older or fund
-categories such as ``coal`` and ``exchange-traded-fund``); the sector of each is Yahoo's
+The industry table is the list of slugs the v2 interface accepts: FinanceQuery's 148, which
+follow Yahoo Finance's Morningstar-based classification, plus a few older or fund
+categories such as ``coal`` and ``exchange-traded-fund``, and the three Yahoo industries
+that list leaves out (``airlines``, ``advertising-agencies``, ``packaging-containers``), so
+every industry a sector answer names is a path; the sector of each is Yahoo's
 where Yahoo has the industry, else the closest sector (funds and shells: Financial
 Services). A slug outside the table is refused before any upstream call.
 """
@@ -33,7 +35,8 @@ _BM, _CC, _CD, _CS = ("basic-materials", "consumer-cyclical", "consumer-defensiv
 _EN, _FS, _HC, _IN = "energy", "financial-services", "healthcare", "industrials"
 _RE, _TE, _UT = "real-estate", "technology", "utilities"
 
-# slug -> (display name, sector key): the 148 industries of the v2 path, in its order.
+# slug -> (display name, sector key): the 151 industries of the v2 path (the reference's 148
+# in its order, then the three it lacks).
 INDUSTRIES: dict[str, tuple[str, str]] = {
     "agricultural-inputs": ("Agricultural Inputs", _BM),
     "aluminum": ("Aluminum", _BM),
@@ -183,6 +186,9 @@ INDUSTRIES: dict[str, tuple[str, str]] = {
     "closed-end-fund-equity": ("Closed-End Fund - Equity", _FS),
     "closed-end-fund-foreign": ("Closed-End Fund - Foreign", _FS),
     "exchange-traded-fund": ("Exchange Traded Fund", _FS),
+    "airlines": ("Airlines", _IN),
+    "advertising-agencies": ("Advertising Agencies", _CS),
+    "packaging-containers": ("Packaging & Containers", _CC),
 }
 INDUSTRY_SLUGS: tuple[str, ...] = tuple(INDUSTRIES)
 INDUSTRY_KEYS: dict[str, str] = {name: slug for slug, (name, _) in INDUSTRIES.items()}

@@ -68,9 +68,14 @@ def test_rows_exactly_as_recorded(api, yahoo, recording, path, statement, freque
 def test_aapl_income_by_hand(api, yahoo, recording):
     yahoo.get(TIMESERIES + "AAPL", recording(AAPL_INCOME))
     rows = api.get("/v2/financials/AAPL/income-statement?metrics=NetIncome,totalrevenue").json()
-    assert [r["metric"] for r in rows] == ["NetIncome", "TotalRevenue"]  # the asked order
-    assert rows[1]["values"][-1] == {"date": "2024-09-30", "value": 391035000000}
-    assert rows[0]["values"][-1] == {"date": "2024-09-30", "value": 93736000000}
+    # `metrics` filters; the rows keep the statement's order whatever order it asks in.
+    assert [r["metric"] for r in rows] == ["TotalRevenue", "NetIncome"]
+    assert rows[0]["values"] == [{"date": "2022-09-30", "value": 394328000000},
+                                 {"date": "2023-09-30", "value": 383285000000},
+                                 {"date": "2024-09-30", "value": 391035000000}]
+    assert rows[1]["values"] == [{"date": "2022-09-30", "value": 99803000000},
+                                 {"date": "2023-09-30", "value": 96995000000},
+                                 {"date": "2024-09-30", "value": 93736000000}]
 
 
 def test_aliases_and_fields(api, yahoo, recording):
@@ -132,6 +137,36 @@ def test_malformed_symbol_is_a_404_without_a_call(api, yahoo):
     assert timeseries_calls(yahoo) == []
 
 
+def test_one_cached_upstream_call_per_statement_and_frequency(api, yahoo):
+    """The cache key holds every flag that changes Yahoo's answer (statement, frequency),
+    not the spelling (aliases) nor ``metrics`` (applied to the cached statement)."""
+    yahoo.get(TIMESERIES + "AAPL", {"timeseries": {"result": [
+        one_value_payload("AAPL", f"annual{field}", "2024-09-30", 7.0)["timeseries"]
+        ["result"][1] for field in ("TotalRevenue", "TotalAssets", "FreeCashFlow")],
+        "error": None}})
+    asked = [("income", "annual"), ("income", "quarterly"), ("income", "trailing"),
+             ("balance", "annual"), ("balance", "quarterly"), ("cashflow", "annual")]
+    for statement, frequency in asked:
+        assert api.get(f"/v2/financials/AAPL/{statement}?frequency={frequency}"
+                       ).status_code == 200
+    for again in ("income-statement?frequency=year", "income?frequency=q",
+                  "income?frequency=trailing&metrics=TotalRevenue", "balance-sheet",
+                  "cash-flow?frequency=yearly&metrics=freecashflow"):
+        assert api.get(f"/v2/financials/AAPL/{again}").status_code == 200, again
+    calls = timeseries_calls(yahoo)
+    assert [parse_qs(urlsplit(c.request.url).query)["type"][0].split(",") for c in calls] == [
+        type_list(statement, frequency) for statement, frequency in asked]
+
+
+def test_every_unknown_metric_is_named(api, yahoo):
+    response = api.get("/v2/financials/AAPL/cashflow?metrics=FreeCashFlow,Foo,TotalRevenue")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error.startswith("metrics: unknown metrics for the cashflow statement: 'Foo', "
+                            "'TotalRevenue'. Metrics: OperatingCashFlow, "), error
+    assert timeseries_calls(yahoo) == []
+
+
 # -- 400 before any upstream call ------------------------------------------------------------------
 @pytest.mark.parametrize(("target", "words"), [
     ("/v2/financials/AAPL/cashflows", "statement: Input should be"),
@@ -178,17 +213,49 @@ def test_batch_in_request_order_with_errors(api, yahoo, recording):
 
 
 # -- the sandbox -----------------------------------------------------------------------------------
+COMBINATIONS = [("income", "annual"), ("income", "quarterly"), ("income", "trailing"),
+                ("balance", "annual"), ("balance", "quarterly"),
+                ("cashflow", "annual"), ("cashflow", "quarterly"), ("cashflow", "trailing")]
+# What a sandbox company may leave unreported (chosen per symbol, as real filers differ):
+# the optional lines, the totals made only of them, net debt when cash exceeds debt, the
+# currency effect of a USD filer, dividends and buybacks of a company without either.
+MAY_BE_UNREPORTED = {
+    "PrepaidAssets", "Inventory", "Goodwill", "GoodwillAndOtherIntangibleAssets",
+    "OtherIntangibleAssets", "LongTermEquityInvestment", "CurrentDeferredRevenue",
+    "NonCurrentDeferredRevenue", "NonCurrentDeferredTaxesLiabilities",
+    "AdditionalPaidInCapital", "TreasuryStock", "NetDebt", "SaleOfPPE", "PurchaseOfBusiness",
+    "SaleOfBusiness", "CommonStockIssuance", "CapitalExpenditureReported", "ChangeInInventory",
+    "EffectOfExchangeRateChanges", "CashDividendsPaid", "CommonStockDividendPaid",
+    "CommonStockPayments", "RepurchaseOfCapitalStock"}
+
+
 @pytest.mark.parametrize("symbol", ["AAPL", "SAP.DE", "7203.T"])
-@pytest.mark.parametrize(("statement", "frequency"), [
-    ("income", "annual"), ("balance", "quarterly"), ("cashflow", "trailing")])
+@pytest.mark.parametrize(("statement", "frequency"), COMBINATIONS)
 def test_sandbox_equities(api, sandbox_upstream, symbol, statement, frequency):
     response = api.get(f"/v2/financials/{symbol}/{statement}?frequency={frequency}")
     assert response.status_code == 200, response.content
     rows = response.json()
     metrics = [row["metric"] for row in rows]
     assert metrics == [f for f in STATEMENT_FIELDS[statement] if f in metrics] and rows
+    assert set(STATEMENT_FIELDS[statement]) - set(metrics) <= MAY_BE_UNREPORTED
+    for row in rows:
+        dates = [v["date"] for v in row["values"]]
+        assert dates == sorted(set(dates)) and row["values"]
     if frequency == "trailing":
         assert all(len(row["values"]) == 1 for row in rows)
+
+
+@pytest.mark.parametrize(("statement", "frequency"), COMBINATIONS)
+def test_sandbox_answers_every_metric_of_every_statement(api, sandbox_upstream, statement,
+                                                         frequency):
+    """Each metric of the statement is reported by some of a handful of companies (US,
+    European, Japanese), so a client sees every one in sandbox mode."""
+    seen: set[str] = set()
+    for symbol in ("AAPL", "SAP.DE", "7203.T", "MSFT", "KO", "JPM", "NVDA"):
+        response = api.get(f"/v2/financials/{symbol}/{statement}?frequency={frequency}")
+        assert response.status_code == 200, (symbol, response.content)
+        seen.update(row["metric"] for row in response.json())
+    assert set(STATEMENT_FIELDS[statement]) == seen
 
 
 def test_sandbox_trailing_is_the_last_four_quarters(api, sandbox_upstream):
@@ -200,7 +267,25 @@ def test_sandbox_trailing_is_the_last_four_quarters(api, sandbox_upstream):
     assert ttm["value"] == sum(v["value"] for v in quarters[-4:])
 
 
-def test_sandbox_fund_has_no_statements(api, sandbox_upstream):
-    response = api.get("/v2/financials/SPY/income")
+@pytest.mark.parametrize(("statement", "frequency"), COMBINATIONS)
+def test_sandbox_fund_has_no_statements(api, sandbox_upstream, statement, frequency):
+    """Yahoo keeps no statements for an ETF (every series empty), so neither does the
+    sandbox: a 404, like crypto in the recordings."""
+    response = api.get(f"/v2/financials/SPY/{statement}?frequency={frequency}")
     assert response.status_code == 404
-    assert response.json()["error"] == "No income data found for SPY"
+    assert response.json() == {"error": f"No {statement} data found for SPY", "status": 404}
+
+
+def test_sandbox_batch_equity_fund_and_foreign_listing(api, sandbox_upstream):
+    response = api.get("/v2/financials?symbols=SAP.DE,SPY,AAPL&statement=cash-flow"
+                       "&frequency=trailing&metrics=FreeCashFlow,OperatingCashFlow")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert [item["symbol"] for item in body["financials"]] == ["SAP.DE", "AAPL"]
+    for item in body["financials"]:
+        assert [row["metric"] for row in item["statement"]] == ["OperatingCashFlow",
+                                                                "FreeCashFlow"]
+        single = api.get(f"/v2/financials/{item['symbol']}/cashflow?frequency=trailing"
+                         "&metrics=OperatingCashFlow,FreeCashFlow").json()
+        assert item["statement"] == single
+    assert body["errors"] == [{"symbol": "SPY", "message": "No cashflow data found for SPY"}]

@@ -112,7 +112,7 @@ def test_sector_language_is_sent_and_keys_the_cache(api, utilities):
 @pytest.mark.parametrize("path", [
     "/v2/sectors/Technology", "/v2/sectors/tech-nology", "/v2/sectors/utilities?format=",
     "/v2/sectors/utilities?lang=", "/v2/sectors/utilities?lang=not a tag",
-    "/v2/industries/Semiconductors", "/v2/industries/airlines",
+    "/v2/industries/Semiconductors", "/v2/industries/airline",
     "/v2/industries/farm-products-heavy-construction-machinery",
     "/v2/industries/semiconductors?format=", "/v2/industries/semiconductors?lang=%20",
 ])
@@ -241,3 +241,14 @@ def test_the_openapi_paths_list_their_values(api):
         (param,) = [p for p in document["paths"][path]["get"]["parameters"]
                     if p["name"] == name]
         assert param["in"] == "path" and param["schema"]["enum"] == values
+
+
+def test_every_industry_a_sector_names_is_a_path(api, sandbox_upstream):
+    """A client can follow each `industries[].key` of every sector to its industry."""
+    for sector in SECTORS:
+        body = api.get(f"/v2/sectors/{sector}?fields=industries").json()
+        keys = [row["key"] for row in body["industries"]]
+        assert keys and set(keys) <= set(INDUSTRY_SLUGS), (sector,
+                                                            set(keys) - set(INDUSTRY_SLUGS))
+    assert api.get("/v2/industries/airlines?fields=name,sectorKey").json() == {
+        "name": "Airlines", "sectorKey": "industrials"}

@@ -5,7 +5,7 @@ exists in ../shared/upstream (INDEX.md: finance-query's ``sector.json``/``indust
 are its own post-parse models), so the payloads are hand-written in the wire shape Yahoo
 sends (``formatted=true`` ``{raw, fmt}`` numbers, bare counts, an "All Industries" row,
 ``topETFs``, ``headHtml``/``reportTitle`` reports); the values are invented. Every sandbox
-body (each sector, each of the 148 industries) is parsed too.
+body (each sector, each of the 151 industries) is parsed too.
 """
 
 from __future__ import annotations
@@ -93,8 +93,8 @@ def industry_payload() -> dict[str, Any]:
 
 
 # -- the tables ------------------------------------------------------------------------------
-def test_the_industry_table_has_the_148_slugs_each_in_a_sector():
-    assert len(INDUSTRY_SLUGS) == 148 == len(set(INDUSTRY_SLUGS))
+def test_the_industry_table_has_the_151_slugs_each_in_a_sector():
+    assert len(INDUSTRY_SLUGS) == 151 == len(set(INDUSTRY_SLUGS))
     assert {"farm-products", "farm-heavy-construction-machinery", "oil-gas-ep",
             "closed-end-fund-foreign", "exchange-traded-fund"} <= set(INDUSTRIES)
     assert {sector for _, sector in INDUSTRIES.values()} == set(SECTORS)
