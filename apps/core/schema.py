@@ -137,17 +137,22 @@ class V2AutoSchema(AutoSchema):
         query = self._v2("query_serializer")
         if query is not None and query not in params:
             params.append(query)
-        for name, choices in (self._v2("path_choices") or {}).items():
+        path_choices = self._v2("path_choices") or {}
+        for name, choices in path_choices.items():
             params.append(OpenApiParameter(name, OpenApiTypes.STR, OpenApiParameter.PATH,
                                            enum=list(choices)))
         path = self.path or ""
         # A view may describe its own path values (a COT symbol is a contract code or a
-        # futures root, a macro series an id); the shared words cover the rest.
+        # futures root, a macro series an id); the shared words cover the rest. A described
+        # path enum keeps its values (the description's parameter replaces the one above).
         described = {**_PATH_DESCRIPTIONS, **(self._v2("path_descriptions") or {})}
         for name, text in described.items():
             if "{" + name + "}" in path:
                 # A description, or a schema with one ({"description", "pattern", ...}).
                 schema = {"type": "string", **text} if isinstance(text, dict) else None
+                if name in path_choices:
+                    schema = {"type": "string", "enum": list(path_choices[name]),
+                              **(schema or {})}
                 params.append(OpenApiParameter(
                     name, OpenApiTypes.STR if schema is None else
                     {k: v for k, v in schema.items() if k != "description"},

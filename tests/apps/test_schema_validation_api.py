@@ -357,7 +357,9 @@ def test_the_fuzz_config_names_exactly_the_operations_with_cross_parameter_rules
                     assert status in operation(path)["responses"], (path, status)
     assert set(paths) == {"/v1/historical", "/v1/indicator", "/v2/indicators",
                           "/v2/indicators/{symbol}", "/v2/chart/{symbol}", "/v2/charts",
-                          "/v2/backtest/{symbol}"}
+                          "/v2/backtest/{symbol}", "/v2/spark", "/v2/risk/{symbol}",
+                          "/v2/financials", "/v2/financials/{symbol}/{statement}",
+                          "/v2/screeners/custom"}
 
 
 # -- path values: the 404 of a path with no route is documented, the sector takes any text -----

@@ -273,6 +273,37 @@ def test_every_v2_operation_lists_its_parameters_and_the_four_errors(settings):
             assert segment in names, (path_, segment)
 
 
+def test_every_path_enum_is_in_the_document(settings):
+    """A view's path choices are the parameter's enum, described or not (a generated client
+    and a fuzzer only know the values the document lists)."""
+    settings.ROOT_URLCONF = "config.urls"
+    from django.test import Client
+    from django.urls import get_resolver
+
+    document = Client().get("/openapi.json").json()
+    checked = 0
+    for pattern in get_resolver().url_patterns:
+        for view, route in _v2_views(pattern):
+            for name, choices in getattr(view, "path_choices", {}).items():
+                op = document["paths"][route]["get"]
+                (param,) = [p for p in op["parameters"] if p["name"] == name]
+                assert sorted(param["schema"]["enum"]) == sorted(choices), (route, name)
+                checked += 1
+    assert checked >= 5
+
+
+def _v2_views(pattern, prefix=""):
+    """(view class, OpenAPI path) of every v2 URL pattern below ``pattern``."""
+    route = prefix + str(pattern.pattern)
+    if hasattr(pattern, "url_patterns"):
+        for inner in pattern.url_patterns:
+            yield from _v2_views(inner, route)
+        return
+    view = getattr(pattern.callback, "view_class", None)
+    if route.startswith("v2/") and view is not None:
+        yield view, "/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
+
+
 # -- declared outputs -----------------------------------------------------------------------------
 def test_output_selects_the_answer_or_each_item():
     from apps.core.v2 import Output
