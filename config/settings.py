@@ -99,15 +99,19 @@ INSTALLED_APPS = [
     "apps.macro",
     "apps.positioning",
     "apps.worldnews",
+    "apps.feeds",
     "apps.forex",
     "apps.futures",
     "apps.options",
+    "apps.crypto",
     "apps.analysts",
     "apps.profiles",
     "apps.pressreleases",
     "apps.constituents",
+    "apps.disclosures",
     "apps.backtest",
     "apps.risk",
+    "apps.filings",
     "apps.ratelimit",
     "apps.stream",
 ]
@@ -320,6 +324,9 @@ TIINGO_API_KEY = os.environ.get("TIINGO_API_KEY", "").strip()
 # Alpha Vantage: company profiles (OVERVIEW) and earnings surprises (EARNINGS) before the
 # keyless Yahoo sources (sent as its `apikey` query parameter, the only way it takes one).
 ALPHAVANTAGE_API_KEY = os.environ.get("ALPHAVANTAGE_API_KEY", "").strip()
+# CoinGecko: optional Demo plan key for the /v2/crypto routes (keyless without it), sent in
+# the x-cg-demo-api-key header; with it calls are paced 2 s apart instead of 6 s.
+COINGECKO_API_KEY = os.environ.get("COINGECKO_API_KEY", "").strip()
 # Wikipedia asks automated clients for a descriptive User-Agent with a contact.
 WIKIPEDIA_USER_AGENT = os.environ.get("WIKIPEDIA_USER_AGENT", "").strip()
 # GDELT asks for at most one request every 5 seconds: call starts are spaced this far apart

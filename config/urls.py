@@ -48,15 +48,21 @@ urlpatterns = [
     path("", include("apps.macro.urls")),  # v2: macro series, treasury yields
     path("", include("apps.positioning.urls")),  # v2: weekly positioning (COT)
     path("", include("apps.worldnews.urls")),  # v2: world news with sentiment
+    # v2: feeds, crypto/forex news, fear & greed; before apps.forex and apps.crypto, so
+    # /v2/forex/news and /v2/crypto/news are these routes
+    path("", include("apps.feeds.urls")),
     path("", include("apps.forex.urls")),  # v2: currency pairs
     path("", include("apps.futures.urls")),  # v2: futures quotes
     path("", include("apps.options.urls")),  # v2: option chains
+    path("", include("apps.crypto.urls")),  # v2: crypto coins, market, trending, search
     path("", include("apps.analysts.urls")),  # v2: grading actions, price targets
     path("", include("apps.profiles.urls")),  # v2: company profiles
     path("", include("apps.pressreleases.urls")),  # v2: press releases
     path("", include("apps.constituents.urls")),  # v2: index constituents
+    path("", include("apps.disclosures.urls")),  # v2: fails-to-deliver, congressional trades
     path("", include("apps.backtest.urls")),  # v2: strategy backtests
     path("", include("apps.risk.urls")),  # v2: risk metrics
+    path("", include("apps.filings.urls")),  # v2: SEC filings, facts, search
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="schema"),
     path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("redoc", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),

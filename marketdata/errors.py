@@ -48,6 +48,14 @@ class NotServed(MarketDataError):
     code = "not_served"
 
 
+class NotConfigured(MarketDataError):
+    """Nothing can serve this data with the settings in place: its only sources need a key
+    that is not set (501, naming the setting)."""
+
+    status_code = 501
+    code = "not_configured"
+
+
 class BadRequest(MarketDataError):
     """A well-formed request that cannot be served as asked (e.g. interval/range combination)."""
 

@@ -22,7 +22,7 @@ from apps.core.errors import (
     error_status,
     v2_error_body,
 )
-from marketdata.errors import MarketDataError
+from marketdata.errors import MarketDataError, NotConfigured
 from marketdata.logs import get_logger
 
 log = get_logger("apps.core.exceptions")
@@ -32,7 +32,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     view = context.get("view")
     style = getattr(view, "error_style", DETAIL_ERRORS)
     if isinstance(exc, MarketDataError):
-        if exc.status_code >= 500:
+        # A 501 for a missing key is configuration, not an upstream failure.
+        if exc.status_code >= 500 and not isinstance(exc, NotConfigured):
             log.warning("upstream failure", error=exc.detail, status_code=exc.status_code,
                         provider=getattr(exc, "provider", None))
         return Response(error_body(exc, style), status=error_status(exc, style),

@@ -169,7 +169,10 @@ class V2AutoSchema(AutoSchema):
         schema = self._v2("response_schema")
         if schema is None:
             return super().get_response_serializers()
-        return {200: OpenApiResponse(schema, description="OK"), **v2_error_responses()}
+        extra = {status: OpenApiResponse(ApiError, description=text)
+                 for status, text in (self._v2("extra_responses") or {}).items()}
+        return {200: OpenApiResponse(schema, description="OK"), **v2_error_responses(),
+                **extra}
 
     def get_operation_id(self) -> str:
         return self._v2("operation_id") or super().get_operation_id()

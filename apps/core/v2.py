@@ -251,6 +251,9 @@ class V2ApiView(ApiView):
     path_descriptions: Mapping[str, str | Mapping[str, Any]] = {}
     body_serializer: type | None = None
     response_schema: Any = None
+    # OpenAPI: statuses beyond the shared ones, with their descriptions (a keyed-only
+    # route's 501).
+    extra_responses: Mapping[int, str] = {}
     output: Output = Output()
     # OpenAPI: operation id, tag, one-line summary; the description is the class docstring
     # unless ``description`` is set.

@@ -3,10 +3,11 @@
 A *capability* is one kind of data an endpoint needs (daily bars, macro series,
 price-target consensus, press releases...). Its :class:`Capability` lists the sources in
 order of preference; a keyed source (``key_setting``) takes part only when its key is set,
-so **every capability has a source that needs no key**. A source names its fetcher, the
-function in its provider's module that maps the query to the upstream call and its answer
-to a record (``"module:function"``, imported on first use: this table never imports a
-provider). One table says it all, and three readers use it:
+so **every capability has a source that needs no key** (but the ``keyed_only`` ones, whose
+data no keyless source publishes: without their key, a 501 naming it). A source names its
+fetcher, the function in its provider's module that maps the query to the upstream call
+and its answer to a record (``"module:function"``, imported on first use: this table never
+imports a provider). One table says it all, and three readers use it:
 
 - :func:`call` runs a query through the active sources' fetchers, :func:`serve` through
   fetchers a caller supplies: the first answer wins. A source that does not serve this
@@ -40,7 +41,13 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 from marketdata import deadline
-from marketdata.errors import CredentialsRejected, NotFound, NotServed, UpstreamError
+from marketdata.errors import (
+    CredentialsRejected,
+    NotConfigured,
+    NotFound,
+    NotServed,
+    UpstreamError,
+)
 from marketdata.logs import get_logger
 
 log = get_logger("marketdata.capabilities")
@@ -89,12 +96,24 @@ class Capability:
     raise_last_failure: bool = False
     # A source's "not found" passes the query on (see the module doc).
     not_found_passes_on: bool = False
+    # Every source needs a key (no documented keyless source exists): without one the
+    # capability is not served (NotConfigured, a 501 naming the settings) and /v2/health
+    # says which setting would switch it on.
+    keyed_only: bool = False
 
     def active_sources(self) -> tuple[Source, ...]:
         return tuple(source for source in self.sources if source.active())
 
+    def unconfigured(self) -> str:
+        """What a keyed-only capability without its key says (the 501 and /v2/health)."""
+        return (f"{self.title} needs " + " or ".join(
+            f"{s.key_setting} ({s.label})" for s in self.sources)
+                + ": not served until one is set")
+
     def notice(self) -> str:
         active = self.active_sources()
+        if not active:
+            return self.unconfigured() + "."
         first, rest = active[0], active[1:]
         text = f"{self.title}: {first.described()}"
         if rest:
@@ -170,6 +189,20 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
     Capability("world_news", "World news (/v2/worldnews/news/{symbol})", (
         Source("gdelt", "the GDELT DOC 2.0 API, sentiment scored locally",
                fetcher="marketdata.providers.gdelt:world_news"),)),
+    Capability("feeds", "Publishers' RSS/Atom feeds (/v2/feeds)", (
+        Source("feeds", "the publishers' own RSS and Atom feeds",
+               fetcher="marketdata.providers.feeds:feed_entries"),)),
+    Capability("crypto_news", "News of the crypto market (/v2/crypto/news)", (
+        _fmp("crypto_news"),
+        Source("feeds", "the CoinDesk and CoinTelegraph feeds",
+               fetcher="marketdata.providers.feeds:crypto_news"))),
+    Capability("forex_news", "Currency-market news (/v2/forex/news)", (
+        _fmp("forex_news"),
+        Source("feeds", "the Federal Reserve, ECB, Bank of England and Investing.com feeds",
+               fetcher="marketdata.providers.feeds:forex_news"))),
+    Capability("fear_and_greed", "The crypto Fear & Greed Index (/v2/fear-and-greed)", (
+        Source("alternative", "alternative.me's Fear & Greed Index",
+               fetcher="marketdata.providers.alternative:fear_and_greed"),)),
     Capability("quotes", "Simple quotes (/v1/simple-quotes, /v1/similar, /v1/stream/quotes)", (
         Source("yahoo", f"{YAHOO} v7 quote",
                fetcher="marketdata.providers.yahoo.quote:fetch_quotes"),)),
@@ -222,6 +255,21 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
         Source("frankfurter", "the ECB reference rates (Frankfurter)",
                fetcher="marketdata.providers.frankfurter:forex_quote"),
     ), not_found_passes_on=True),
+    Capability("crypto_coins", "Crypto coins by market cap (/v2/crypto/coins)", (
+        Source("coingecko", "CoinGecko /coins/markets",
+               fetcher="marketdata.providers.coingecko:coins"),)),
+    Capability("crypto_coin", "One crypto coin (/v2/crypto/coins/{id})", (
+        Source("coingecko", "CoinGecko /coins/markets",
+               fetcher="marketdata.providers.coingecko:coin"),)),
+    Capability("crypto_global", "The crypto market (/v2/crypto/global)", (
+        Source("coingecko", "CoinGecko /global",
+               fetcher="marketdata.providers.coingecko:global_market"),)),
+    Capability("crypto_trending", "Trending crypto coins (/v2/crypto/trending)", (
+        Source("coingecko", "CoinGecko /search/trending",
+               fetcher="marketdata.providers.coingecko:trending"),)),
+    Capability("crypto_search", "Crypto coin search (/v2/crypto/search)", (
+        Source("coingecko", "CoinGecko /search",
+               fetcher="marketdata.providers.coingecko:search"),)),
     Capability("options", "Option chains (/v2/options/{symbol}, /v2/options)", (
         Source("yahoo", f"{YAHOO} v7 options",
                fetcher="marketdata.providers.yahoo.options:option_chain"),)),
@@ -296,6 +344,26 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
         _fmp("company_press_releases"),
         Source("sec", "SEC EDGAR 8-K press-release exhibits (EX-99)",
                fetcher="marketdata.providers.sec:company_press_releases"))),
+    Capability("filer_ciks", "Filer ids (/v2/filings/{symbol}/cik)", (
+        Source("sec", "SEC EDGAR company tickers", fetcher="marketdata.providers.sec:cik_for"),)),
+    Capability("filings", "Filings (/v2/filings/{symbol})", (
+        Source("sec", "SEC EDGAR submissions",
+               fetcher="marketdata.providers.sec:company_filings"),)),
+    Capability("company_facts", "XBRL company facts (/v2/filings/{symbol}/facts)", (
+        Source("sec", "SEC EDGAR XBRL company facts",
+               fetcher="marketdata.providers.sec:company_facts"),)),
+    Capability("filing_search", "Filing full-text search (/v2/filings/search)", (
+        Source("sec", "SEC EDGAR full-text search",
+               fetcher="marketdata.providers.sec:search_filings"),)),
+    Capability("fails_to_deliver",
+               "Fails-to-deliver (/v2/filings/{symbol}/fails-to-deliver)", (
+                   _fmp("fails_to_deliver"),
+                   Source("sec", "the SEC's half-monthly fails-to-deliver files",
+                          fetcher="marketdata.providers.sec_fails:fails_to_deliver"),
+               ), primary_share=0.5),
+    Capability("congressional_trades",
+               "Congressional trades (/v2/filings/{symbol}/congressional-trades)", (
+                   _fmp("congressional_trades"),), keyed_only=True),
     Capability("index_constituents",
                "Index constituents (/v2/index-constituents/{symbol})", (
                    _fmp("index_members"),
@@ -333,6 +401,8 @@ def serve(name: str, fetchers: Mapping[str, Callable[[], T]]) -> T:
     without a fetcher is skipped.
     """
     cap = CAPABILITIES[name]
+    if cap.keyed_only and not cap.active_sources():
+        raise NotConfigured(cap.unconfigured())
     failures: list[UpstreamError] = []
     not_served: NotServed | None = None
     not_found: NotFound | None = None

@@ -2,7 +2,8 @@
 constituents of three US indices, from the ``/stable`` API.
 
 FMP is a keyed source (``settings.FMP_API_KEY``): every capability it serves has a keyless
-fallback in :mod:`marketdata.capabilities.table`. The key travels as the ``apikey`` query
+fallback in :mod:`marketdata.capabilities.table`, but congressional trades (no keyless source
+publishes them: without the key, a 501). The key travels as the ``apikey`` query
 parameter, which FMP requires; the upstream client logs only the path (never the query
 string), and no message built here carries the key, the URL or FMP's body.
 
@@ -18,7 +19,8 @@ How FMP answers, and what that becomes here:
 
 The capability table's fetchers (the cached fetches below as records):
 :func:`grading_actions`, :func:`target_consensus`, :func:`target_summary`,
-:func:`company_press_releases`, :func:`index_members`, :func:`earnings_surprises`.
+:func:`company_press_releases`, :func:`index_members`, :func:`earnings_surprises`,
+:func:`fails_to_deliver` (the legacy ``/api/v4`` path), :func:`congressional_trades`.
 
 Typed fetches (module functions, all cache-through under the provider's name):
 :func:`grades`, :func:`price_target_consensus`, :func:`price_target_summary`,
@@ -33,7 +35,7 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from marketdata.cache import TTLPolicy
+from marketdata.cache import TTLPolicy, note_incomplete
 from marketdata.errors import (
     BadRequest,
     CredentialsRejected,
@@ -41,11 +43,13 @@ from marketdata.errors import (
     NotFound,
     NotServed,
     UpstreamBadResponse,
+    UpstreamError,
 )
 from marketdata.formatting import json_number, rows, text
 from marketdata.http import ProviderConfig, UpstreamResponse
 from marketdata.providers.base import KeyedProvider
 from marketdata.providers.registry import get_provider
+from marketdata.records import disclosures
 from marketdata.records.analysts import (
     SUMMARY_PERIODS,
     EarningsSurprise,
@@ -56,6 +60,8 @@ from marketdata.records.analysts import (
     reported_quarter,
 )
 from marketdata.records.companies import Constituent, PressRelease, constituent
+from marketdata.records.disclosures import CongressionalTrade, FailToDeliver, window_start
+from marketdata.records.feeds import FeedEntry
 
 # Every FMP capability has a keyless fallback, so fail fast: short timeouts, one retry.
 PROVIDER = ProviderConfig(name="fmp", display_name="Financial Modeling Prep",
@@ -467,3 +473,132 @@ def earnings_surprises(symbol: str) -> list[EarningsSurprise]:
             ANALYST_TTL, group="analysts")
     except NotFound as exc:
         raise NotServed(exc.detail) from exc
+
+
+# -- disclosures: fails-to-deliver (v4) and congressional trades ---------------------------
+LEGACY = "https://financialmodelingprep.com/api/v4"
+DISCLOSURE_TTL = TTLPolicy("fmp_disclosures", open=3600, extended=3600, closed=3600,
+                           market_aware=False)
+# Our chamber names -> FMP's endpoints.
+TRADE_ENDPOINTS = {"senate": "senate-trades", "house": "house-trades"}
+
+
+def parse_fails_to_deliver(payload: Any, symbol: str) -> list[FailToDeliver]:
+    """``/api/v4/fail_to_deliver`` rows (``{symbol, date, price, quantity, cusip, name}``)
+    -> records, newest first (``[]`` when FMP has none). FMP's ``name`` is the issuer as the
+    SEC's file describes it: it fills ``name`` and ``description``."""
+    out = [FailToDeliver(symbol=text(row.get("symbol")) or symbol, date=iso_day(row.get("date")),
+                         quantity=count(row.get("quantity")),
+                         price=_float(row.get("price")), name=text(row.get("name")),
+                         description=text(row.get("description")) or text(row.get("name")),
+                         cusip=_string(row.get("cusip")))
+           for row in _rows_of(payload, "fails-to-deliver rows")]
+    out.sort(key=lambda item: item.date or "", reverse=True)
+    return out
+
+
+def _float(value: Any) -> float | None:
+    number = json_number(value)
+    return None if number is None else float(number)
+
+
+def parse_congressional_trades(payload: Any, symbol: str, chamber: str,
+                               ) -> list[CongressionalTrade]:
+    """``/stable/senate-trades`` or ``/stable/house-trades`` rows (``{symbol, disclosureDate,
+    transactionDate, firstName, lastName, office, district, owner, assetDescription,
+    assetType, type, amount, comment, link}``) -> records in FMP's order; FMP's ``type``
+    is ``tradeType``."""
+    return [CongressionalTrade(
+        symbol=text(row.get("symbol")) or symbol, chamber=chamber,
+        first_name=text(row.get("firstName")), last_name=text(row.get("lastName")),
+        office=text(row.get("office")), district=text(row.get("district")),
+        trade_type=text(row.get("type")), amount=text(row.get("amount")),
+        asset_description=text(row.get("assetDescription")),
+        asset_type=text(row.get("assetType")), owner=text(row.get("owner")),
+        transaction_date=iso_day(row.get("transactionDate")),
+        disclosure_date=iso_day(row.get("disclosureDate")), link=text(row.get("link")))
+        for row in _rows_of(payload, "trades")]
+
+
+def fails_to_deliver(symbol: str, months: int) -> list[FailToDeliver]:
+    """The ``fails_to_deliver`` fetcher: FMP's rows of the symbol (cached an hour), cut to
+    the settlement days the keyless source's ``months`` window covers, newest first."""
+    provider = fmp_provider()
+    found = provider.cached(
+        "fail_to_deliver", {"symbol": symbol},
+        lambda: parse_fails_to_deliver(provider.get_json(
+            "fail_to_deliver", f"{LEGACY}/fail_to_deliver", {"symbol": symbol},
+            not_found=f"Symbol {symbol} not found"), symbol),
+        DISCLOSURE_TTL, group="disclosures")
+    start = window_start(disclosures.current_day(), months).isoformat()
+    return [row for row in found if row.date is not None and row.date >= start]
+
+
+def chamber_trades(symbol: str, chamber: str) -> list[CongressionalTrade]:
+    """One chamber's trades in the symbol, in FMP's order (cached an hour)."""
+    provider = fmp_provider()
+    endpoint = TRADE_ENDPOINTS[chamber]
+    return provider.cached(
+        "congressional_trades", {"symbol": symbol, "chamber": chamber},
+        lambda: parse_congressional_trades(provider.stable(
+            endpoint, {"symbol": symbol}, f"Symbol {symbol} not found"), symbol, chamber),
+        DISCLOSURE_TTL, group="disclosures")
+
+
+def congressional_trades(symbol: str) -> list[CongressionalTrade]:
+    """The ``congressional_trades`` fetcher: the Senate's trades and the House's, newest
+    transaction first (the sort is stable: same-day rows keep FMP's order, Senate first).
+    The Senate's call decides the answer (the reference's source); a House call that fails
+    (a plan without it, an outage) leaves the House out of an answer marked incomplete, so
+    no cache keeps it."""
+    found = list(chamber_trades(symbol, "senate"))
+    try:
+        found.extend(chamber_trades(symbol, "house"))
+    except UpstreamError:
+        note_incomplete()
+    found.sort(key=lambda trade: trade.transaction_date or "", reverse=True)
+    return found
+
+
+# -- crypto and forex news (the capability table's ``crypto_news``/``forex_news``) --------
+NEWS_TTL = TTLPolicy("fmp_market_news", open=300, extended=300, closed=300,
+                     market_aware=False)
+
+
+def parse_market_news(payload: Any) -> list[FeedEntry]:
+    """``/stable/news/{crypto,forex}-latest`` rows ``{symbol, publishedDate, publisher,
+    title, image, site, text, url}`` -> entries in FMP's order (newest first): ``source``
+    is ``site`` else ``publisher``, ``published`` FMP's wall time, naive (its zone is not
+    documented; see :func:`published_at`). Rows without a title or url are dropped."""
+    out = []
+    for row in _rows_of(payload, "news"):
+        title, url = text(row.get("title")), text(row.get("url"))
+        if title is None or url is None:
+            continue
+        when = published_at(row.get("publishedDate"))
+        out.append(FeedEntry(
+            title=title, url=url, summary=text(row.get("text")),
+            published=datetime.fromisoformat(when.removesuffix("Z")) if when else None,
+            source=text(row.get("site")) or text(row.get("publisher")) or "",
+            image=text(row.get("image"))))
+    return out
+
+
+def _market_news(kind: str, limit: int) -> list[FeedEntry]:
+    provider = fmp_provider()
+    params = {"page": 0, "limit": int(limit)}
+    return provider.cached(
+        f"{kind}_news", params,
+        lambda: parse_market_news(provider.stable(f"news/{kind}-latest", params,
+                                                  f"No {kind} news")),
+        NEWS_TTL, group="market_news")
+
+
+def crypto_news(limit: int) -> list[FeedEntry]:
+    """The ``crypto_news`` fetcher: FMP's latest ``limit`` crypto articles."""
+    return _market_news("crypto", limit)
+
+
+def forex_news(limit: int) -> list[FeedEntry]:
+    """The ``forex_news`` fetcher: FMP's latest ``limit`` forex articles."""
+    return _market_news("forex", limit)

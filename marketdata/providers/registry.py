@@ -29,6 +29,9 @@ PROVIDERS: dict[str, str] = {
     "wikipedia": "marketdata.providers.wikipedia:WikipediaProvider",
     "tiingo": "marketdata.providers.tiingo:TiingoProvider",
     "alphavantage": "marketdata.providers.alphavantage:AlphaVantageProvider",
+    "coingecko": "marketdata.providers.coingecko:CoinGeckoProvider",
+    "feeds": "marketdata.providers.feeds:FeedsProvider",
+    "alternative": "marketdata.providers.alternative:AlternativeProvider",
 }
 
 

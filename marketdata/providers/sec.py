@@ -35,20 +35,30 @@ filing by filing, newest first, in rounds of at most :data:`ROUND_SIZE` concurre
 (two EDGAR calls each: the filing index, then the exhibit) until ``limit`` releases are
 found, the 8-Ks run out, or the request deadline is near. Filings and exhibits are cached a
 week, so a repeat costs one cached submissions list.
+
+The same module serves ``/v2/filings/...``: ticker -> CIK (call 1); the filer and its
+filings as a record (call 2, every form, see :func:`parse_company_submissions`); XBRL
+company facts ``https://data.sec.gov/api/xbrl/companyfacts/CIK##########.json`` (the whole
+document cached an hour, filtered per request); and full-text search
+``https://efts.sec.gov/LATEST/search-index`` (a page per ``from``/``size``, cached an hour).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlencode
 
 from bs4 import BeautifulSoup, NavigableString, Tag
 from bs4.element import CData, Comment, Declaration, Doctype, ProcessingInstruction
 from django.conf import settings
 
 from marketdata import deadline, pacing
+from marketdata import formatting as fmt
 from marketdata.cache import TTLPolicy, note_incomplete
 from marketdata.concurrency import gather_partial
 from marketdata.errors import (
@@ -63,21 +73,38 @@ from marketdata.logs import get_logger
 from marketdata.providers.base import Provider
 from marketdata.providers.registry import get_provider
 from marketdata.records.companies import PressRelease
+from marketdata.records.filings import (
+    DATA_POINT_MEMBERS,
+    FILER_BOOLEANS,
+    FILER_STRINGS,
+    FILING_STRINGS,
+    CompanyFacts,
+    CompanyFilings,
+    Concept,
+    FilingSearch,
+)
 
 log = get_logger("marketdata.providers.sec")
 
 PROVIDER = ProviderConfig(name="sec", display_name="SEC EDGAR", connect_timeout=3.0,
                           read_timeout=8.0, max_attempts=2, max_concurrency=4,
-                          hosts=("www.sec.gov", "data.sec.gov"))
+                          hosts=("www.sec.gov", "data.sec.gov", "efts.sec.gov"))
 
 TICKERS_URL = "https://www.sec.gov/files/company_tickers.json"
 SUBMISSIONS_URL = "https://data.sec.gov/submissions/CIK{cik:010d}.json"
 ARCHIVES_URL = "https://www.sec.gov/Archives/edgar/data"
+COMPANY_FACTS_URL = "https://data.sec.gov/api/xbrl/companyfacts/CIK{cik:010d}.json"
+SEARCH_URL = "https://efts.sec.gov/LATEST/search-index"
 
 TICKERS_TTL = TTLPolicy("sec_tickers", open=86400, extended=86400, closed=86400,
                         market_aware=False)
 SUBMISSIONS_TTL = TTLPolicy("sec_submissions", open=3600, extended=3600, closed=3600,
                             market_aware=False)
+# Facts change when the company files (a few times a quarter); a search page an hour, as
+# the filings list.
+FACTS_TTL = TTLPolicy("sec_facts", open=3600, extended=3600, closed=3600, market_aware=False)
+SEARCH_TTL = TTLPolicy("sec_search", open=3600, extended=3600, closed=3600,
+                       market_aware=False)
 FILING_TTL = TTLPolicy("sec_filing", open=604800, extended=604800, closed=604800,
                        market_aware=False)
 
@@ -581,3 +608,180 @@ def company_press_releases(symbol: str, limit: int) -> list[PressRelease]:
             raise failure
     return [PressRelease(date=found["date"], symbol=symbol, title=found["title"],
                          text=found["text"]) for found in releases[:limit]]
+
+
+# -- filings, company facts and full-text search (/v2/filings) -----------------------------
+# Full-text search covers filings since 2001; a one-sided date range is completed with it
+# (or today), since EDGAR's search takes both ends of a custom range.
+SEARCH_FIRST_DAY = "2001-01-01"
+
+
+def _cik(value: Any) -> int | None:
+    """EDGAR writes a CIK as a number or as zero-padded digits."""
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return fmt.integer(value)
+
+
+def _flag(value: Any) -> bool | None:
+    number = fmt.integer(value)
+    return bool(number) if number in (0, 1) else None
+
+
+def parse_company_submissions(payload: Any) -> CompanyFilings:
+    """The submissions JSON -> the filer's header and its recent filings (``filings.recent``,
+    EDGAR's latest 1,000 or more, newest first, as EDGAR orders them).
+
+    ``filings.recent`` is columnar: one array per member. Rows are read by index across the
+    arrays and each cell on its own: EDGAR writes ``""`` where a filing has no value (no
+    report date, no description), and that cell alone becomes None; a short or absent array
+    gives None for the missing cells. Rows without an accession number are skipped. A body
+    without a CIK or without ``filings.recent`` is a 502.
+    """
+    if not isinstance(payload, dict):
+        raise PROVIDER.bad_answer("returned submissions that are not an object")
+    cik = _cik(payload.get("cik"))
+    if cik is None or cik <= 0:
+        raise PROVIDER.bad_answer("returned submissions without a CIK")
+    filings = payload.get("filings")
+    recent = filings.get("recent") if isinstance(filings, dict) else None
+    if not isinstance(recent, dict):
+        raise PROVIDER.bad_answer("returned submissions without filings.recent")
+    accessions = recent.get("accessionNumber")
+    rows = []
+    for i in range(len(accessions) if isinstance(accessions, list) else 0):
+        row: dict[str, Any] = {name: fmt.text(_at(recent.get(name), i))
+                               for name in FILING_STRINGS}
+        if row["accessionNumber"] is None:
+            continue
+        row["size"] = fmt.integer(_at(recent.get("size"), i))
+        rows.append(row)
+    header: dict[str, Any] = {name: fmt.text(payload.get(name)) for name in FILER_STRINGS}
+    header.update({name: _flag(payload.get(name)) for name in FILER_BOOLEANS})
+
+    def strings(value: Any) -> list[str]:
+        return [v for v in value if isinstance(v, str) and v] if isinstance(value, list) else []
+
+    return CompanyFilings(cik=cik, header=header, tickers=strings(payload.get("tickers")),
+                          exchanges=strings(payload.get("exchanges")), filings=rows)
+
+
+def _data_point(point: Any) -> dict[str, Any] | None:
+    if not isinstance(point, dict):
+        return None
+    out: dict[str, Any] = {name: fmt.text(point.get(name)) for name in DATA_POINT_MEMBERS}
+    out.update(val=fmt.json_number(point.get("val")), fy=fmt.integer(point.get("fy")))
+    return out
+
+
+def parse_company_facts(payload: Any) -> CompanyFacts:
+    """The companyfacts JSON -> taxonomy -> concept -> :class:`Concept`, values as EDGAR
+    sends them (``val`` unscaled, in the unit's own terms), in EDGAR's order. Malformed
+    concepts or points are skipped; a body without ``facts`` is a 502."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("facts"), dict):
+        raise PROVIDER.bad_answer("returned company facts without facts")
+    taxonomies: dict[str, dict[str, Concept]] = {}
+    for taxonomy, concepts in payload["facts"].items():
+        if not isinstance(concepts, dict):
+            continue
+        found: dict[str, Concept] = {}
+        for name, concept in concepts.items():
+            units = concept.get("units") if isinstance(concept, dict) else None
+            if not isinstance(units, dict):
+                continue
+            found[name] = Concept(
+                label=fmt.text(concept.get("label")),
+                description=fmt.text(concept.get("description")),
+                units={unit: [p for p in map(_data_point, points) if p is not None]
+                       for unit, points in units.items() if isinstance(points, list)})
+        taxonomies[taxonomy] = found
+    return CompanyFacts(cik=_cik(payload.get("cik")) or 0,
+                        name=fmt.text(payload.get("entityName")), taxonomies=taxonomies)
+
+
+def parse_search(payload: Any) -> FilingSearch:
+    """An EDGAR full-text search answer (Elasticsearch's ``hits``) -> the total and the
+    page's hits ``{fileDate, form, adsh, displayNames, ciks}`` from each hit's
+    ``_source``, in EDGAR's order (relevance). A body without ``hits`` is a 502."""
+    hits = payload.get("hits") if isinstance(payload, dict) else None
+    if not isinstance(hits, dict) or not isinstance(hits.get("hits"), list):
+        raise PROVIDER.bad_answer("returned a search answer without hits")
+    total = hits.get("total")
+    total_hits = fmt.integer(total.get("value") if isinstance(total, dict) else total)
+
+    def strings(value: Any) -> list[str]:
+        return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+    out = []
+    for hit in hits["hits"]:
+        source = hit.get("_source") if isinstance(hit, dict) else None
+        if not isinstance(source, dict):
+            continue
+        out.append({"fileDate": fmt.text(source.get("file_date")),
+                    "form": fmt.text(source.get("form")),
+                    "adsh": fmt.text(source.get("adsh")),
+                    "displayNames": strings(source.get("display_names")),
+                    "ciks": strings(source.get("ciks"))})
+    return FilingSearch(total_hits=total_hits, hits=out)
+
+
+def search_params(query: str, forms: list[str], start_date: str | None, end_date: str | None,
+                  offset: int, size: int, today: str) -> dict[str, Any]:
+    """The query string of a full-text search (``today``: the end of a range given only a
+    start)."""
+    params: dict[str, Any] = {"q": query}
+    if forms:
+        params["forms"] = ",".join(forms)
+    if start_date or end_date:
+        params.update(dateRange="custom", startdt=start_date or SEARCH_FIRST_DAY,
+                      enddt=end_date or today)
+    if offset:
+        params["from"] = offset
+    params["size"] = size
+    return params
+
+
+def company_filings(symbol: str) -> CompanyFilings:
+    """The ``filings`` fetcher: a validated ticker's filer header and recent filings
+    (cached an hour); NotFound for a ticker EDGAR does not list."""
+    cik = cik_for(symbol)
+    provider = sec_provider()
+    return provider.cached(
+        "company_submissions", {"cik": cik},
+        lambda: parse_company_submissions(provider.get_json(
+            "submissions", SUBMISSIONS_URL.format(cik=cik),
+            not_found=f"Symbol not found: '{symbol}'")),
+        SUBMISSIONS_TTL, group="sec")
+
+
+def company_facts(symbol: str) -> CompanyFacts:
+    """The ``company_facts`` fetcher: every XBRL fact of a validated ticker's filer (the
+    whole document cached an hour, filtered by the caller). A listed company without XBRL
+    facts (EDGAR's 404 for its CIK) has none: an empty record, not a 404."""
+    cik = cik_for(symbol)
+    provider = sec_provider()
+
+    def fetch() -> CompanyFacts:
+        try:
+            payload = provider.get_json("companyfacts", COMPANY_FACTS_URL.format(cik=cik),
+                                        not_found="no facts")
+        except NotFound:
+            return CompanyFacts(cik=cik, name=None, taxonomies={})
+        return parse_company_facts(payload)
+
+    return provider.cached("companyfacts", {"cik": cik}, fetch, FACTS_TTL, group="sec")
+
+
+def search_filings(query: str, forms: list[str], start_date: str | None,
+                   end_date: str | None, offset: int, size: int) -> FilingSearch:
+    """The ``filing_search`` fetcher: one page (``offset``, ``size``) of EDGAR's full-text
+    search (cached an hour)."""
+    params = search_params(query, forms, start_date, end_date, offset, size,
+                           datetime.now(UTC).date().isoformat())
+    provider = sec_provider()
+    # Free text in a cache key: hashed (cache backends refuse spaces and control characters).
+    key = {"request": hashlib.sha256(urlencode(params).encode()).hexdigest()}
+    return provider.cached(
+        "search", key,
+        lambda: parse_search(provider.get_json("search", SEARCH_URL, params)),
+        SEARCH_TTL, group="sec")

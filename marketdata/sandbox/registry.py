@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from marketdata.sandbox.algolia import router as algolia
 from marketdata.sandbox.alphavantage import router as alphavantage
+from marketdata.sandbox.alternative import router as alternative
 from marketdata.sandbox.cftc import router as cftc
+from marketdata.sandbox.coingecko import router as coingecko
+from marketdata.sandbox.feeds import router as feeds
 from marketdata.sandbox.fmp import router as fmp
 from marketdata.sandbox.frankfurter import router as frankfurter
 from marketdata.sandbox.fred import router as fred
@@ -36,4 +39,7 @@ PROVIDERS: tuple[ProviderFactory, ...] = (
     wikipedia.build_provider,
     tiingo.build_provider,
     alphavantage.build_provider,
+    coingecko.build_provider,
+    feeds.build_provider,
+    alternative.build_provider,
 )

@@ -83,14 +83,29 @@ SAMPLES = [
     "/v2/worldnews/news/AAPL",
     "/v2/news?count=5",
     "/v2/news/AAPL?limit=2",
+    "/v2/feeds?sources=bloomberg,federal-reserve&limit=3",
+    "/v2/forex/news?limit=5",
+    "/v2/crypto/news?pageLimit=2",
+    "/v2/fear-and-greed",
     "/v2/search?q=apple&news=2",
     "/v2/lookup?q=SPY&type=etf",
     "/v2/forex/EUR/USD",
+    "/v2/crypto/coins?count=3&vsCurrency=eur",
+    "/v2/crypto/coins/bitcoin",
+    "/v2/crypto/global",
+    "/v2/crypto/trending?limit=2",
+    "/v2/crypto/search?query=eth",
     "/v2/futures/GC",
     "/v2/grading-actions/AAPL",
     "/v2/price-target-consensus/AAPL",
     "/v2/price-target-summary/AAPL",
     "/v2/press-releases/AAPL",
+    "/v2/filings/AAPL?limit=2",
+    "/v2/filings/AAPL/facts?concepts=Revenues,Assets&limit=2",
+    "/v2/filings/AAPL/cik",
+    "/v2/filings/search?q=apple&size=2",
+    "/v2/filings/AAPL/fails-to-deliver?months=1&limit=2",
+    "/v2/filings/AAPL/congressional-trades",
     "/v2/index-constituents/%5EDJI",
     "/v2/screeners/gainers?count=5&format=both",
     "/v2/screeners/custom",
@@ -104,6 +119,8 @@ NEVER_CACHED = {"/v2/hours?region=US",  # computed from the clock, not from cach
                 "/v2/ping",  # no provider answer either
                 "/v2/backtest/AAPL",  # POST only: a GET is a 405
                 "/v2/screeners/custom",  # POST only: a GET is a 405
+                # Without FMP_API_KEY (the samples run keyless): a 501, never stored.
+                "/v2/filings/AAPL/congressional-trades",
                 }
 # Routes without a sample: answered by the fast path without the cache, or never offered.
 SPECIAL_ROUTES = {"v1/ping",  # test_ping_is_the_django_answer

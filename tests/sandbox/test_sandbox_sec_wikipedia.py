@@ -159,7 +159,7 @@ def test_index_json_listing():
                     "0000320193-99-000001-index.htm", 404, b"Page Not Found"),
     ("www.sec.gov", "/Archives/edgar/data/320193/000032019325000001/nothing.htm", 404,
      b"Page Not Found"),
-    ("www.sec.gov", "/cgi-bin/browse-edgar", 404, b"Page Not Found"),
+    ("www.sec.gov", "/cgi-bin/nothing", 404, b"Page Not Found"),
 ])
 def test_edgar_not_found_shapes(host, path, status, marker):
     response = get(sandbox(), host, path)

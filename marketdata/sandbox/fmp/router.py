@@ -9,7 +9,14 @@ from __future__ import annotations
 import re
 
 from marketdata.sandbox.common import Request
-from marketdata.sandbox.fmp import analysts, constituents, earnings, press
+from marketdata.sandbox.fmp import (
+    analysts,
+    constituents,
+    disclosures,
+    earnings,
+    market_news,
+    press,
+)
 from marketdata.sandbox.fmp.common import error, refusal
 from marketdata.sandbox.providers import Route, SandboxOptions, SimulatedProvider
 from marketdata.sandbox.response import SandboxResponse
@@ -24,9 +31,17 @@ ROUTES = (
           analysts.handle_price_target_summary, crumb=True),
     Route(("GET",), re.compile(r"/stable/news/press-releases"), press.handle_press_releases,
           crumb=True),
+    Route(("GET",), re.compile(r"/stable/news/(?P<kind>crypto|forex)-latest"),
+          market_news.handle_market_news, crumb=True),
     Route(("GET",), re.compile(r"/stable/earnings"), earnings.handle_earnings, crumb=True),
     Route(("GET",), re.compile(r"/stable/(?P<list>sp500|nasdaq|dowjones)-constituent"),
           constituents.handle_constituents, crumb=True),
+    Route(("GET",), re.compile(r"/api/v4/fail_to_deliver"), disclosures.handle_fail_to_deliver,
+          crumb=True),
+    Route(("GET",), re.compile(r"/stable/senate-trades"), disclosures.handle_senate_trades,
+          crumb=True),
+    Route(("GET",), re.compile(r"/stable/house-trades"), disclosures.handle_house_trades,
+          crumb=True),
 )
 
 

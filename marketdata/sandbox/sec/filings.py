@@ -49,7 +49,8 @@ class Exhibit:
 class Filing:
     """One filing. ``kind``: earnings, announcement, agreement, officers, meeting, 10-Q,
     10-K, 4, 6-K or 20-F; ``topic``: the announcement template; ``period``: the fiscal
-    quarter of an earnings release (``Q3``) and ``fiscal_year``."""
+    quarter of an earnings release or a 10-Q/10-K (``Q3``; ``Q4`` for the 10-K) and
+    ``fiscal_year``."""
 
     cik: int
     accession: str
@@ -142,8 +143,10 @@ def _events(c: Company, year: int) -> list[_Event]:
             events.append(_Event(day, "earnings", period=call.period,
                                  fiscal_year=call.fiscal_year))
         periodic = "10-K" if call.period == "Q4" else "10-Q"
+        # The report carries its quarter (the XBRL facts of companyfacts.py use it).
         events.append(_Event(_weekday(day + timedelta(days=1 + stable_hash(
-            "10q", c.cik, year, call.period) % 6)), periodic))
+            "10q", c.cik, year, call.period) % 6)), periodic, period=call.period,
+            fiscal_year=call.fiscal_year))
     for month in range(1, 13):
         if not quiet and unit("sec-ann", c.cik, year, month) < ANNOUNCEMENT_SHARE:
             topic = stable_hash("sec-topic", c.cik, year, month) % TOPICS

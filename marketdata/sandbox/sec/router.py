@@ -1,13 +1,16 @@
-"""EDGAR's route table and its simulated provider (hosts ``www.sec.gov`` and
-``data.sec.gov``).
+"""EDGAR's route table and its simulated provider (hosts ``www.sec.gov``,
+``data.sec.gov`` and ``efts.sec.gov``).
 
 | Path | Answer |
 | --- | --- |
 | ``GET /files/company_tickers.json`` | the ticker list |
 | ``GET /submissions/CIK##########.json`` | the company's submissions (404 XML otherwise) |
+| ``GET /api/xbrl/companyfacts/CIK##########.json`` | the company's XBRL facts (404 XML otherwise) |
+| ``GET /LATEST/search-index?q=...`` | full-text search (efts.sec.gov; 400 without ``q``) |
 | ``GET /Archives/edgar/data/{cik}/{folder}/{accession}-index.htm`` | the filing index page |
 | ``GET /Archives/edgar/data/{cik}/{folder}/index.json`` | the folder listing |
 | ``GET /Archives/edgar/data/{cik}/{folder}/{document}`` | a filed document |
+| ``GET /files/data/fails-deliver-data/cnsfails{YYYYMM}{a|b}.zip`` | a fails-to-deliver zip |
 
 A filing exists once the sandbox clock has reached its filing date; anything else is
 EDGAR's 404 page. Like EDGAR, a request whose User-Agent declares no contact (no ``@``:
@@ -17,15 +20,18 @@ missing, a browser's or a library's default) gets the 403 "Undeclared Automated 
 from __future__ import annotations
 
 import re
+from datetime import date
 
-from marketdata.sandbox.common import Request, json_response, text_response
+from marketdata.records.disclosures import HalfMonth
+from marketdata.sandbox.common import BASE_HEADERS, Request, json_response, text_response
+from marketdata.sandbox.feeds import documents as feeds
 from marketdata.sandbox.providers import Handler, Route, SandboxOptions, SimulatedProvider
 from marketdata.sandbox.response import SandboxResponse
-from marketdata.sandbox.sec import documents
+from marketdata.sandbox.sec import documents, facts, fails
 from marketdata.sandbox.sec.companies import company
 from marketdata.sandbox.sec.filings import find_filing, recent_filings
 
-HOSTS = ("www.sec.gov", "data.sec.gov")
+HOSTS = ("www.sec.gov", "data.sec.gov", "efts.sec.gov")
 HTML_TYPE = "text/html"
 
 
@@ -75,6 +81,37 @@ def handle_submissions(req: Request) -> SandboxResponse:
     return json_response(documents.submissions(found, recent_filings(found.cik, today)))
 
 
+def handle_company_facts(req: Request) -> SandboxResponse:
+    found = company(int(req.params["cik"]))
+    if found is None:
+        return _no_such_key()
+    return json_response(facts.company_facts(found, req.clock().date()))
+
+
+def _day(text: str | None) -> date | None:
+    try:
+        return date.fromisoformat(text) if text else None
+    except ValueError:
+        return None
+
+
+def handle_search(req: Request) -> SandboxResponse:
+    query = (req.arg("q") or "").strip()
+    if not query:
+        return json_response({"error": "q is required"}, 400)
+    start, end = None, None
+    if req.arg("dateRange") == "custom":
+        start, end = _day(req.arg("startdt")), _day(req.arg("enddt"))
+        if start is None or end is None:
+            return json_response({"error": "startdt and enddt must be YYYY-MM-DD"}, 400)
+    offset, size = req.int_arg("from", 0), req.int_arg("size", 100)
+    if offset is None or size is None or offset < 0 or size < 0:
+        return json_response({"error": "from and size must be non-negative integers"}, 400)
+    forms = [f.strip() for f in (req.arg("forms") or "").split(",") if f.strip()]
+    return json_response(facts.search(query, forms, start, end, offset, size,
+                                      req.clock().date()))
+
+
 def handle_archive(req: Request) -> SandboxResponse:
     cik, folder, name = int(req.params["cik"]), req.params["folder"], req.params["name"]
     found = company(cik)
@@ -98,13 +135,32 @@ def handle_archive(req: Request) -> SandboxResponse:
     return text_response(body, content_type=content_type)
 
 
+def handle_fails_file(req: Request) -> SandboxResponse:
+    year, month = int(req.params["month"][:4]), int(req.params["month"][4:])
+    if not 1993 <= year <= 9999 or not 1 <= month <= 12:
+        return not_found()
+    period = HalfMonth(year, month, req.params["half"])
+    if not fails.published(period, req.clock().date()):
+        return not_found()
+    return SandboxResponse(200, {"Content-Type": "application/zip", **BASE_HEADERS},
+                           fails.zipped(period))
+
+
 ROUTES = (
     Route(("GET",), re.compile(r"/files/company_tickers\.json"),
           _checked(handle_company_tickers)),
     Route(("GET",), re.compile(r"/submissions/CIK(?P<cik>\d{10})\.json"),
           _checked(handle_submissions)),
+    Route(("GET",), re.compile(r"/files/data/fails-deliver-data/cnsfails(?P<month>\d{6})"
+                               r"(?P<half>[ab])\.zip"), _checked(handle_fails_file)),
+    Route(("GET",), re.compile(r"/api/xbrl/companyfacts/CIK(?P<cik>\d{10})\.json"),
+          _checked(handle_company_facts)),
+    Route(("GET",), re.compile(r"/LATEST/search-index"), _checked(handle_search)),
     Route(("GET",), re.compile(r"/Archives/edgar/data/(?P<cik>\d{1,10})/(?P<folder>\d{18})/"
                                r"(?P<name>.+)"), _checked(handle_archive)),
+    # The SEC's two RSS/Atom feeds of /v2/feeds (documents in the feeds sandbox).
+    Route(("GET",), re.compile(r"/news/pressreleases\.rss"), _checked(feeds.handle_feed)),
+    Route(("GET",), re.compile(r"/cgi-bin/browse-edgar"), _checked(feeds.handle_feed)),
 )
 
 

@@ -27,6 +27,9 @@ def _no_keys(settings):
 
 def test_every_capability_has_a_keyless_source(settings):
     for cap in sources.CAPABILITIES.values():
+        if cap.keyed_only:  # no keyless source exists: a 501 and a notice instead
+            assert not cap.active_sources(), cap.name
+            continue
         assert cap.active_sources(), cap.name
         assert any(s.key_setting is None for s in cap.sources), cap.name
 
@@ -121,3 +124,15 @@ def test_notices_say_when_a_fallback_answered_lately():
     assert sources.serve("forex", {"yahoo": lambda: "live", "frankfurter": lambda: "ecb"})
     forex = next(n for n in sources.notices() if n.startswith("Forex"))
     assert "last answer" not in forex
+
+
+def test_keyed_only_capability_without_its_key_is_not_configured(settings):
+    from marketdata.errors import NotConfigured
+
+    with pytest.raises(NotConfigured) as caught:
+        sources.serve("congressional_trades", {"fmp": lambda: ["never"]})
+    assert caught.value.status_code == 501 and "FMP_API_KEY" in caught.value.detail
+    notice = sources.capability("congressional_trades").notice()
+    assert "FMP_API_KEY" in notice and "not served" in notice
+    settings.FMP_API_KEY = "k"
+    assert sources.serve("congressional_trades", {"fmp": lambda: ["trade"]}) == ["trade"]

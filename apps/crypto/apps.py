@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class CryptoConfig(AppConfig):
+    name = "apps.crypto"
+    label = "crypto"

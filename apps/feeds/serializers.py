@@ -1,0 +1,130 @@
+import re
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from apps.core.params import AnyTextParam, IntegerParam
+from apps.core.v2 import (
+    BatchPageQuery,
+    FieldsQuery,
+    PageQuery,
+    connection_schema,
+    nullable,
+    object_schema,
+)
+from apps.news.serializers import V2_SENTIMENT_SCHEMA
+from marketdata.records.feeds import (
+    DEFAULT_FORM_TYPE,
+    DEFAULT_SLUGS,
+    FORM_TYPE_PATTERN,
+    PUBLISHERS,
+    Publisher,
+    find_publisher,
+)
+from marketdata.records.gauges import FEAR_AND_GREED_LABELS
+
+FEED_MEMBERS = ("title", "url", "published", "summary", "source", "sentiment")
+MARKET_NEWS_MEMBERS = ("title", "link", "source", "img", "time", "sentiment")
+FEAR_AND_GREED_MEMBERS = ("value", "classification", "timestamp", "market")
+# The failing sources of a /v2/feeds answer, as `slug: message; slug: message`.
+FEED_ERRORS_HEADER = "X-Feed-Errors"
+SLUG_LIST = ", ".join(p.slug for p in PUBLISHERS)
+MAX_MARKET_NEWS = 100
+
+
+def _slugs_doc() -> str:
+    return "; ".join(f"`{p.slug}`" + (f" ({', '.join(p.aliases)})" if p.aliases else "")
+                     + f" {p.name}" for p in PUBLISHERS)
+
+
+# The schema's pattern: a comma list of the slugs and aliases as listed (the server also
+# takes any case and ignores `-`, `_` and spaces; a schema may be stricter than the server).
+_NAMES = "|".join(re.escape(n) for p in PUBLISHERS for n in (p.slug, *p.aliases))
+SOURCES_PATTERN = rf"^\s*({_NAMES})\s*(,\s*({_NAMES})\s*)*$"
+
+
+@extend_schema_field({"type": "string", "pattern": SOURCES_PATTERN})
+class SourcesParam(AnyTextParam):
+    """A CSV of feed slugs or aliases -> the publishers, in order, without repeats; an
+    unknown name is this parameter's 400, naming it and listing the valid slugs."""
+
+    def to_internal_value(self, data: Any) -> list[Publisher]:  # type: ignore[override]
+        text = super().to_internal_value(data)
+        out: list[Publisher] = []
+        for name in (part.strip() for part in text.split(",")):
+            if not name:
+                continue
+            found = find_publisher(name)
+            if found is None:
+                raise serializers.ValidationError(
+                    f"Unknown feed source: '{name}'. Valid sources: {SLUG_LIST}")
+            if found not in out:
+                out.append(found)
+        if not out:
+            raise serializers.ValidationError(f"Name at least one source: {SLUG_LIST}")
+        return out
+
+
+class FeedsQuery(PageQuery):
+    sources = SourcesParam(
+        required=False,
+        help_text="Comma-separated feed slugs (case-insensitive; `-`, `_` and spaces "
+                  f"ignored; aliases in parentheses): {_slugs_doc()}. Default: "
+                  f"{', '.join(DEFAULT_SLUGS)}. An unknown name is a 400 listing the valid "
+                  "slugs")
+    formType = serializers.RegexField(  # noqa: N815
+        rf"^{FORM_TYPE_PATTERN.pattern}$", required=False,
+        help_text=f"The form type of the `sec-filings` feed (`8-K`, `10-Q`, `S-1`...); "
+                  f"default {DEFAULT_FORM_TYPE}; ignored by the other feeds")
+
+
+class MarketNewsQuery(BatchPageQuery):
+    limit = IntegerParam(
+        required=False, default=20, min_value=1, max_value=MAX_MARKET_NEWS,
+        help_text=f"How many articles, 1 to {MAX_MARKET_NEWS}; default 20. "
+                  "`pageCursor`/`pageLimit` page over these")
+
+
+class FearAndGreedQuery(FieldsQuery):
+    pass
+
+
+FEED_ENTRY_SCHEMA = object_schema({
+    "title": {"type": "string"},
+    "url": {"type": "string", "description": "The entry's link"},
+    "published": nullable("string", format="date-time",
+                          description="Publication time, ISO 8601 with the feed's own "
+                                      "offset; null when the feed gave none or an "
+                                      "unreadable one"),
+    "summary": nullable("string", description="The description or summary as sent (HTML "
+                                              "kept), trimmed; null when empty"),
+    "source": {"type": "string", "description": "The publisher's display name"},
+    "sentiment": V2_SENTIMENT_SCHEMA,
+}, "Feed entry; `fields` selects these members", required=FEED_MEMBERS)
+FEEDS_RESPONSE: dict[str, Any] = connection_schema(FEED_ENTRY_SCHEMA, "feed entries")
+
+MARKET_NEWS_ITEM_SCHEMA = object_schema({
+    "title": {"type": "string"},
+    "link": {"type": "string", "description": "The article's URL"},
+    "source": {"type": "string", "description": "The site or publisher"},
+    "img": nullable("string", description="The article's image URL; null when none"),
+    "time": nullable("string",
+                     description="Publication time, ISO 8601: FMP's wall time without a "
+                                 "zone (FMP does not say which), a feed's time with its "
+                                 "offset; null when unknown"),
+    "sentiment": V2_SENTIMENT_SCHEMA,
+}, "News item; `fields` selects these members", required=MARKET_NEWS_MEMBERS)
+MARKET_NEWS_RESPONSE: dict[str, Any] = connection_schema(MARKET_NEWS_ITEM_SCHEMA, "articles")
+
+FEAR_AND_GREED_RESPONSE = object_schema({
+    "value": {"type": "integer", "minimum": 0, "maximum": 100,
+              "description": "0 extreme fear .. 100 extreme greed"},
+    "classification": {"type": "string", "enum": list(FEAR_AND_GREED_LABELS)},
+    "timestamp": {"type": "integer", "description": "The reading's time, Unix seconds"},
+    "market": {"type": "string", "enum": ["crypto"],
+               "description": "The market the index measures: always `crypto` "
+                              "(alternative.me's index of Bitcoin and large coins, not "
+                              "CNN's stock-market index)"},
+}, "The crypto market's Fear & Greed Index; `fields` selects these members",
+    required=FEAR_AND_GREED_MEMBERS)

@@ -1,0 +1,81 @@
+"""Feeds and gauges: publishers' RSS/Atom entries merged newest first, crypto and forex
+news, and the crypto Fear & Greed Index (through :mod:`marketdata.capabilities.feeds`),
+each headline with the world-news sentiment."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from apps.news.serializers import MARKET_LABELS
+from marketdata import concurrency
+from marketdata.capabilities import feeds
+from marketdata.errors import NotFound
+from marketdata.records.feeds import (
+    DEFAULT_SLUGS,
+    FeedEntry,
+    Publisher,
+    newest_first,
+    publisher,
+)
+from marketdata.sentiment import score_headline
+
+
+def sentiment(title: str) -> dict[str, Any]:
+    """``{label: Bullish|Bearish|Neutral, score, confidence}`` as /v2/news scores it."""
+    found = score_headline(title)
+    return {"label": MARKET_LABELS[found.label], "score": found.score,
+            "confidence": found.confidence}
+
+
+def _iso(moment: datetime | None) -> str | None:
+    if moment is None:
+        return None
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
+class FeedsAnswer:
+    """The merged entries and, per failing source, its slug and message."""
+
+    entries: list[dict[str, Any]]
+    errors: list[tuple[str, str]]
+
+
+def merged_feeds(sources: Sequence[Publisher] | None, form_type: str | None) -> FeedsAnswer:
+    """Every source's entries, fetched concurrently, merged (see :func:`newest_first`).
+    A failing source is left out and named in ``errors``; when every source fails, the
+    telling upstream failure is raised (the client learns the upstream failed, not
+    ``[]``)."""
+    chosen = list(sources) if sources else [publisher(slug) for slug in DEFAULT_SLUGS]
+    found = concurrency.gather_partial(
+        lambda source: feeds.feed_entries(source.slug, form_type), chosen, what="feed",
+        label=lambda source: source.slug)
+    found.raise_if_empty(lambda: NotFound("No feed entries"))
+    entries = newest_first(e for _, entries in found.values for e in entries)
+    return FeedsAnswer([{"title": e.title, "url": e.url, "published": _iso(e.published),
+                         "summary": e.summary, "source": e.source,
+                         "sentiment": sentiment(e.title)} for e in entries],
+                       [(source.slug, error.detail) for source, error in found.left_out])
+
+
+def _news_item(entry: FeedEntry) -> dict[str, Any]:
+    return {"title": entry.title, "link": entry.url, "source": entry.source,
+            "img": entry.image, "time": _iso(entry.published),
+            "sentiment": sentiment(entry.title)}
+
+
+def crypto_news(limit: int) -> list[dict[str, Any]]:
+    return [_news_item(e) for e in feeds.crypto_news(limit)[:limit]]
+
+
+def forex_news(limit: int) -> list[dict[str, Any]]:
+    return [_news_item(e) for e in feeds.forex_news(limit)[:limit]]
+
+
+def fear_and_greed() -> dict[str, Any]:
+    reading = feeds.fear_and_greed()
+    return {"value": reading.value, "classification": reading.classification,
+            "timestamp": reading.timestamp, "market": reading.market}

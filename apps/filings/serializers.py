@@ -1,0 +1,210 @@
+"""Query declarations and response schemas of the v2 filings endpoints (SEC EDGAR)."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from apps.core.params import AnyTextParam, IntegerParam, TextParam
+from apps.core.v2 import (
+    INTEGER,
+    NUMBER,
+    STRING,
+    FieldsQuery,
+    PageQuery,
+    connection_schema,
+    nullable,
+    object_schema,
+)
+from marketdata.records.filings import (
+    DATA_POINT_MEMBERS,
+    FILER_BOOLEANS,
+    FILER_STRINGS,
+    FILING_MEMBERS,
+)
+
+DEFAULT_TAXONOMY = "us-gaap"
+# The concepts served when `concepts` is absent: the headline lines of the income
+# statement, balance sheet and cash-flow statement.
+DEFAULT_CONCEPTS = (
+    "Revenues", "CostOfRevenue", "GrossProfit", "OperatingIncomeLoss", "NetIncomeLoss",
+    "EarningsPerShareBasic", "EarningsPerShareDiluted", "Assets", "AssetsCurrent",
+    "Liabilities", "LiabilitiesCurrent", "StockholdersEquity",
+    "CashAndCashEquivalentsAtCarryingValue", "LongTermDebtNoncurrent",
+    "NetCashProvidedByUsedInOperatingActivities", "NetCashProvidedByUsedInInvestingActivities",
+    "NetCashProvidedByUsedInFinancingActivities")
+MAX_SEARCH_SIZE = 100
+# EDGAR's full-text search serves the first 10,000 hits of a query.
+MAX_SEARCH_FROM = 9_999
+
+CIK_MEMBERS = ("symbol", "cik")
+FILER_MEMBERS = ("cik", *FILER_STRINGS, "tickers", "exchanges", *FILER_BOOLEANS, "filings")
+FACT_MEMBERS = ("concept", "label", "description", "taxonomy", "unit", "dataPoints")
+SEARCH_MEMBERS = ("totalHits", "hits", "nextFrom")
+
+_TAXONOMY = re.compile(r"[a-z][a-z0-9-]{0,31}")
+
+
+def csv_items(text: str | None) -> list[str]:
+    """The non-blank items of a comma list, trimmed, duplicates removed, order kept."""
+    return list(dict.fromkeys(p.strip() for p in (text or "").split(",") if p.strip()))
+
+
+_TAXONOMY_PATTERN = r"^\s*[a-z][a-z0-9-]{0,31}\s*$"
+
+
+@extend_schema_field({"type": "string", "format": "date",
+                      "pattern": r"^\s*\d{4}-\d{2}-\d{2}\s*$"})
+class DayParam(AnyTextParam):
+    """A calendar day, ``YYYY-MM-DD``."""
+
+    default_error_messages = {"invalid": "Input should be a valid date in the format YYYY-MM-DD"}
+
+    def to_internal_value(self, data: Any) -> str:
+        text = super().to_internal_value(data).strip()
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text, re.ASCII):
+            self.fail("invalid")
+        try:
+            date.fromisoformat(text)
+        except ValueError:
+            self.fail("invalid")
+        return text
+
+
+class V2FilingsQuery(PageQuery):
+    """``cursor``/``limit`` page ``filings``."""
+
+
+@extend_schema_field({"type": "string", "minLength": 1, "pattern": _TAXONOMY_PATTERN})
+class TaxonomyParam(TextParam):
+    """An XBRL taxonomy name (checked in :meth:`V2FactsQuery.validate_taxonomy`)."""
+
+
+class V2FactsQuery(PageQuery):
+    taxonomy = TaxonomyParam(
+        required=False, default=DEFAULT_TAXONOMY,
+        help_text="XBRL taxonomy: `us-gaap` (the default), `ifrs-full` (foreign filers "
+                  "reporting in IFRS), `dei` (cover-page facts such as shares outstanding), "
+                  "`srt`... Lower-case letters, digits and dashes")
+    concepts = TextParam(
+        required=False,
+        help_text="Comma-separated concept names, exact (`NetIncomeLoss,Assets`); absent: "
+                  "the 17 headline concepts (" + ", ".join(DEFAULT_CONCEPTS) + "). "
+                  "Concepts the company never reported are left out")
+    form = TextParam(
+        required=False,
+        help_text="Comma-separated form types (`10-K`, `10-Q`, `10-K/A`, `20-F`...; any "
+                  "case): only values reported in those forms. Absent: every form")
+
+    def validate_taxonomy(self, value: str) -> str:
+        value = value.strip()
+        if not _TAXONOMY.fullmatch(value):
+            raise serializers.ValidationError(
+                "Input should be a taxonomy name: lower-case letters, digits and dashes")
+        return value
+
+
+class V2FilingSearchQuery(FieldsQuery):
+    q = TextParam(required=True, help_text="Words or a quoted phrase to find in filings' "
+                                           "text (EDGAR full-text search syntax)")
+    forms = TextParam(required=False,
+                      help_text="Comma-separated form types to keep (`10-K,8-K`); absent: "
+                                "every form")
+    startDate = DayParam(required=False, help_text="Filed on or after, `YYYY-MM-DD`")  # noqa: N815
+    endDate = DayParam(required=False, help_text="Filed on or before, `YYYY-MM-DD`")  # noqa: N815
+    # `from` is a Python keyword: declared below under its query name.
+    size = IntegerParam(required=False, default=MAX_SEARCH_SIZE, min_value=1,
+                        max_value=MAX_SEARCH_SIZE,
+                        help_text=f"Hits per page, 1..{MAX_SEARCH_SIZE} (default "
+                                  f"{MAX_SEARCH_SIZE})")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        start, end = attrs.get("startDate"), attrs.get("endDate")
+        if start and end and start > end:
+            raise serializers.ValidationError({"endDate": ["endDate is before startDate"]})
+        return attrs
+
+
+V2FilingSearchQuery._declared_fields["from"] = IntegerParam(
+    required=False, default=0, min_value=0, max_value=MAX_SEARCH_FROM,
+    help_text=f"Hits to skip, 0..{MAX_SEARCH_FROM} (default 0): the next page's is "
+              "`nextFrom` of this one")
+
+
+# ---- response schemas -----------------------------------------------------------------------
+CIK_RESPONSE = object_schema({
+    "symbol": {"type": "string", "description": "The ticker as EDGAR lists it"},
+    "cik": {"type": "integer", "description": "SEC Central Index Key (URLs zero-pad it to "
+                                              "10 digits)"},
+}, "A ticker's SEC filer id", required=CIK_MEMBERS)
+
+_FILING_DESCRIPTIONS = {
+    "accessionNumber": "EDGAR's id of the filing, `0000320193-24-000123`",
+    "filingDate": "`YYYY-MM-DD`",
+    "reportDate": "The period or event reported, `YYYY-MM-DD` (null where none)",
+    "form": "Form type: `10-K`, `10-Q`, `8-K`, `4`, `20-F`, `6-K`...",
+    "primaryDocument": "File name of the main document in the filing's folder",
+    "primaryDocDescription": "EDGAR's description of it (null where none)",
+}
+FILING_SCHEMA = object_schema(
+    {name: (nullable("integer", description="Bytes") if name == "size"
+            else nullable("string", description=_FILING_DESCRIPTIONS[name]))
+     for name in FILING_MEMBERS},
+    "One filing", required=FILING_MEMBERS)
+
+FILINGS_RESPONSE = object_schema({
+    "cik": {"type": "integer", "description": "SEC Central Index Key"},
+    **{name: {**STRING} for name in FILER_STRINGS},
+    "tickers": {"type": "array", "items": {"type": "string"}},
+    "exchanges": {"type": "array", "items": {"type": "string"}},
+    **{name: nullable("boolean") for name in FILER_BOOLEANS},
+    "filings": connection_schema(FILING_SCHEMA, "filings, newest first"),
+}, "A filer and its recent filings; `fields` selects these members")
+
+DATA_POINT_SCHEMA = object_schema({
+    "start": {**STRING, "description": "Period start `YYYY-MM-DD` (null for a balance)"},
+    "end": {**STRING, "description": "Period end or balance date, `YYYY-MM-DD`"},
+    "val": {**NUMBER, "description": "The value, unscaled, in `unit`"},
+    "fy": {**INTEGER, "description": "Fiscal year of the report"},
+    "fp": {**STRING, "description": "Fiscal period of the report: `FY`, `Q1`..`Q4`"},
+    "form": {**STRING, "description": "Form that reported it"},
+    "filed": {**STRING, "description": "Filing date, `YYYY-MM-DD`"},
+    "accn": {**STRING, "description": "Accession number of the filing"},
+    "frame": {**STRING, "description": "Calendar period the value stands for "
+                                        "(`CY2024Q1I`), null when another value does"},
+}, "One reported value", required=DATA_POINT_MEMBERS)
+
+FACT_SCHEMA = object_schema({
+    "concept": {"type": "string"},
+    "label": STRING,
+    "description": STRING,
+    "taxonomy": {"type": "string"},
+    "unit": {"type": "string", "description": "`USD`, `USD/shares`, `shares`, `pure`..."},
+    "dataPoints": connection_schema(DATA_POINT_SCHEMA, "values in EDGAR's order"),
+}, "One concept in one unit", required=FACT_MEMBERS)
+
+FACTS_RESPONSE: dict[str, Any] = {
+    "type": "array", "items": FACT_SCHEMA,
+    "description": "One item per (concept, unit), concepts in the requested order"}
+
+SEARCH_HIT_SCHEMA = object_schema({
+    "fileDate": {**STRING, "description": "`YYYY-MM-DD`"},
+    "form": STRING,
+    "adsh": {**STRING, "description": "Accession number"},
+    "displayNames": {"type": "array", "items": {"type": "string"},
+                     "description": "The filers, `Apple Inc.  (AAPL)  (CIK 0000320193)`"},
+    "ciks": {"type": "array", "items": {"type": "string"},
+             "description": "The filers' CIKs, 10 digits"},
+}, "One matching filing document", required=("fileDate", "form", "adsh", "displayNames",
+                                             "ciks"))
+
+SEARCH_RESPONSE = object_schema({
+    "totalHits": {**INTEGER, "description": "Matching documents in all (EDGAR counts at "
+                                            "most 10,000)"},
+    "hits": {"type": "array", "items": SEARCH_HIT_SCHEMA},
+    "nextFrom": {**INTEGER, "description": "`from` of the next page; null on the last"},
+}, "One page of full-text search results")

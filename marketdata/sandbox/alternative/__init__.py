@@ -1,0 +1,1 @@
+"""The simulated alternative.me Fear & Greed Index API, wired in router.py."""
