@@ -1,6 +1,7 @@
 """ASGI entry point: what the production server runs (gunicorn + uvicorn workers, bin/serve).
 
-One port, three ways to an answer:
+One port, three ways to an answer for HTTP, and Channels consumers for the WebSocket
+streams (``/v2/stream``, ``/v2/feeds/stream``: :mod:`apps.stream.sockets`):
 
 - ``/v1/stream/`` goes to Django's ASGI handler: a quote stream is an endless async body
   that must not hold a thread, and the handler cancels it the moment the client leaves.
@@ -96,4 +97,36 @@ async def http_router(scope, receive, send):
     return await django_wsgi(scope, receive, send)
 
 
-application = ProtocolTypeRouter({"http": http_router})
+def _websocket_routes() -> dict[str, object]:
+    from apps.stream.feeds import FeedStreamSocket
+    from apps.stream.sockets import QuoteStreamSocket
+
+    return {"/v2/stream": QuoteStreamSocket.as_asgi(),
+            "/v2/feeds/stream": FeedStreamSocket.as_asgi()}
+
+
+WEBSOCKET_ROUTES = _websocket_routes()
+
+
+async def websocket_router(scope, receive, send):
+    """``/v2/stream`` and ``/v2/feeds/stream`` (a trailing slash allowed); any other path's
+    handshake is a JSON 404."""
+    scope.setdefault(deadline.ARRIVAL_KEY, time.monotonic())
+    path = scope["path"]
+    app = WEBSOCKET_ROUTES.get(path[:-1] if path.endswith("/") and len(path) > 1 else path)
+    if app is not None:
+        return await app(scope, receive, send)
+    await receive()  # websocket.connect
+    if "websocket.http.response" in scope.get("extensions", {}):
+        body = b'{"error":"No WebSocket stream at this path; see /docs/websockets",' \
+               b'"status":404}'
+        await send({"type": "websocket.http.response.start", "status": 404,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(body)).encode())]})
+        await send({"type": "websocket.http.response.body", "body": body})
+    else:
+        await send({"type": "websocket.close"})
+    return None
+
+
+application = ProtocolTypeRouter({"http": http_router, "websocket": websocket_router})

@@ -146,7 +146,6 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
-ASGI_APPLICATION = "config.asgi.application"
 APPEND_SLASH = False
 
 TEMPLATES = [
@@ -226,6 +225,17 @@ if STREAM_INTERVAL_SECONDS <= 0 or STREAM_HEARTBEAT_SECONDS <= 0:
 
     raise ImproperlyConfigured("STREAM_INTERVAL_SECONDS and STREAM_HEARTBEAT_SECONDS must be "
                                "positive")
+# WebSocket streams (/v2/stream, /v2/feeds/stream): symbols (or feeds) one connection may
+# hold; seconds a frame may wait on a client that stopped reading before it is closed; how
+# often the feeds stream polls its publishers.
+WS_MAX_SYMBOLS = env_int("WS_MAX_SYMBOLS", 100)
+WS_SEND_TIMEOUT_SECONDS = env_float("WS_SEND_TIMEOUT_SECONDS", 30.0)
+FEEDS_STREAM_INTERVAL_SECONDS = env_float("FEEDS_STREAM_INTERVAL_SECONDS", 300.0)
+if WS_MAX_SYMBOLS < 1 or WS_SEND_TIMEOUT_SECONDS <= 0 or FEEDS_STREAM_INTERVAL_SECONDS <= 0:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("WS_MAX_SYMBOLS, WS_SEND_TIMEOUT_SECONDS and "
+                               "FEEDS_STREAM_INTERVAL_SECONDS must be positive")
 ASGI_APPLICATION = "config.asgi.application"
 # A process's hub channel receives one message per active symbol per cycle, all at once;
 # a full channel drops messages silently, so its capacity is far above any symbol count.
@@ -385,7 +395,9 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Market data service",
     "DESCRIPTION": "Read-only market data API: quotes, charts, indicators, fundamentals "
-                   "and more, from upstream providers behind a cache.",
+                   "and more, from upstream providers behind a cache. The WebSocket streams "
+                   "(`/v2/stream`, `/v2/feeds/stream`) are described at "
+                   "[/docs/websockets](/docs/websockets).",
     # The interface description's version (the v2 spec's header), not the package's.
     "VERSION": "3.2.0",
     "OAS_VERSION": "3.1.0",

@@ -16,6 +16,7 @@ from apps.ratelimit.login_throttle import admin_login
 from apps.search.urls import v2_urlpatterns as search_v2
 from apps.sectors.urls import v2_urlpatterns as sectors_v2
 from apps.similar.urls import v2_urlpatterns as similar_v2
+from apps.stream.views import websocket_docs
 from apps.transcripts.urls import v2_urlpatterns as transcripts_v2
 
 urlpatterns = [
@@ -64,6 +65,7 @@ urlpatterns = [
     path("", include("apps.risk.urls")),  # v2: risk metrics
     path("", include("apps.filings.urls")),  # v2: SEC filings, facts, search
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="schema"),
+    path("docs/websockets", websocket_docs, name="docs-websockets"),
     path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("redoc", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     # The admin's login behind the failure throttle; the rest of the admin as Django has it.

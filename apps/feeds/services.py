@@ -55,10 +55,20 @@ def merged_feeds(sources: Sequence[Publisher] | None, form_type: str | None) -> 
         label=lambda source: source.slug)
     found.raise_if_empty(lambda: NotFound("No feed entries"))
     entries = newest_first(e for _, entries in found.values for e in entries)
-    return FeedsAnswer([{"title": e.title, "url": e.url, "published": _iso(e.published),
-                         "summary": e.summary, "source": e.source,
-                         "sentiment": sentiment(e.title)} for e in entries],
+    return FeedsAnswer([feed_item(e) for e in entries],
                        [(source.slug, error.detail) for source, error in found.left_out])
+
+
+def feed_item(entry: FeedEntry) -> dict[str, Any]:
+    """A feed entry as /v2/feeds and /v2/feeds/stream send it."""
+    return {"title": entry.title, "url": entry.url, "published": _iso(entry.published),
+            "summary": entry.summary, "source": entry.source,
+            "sentiment": sentiment(entry.title)}
+
+
+def source_items(source: Publisher, form_type: str | None) -> list[dict[str, Any]]:
+    """One source's entries (the feeds stream's poll), newest first."""
+    return [feed_item(e) for e in newest_first(feeds.feed_entries(source.slug, form_type))]
 
 
 def _news_item(entry: FeedEntry) -> dict[str, Any]:

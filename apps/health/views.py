@@ -225,6 +225,7 @@ class V2PingView(V2ApiView):
 INDEX_LINKS = {
     "docs": "/docs",
     "redoc": "/redoc",
+    "websockets": "/docs/websockets",
     "openapi": "/openapi.json",
     "health": "/v1/health",
     "ping": "/v1/ping",

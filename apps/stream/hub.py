@@ -50,6 +50,8 @@ REJOIN_SECONDS = 3600.0
 # Messages already on their way when a channel stopped being read arrive within this time.
 LATE_MESSAGE_SECONDS = 1.0
 
+# A cycle's batch call: by symbol, the members of that symbol's message (``quote`` for the
+# SSE stream, ``tick`` for the WebSocket stream); a symbol left out failed.
 Fetch = Callable[[list[str]], dict[str, dict[str, Any]]]
 
 
@@ -77,9 +79,9 @@ def current_cycle(interval: float) -> int:
 
 
 def default_fetch(symbols: list[str]) -> dict[str, dict[str, Any]]:
-    from apps.quotes.services import stream_quotes
+    from apps.quotes.services import stream_payloads
 
-    return stream_quotes(symbols)
+    return stream_payloads(symbols)
 
 
 def failure_body(exc: BaseException) -> dict[str, Any]:
@@ -149,19 +151,33 @@ class StreamHub:
         self.channel: str | None = None
         self._receiver: asyncio.Task[None] | None = None
         self.joined: set[str] = set()  # symbols whose group has this hub's channel
+        # The newest message of each subscribed symbol: what a connection that subscribes
+        # later starts from, without an upstream call.
+        self.latest: dict[str, dict[str, Any]] = {}
         # Group joins and leaves go to the layer in the order they were decided in.
         self._membership = asyncio.Lock()
         self._cycles: dict[int, tuple[set[str], asyncio.Future[None]]] = {}
 
     # -- connections ----------------------------------------------------------------------
     async def connect(self, subscriber: Subscriber) -> None:
-        """Subscribe a connection; its new symbols get a poller and a group membership."""
+        """Subscribe a connection to its ``symbols``; new symbols get a poller and a group
+        membership."""
         if self.closing:
             subscriber.close()
             return
         self.connections.add(subscriber)
+        await self.add_symbols(subscriber, list(subscriber.symbols))
+
+    async def disconnect(self, subscriber: Subscriber) -> None:
+        """Unsubscribe a connection: stop what only it used, at once."""
+        self.connections.discard(subscriber)
+        await self.remove_symbols(subscriber, list(subscriber.symbols))
+
+    async def add_symbols(self, subscriber: Subscriber, symbols: list[str]) -> None:
+        """Count ``subscriber`` in for ``symbols`` (a set per symbol: adding a symbol twice
+        counts once, so one removal always undoes it)."""
         new = False
-        for symbol in subscriber.symbols:
+        for symbol in symbols:
             if symbol not in self.subscribers:
                 self.subscribers[symbol] = set()
                 self.pollers[symbol] = Poller(self, symbol)
@@ -170,18 +186,19 @@ class StreamHub:
         if new:
             await self.sync_groups()
 
-    async def disconnect(self, subscriber: Subscriber) -> None:
-        """Unsubscribe a connection: stop what only it used, at once."""
-        self.connections.discard(subscriber)
+    async def remove_symbols(self, subscriber: Subscriber, symbols: list[str]) -> None:
+        """Count ``subscriber`` out of ``symbols``; a symbol nobody holds any more stops its
+        poller, leaves its group and hands its leadership over at once."""
         emptied = []
-        for symbol in subscriber.symbols:
+        for symbol in symbols:
             subscribers = self.subscribers.get(symbol)
-            if subscribers is None:
+            if subscribers is None or subscriber not in subscribers:
                 continue
             subscribers.discard(subscriber)
             if not subscribers:
                 del self.subscribers[symbol]
                 self.pollers.pop(symbol).task.cancel()
+                self.latest.pop(symbol, None)
                 emptied.append(symbol)
         if not emptied:
             return
@@ -264,8 +281,19 @@ class StreamHub:
                 self.dispatch(message)
 
     def dispatch(self, message: dict[str, Any]) -> None:
-        """Give a symbol's message to this process's subscribers of that symbol."""
-        for subscriber in list(self.subscribers.get(message.get("symbol"), ())):
+        """Give a symbol's message to this process's subscribers of that symbol.
+
+        ``deliver`` only records the message (each connection writes on its own task), so a
+        slow client never holds the others' delivery."""
+        symbol = message.get("symbol")
+        subscribers = self.subscribers.get(symbol)
+        if not subscribers:
+            return
+        if "error" not in message:
+            known = self.latest.get(symbol)
+            if known is None or known.get("cycle", -1) < message.get("cycle", 0):
+                self.latest[symbol] = message
+        for subscriber in list(subscribers):
             subscriber.deliver(message)
 
     # -- cycles ---------------------------------------------------------------------------
@@ -314,7 +342,7 @@ class StreamHub:
         for symbol in led:
             message: dict[str, Any] = {"type": MESSAGE_TYPE, "cycle": cycle, "symbol": symbol}
             if symbol in quotes:
-                message["quote"] = quotes[symbol]
+                message.update(quotes[symbol])
             else:
                 message["error"] = failure or failure_body(
                     NotFound(f"No quote returned for {symbol}"))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
-from django.http import HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import render
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
@@ -73,3 +74,10 @@ class QuoteStreamView(ApiView):
                               interval=float(settings.STREAM_INTERVAL_SECONDS),
                               heartbeat=float(settings.STREAM_HEARTBEAT_SECONDS))
         return StreamingHttpResponse(events, content_type=EVENT_STREAM, headers=headers)
+
+
+def websocket_docs(request: HttpRequest) -> HttpResponse:
+    """``GET /docs/websockets``: the WebSocket streams' frame protocol (OpenAPI describes
+    HTTP operations only)."""
+    return render(request, "stream/websockets.html",
+                  {"title": settings.SPECTACULAR_SETTINGS["TITLE"]})

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 
 from marketdata.sandbox.core import UpstreamSandbox
 from marketdata.sandbox.server import make_server
@@ -19,13 +22,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--crumb-ttl", type=float, default=None,
                         help="expire issued crumbs after this many seconds")
+    parser.add_argument("--clock-start", type=_instant, default=None,
+                        help="the simulated time at start-up (ISO 8601 in UTC, e.g. "
+                             "2026-11-24T14:31:00Z: a trading session); default now")
+    parser.add_argument("--clock-speed", type=float, default=1.0,
+                        help="simulated seconds per real second (60: a session minute, and "
+                             "so a new price, every second); default 1")
+
+
+def _instant(text: str) -> datetime:
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def make_clock(start: datetime | None, speed: float = 1.0) -> Callable[[], datetime] | None:
+    """A sandbox clock starting at ``start`` and running ``speed`` times real time (None:
+    the real clock). For demos and load tests that need prices to move now: a session's
+    minute paths at 60x give every symbol a new price every second."""
+    if start is None and speed == 1.0:
+        return None
+    if speed <= 0:
+        raise ValueError("--clock-speed must be positive")
+    origin, launched = start or datetime.now(UTC), time.monotonic()
+    return lambda: origin + timedelta(seconds=(time.monotonic() - launched) * speed)
 
 
 def serve(host: str, port: int, latency_ms: int = 0, fail_rate: float = 0.0, seed: int = 0,
-          crumb_ttl: float | None = None, announce: object = None) -> None:
+          crumb_ttl: float | None = None, announce: object = None,
+          clock: Callable[[], datetime] | None = None) -> None:
     """Serve forever; ``announce`` (a callable) receives the one start-up line."""
     sandbox = UpstreamSandbox(fail_rate=fail_rate, latency_ms=latency_ms, seed=seed,
-                              crumb_ttl_seconds=crumb_ttl)
+                              crumb_ttl_seconds=crumb_ttl, clock=clock)
     server = make_server(host, port, sandbox)
     bound_host, bound_port = server.socket.getsockname()[:2]  # what server_address holds
     line = (f"Sandbox upstream ({', '.join(sandbox.provider_names)}) listening on "
@@ -51,4 +78,5 @@ def main(argv: list[str] | None = None) -> None:
     add_arguments(parser)
     args = parser.parse_args(argv)
     serve(args.host, args.port, args.latency_ms, args.fail_rate, args.seed, args.crumb_ttl,
-          announce=lambda line: print(line, flush=True))
+          announce=lambda line: print(line, flush=True),
+          clock=make_clock(args.clock_start, args.clock_speed))

@@ -209,6 +209,19 @@ def test_docs_static_assets_are_served(api, path):
         assert body
 
 
+def test_the_websocket_streams_page_is_linked_and_self_contained(api):
+    response = api.get("/docs/websockets")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/html")
+    html = response.content.decode()
+    assert not re.search(r"https?://", html), "no request to another host"
+    for frame in ('"subscribe"', '"unsubscribe"', '"alerts"', "crossesAbove", "volumeAbove",
+                  "/v2/feeds/stream", "WS_SEND_TIMEOUT_SECONDS"):
+        assert frame.replace('"', "&quot;") in html or frame in html, frame
+    assert api.get("/").json()["links"]["websockets"] == "/docs/websockets"
+    assert "/docs/websockets" in api.get("/openapi.json").json()["info"]["description"]
+
+
 # -- access log --------------------------------------------------------------------------------
 def _access_lines(records: list[dict], path: str) -> list[dict]:
     return [r for r in records if r.get("api_response") and r.get("path") == path]

@@ -130,7 +130,7 @@ class FakeFetch:
             self.calls.append(list(symbols))
         if self.failing:
             raise UpstreamUnavailable("yahoo", "Yahoo Finance is unreachable")
-        return {s: quote(s) for s in symbols if s != "GONE"}
+        return {s: {"quote": quote(s)} for s in symbols if s != "GONE"}
 
 
 def run(coro):

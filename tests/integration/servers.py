@@ -73,13 +73,15 @@ def _spawn(cmd: list[str], env: dict[str, str], log_path: Path) -> subprocess.Po
                             start_new_session=True)
 
 
-def start_sandbox(tmp: Path, latency_ms: int = 0, fail_rate: float = 0.0) -> Process:
+def start_sandbox(tmp: Path, latency_ms: int = 0, fail_rate: float = 0.0,
+                  extra_args: tuple[str, ...] = ()) -> Process:
     port = free_port()
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings",
            "MARKETDATA_UPSTREAM": "live"}
     log_path = tmp / f"sandbox-{port}.log"
     proc = _spawn([PYTHON, "manage.py", "sandbox_upstream", "--host", "127.0.0.1", "--port",
-                   str(port), "--latency-ms", str(latency_ms), "--fail-rate", str(fail_rate)],
+                   str(port), "--latency-ms", str(latency_ms), "--fail-rate", str(fail_rate),
+                   *extra_args],
                   env, log_path)
     server = Process(f"http://127.0.0.1:{port}", proc, log_path)
     try:

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from marketdata.sandbox.cli import add_arguments, serve
+from marketdata.sandbox.cli import add_arguments, make_clock, serve
 
 
 class Command(BaseCommand):
@@ -29,4 +29,5 @@ class Command(BaseCommand):
             self.stdout.flush()
 
         serve(options["host"], options["port"], options["latency_ms"], options["fail_rate"],
-              options["seed"], options["crumb_ttl"], announce=announce)
+              options["seed"], options["crumb_ttl"], announce=announce,
+              clock=make_clock(options["clock_start"], options["clock_speed"]))

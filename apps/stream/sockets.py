@@ -1,0 +1,355 @@
+"""WebSocket ``/v2/stream``: live ticks and price alerts from the shared pollers.
+
+The frame protocol is in docs/websocket-streams.md (served at ``/docs/websockets``). In
+short: the client sends ``{"subscribe": [...]}``, ``{"unsubscribe": [...]}`` and
+``{"alerts": [...]}`` frames (:mod:`apps.stream.frames`); the server sends a tick frame
+when a subscribed symbol's quote changes, alert frames in alert mode, and
+``{"error", "status"}`` frames for bad frames and failed updates.
+
+Ticks come from the same hub as the SSE stream (:mod:`apps.stream.hub`): one poller per
+symbol per process, one leader per symbol across the fleet, one batch call per cycle. A
+connection is a :class:`~apps.stream.hub.Subscriber`: the hub hands it each message with a
+function call, the connection keeps the newest tick per symbol and its own task writes
+them. A client that reads slowly misses the ticks that were replaced while it was busy
+(counted in ``dropped``), never delaying anyone else; one that stops reading altogether is
+closed after ``WS_SEND_TIMEOUT_SECONDS``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import Any
+from urllib.parse import urlsplit
+
+import orjson
+from channels.exceptions import StopConsumer
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.http.request import split_domain_port, validate_host
+
+from apps.ratelimit import limits
+from apps.stream.alerts import AlertBook
+from apps.stream.frames import FrameError, error_frame, quote_frame
+from apps.stream.hub import StreamHub, get_hub
+from marketdata.errors import MarketDataError
+from marketdata.logs import get_logger
+
+log = get_logger("apps.stream.sockets")
+
+# Frames of other kinds (errors, alerts) waiting for a slow client; older ones go first.
+NOTICE_BACKLOG = 256
+POLICY_VIOLATION = 1008  # WebSocket close code: the peer broke the rules (stopped reading)
+
+
+def _headers(scope: dict[str, Any]) -> dict[str, str]:
+    return {name.decode("latin-1").lower(): value.decode("latin-1")
+            for name, value in scope.get("headers", ())}
+
+
+def _meta(scope: dict[str, Any], headers: dict[str, str]) -> dict[str, str]:
+    """The parts of a WSGI environ the rate limiter reads."""
+    client = scope.get("client")
+    meta = {"REMOTE_ADDR": client[0]} if client else {}
+    for name, meta_name in (("x-api-key", "HTTP_X_API_KEY"),
+                            ("x-forwarded-for", "HTTP_X_FORWARDED_FOR")):
+        if name in headers:
+            meta[meta_name] = headers[name]
+    return meta
+
+
+def origin_allowed(origin: str | None) -> bool:
+    """Browsers send ``Origin`` with every WebSocket handshake; with CORS_ALLOWED_ORIGINS
+    set, only those origins may open a stream (as only they may read the HTTP API)."""
+    if origin is None or settings.CORS_ALLOW_ALL_ORIGINS:
+        return True
+    return origin.rstrip("/") in {o.rstrip("/") for o in settings.CORS_ALLOWED_ORIGINS}
+
+
+async def handshake_refusal(scope: dict[str, Any]) -> tuple[int, dict[str, Any],
+                                                           dict[str, str]] | None:
+    """Why a handshake is refused (status, v2 error body, headers), or None to accept.
+
+    The same rules as an HTTP request under /v2/: a host Django would refuse (400), an
+    origin CORS would not let read (403), and one token of the v2 bucket per handshake
+    (429 with Retry-After)."""
+    headers = _headers(scope)
+    host, _port = split_domain_port(headers.get("host", ""))
+    if not host or not validate_host(host, settings.ALLOWED_HOSTS):
+        return 400, error_frame("Invalid Host header"), {}
+    origin = headers.get("origin")
+    if not origin_allowed(origin):
+        return 403, error_frame(f"Origin not allowed: {urlsplit(origin or '').netloc}",
+                                403), {}
+    meta = _meta(scope, headers)
+    config = limits.bucket_config()
+    if config.enabled and not limits.is_admin(meta):
+        try:
+            take = await limits.take_v2_async(limits.client_ip(meta), config)
+        except Exception as exc:  # noqa: BLE001 - as the HTTP path: counters down, let it in
+            log.warning("rate-limit counters unavailable; stream allowed",
+                        error=f"{type(exc).__name__}: {exc}")
+            return None
+        if not take.allowed:
+            body = {**limits.v2_rate_limit_body(take), "status": 429}
+            return 429, body, {"retry-after": str(take.retry_after)}
+    return None
+
+
+class StreamSocket(AsyncWebsocketConsumer):
+    """What both WebSocket streams share: the handshake checks, and an outbox written by
+    one task per connection, so nothing a client does (or fails to do) waits on another.
+
+    No channel-layer channel per connection: the hub receives for the whole process.
+    """
+
+    channel_layer_alias = "no layer: the hub receives for every connection"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.notices: deque[dict[str, Any]] = deque(maxlen=NOTICE_BACKLOG)
+        self.latest: dict[str, dict[str, Any]] = {}  # newest unsent frame per key
+        self.dropped = 0
+        self.closed = False
+        self._wake = asyncio.Event()
+        self._writer: asyncio.Task[None] | None = None
+
+    # -- handshake and lifecycle -------------------------------------------------------------
+    async def websocket_connect(self, message: dict[str, Any]) -> None:
+        refusal = await handshake_refusal(self.scope)
+        if refusal is not None:
+            await self.refuse(*refusal)
+            raise StopConsumer()
+        await self.accept()
+        self._writer = asyncio.get_running_loop().create_task(self._write(),
+                                                              name="ws-writer")
+        await self.opened()
+
+    async def refuse(self, status: int, body: dict[str, Any], headers: dict[str, str]) -> None:
+        """Deny the handshake with an HTTP answer and a JSON body where the server can
+        (the ASGI ``websocket.http.response`` extension), else a plain 403."""
+        if "websocket.http.response" not in self.scope.get("extensions", {}):
+            await self.close()
+            return
+        payload = orjson.dumps(body)
+        await self.base_send({"type": "websocket.http.response.start", "status": status,
+                              "headers": [(b"content-type", b"application/json"),
+                                          (b"content-length", str(len(payload)).encode()),
+                                          *((k.encode(), v.encode())
+                                            for k, v in headers.items())]})
+        await self.base_send({"type": "websocket.http.response.body", "body": payload})
+
+    async def websocket_disconnect(self, message: dict[str, Any]) -> None:
+        # Not the base class's: it would hop to a thread to close database connections
+        # this consumer never opens.
+        self.closed = True
+        if self._writer is not None:
+            self._writer.cancel()
+        await self.closing()
+        raise StopConsumer()
+
+    async def opened(self) -> None:
+        """After the handshake."""
+
+    async def closing(self) -> None:
+        """After the client left (or the server closed)."""
+
+    # -- outgoing frames ---------------------------------------------------------------------
+    def notify(self, frame: dict[str, Any]) -> None:
+        """Queue a frame that must not be merged with others (an error, an alert)."""
+        self.notices.append(frame)
+        self._wake.set()
+
+    def offer(self, key: str, frame: dict[str, Any]) -> None:
+        """Queue the newest frame for ``key``; one not yet written is replaced (dropped)."""
+        if self.latest.pop(key, None) is not None:
+            self.dropped += 1
+        self.latest[key] = frame
+        self._wake.set()
+
+    def close_soon(self) -> None:
+        """The hub's shutdown: end the connection from its own task."""
+        self.closed = True
+        self._wake.set()
+
+    async def _write(self) -> None:
+        timeout = float(settings.WS_SEND_TIMEOUT_SECONDS)
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                while (self.notices or self.latest) and not self.closed:
+                    if self.notices:
+                        frame = self.notices.popleft()
+                    else:
+                        key = next(iter(self.latest))
+                        frame = self.latest.pop(key)
+                    await asyncio.wait_for(self.send(text_data=orjson.dumps(frame).decode()),
+                                           timeout)
+                if self.closed:
+                    await self.close(code=1001)  # going away: the server shuts down
+                    return
+        except TimeoutError:
+            log.info("websocket client stopped reading; closed", path=self.scope.get("path"))
+            self.closed = True
+            await self.close(code=POLICY_VIOLATION)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a send to a client already gone
+            log.debug("websocket send failed", error=f"{type(exc).__name__}: {exc}")
+
+
+def _failure_frame(body: dict[str, Any], symbols: list[str]) -> dict[str, Any]:
+    """A poller's failure body (``detail``, ``status``, [provider, code]) as a v2 frame."""
+    frame = error_frame(str(body.get("detail") or body.get("error") or "Update failed"),
+                        int(body.get("status") or 502), symbols=symbols)
+    if body.get("provider"):
+        frame["provider"] = body["provider"]
+    return frame
+
+
+class QuoteStreamSocket(StreamSocket):
+    """``/v2/stream``: the connection's subscriptions, alert rules and last ticks."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.hub: StreamHub | None = None
+        self.member = HubMember(self)
+        self.symbols: list[str] = []  # what the hub counts this connection in for
+        self.explicit: list[str] = []  # subscribed by name (rule symbols are implied)
+        self.book: AlertBook | None = None
+        self._cycles: dict[str, int] = {}
+        self._last: dict[str, dict[str, Any]] = {}  # last tick sent or checked, per symbol
+        self._failing: set[str] = set()
+
+    async def opened(self) -> None:
+        self.hub = get_hub()
+        if self.hub.closing:
+            self.close_soon()
+            return
+        self.hub.connections.add(self.member)
+
+    async def closing(self) -> None:
+        if self.hub is not None:
+            if self.hub.closing:
+                self.hub.detach_later(self.member)
+            else:
+                await self.hub.disconnect(self.member)
+
+    # -- client frames -----------------------------------------------------------------------
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None
+                      ) -> None:
+        limit = int(settings.WS_MAX_SYMBOLS)
+        try:
+            frame = quote_frame(text_data, limit)
+        except FrameError as exc:
+            self.notify(error_frame(str(exc)))
+            return
+        explicit = [*self.explicit, *(s for s in frame.subscribe if s not in self.explicit)]
+        book = self.book
+        if frame.alerts is not None:
+            book = AlertBook(frame.alerts) if frame.alerts else None
+        explicit = [s for s in explicit if s not in frame.unsubscribe]
+        wanted = list(dict.fromkeys([*explicit, *(book.symbols if book else [])]))
+        if len(wanted) > limit:
+            self.notify(error_frame(f"A connection holds at most {limit} symbols; this "
+                                    f"frame would make it {len(wanted)}"))
+            return
+        added = [s for s in wanted if s not in self.symbols]
+        unknown = await self._start(added)
+        if unknown:
+            self.notify(error_frame(f"No quote found for {', '.join(unknown)}", 404,
+                                    symbols=unknown))
+            explicit = [s for s in explicit if s not in unknown]
+            if book is not None:
+                book = AlertBook([r for r in book.rules if r.symbol not in unknown]) \
+                    if any(r.symbol not in unknown for r in book.rules) else None
+            wanted = [s for s in wanted if s not in unknown]
+            added = [s for s in added if s not in unknown]
+        removed = [s for s in self.symbols if s not in wanted]
+        new_book = book is not self.book and book is not None
+        self.explicit, self.book, self.symbols = explicit, book, wanted
+        if new_book:  # new rules meet the newest tick at once, not the next trade
+            assert book is not None
+            for symbol in book.symbols:
+                if symbol in self._last:
+                    for alert in book.check(self._last[symbol]):
+                        self.notify(alert)
+        assert self.hub is not None
+        if added:
+            await self.hub.add_symbols(self.member, added)
+        if removed:
+            await self.hub.remove_symbols(self.member, removed)
+            for symbol in removed:
+                self._cycles.pop(symbol, None)
+                self._last.pop(symbol, None)
+                self._failing.discard(symbol)
+                self.latest.pop(symbol, None)
+        for symbol in added:  # the newest tick at once, not at the next cycle
+            message = self.hub.latest.get(symbol) if self.hub else None
+            if message is not None:
+                self.deliver(message)
+
+    async def _start(self, symbols: list[str]) -> list[str]:
+        """Make sure the hub has a recent message for each new symbol (one batch call
+        through the data cache for those it lacks); the symbols without a quote."""
+        assert self.hub is not None
+        missing = [s for s in symbols if s not in self.hub.latest]
+        if not missing:
+            return []
+        try:
+            found = await asyncio.to_thread(self.hub.fetch, missing)
+        except MarketDataError as exc:
+            from apps.stream.hub import failure_body
+
+            # Subscribed anyway: the pollers retry every cycle.
+            self.notify(_failure_frame(failure_body(exc), missing))
+            return []
+        for symbol, members in found.items():
+            if symbol not in self.hub.latest:
+                self.hub.latest[symbol] = {"type": "stream.update", "cycle": -1,
+                                           "symbol": symbol, **members}
+        return [s for s in missing if s not in found]
+
+    # -- the hub's messages ------------------------------------------------------------------
+    def deliver(self, message: dict[str, Any]) -> None:
+        symbol, cycle = message.get("symbol"), message.get("cycle")
+        if symbol not in self.symbols or not isinstance(cycle, int):
+            return
+        if cycle <= self._cycles.get(symbol, -2):
+            return  # a second leader's duplicate, or a late message
+        self._cycles[symbol] = cycle
+        if "error" in message:
+            if symbol not in self._failing:  # once per failing streak, not every cycle
+                self._failing.add(symbol)
+                self.notify(_failure_frame(message["error"], [symbol]))
+            return
+        self._failing.discard(symbol)
+        tick = message.get("tick")
+        if tick is None or tick == self._last.get(symbol):
+            return  # nothing traded since the last frame
+        self._last[symbol] = tick
+        if self.book is not None:
+            for alert in self.book.check(tick):
+                self.notify(alert)
+        elif symbol in self.explicit:
+            self.offer(symbol, tick)
+
+
+
+class HubMember:
+    """A connection as the hub sees it (:class:`~apps.stream.hub.Subscriber`): the
+    consumer's own ``close`` is a coroutine with another meaning, so the hub gets this."""
+
+    def __init__(self, socket: QuoteStreamSocket) -> None:
+        self.socket = socket
+
+    @property
+    def symbols(self) -> list[str]:
+        return self.socket.symbols
+
+    def deliver(self, message: dict[str, Any]) -> None:
+        self.socket.deliver(message)
+
+    def close(self) -> None:
+        self.socket.close_soon()

@@ -1,0 +1,181 @@
+"""WebSocket stream load: thousands of /v2/stream clients on one worker.
+
+Why: issue 26 asks for 5,000 WebSocket clients over 200 symbols on one worker, reporting
+upstream batch calls per cycle, push lag p50/p99 and the worker's RSS. A baseline runs in
+the same invocation: the same server and upstream with a handful of clients (the lag floor
+of the pipeline itself), then the full load.
+
+Starts the sandbox upstream as its own HTTP server on a time-lapse clock (a trading session
+at 60x, so every symbol has a new price every second and every cycle ticks) and the service
+with its production command (bin/serve: gunicorn, one uvicorn worker, live mode with the
+Yahoo hosts mapped to the sandbox, CACHE_TTL_CAP_SECONDS=1 so each cycle's poll reaches the
+upstream, the v2 bucket off). Each client subscribes to --per-client symbols and counts the
+frames it receives. Push lag is a frame's arrival time minus the start of the cycle that
+produced it (pollers wake at wall-clock multiples of the interval, the same clock as the
+client's on one machine); it includes the batch call itself. Frames are not parsed on the
+client: at 5,000 clients the client shares the machine's two cores with the server.
+
+    .venv/bin/python bench/ws_stream_load.py [--clients 5000] [--symbols 200]
+        [--per-client 5] [--interval 2] [--duration 40] [--baseline-clients 10]
+
+Loopback only; Linux only (reads /proc for the server's RSS and CPU).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.stream_load import (  # noqa: E402
+    client_symbols,
+    cpu_percent,
+    pct,
+    raise_fd_limit,
+    sample_processes,
+)
+from marketdata.sandbox.instruments import sample_symbols  # noqa: E402
+from tests.integration.servers import (  # noqa: E402
+    http,
+    sandbox_host_map,
+    start_sandbox,
+    start_service,
+)
+
+QUOTE_PATH = "/v7/finance/quote"
+TIME_LAPSE = ("--clock-start", "2026-11-24T14:31:00Z", "--clock-speed", "60")
+
+
+class Client:
+    def __init__(self, symbols: tuple[str, ...]) -> None:
+        self.symbols = symbols
+        self.arrivals: list[float] = []
+        self.first = asyncio.Event()
+        self.errors = 0
+
+
+async def run_client(url: str, client: Client, stop: asyncio.Event,
+                     gate: asyncio.Semaphore) -> None:
+    from websockets.asyncio.client import connect
+
+    async with gate:
+        ws = await connect(url, max_queue=None, ping_interval=None, compression=None)
+        await ws.send(json.dumps({"subscribe": list(client.symbols)}))
+    try:
+        async for message in ws:
+            client.arrivals.append(time.time())
+            if message.startswith('{"error"'):
+                client.errors += 1
+            client.first.set()
+            if stop.is_set():
+                break
+    finally:
+        await ws.close()
+
+
+async def phase(url: str, clients: list[Client], duration: float, interval: float,
+                sandbox_url: str, server_pid: int, connect_concurrency: int
+                ) -> dict[str, float]:
+    stop = asyncio.Event()
+    gate = asyncio.Semaphore(connect_concurrency)
+    opened = time.monotonic()
+    tasks = [asyncio.create_task(run_client(url, c, stop, gate)) for c in clients]
+    await asyncio.wait_for(asyncio.gather(*(c.first.wait() for c in clients)), 300)
+    ramp = time.monotonic() - opened
+    # the window starts half an interval after a cycle tick, and spans whole cycles
+    now = time.time()
+    start = (math.floor(now / interval) + 1.5) * interval
+    cycles = max(1, round(duration / interval))
+    end = start + cycles * interval
+    await asyncio.sleep(start - time.time())
+    http("POST", f"{sandbox_url}/__sandbox__/reset")
+    before = sample_processes(server_pid)
+    await asyncio.sleep(end - time.time())
+    after = sample_processes(server_pid)
+    _, _, body = http("GET", f"{sandbox_url}/__sandbox__/requests?path_prefix={QUOTE_PATH}")
+    calls = json.loads(body)["count"]
+    stop.set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    arrivals = [t for c in clients for t in c.arrivals if start <= t < end]
+    lags = [(t - math.floor(t / interval) * interval) * 1000 for t in arrivals]
+    # Fan-out: a frame's arrival after the cycle's first frame (the batch call is done by
+    # then), i.e. what the number of clients costs on top of the upstream round trip.
+    first: dict[int, float] = {}
+    for t in arrivals:
+        cycle = math.floor(t / interval)
+        first[cycle] = min(first.get(cycle, t), t)
+    fanout = [(t - first[math.floor(t / interval)]) * 1000 for t in arrivals]
+    frames = len(lags)
+    expected = sum(len(c.symbols) for c in clients) * cycles
+    return {"clients": len(clients), "cycles": cycles, "ramp_s": ramp,
+            "upstream_calls": calls, "calls_per_cycle": calls / cycles,
+            "frames": frames, "frames_per_s": frames / (end - start),
+            "delivered_pct": 100.0 * frames / expected if expected else float("nan"),
+            "lag_p50_ms": pct(lags, 50), "lag_p99_ms": pct(lags, 99),
+            "lag_max_ms": max(lags) if lags else float("nan"),
+            "fanout_p50_ms": pct(fanout, 50), "fanout_p99_ms": pct(fanout, 99),
+            "error_frames": sum(c.errors for c in clients),
+            "rss_mib": after["rss_mib"], "cpu_pct": cpu_percent(before, after)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=5000)
+    parser.add_argument("--symbols", type=int, default=200)
+    parser.add_argument("--per-client", type=int, default=5)
+    parser.add_argument("--interval", type=float, default=2.0)
+    parser.add_argument("--duration", type=float, default=40.0)
+    parser.add_argument("--baseline-clients", type=int, default=10)
+    parser.add_argument("--connect-concurrency", type=int, default=200)
+    args = parser.parse_args()
+    raise_fd_limit(2 * args.clients + 1024)  # the server inherits it
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:
+        pass
+    # The sandbox's named instruments, then made-up tickers (it quotes any symbol).
+    known = sample_symbols(min(args.symbols, 100))
+    symbols = known + [f"ZX{i:03d}" for i in range(args.symbols - len(known))]
+    with tempfile.TemporaryDirectory() as tmp:
+        sandbox = start_sandbox(Path(tmp), extra_args=TIME_LAPSE)
+        service = start_service(Path(tmp), {
+            "MARKETDATA_UPSTREAM": "live", "UPSTREAM_HOST_MAP": sandbox_host_map(
+                sandbox.base_url), "WEB_CONCURRENCY": "1", "USE_SECURITY": "false",
+            "V2_RATE_LIMIT_CAPACITY": "0", "CACHE_TTL_CAP_SECONDS": "1",
+            "STREAM_INTERVAL_SECONDS": str(args.interval), "LOG_LEVEL": "WARNING"})
+        url = service.base_url.replace("http://", "ws://") + "/v2/stream"
+        results = {}
+        try:
+            for name, count in (("baseline", args.baseline_clients), ("load", args.clients)):
+                clients = [Client(client_symbols(i, symbols, args.per_client))
+                           for i in range(count)]
+                results[name] = asyncio.run(phase(
+                    url, clients, args.duration, args.interval, sandbox.base_url,
+                    service.proc.pid, args.connect_concurrency))
+                time.sleep(args.interval * 2)  # the pollers of the last phase stop
+        finally:
+            service.stop()
+            sandbox.stop()
+    print(json.dumps(results, indent=2))
+    keys = list(results["load"])
+    print("| measure | " + " | ".join(f"{n} ({results[n]['clients']} clients)"
+                                      for n in results) + " |")
+    print("|---|" + "---|" * len(results))
+    for key in keys:
+        print(f"| {key} | " + " | ".join(f"{results[n][key]:,.2f}" for n in results) + " |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,184 @@
+"""WebSocket ``/v2/stream`` and ``/v2/feeds/stream`` through the production server command
+(bin/serve: gunicorn + uvicorn) with the sandbox HTTP server as upstream: subscribe,
+receive, unsubscribe, bad frames, refused handshakes with JSON bodies, and (with Redis) two
+server processes sharing one poller leader per symbol."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+import uuid
+
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+from tests.integration.servers import Process, http, sandbox_host_map, start_sandbox, start_service
+
+pytestmark = pytest.mark.integration
+
+TIME_LAPSE = ("--clock-start", "2026-11-24T14:31:00Z", "--clock-speed", "60")
+
+
+def _service(tmp, sandbox, **env: str) -> Process:
+    return start_service(tmp, {"MARKETDATA_UPSTREAM": "live", "USE_SECURITY": "false",
+                               "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url),
+                               "WEB_CONCURRENCY": "1", **env})
+
+
+def ws_url(service: Process, path: str = "/v2/stream") -> str:
+    return service.base_url.replace("http://", "ws://") + path
+
+
+async def frames(ws, seconds: float) -> list[dict]:
+    out = []
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            out.append(json.loads(await asyncio.wait_for(ws.recv(), left)))
+        except TimeoutError:
+            break
+    return out
+
+
+def stream_stats(service: Process) -> dict:
+    status, _, body = http("GET", f"{service.base_url}/v1/health", timeout=60)
+    assert status == 200
+    return json.loads(body)["stream"]
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("ws")
+    sandbox = start_sandbox(tmp, latency_ms=5)
+    service = _service(tmp, sandbox, STREAM_INTERVAL_SECONDS="1",
+                       V2_RATE_LIMIT_CAPACITY="0")
+    yield sandbox, service
+    service.stop()
+    sandbox.stop()
+
+
+def test_subscribe_receive_bad_frames_and_unsubscribe(stack):
+    _, service = stack
+
+    async def scenario():
+        async with connect(ws_url(service)) as ws:
+            await ws.send('{"subscribe": ["aapl", "MSFT", "BTC-USD"]}')
+            got = await frames(ws, 3)
+            ticks = {f["id"]: f for f in got if "id" in f}
+            assert set(ticks) == {"AAPL", "MSFT", "BTC-USD"}
+            assert ticks["AAPL"]["currency"] == "USD" and ticks["AAPL"]["price"] > 0
+            assert len(ticks["AAPL"]) == 33  # every tick member, null where unknown
+            await ws.send("subscribe AAPL")
+            error = (await frames(ws, 1))[0]
+            assert error == {"error": "A frame must be a JSON object", "status": 400}
+            await ws.send('{"subscribe": ["AAPL"], "snapshot": true}')
+            assert (await frames(ws, 1))[0]["status"] == 400
+            await ws.send(b"\x00")
+            assert (await frames(ws, 1))[0]["status"] == 400
+            await ws.send('{"unsubscribe": ["AAPL", "MSFT", "BTC-USD"]}')
+            await asyncio.sleep(0.5)
+            assert stream_stats(service)["pollers"] == 0
+            await ws.send('{"alerts": [{"symbol": "AAPL", "condition": "priceAbove", '
+                          '"value": 0.01}]}')
+            alert = (await frames(ws, 3))[0]
+            assert alert["symbol"] == "AAPL" and alert["condition"] == {"priceAbove": 0.01}
+            assert alert["update"]["id"] == "AAPL"
+        await asyncio.sleep(0.5)
+        stats = stream_stats(service)
+        assert stats["connections"] == 0 and stats["pollers"] == 0
+
+    asyncio.run(scenario())
+
+
+def test_refused_handshakes_answer_json(stack):
+    _, service = stack
+
+    async def scenario():
+        with pytest.raises(InvalidStatus) as refused:
+            async with connect(ws_url(service, "/v2/streams")):
+                pass
+        response = refused.value.response
+        assert response.status_code == 404
+        assert json.loads(response.body)["status"] == 404
+
+    asyncio.run(scenario())
+
+
+def test_each_handshake_takes_a_v2_token(tmp_path):
+    sandbox = start_sandbox(tmp_path)
+    service = _service(tmp_path, sandbox, V2_RATE_LIMIT_CAPACITY="1",
+                       V2_RATE_LIMIT_REFILL_PER_SECOND="0.01", V2_RATE_LIMIT_SCOPE="ip")
+
+    async def scenario():
+        async with connect(ws_url(service)):
+            with pytest.raises(InvalidStatus) as refused:
+                async with connect(ws_url(service)):
+                    pass
+        response = refused.value.response
+        assert response.status_code == 429
+        assert int(response.headers["Retry-After"]) >= 1
+        assert json.loads(response.body)["error"] == "Rate limit exceeded"
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        service.stop()
+        sandbox.stop()
+
+
+def test_feeds_stream_refuses_an_unknown_source_and_stays_open(stack):
+    _, service = stack
+
+    async def scenario():
+        async with connect(ws_url(service, "/v2/feeds/stream")) as ws:
+            await ws.send('{"subscribe": ["nosuch"]}')
+            error = (await frames(ws, 2))[0]
+            assert error["status"] == 400 and "Unknown feed source" in error["error"]
+            await ws.send('{"subscribe": ["sec", "hn"]}')
+            assert await frames(ws, 1) == []  # the first poll only records the history
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis (REDIS_URL)")
+def test_two_processes_share_one_poller_leader_per_symbol(tmp_path):
+    # A session at 60x: every symbol has a new price every second, so every cycle ticks.
+    sandbox = start_sandbox(tmp_path, latency_ms=5, extra_args=TIME_LAPSE)
+    shared = {"REDIS_URL": os.environ["REDIS_URL"],
+              "CACHE_KEY_PREFIX": f"it-ws-{uuid.uuid4().hex[:8]}",
+              "STREAM_INTERVAL_SECONDS": "1", "CACHE_TTL_CAP_SECONDS": "1"}
+    first = second = None
+    symbols = ["AAPL", "MSFT", "NVDA", "AMZN"]
+    try:
+        first = _service(tmp_path, sandbox, **shared)
+        second = _service(tmp_path, sandbox, **shared)
+
+        async def scenario():
+            async with connect(ws_url(first)) as one, connect(ws_url(second)) as two:
+                for ws in (one, two):
+                    await ws.send(json.dumps({"subscribe": symbols}))
+                await asyncio.sleep(2)
+                http("POST", f"{sandbox.base_url}/__sandbox__/reset")
+                started = time.time()
+                got = await asyncio.gather(frames(one, 5), frames(two, 5))
+                elapsed = time.time() - started
+                _, _, body = http("GET", f"{sandbox.base_url}/__sandbox__/requests"
+                                  "?path_prefix=/v7/finance/quote")
+                leading = [stream_stats(first)["leading"], stream_stats(second)["leading"]]
+                return got, json.loads(body)["count"], elapsed, leading
+
+        got, calls, elapsed, leading = asyncio.run(scenario())
+    finally:
+        for server in (first, second, sandbox):
+            if server is not None:
+                server.stop()
+    for received in got:  # both processes' clients saw every symbol move, cycle after cycle
+        ticks = [f for f in received if "id" in f]
+        assert {f["id"] for f in ticks} == set(symbols)
+        assert len({f["price"] for f in ticks if f["id"] == "AAPL"}) >= 3, ticks
+    # one batch per cycle for the fleet (two if a lock changed hands), not one per process
+    assert calls <= elapsed / 1.0 + 2, (calls, elapsed)
+    assert sum(leading) == 4 and sorted(leading) in ([0, 4], [1, 3], [2, 2]), leading
