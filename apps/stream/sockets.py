@@ -40,6 +40,7 @@ log = get_logger("apps.stream.sockets")
 # Frames of other kinds (errors, alerts) waiting for a slow client; older ones go first.
 NOTICE_BACKLOG = 256
 POLICY_VIOLATION = 1008  # WebSocket close code: the peer broke the rules (stopped reading)
+TICK_TEXT = "tick_text"  # a message's tick as JSON, added by its first subscriber
 
 
 def _headers(scope: dict[str, Any]) -> dict[str, str]:
@@ -108,7 +109,7 @@ class StreamSocket(AsyncWebsocketConsumer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.notices: deque[dict[str, Any]] = deque(maxlen=NOTICE_BACKLOG)
-        self.latest: dict[str, dict[str, Any]] = {}  # newest unsent frame per key
+        self.latest: dict[str, str] = {}  # newest unsent frame (JSON text) per key
         self.dropped = 0
         self.closed = False
         self._wake = asyncio.Event()
@@ -160,11 +161,12 @@ class StreamSocket(AsyncWebsocketConsumer):
         self.notices.append(frame)
         self._wake.set()
 
-    def offer(self, key: str, frame: dict[str, Any]) -> None:
-        """Queue the newest frame for ``key``; one not yet written is replaced (dropped)."""
+    def offer(self, key: str, text: str) -> None:
+        """Queue the newest frame (JSON text) for ``key``; one not yet written is replaced
+        (dropped)."""
         if self.latest.pop(key, None) is not None:
             self.dropped += 1
-        self.latest[key] = frame
+        self.latest[key] = text
         self._wake.set()
 
     def close_soon(self) -> None:
@@ -174,18 +176,21 @@ class StreamSocket(AsyncWebsocketConsumer):
 
     async def _write(self) -> None:
         timeout = float(settings.WS_SEND_TIMEOUT_SECONDS)
+        loop = asyncio.get_running_loop()
         try:
             while True:
                 await self._wake.wait()
                 self._wake.clear()
-                while (self.notices or self.latest) and not self.closed:
-                    if self.notices:
-                        frame = self.notices.popleft()
-                    else:
-                        key = next(iter(self.latest))
-                        frame = self.latest.pop(key)
-                    await asyncio.wait_for(self.send(text_data=orjson.dumps(frame).decode()),
-                                           timeout)
+                # One deadline moved forward per frame (asyncio.wait_for would cost a task
+                # per frame: thousands per cycle with thousands of connections).
+                async with asyncio.timeout(None) as deadline:
+                    while (self.notices or self.latest) and not self.closed:
+                        if self.notices:
+                            text = orjson.dumps(self.notices.popleft()).decode()
+                        else:
+                            text = self.latest.pop(next(iter(self.latest)))
+                        deadline.reschedule(loop.time() + timeout)
+                        await self.base_send({"type": "websocket.send", "text": text})
                 if self.closed:
                     await self.close(code=1001)  # going away: the server shuts down
                     return
@@ -333,7 +338,11 @@ class QuoteStreamSocket(StreamSocket):
             for alert in self.book.check(tick):
                 self.notify(alert)
         elif symbol in self.explicit:
-            self.offer(symbol, tick)
+            # Encoded once per process: the hub hands every subscriber the same message.
+            text = message.get(TICK_TEXT)
+            if text is None:
+                text = message[TICK_TEXT] = orjson.dumps(tick).decode()
+            self.offer(symbol, text)
 
 
 
