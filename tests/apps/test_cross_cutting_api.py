@@ -218,6 +218,9 @@ def test_the_websocket_streams_page_is_linked_and_self_contained(api):
     for frame in ('"subscribe"', '"unsubscribe"', '"alerts"', "crossesAbove", "volumeAbove",
                   "/v2/feeds/stream", "WS_SEND_TIMEOUT_SECONDS"):
         assert frame.replace('"', "&quot;") in html or frame in html, frame
+    from apps.quotes.services import TICK_MEMBERS
+
+    assert [m for m in TICK_MEMBERS if f"<code>{m}</code>" not in html] == []
     assert api.get("/").json()["links"]["websockets"] == "/docs/websockets"
     assert "/docs/websockets" in api.get("/openapi.json").json()["info"]["description"]
 
