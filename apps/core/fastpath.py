@@ -424,12 +424,7 @@ class FastPath:
         v1 = path.startswith("/v1/")
         if (v1 and not setup.use_security) or (not v1 and not setup.bucket.enabled):
             return None, []
-        client = scope.get("client")
-        meta = {"REMOTE_ADDR": client[0]} if client is not None else {}
-        for name, meta_name in ((b"x-api-key", "HTTP_X_API_KEY"),
-                                (b"x-forwarded-for", "HTTP_X_FORWARDED_FOR")):
-            if name in headers:
-                meta[meta_name] = headers[name].decode("latin-1")
+        meta = limits.asgi_meta(scope.get("client"), headers)
         if limits.is_admin(meta):
             return None, []
         try:

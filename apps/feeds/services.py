@@ -66,9 +66,9 @@ def feed_item(entry: FeedEntry) -> dict[str, Any]:
             "sentiment": sentiment(entry.title)}
 
 
-def source_items(source: Publisher, form_type: str | None) -> list[dict[str, Any]]:
+def source_entries(source: Publisher, form_type: str | None) -> list[FeedEntry]:
     """One source's entries (the feeds stream's poll), newest first."""
-    return [feed_item(e) for e in newest_first(feeds.feed_entries(source.slug, form_type))]
+    return newest_first(feeds.feed_entries(source.slug, form_type))
 
 
 def _news_item(entry: FeedEntry) -> dict[str, Any]:

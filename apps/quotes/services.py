@@ -74,10 +74,7 @@ STREAM_FIELDS = ("symbol", "name", "price", "change", "percentChange", "logo")
 
 def stream_quotes(symbols: list[str]) -> dict[str, dict[str, Any]]:
     """Stream quotes by symbol, in request order; unknown or malformed symbols are absent."""
-    valid = _valid(symbols)
-    found = quotes.snapshots(valid) if valid else {}
-    return {s: {k: v for k, v in simple_quote(found[s]).items() if k in STREAM_FIELDS}
-            for s in valid if s in found}
+    return {s: payload["quote"] for s, payload in stream_payloads(symbols).items()}
 
 
 def stream_payloads(symbols: list[str]) -> dict[str, dict[str, Any]]:

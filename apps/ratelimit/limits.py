@@ -22,6 +22,7 @@ import ipaddress
 import json
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
@@ -89,6 +90,18 @@ def client_key(address: IPAddress) -> str:
     if isinstance(address, ipaddress.IPv6Address):
         return str(ipaddress.ip_network(f"{address}/64", strict=False))
     return str(address)
+
+
+def asgi_meta(client: Any, headers: Mapping[bytes, bytes]) -> dict[str, str]:
+    """The parts of a WSGI environ these functions read (peer, ``x-api-key``,
+    ``x-forwarded-for``), from an ASGI scope's ``client`` and its headers by lower-case
+    name: for the fast path and the WebSocket handshakes, which answer without Django."""
+    meta = {"REMOTE_ADDR": client[0]} if client else {}
+    for name, meta_name in ((b"x-api-key", "HTTP_X_API_KEY"),
+                            (b"x-forwarded-for", "HTTP_X_FORWARDED_FOR")):
+        if name in headers:
+            meta[meta_name] = headers[name].decode("latin-1")
+    return meta
 
 
 def client_ip(meta: dict[str, Any]) -> str:

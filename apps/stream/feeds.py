@@ -22,7 +22,8 @@ from typing import Any
 
 from django.conf import settings
 
-from apps.feeds.services import source_items
+from apps.feeds.serializers import SLUG_LIST
+from apps.feeds.services import feed_item, source_entries
 from apps.stream.frames import FEED_MEMBERS, FrameError, decode, error_frame, string_list
 from apps.stream.sockets import StreamSocket
 from marketdata.errors import MarketDataError
@@ -88,7 +89,7 @@ class FeedHub:
         """One round: every held feed fetched concurrently, new items pushed."""
         keys = list(self.holders)
         results = await asyncio.gather(
-            *(asyncio.to_thread(source_items, publisher(slug), form) for slug, form in keys),
+            *(asyncio.to_thread(source_entries, publisher(slug), form) for slug, form in keys),
             return_exceptions=True)
         self.polls += 1
         for key, result in zip(keys, results, strict=True):
@@ -101,15 +102,16 @@ class FeedHub:
                 continue  # retried next round; the REST route reports failures
             first = key not in self.seen
             seen = self.seen.setdefault(key, OrderedDict())
-            fresh = [item for item in reversed(result) if item["url"] not in seen]
-            for item in fresh:
-                seen[item["url"]] = None
+            fresh = [entry for entry in reversed(result) if entry.url not in seen]
+            for entry in fresh:
+                seen[entry.url] = None
             while len(seen) > SEEN_PER_FEED:
                 seen.popitem(last=False)
-            if first:
+            if first or not fresh:
                 continue
+            items = [feed_item(entry) for entry in fresh]  # scored once, for new items only
             for socket in list(holders):
-                for item in fresh:
+                for item in items:
                     socket.notify(item)
 
 
@@ -134,8 +136,6 @@ def _sources(names: list[str]) -> list[Publisher]:
         elif source not in found:
             found.append(source)
     if unknown:
-        from apps.feeds.serializers import SLUG_LIST
-
         raise FrameError(f"Unknown feed source: {', '.join(map(repr, unknown))}. "
                          f"Valid sources: {SLUG_LIST}")
     return found

@@ -26,12 +26,12 @@ import orjson
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.http.request import split_domain_port, validate_host
 
+from apps.core.fastpath import fast_path
 from apps.ratelimit import limits
 from apps.stream.alerts import AlertBook
 from apps.stream.frames import FrameError, error_frame, quote_frame
-from apps.stream.hub import StreamHub, get_hub
+from apps.stream.hub import MESSAGE_TYPE, StreamHub, failure_body, get_hub
 from marketdata.errors import MarketDataError
 from marketdata.logs import get_logger
 
@@ -43,46 +43,28 @@ POLICY_VIOLATION = 1008  # WebSocket close code: the peer broke the rules (stopp
 TICK_TEXT = "tick_text"  # a message's tick as JSON, added by its first subscriber
 
 
-def _headers(scope: dict[str, Any]) -> dict[str, str]:
-    return {name.decode("latin-1").lower(): value.decode("latin-1")
-            for name, value in scope.get("headers", ())}
-
-
-def _meta(scope: dict[str, Any], headers: dict[str, str]) -> dict[str, str]:
-    """The parts of a WSGI environ the rate limiter reads."""
-    client = scope.get("client")
-    meta = {"REMOTE_ADDR": client[0]} if client else {}
-    for name, meta_name in (("x-api-key", "HTTP_X_API_KEY"),
-                            ("x-forwarded-for", "HTTP_X_FORWARDED_FOR")):
-        if name in headers:
-            meta[meta_name] = headers[name]
-    return meta
-
-
-def origin_allowed(origin: str | None) -> bool:
-    """Browsers send ``Origin`` with every WebSocket handshake; with CORS_ALLOWED_ORIGINS
-    set, only those origins may open a stream (as only they may read the HTTP API)."""
-    if origin is None or settings.CORS_ALLOW_ALL_ORIGINS:
-        return True
-    return origin.rstrip("/") in {o.rstrip("/") for o in settings.CORS_ALLOWED_ORIGINS}
-
-
 async def handshake_refusal(scope: dict[str, Any]) -> tuple[int, dict[str, Any],
                                                            dict[str, str]] | None:
     """Why a handshake is refused (status, v2 error body, headers), or None to accept.
 
-    The same rules as an HTTP request under /v2/: a host Django would refuse (400), an
-    origin CORS would not let read (403), and one token of the v2 bucket per handshake
-    (429 with Retry-After)."""
-    headers = _headers(scope)
-    host, _port = split_domain_port(headers.get("host", ""))
-    if not host or not validate_host(host, settings.ALLOWED_HOSTS):
+    The rules of an HTTP request under /v2/, through the checks the fast path already makes
+    without Django: a host Django would refuse (400), a browser origin CORS would not let
+    read the answer (403), and one token of the v2 bucket per handshake (429 with
+    Retry-After)."""
+    headers = dict(scope.get("headers", ()))  # ASGI header names are lower case
+    setup = fast_path.setup()
+    host = headers.get(b"host", b"").decode("latin-1")
+    forwarded = headers.get(b"x-forwarded-host")
+    if not host or not setup.host_allowed(
+            host, None if forwarded is None else forwarded.decode("latin-1")):
         return 400, error_frame("Invalid Host header"), {}
-    origin = headers.get("origin")
-    if not origin_allowed(origin):
-        return 403, error_frame(f"Origin not allowed: {urlsplit(origin or '').netloc}",
-                                403), {}
-    meta = _meta(scope, headers)
+    origin = headers.get(b"origin")
+    if origin is not None:
+        allowed = setup.cors(origin.decode("latin-1"), scope["path"])
+        if not any(name == b"access-control-allow-origin" for name, _ in allowed):
+            return 403, error_frame(
+                f"Origin not allowed: {urlsplit(origin.decode('latin-1')).netloc}", 403), {}
+    meta = limits.asgi_meta(scope.get("client"), headers)
     config = limits.bucket_config()
     if config.enabled and not limits.is_admin(meta):
         try:
@@ -266,9 +248,9 @@ class QuoteStreamSocket(StreamSocket):
             self.notify(error_frame(f"No quote found for {', '.join(unknown)}", 404,
                                     symbols=unknown))
             explicit = [s for s in explicit if s not in unknown]
-            if book is not None:
-                book = AlertBook([r for r in book.rules if r.symbol not in unknown]) \
-                    if any(r.symbol not in unknown for r in book.rules) else None
+            if book is not None and any(r.symbol in unknown for r in book.rules):
+                kept = [r for r in book.rules if r.symbol not in unknown]
+                book = AlertBook(kept) if kept else None
             wanted = [s for s in wanted if s not in unknown]
             added = [s for s in added if s not in unknown]
         removed = [s for s in self.symbols if s not in wanted]
@@ -305,14 +287,12 @@ class QuoteStreamSocket(StreamSocket):
         try:
             found = await asyncio.to_thread(self.hub.fetch, missing)
         except MarketDataError as exc:
-            from apps.stream.hub import failure_body
-
             # Subscribed anyway: the pollers retry every cycle.
             self.notify(_failure_frame(failure_body(exc), missing))
             return []
         for symbol, members in found.items():
             if symbol not in self.hub.latest:
-                self.hub.latest[symbol] = {"type": "stream.update", "cycle": -1,
+                self.hub.latest[symbol] = {"type": MESSAGE_TYPE, "cycle": -1,
                                            "symbol": symbol, **members}
         return [s for s in missing if s not in found]
 

@@ -12,6 +12,7 @@ import orjson
 import pytest
 from channels.layers import InMemoryChannelLayer
 
+from apps.feeds.services import feed_item
 from apps.stream import feeds as feed_stream
 from apps.stream import hub as hub_module
 from apps.stream.hub import MESSAGE_TYPE, StreamHub
@@ -19,6 +20,7 @@ from apps.stream.leadership import LocalLeadership
 from apps.stream.sockets import QuoteStreamSocket, StreamSocket
 from config.asgi import websocket_router
 from marketdata.errors import UpstreamUnavailable
+from marketdata.records.feeds import FeedEntry
 from tests.ws import WebsocketCommunicator
 
 HOST = [(b"host", b"testserver")]
@@ -376,20 +378,24 @@ def test_another_path_has_no_stream():
 
 
 # -- /v2/feeds/stream --------------------------------------------------------------------------
+def entry(url: str, source: str = "SEC") -> FeedEntry:
+    return FeedEntry(title=url, url=url, published=None, summary=None, source=source)
+
+
 def item(url: str, source: str = "SEC") -> dict[str, Any]:
-    return {"title": url, "url": url, "published": None, "summary": None, "source": source,
-            "sentiment": None}
+    """The frame of :func:`entry`: the item of GET /v2/feeds."""
+    return feed_item(entry(url, source))
 
 
 def test_the_feeds_stream_pushes_items_first_seen_after_joining(monkeypatch):
-    served = {"sec": [item("b"), item("a")]}
+    served = {"sec": [entry("b"), entry("a")]}
     calls = []
 
-    def source_items(source, form_type):
+    def source_entries(source, form_type):
         calls.append((source.slug, form_type))
         return list(served.get(source.slug, []))
 
-    monkeypatch.setattr(feed_stream, "source_items", source_items)
+    monkeypatch.setattr(feed_stream, "source_entries", source_entries)
 
     async def scenario():
         loop = asyncio.get_running_loop()
@@ -401,7 +407,7 @@ def test_the_feeds_stream_pushes_items_first_seen_after_joining(monkeypatch):
         await ws.send_to(text_data='{"subscribe": ["SEC"]}')
         await asyncio.sleep(0.1)  # the first poll records what is there
         assert await frames(ws) == [] and calls == [("sec", None)]
-        served["sec"] = [item("d"), item("c"), item("b"), item("a")]
+        served["sec"] = [entry("d"), entry("c"), entry("b"), entry("a")]
         await hub.poll()
         assert await frames(ws) == [item("c"), item("d")]  # oldest first
         await hub.poll()
@@ -415,7 +421,7 @@ def test_the_feeds_stream_pushes_items_first_seen_after_joining(monkeypatch):
 
 
 def test_an_empty_subscribe_holds_the_default_feeds(monkeypatch):
-    monkeypatch.setattr(feed_stream, "source_items", lambda source, form_type: [])
+    monkeypatch.setattr(feed_stream, "source_entries", lambda source, form_type: [])
 
     async def scenario():
         loop = asyncio.get_running_loop()
