@@ -17,8 +17,14 @@ frame's arrival after its cycle's first frame. The clients are raw asyncio proto
 read frame headers only: at 5,000 clients they share the machine's two cores with the
 server and the sandbox.
 
+Two tick sources, each with its baseline: ``poll`` (``STREAM_PUSH=false``: the shared
+pollers' batch calls) and ``push`` (the sandbox's simulated price streamer, which ticks
+every symbol at each whole second of the wall clock; lag is then a frame's arrival after
+that second, and upstream calls should be none).
+
     .venv/bin/python bench/ws_stream_load.py [--clients 5000] [--symbols 200]
         [--per-client 5] [--interval 2] [--duration 40] [--baseline-clients 10]
+        [--sources poll,push]
 
 Loopback only; Linux only (reads /proc for the server's RSS and CPU).
 """
@@ -136,8 +142,10 @@ async def run_client(host: str, port: int, client: Client, gate: asyncio.Semapho
 
 
 async def phase(url: str, clients: list[Client], duration: float, interval: float,
-                sandbox_url: str, server_pid: int, connect_concurrency: int
-                ) -> dict[str, float]:
+                sandbox_url: str, server_pid: int, connect_concurrency: int,
+                period: float) -> dict[str, float]:
+    """One measured window. ``interval`` is the pollers' (upstream calls per cycle),
+    ``period`` the tick source's (frames are due at its wall-clock multiples)."""
     gate = asyncio.Semaphore(connect_concurrency)
     opened = time.monotonic()
     where = urlsplit(url)
@@ -162,16 +170,16 @@ async def phase(url: str, clients: list[Client], duration: float, interval: floa
             client.transport.abort()
     await asyncio.gather(*tasks, return_exceptions=True)
     arrivals = [t for c in clients for t in c.arrivals if start <= t < end]
-    lags = [(t - math.floor(t / interval) * interval) * 1000 for t in arrivals]
+    lags = [(t - math.floor(t / period) * period) * 1000 for t in arrivals]
     # Fan-out: a frame's arrival after the cycle's first frame (the batch call is done by
     # then), i.e. what the number of clients costs on top of the upstream round trip.
     first: dict[int, float] = {}
     for t in arrivals:
-        cycle = math.floor(t / interval)
+        cycle = math.floor(t / period)
         first[cycle] = min(first.get(cycle, t), t)
-    fanout = [(t - first[math.floor(t / interval)]) * 1000 for t in arrivals]
+    fanout = [(t - first[math.floor(t / period)]) * 1000 for t in arrivals]
     frames = len(lags)
-    expected = sum(len(c.symbols) for c in clients) * cycles
+    expected = sum(len(c.symbols) for c in clients) * (end - start) / period
     return {"clients": len(clients), "cycles": cycles, "ramp_s": ramp,
             "upstream_calls": calls, "calls_per_cycle": calls / cycles,
             "frames": frames, "frames_per_s": frames / (end - start),
@@ -183,6 +191,34 @@ async def phase(url: str, clients: list[Client], duration: float, interval: floa
             "rss_mib": after["rss_mib"], "cpu_pct": cpu_percent(before, after)}
 
 
+def measure(source: str, args: argparse.Namespace, symbols: list[str]
+            ) -> dict[str, dict[str, float]]:
+    """The baseline and the load with one tick source, on a fresh sandbox and service."""
+    period = 1.0 if source == "push" else args.interval  # the simulated streamer's second
+    with tempfile.TemporaryDirectory() as tmp:
+        sandbox = start_sandbox(Path(tmp), extra_args=TIME_LAPSE)
+        service = start_service(Path(tmp), {
+            "MARKETDATA_UPSTREAM": "live", "UPSTREAM_HOST_MAP": sandbox_host_map(
+                sandbox.base_url), "WEB_CONCURRENCY": "1", "USE_SECURITY": "false",
+            "V2_RATE_LIMIT_CAPACITY": "0", "CACHE_TTL_CAP_SECONDS": "1",
+            "STREAM_INTERVAL_SECONDS": str(args.interval), "LOG_LEVEL": "WARNING",
+            "STREAM_PUSH": "true" if source == "push" else "false"})
+        url = service.base_url.replace("http://", "ws://") + "/v2/stream"
+        results = {}
+        try:
+            for name, count in (("baseline", args.baseline_clients), ("load", args.clients)):
+                clients = [Client(client_symbols(i, symbols, args.per_client))
+                           for i in range(count)]
+                results[f"{source} {name}"] = asyncio.run(phase(
+                    url, clients, args.duration, args.interval, sandbox.base_url,
+                    service.proc.pid, args.connect_concurrency, period))
+                time.sleep(args.interval * 2)  # the pollers of the last phase stop
+        finally:
+            service.stop()
+            sandbox.stop()
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=5000)
@@ -192,6 +228,8 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=40.0)
     parser.add_argument("--baseline-clients", type=int, default=10)
     parser.add_argument("--connect-concurrency", type=int, default=200)
+    parser.add_argument("--sources", default="poll,push",
+                        help="tick sources to measure, in order: poll, push")
     args = parser.parse_args()
     raise_fd_limit(2 * args.clients + 1024)  # the server inherits it
     try:
@@ -203,28 +241,11 @@ def main() -> None:
     # The sandbox's named instruments, then made-up tickers (it quotes any symbol).
     known = sample_symbols(min(args.symbols, 100))
     symbols = known + [f"ZX{i:03d}" for i in range(args.symbols - len(known))]
-    with tempfile.TemporaryDirectory() as tmp:
-        sandbox = start_sandbox(Path(tmp), extra_args=TIME_LAPSE)
-        service = start_service(Path(tmp), {
-            "MARKETDATA_UPSTREAM": "live", "UPSTREAM_HOST_MAP": sandbox_host_map(
-                sandbox.base_url), "WEB_CONCURRENCY": "1", "USE_SECURITY": "false",
-            "V2_RATE_LIMIT_CAPACITY": "0", "CACHE_TTL_CAP_SECONDS": "1",
-            "STREAM_INTERVAL_SECONDS": str(args.interval), "LOG_LEVEL": "WARNING"})
-        url = service.base_url.replace("http://", "ws://") + "/v2/stream"
-        results = {}
-        try:
-            for name, count in (("baseline", args.baseline_clients), ("load", args.clients)):
-                clients = [Client(client_symbols(i, symbols, args.per_client))
-                           for i in range(count)]
-                results[name] = asyncio.run(phase(
-                    url, clients, args.duration, args.interval, sandbox.base_url,
-                    service.proc.pid, args.connect_concurrency))
-                time.sleep(args.interval * 2)  # the pollers of the last phase stop
-        finally:
-            service.stop()
-            sandbox.stop()
+    results = {}
+    for source in args.sources.split(","):
+        results.update(measure(source, args, symbols))
     print(json.dumps(results, indent=2))
-    keys = list(results["load"])
+    keys = list(next(iter(results.values())))
     print("| measure | " + " | ".join(f"{n} ({results[n]['clients']} clients)"
                                       for n in results) + " |")
     print("|---|" + "---|" * len(results))

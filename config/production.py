@@ -24,6 +24,7 @@ if MARKETDATA_UPSTREAM == "sandbox":  # noqa: F405
         "image ships without the simulator. Run the sandbox with the development settings "
         "(make run, or DJANGO_SETTINGS_MODULE=config.settings)")
 UPSTREAM_TRANSPORTS: dict[str, str] = {}
+UPSTREAM_WEBSOCKETS: dict[str, str] = {}
 INSTALLED_APPS = [app for app in INSTALLED_APPS if app != "marketdata.sandbox"]  # noqa: F405
 
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)  # noqa: F405

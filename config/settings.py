@@ -231,6 +231,11 @@ if STREAM_INTERVAL_SECONDS <= 0 or STREAM_HEARTBEAT_SECONDS <= 0:
 WS_MAX_SYMBOLS = env_int("WS_MAX_SYMBOLS", 100)
 WS_SEND_TIMEOUT_SECONDS = env_float("WS_SEND_TIMEOUT_SECONDS", 30.0)
 FEEDS_STREAM_INTERVAL_SECONDS = env_float("FEEDS_STREAM_INTERVAL_SECONDS", 300.0)
+# Pushed ticks (Yahoo's price streamer, one connection per process for the symbols it
+# leads): on unless STREAM_PUSH=false. A symbol the streamer ticked in the last
+# STREAM_PUSH_FRESH_SECONDS (at least two poll intervals) is not polled; the others are.
+STREAM_PUSH = env_bool("STREAM_PUSH", True)
+STREAM_PUSH_FRESH_SECONDS = env_float("STREAM_PUSH_FRESH_SECONDS", 30.0)
 if WS_MAX_SYMBOLS < 1 or WS_SEND_TIMEOUT_SECONDS <= 0 or FEEDS_STREAM_INTERVAL_SECONDS <= 0:
     from django.core.exceptions import ImproperlyConfigured
 
@@ -260,6 +265,8 @@ MARKETDATA_UPSTREAM = os.environ.get("MARKETDATA_UPSTREAM", "live").strip().lowe
 # The upstream client's transport per mode (marketdata.http): the sandbox answers from the
 # in-process simulator; live uses HTTP. config.production has no sandbox.
 UPSTREAM_TRANSPORTS = {"sandbox": "marketdata.sandbox.transport.SandboxTransport"}
+# ... and its upstream WebSockets (the price streamer): in process too.
+UPSTREAM_WEBSOCKETS = {"sandbox": "marketdata.sandbox.yahoo.streamer.connect"}
 if MARKETDATA_UPSTREAM not in ("live", "sandbox"):
     from django.core.exceptions import ImproperlyConfigured
 
@@ -408,7 +415,8 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": False,
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
                              "apps.ratelimit.schema.postprocess_rate_limits",
-                             "apps.core.schema.postprocess_nullable"],
+                             "apps.core.schema.postprocess_nullable",
+                             "apps.core.schema.postprocess_examples"],
     "ENUM_NAME_OVERRIDES": {"SecurityTypeEnum": "marketdata.providers.algolia.SECURITY_TYPES"},
 }
 

@@ -636,6 +636,34 @@ def reset_client() -> None:
         callback()
 
 
+def open_websocket(url: str, *, headers: Mapping[str, str] | None = None,
+                   open_timeout: float = 10.0) -> Any:
+    """An upstream WebSocket, as an async context manager yielding a connection with
+    ``send(text)`` and ``recv()`` (websockets' client, or the mode's in-process one).
+
+    The rules of the HTTP calls apply: ``UPSTREAM_HOST_MAP`` rewrites the host (``ws://``
+    for an ``http://`` target) and adds ``X-Upstream-Host``; the sandbox mode's
+    ``UPSTREAM_WEBSOCKETS`` entry (a dotted path) answers in process instead.
+    """
+    from django.conf import settings
+    from django.utils.module_loading import import_string
+
+    path = getattr(settings, "UPSTREAM_WEBSOCKETS", {}).get(settings.MARKETDATA_UPSTREAM)
+    if path:
+        return import_string(path)(url)
+    headers = dict(headers or {})
+    rewritten = rewrite_url(url.replace("wss://", "https://", 1).replace("ws://", "http://", 1),
+                            parse_host_map(settings.UPSTREAM_HOST_MAP))
+    target = rewritten.replace("https://", "wss://", 1).replace("http://", "ws://", 1)
+    if target != url:
+        headers[UPSTREAM_HOST_HEADER] = urlsplit(url).hostname or ""
+    from websockets.asyncio.client import connect
+
+    return connect(target, additional_headers=headers, user_agent_header=DEFAULT_USER_AGENT,
+                   open_timeout=open_timeout, max_size=1 << 20, ping_interval=20,
+                   ping_timeout=20, close_timeout=2)
+
+
 # The settings the client is built from: a test (override_settings) that changes one gets
 # a client built from the new value on its next call.
 _CLIENT_SETTINGS = frozenset({"MARKETDATA_UPSTREAM", "UPSTREAM_TRANSPORTS", "UPSTREAM_HOST_MAP",

@@ -58,6 +58,7 @@ def _clean_state(settings):
 
     settings.MARKETDATA_UPSTREAM = "live"
     settings.UPSTREAM_HOST_MAP = ""
+    settings.STREAM_PUSH = False  # the stream tests that want pushed ticks say so
     reset_client()
     # A fresh channel layer per test: each test's event loop is new, and channels-redis
     # keeps per-loop receive state (locks, cleaners) that a finished loop can leave held.

@@ -230,3 +230,55 @@ def postprocess_nullable(result: dict[str, Any], generator: Any, request: Any, p
 
     walk(result)
     return result
+
+
+# Example values of parameters by name, and by (path prefix, name) where one name means
+# different things: what Swagger's "Try it out" starts from. Every path parameter and every
+# required query parameter gets one (from here, else its default, else its first allowed
+# value); tests/apps/test_schema_examples.py calls every GET with its examples.
+PARAMETER_EXAMPLES: dict[str, Any] = {
+    "symbol": "AAPL", "symbols": "AAPL,MSFT", "q": "apple", "query": "apple",
+    "interval": "1d", "range": "1mo", "from": "EUR", "to": "USD",
+}
+PATH_PARAMETER_EXAMPLES: dict[tuple[str, str], Any] = {
+    ("/v2/crypto/", "id"): "bitcoin",
+    ("/v2/crypto/", "query"): "bitcoin",
+    ("/v2/macro/series/", "id"): "GDP",
+    ("/v2/futures/", "symbol"): "GC=F",
+    ("/v2/index-constituents/", "symbol"): "^GSPC",
+    ("/v2/positioning/", "symbol"): "GC=F",
+    ("/v2/filings/search", "q"): "climate risk",
+}
+
+
+def parameter_example(path: str, parameter: dict[str, Any]) -> Any:
+    """The example of one parameter of ``path`` (None when it has none)."""
+    name = parameter.get("name", "")
+    for (prefix, known), value in PATH_PARAMETER_EXAMPLES.items():
+        if known == name and path.startswith(prefix):
+            return value
+    if name in PARAMETER_EXAMPLES:
+        return PARAMETER_EXAMPLES[name]
+    schema = parameter.get("schema") or {}
+    if "default" in schema:
+        return schema["default"]
+    enum = [v for v in schema.get("enum") or [] if v is not None]
+    return enum[0] if enum else None
+
+
+def postprocess_examples(result: dict[str, Any], generator: Any, request: Any, public: bool,
+                         **kwargs: Any) -> dict[str, Any]:
+    """An ``example`` on every path parameter and required query parameter that has
+    none (optional ones stay empty: "Try it out" would send them)."""
+    for path, operations in result.get("paths", {}).items():
+        for operation in operations.values():
+            if not isinstance(operation, dict):
+                continue
+            for parameter in operation.get("parameters", []):
+                if "example" in parameter or "examples" in parameter:
+                    continue
+                if parameter.get("in") == "path" or parameter.get("required"):
+                    example = parameter_example(path, parameter)
+                    if example is not None:
+                        parameter["example"] = example
+    return result

@@ -123,6 +123,28 @@ def stream_tick(q: QuoteSnapshot) -> dict[str, Any]:
     return tick
 
 
+# Members protobuf 3 leaves out when they are zero: a pushed price without them means 0.
+_PUSHED_ZEROS = ("change", "changePercent", "dayVolume")
+
+
+def pushed_payload(pushed: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
+    """A pushed tick as the stream's message members (``quote`` and ``tick``), merged
+    over the symbol's ``previous`` message: the members the push carries replace those the
+    last poll or push said; the quote keeps its name and gets the new price and change."""
+    symbol = pushed["id"]
+    tick: dict[str, Any] = dict((previous or {}).get("tick") or dict.fromkeys(TICK_MEMBERS))
+    tick.update((k, v) for k, v in pushed.items() if k in tick)
+    if "price" in pushed:
+        tick.update((k, pushed.get(k, 0)) for k in _PUSHED_ZEROS)
+    decimals = max(2, int(tick.get("priceHint") or 2))
+    quote = dict((previous or {}).get("quote") or {"symbol": symbol,
+                                                    "name": tick.get("shortName") or symbol})
+    quote.update(price=fmt.fixed(tick.get("price"), decimals),
+                 change=fmt.signed_fixed(tick.get("change"), decimals),
+                 percentChange=fmt.percent(tick.get("changePercent")))
+    return {"quote": {k: v for k, v in quote.items() if v is not None}, "tick": tick}
+
+
 # -- full quotes ------------------------------------------------------------------------------
 def full_quote(q: FullQuote) -> dict[str, Any]:
     """The v1 Quote object from the parsed full quote (reference notes section 2.2)."""

@@ -21,30 +21,29 @@ from typing import Any
 import orjson
 
 from apps.stream.events import HEARTBEAT, sse_event, sse_retry
-from apps.stream.hub import get_hub
+from apps.stream.hub import get_hub, message_order
 
 
 class Snapshot:
     """One connection's view of its symbols: the latest quote of each, and what failed.
 
-    Messages for a cycle no newer than one a symbol has already reported are dropped (a
-    duplicate from a second leader, or a late one).
+    Messages no newer than one a symbol has already reported are dropped (a duplicate from
+    a second leader, or a late one; :func:`~apps.stream.hub.message_order`).
     """
 
     def __init__(self, symbols: list[str], initial: dict[str, dict[str, Any]]) -> None:
         self.symbols = symbols
         self.latest = dict(initial)
-        self._reported: dict[str, int] = dict.fromkeys(symbols, -1)
+        self._reported: dict[str, tuple[int, int]] = dict.fromkeys(symbols, (-1, 0))
         self.failing: dict[str, dict[str, Any]] = {}  # symbols whose latest update failed
         self._new_failures: set[str] = set()  # ... and failed since the last event
 
     def add(self, message: dict[str, Any]) -> None:
         """Take one poller message."""
-        symbol, cycle = message.get("symbol"), message.get("cycle")
-        if symbol not in self._reported or not isinstance(cycle, int) \
-                or cycle <= self._reported[symbol]:
+        symbol, order = message.get("symbol"), message_order(message)
+        if symbol not in self._reported or order is None or order <= self._reported[symbol]:
             return
-        self._reported[symbol] = cycle
+        self._reported[symbol] = order
         if "quote" in message:
             self.latest[symbol] = message["quote"]
             self.failing.pop(symbol, None)

@@ -31,7 +31,7 @@ from apps.core.fastpath import fast_path
 from apps.ratelimit import limits
 from apps.stream.alerts import AlertBook
 from apps.stream.frames import FrameError, error_frame, quote_frame
-from apps.stream.hub import MESSAGE_TYPE, StreamHub, failure_body, get_hub
+from apps.stream.hub import MESSAGE_TYPE, StreamHub, failure_body, get_hub, message_order
 from marketdata.errors import MarketDataError
 from marketdata.logs import get_logger
 
@@ -205,7 +205,7 @@ class QuoteStreamSocket(StreamSocket):
         self.symbols: list[str] = []  # what the hub counts this connection in for
         self.explicit: list[str] = []  # subscribed by name (rule symbols are implied)
         self.book: AlertBook | None = None
-        self._cycles: dict[str, int] = {}
+        self._order: dict[str, tuple[int, int]] = {}  # order of the last message taken
         self._last: dict[str, dict[str, Any]] = {}  # last tick sent or checked, per symbol
         self._failing: set[str] = set()
 
@@ -268,7 +268,7 @@ class QuoteStreamSocket(StreamSocket):
         if removed:
             await self.hub.remove_symbols(self.member, removed)
             for symbol in removed:
-                self._cycles.pop(symbol, None)
+                self._order.pop(symbol, None)
                 self._last.pop(symbol, None)
                 self._failing.discard(symbol)
                 self.latest.pop(symbol, None)
@@ -298,12 +298,12 @@ class QuoteStreamSocket(StreamSocket):
 
     # -- the hub's messages ------------------------------------------------------------------
     def deliver(self, message: dict[str, Any]) -> None:
-        symbol, cycle = message.get("symbol"), message.get("cycle")
-        if symbol not in self.symbols or not isinstance(cycle, int):
+        symbol, order = message.get("symbol"), message_order(message)
+        if symbol not in self.symbols or order is None:
             return
-        if cycle <= self._cycles.get(symbol, -2):
+        if order <= self._order.get(symbol, (-2, 0)):
             return  # a second leader's duplicate, or a late message
-        self._cycles[symbol] = cycle
+        self._order[symbol] = order
         if "error" in message:
             if symbol not in self._failing:  # once per failing streak, not every cycle
                 self._failing.add(symbol)

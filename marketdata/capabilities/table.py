@@ -206,6 +206,10 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
     Capability("quotes", "Simple quotes (/v1/simple-quotes, /v1/similar, /v1/stream/quotes)", (
         Source("yahoo", f"{YAHOO} v7 quote",
                fetcher="marketdata.providers.yahoo.quote:fetch_quotes"),)),
+    Capability("quote_push", "Ticks pushed to the WebSocket stream (/v2/stream; the "
+               "stream polls simple quotes for the symbols without pushed ticks)", (
+        Source("yahoo", f"{YAHOO} price streamer (one connection per process)",
+               fetcher="marketdata.providers.yahoo.streamer:open_pricing_stream"),)),
     Capability("full_quote", "Full quotes (/v1/quotes)", (
         Source("yahoo", f"{YAHOO} quoteSummary",
                fetcher="marketdata.providers.yahoo.full_quote:fetch_full_quote"),)),

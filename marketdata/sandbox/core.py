@@ -60,7 +60,8 @@ def _entry_dict(entry: _LogEntry) -> dict[str, Any]:
 @dataclass(frozen=True)
 class PathFault:
     """A fault on one upstream path: ``fail_rate`` of its requests answer 503, each after
-    ``latency_ms``."""
+    ``latency_ms``. A ``wss://`` prefix names streaming endpoints instead (see
+    :meth:`UpstreamSandbox.streamer_refused`)."""
 
     path_prefix: str
     fail_rate: float = 1.0
@@ -69,8 +70,9 @@ class PathFault:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PathFault:
         prefix = data.get("path_prefix")
-        if not isinstance(prefix, str) or not prefix.startswith("/"):
-            raise ValueError("a fault needs a path_prefix starting with /")
+        if not isinstance(prefix, str) or not prefix.startswith(("/", "wss://")):
+            raise ValueError("a fault needs a path_prefix starting with / (an HTTP path) "
+                             "or wss:// (a streaming endpoint's URL)")
         return cls(prefix, float(data.get("fail_rate", 1.0)), int(data.get("latency_ms", 0)))
 
     def as_dict(self) -> dict[str, Any]:
@@ -239,6 +241,14 @@ class UpstreamSandbox:
                 response = provider.error(route, 500, "Internal Server Error", str(exc))
         self._record(method, connected, upstream, provider, clean_path, query, response.status)
         return response
+
+    def streamer_refused(self, url: str) -> bool:
+        """Whether a simulated streaming endpoint (``url``) refuses its handshake, or drops
+        an open connection, now: every request fails (``fail_rate`` 1.0) or a path fault
+        whose prefix ``url`` starts with fails all its calls (no roll: the seeded fault
+        sequence of the HTTP calls stays as it was)."""
+        fault = self._fault_for(url)
+        return self.fail_rate >= 1.0 or (fault is not None and fault.fail_rate >= 1.0)
 
     def _fault_for(self, path: str) -> PathFault | None:
         """The first configured path fault whose prefix the path starts with."""

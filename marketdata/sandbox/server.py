@@ -16,14 +16,24 @@ server has control endpoints, which are not logged:
   ``PYTHONTRACEMALLOC`` set, also the top allocation sites)
 - ``POST /__sandbox__/config`` with {"fail_rate": 1.0, "latency_ms": 0} changes behaviour;
   ``"faults": [{"path_prefix": "/v1/finance/sectors/", "fail_rate": 1.0, "latency_ms": 0}]``
-  makes one upstream path fail or hang while the others stay healthy (``[]`` clears)
+  makes one upstream path fail or hang while the others stay healthy (``[]`` clears);
+  ``{"path_prefix": "wss://", "fail_rate": 1.0}`` refuses and drops the price streamer
+
+A WebSocket upgrade for ``streamer.finance.yahoo.com`` (by ``X-Upstream-Host`` or ``Host``)
+is the simulated price streamer (marketdata.sandbox.yahoo.streamer); any other is a 404.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import logging
+import select
+import socket
+import struct
 import sys
 import threading
+import time
 import tracemalloc
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -31,8 +41,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import orjson
 
+from marketdata.http import UPSTREAM_HOST_HEADER
 from marketdata.sandbox.common import json_response
 from marketdata.sandbox.core import PathFault, UpstreamSandbox
+from marketdata.sandbox.providers import normalise_host
 from marketdata.sandbox.response import SandboxResponse
 
 log = logging.getLogger("marketdata.sandbox.server")
@@ -130,6 +142,9 @@ class SandboxRequestHandler(BaseHTTPRequestHandler):
     sandbox: UpstreamSandbox  # set on the subclass made by make_server
 
     def _serve(self) -> None:
+        if (self.headers.get("Upgrade") or "").lower() == "websocket":
+            self._websocket()
+            return
         parts = urlsplit(self.path)
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length > 0 else b""
@@ -151,6 +166,37 @@ class SandboxRequestHandler(BaseHTTPRequestHandler):
         if payload:
             self.wfile.write(payload)
 
+    def _websocket(self) -> None:
+        """A WebSocket upgrade: the simulated streamer for its host, else a 404."""
+        from marketdata.sandbox.yahoo import streamer
+
+        host = self.headers.get(UPSTREAM_HOST_HEADER) or self.headers.get("Host") or ""
+        key = self.headers.get("Sec-WebSocket-Key")
+        if normalise_host(host) != streamer.STREAMER_HOST or not key:
+            self._plain(404, b"no WebSocket endpoint here")
+            return
+        if self.sandbox.streamer_refused(streamer.STREAMER_URL):
+            self._plain(503, b"streamer unavailable")
+            return
+        digest = hashlib.sha1((key + WS_GUID).encode(), usedforsecurity=False).digest()
+        accept = base64.b64encode(digest).decode()
+        self.send_response(101)
+        self.send_header("Upgrade", "websocket")
+        self.send_header("Connection", "Upgrade")
+        self.send_header("Sec-WebSocket-Accept", accept)
+        self.end_headers()
+        self.wfile.flush()
+        self.close_connection = True
+        serve_streamer(self.connection, streamer.StreamerSession(self.sandbox.clock),
+                       lambda: self.sandbox.streamer_refused(streamer.STREAMER_URL))
+
+    def _plain(self, status: int, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     # BaseHTTPRequestHandler dispatches on these stdlib-mandated names.
     do_GET = _serve  # noqa: N815
     do_POST = _serve  # noqa: N815
@@ -160,6 +206,85 @@ class SandboxRequestHandler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         log.debug("%s - %s", self.address_string(), format % args)
+
+
+WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455's handshake constant
+
+
+def _ws_frame(opcode: int, data: bytes) -> bytes:
+    """One unmasked server frame."""
+    size = len(data)
+    if size < 126:
+        head = struct.pack(">BB", 0x80 | opcode, size)
+    elif size < 1 << 16:
+        head = struct.pack(">BBH", 0x80 | opcode, 126, size)
+    else:
+        head = struct.pack(">BBQ", 0x80 | opcode, 127, size)
+    return head + data
+
+
+def _ws_take_frame(buffer: bytearray) -> tuple[int, bytes] | None:
+    """The first whole (masked, client) frame in ``buffer``, removed from it; None when
+    the buffer does not hold one yet. Client frames here are small and unfragmented."""
+    if len(buffer) < 2:
+        return None
+    opcode, size, pos = buffer[0] & 0x0F, buffer[1] & 0x7F, 2
+    if size == 126:
+        if len(buffer) < 4:
+            return None
+        size, pos = struct.unpack(">H", buffer[2:4])[0], 4
+    elif size == 127:
+        if len(buffer) < 10:
+            return None
+        size, pos = struct.unpack(">Q", buffer[2:10])[0], 10
+    mask = b""
+    if buffer[1] & 0x80:
+        mask, pos = bytes(buffer[pos:pos + 4]), pos + 4
+    if len(buffer) < pos + size:
+        return None
+    data = bytes(buffer[pos:pos + size])
+    del buffer[:pos + size]
+    if mask:
+        data = bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+    return opcode, data
+
+
+def serve_streamer(sock: socket.socket, session: Any, refused: Any) -> None:
+    """Run one streamer connection: client frames feed ``session``; every tick period
+    its due frames go out; ends on a close frame, a gone client, or ``refused()``."""
+    from marketdata.sandbox.yahoo.streamer import TICK_PERIOD_SECONDS
+
+    buffer = bytearray()
+    # Ticks at whole multiples of the period of the wall clock: a load test on the same
+    # machine can tell each frame's lag from its arrival time alone.
+    next_tick = (time.time() // TICK_PERIOD_SECONDS + 1) * TICK_PERIOD_SECONDS
+    try:
+        while True:
+            wait = max(0.0, next_tick - time.time())
+            readable, _, _ = select.select([sock], [], [], wait)
+            if readable:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    return
+                buffer += chunk
+                while (frame := _ws_take_frame(buffer)) is not None:
+                    opcode, data = frame
+                    if opcode == 0x8:  # close: answer it and end
+                        sock.sendall(_ws_frame(0x8, data[:2]))
+                        return
+                    if opcode == 0x9:
+                        sock.sendall(_ws_frame(0xA, data))
+                    elif opcode == 0x1:
+                        session.receive(data.decode("utf-8", "replace"))
+            if time.time() >= next_tick:
+                next_tick = (time.time() // TICK_PERIOD_SECONDS + 1) * TICK_PERIOD_SECONDS
+                if refused():
+                    sock.sendall(_ws_frame(0x8, struct.pack(">H", 1011)))
+                    return
+                for text in session.due():
+                    sock.sendall(_ws_frame(0x1, text.encode()))
+    except OSError:
+        return
 
 
 def make_server(host: str, port: int, sandbox: UpstreamSandbox) -> ThreadingHTTPServer:

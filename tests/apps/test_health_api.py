@@ -83,6 +83,7 @@ def test_health_all_checks_succeed_on_the_sandbox(api, sandbox_upstream, setting
     assert list(body) == ["status", "timestamp", "upstream", "cache", "services", "cache_stats",
                           "circuits", "stream"]
     assert body["stream"] == {"connections": 0, "pollers": 0, "leading": 0, "subscriptions": 0,
+                              "push_connected": 0, "pushed_ticks": 0,
                               "interval_seconds": 10.0, "pid": os.getpid()}
     assert body["status"] == "healthy"
     assert _recent(body["timestamp"])

@@ -655,3 +655,131 @@ def test_at_shutdown_a_stream_ends_without_waiting_for_its_unsubscribing(monkeyp
     assert ended < 1.0
     assert pending, "the unsubscribing runs on its own"
     assert not left.is_set()
+
+
+# -- pushed ticks ----------------------------------------------------------------------------------
+class FakePush:
+    """Stands in for the price streamer: what the hub made it follow, which symbols it
+    calls fresh, and the hub's tick callback to push through."""
+
+    def __init__(self, on_tick) -> None:
+        self.on_tick = on_tick
+        self.followed: list[list[str]] = []
+        self.fresh_symbols: set[str] = set()
+        self.closed = False
+
+    def follow(self, symbols) -> None:
+        self.followed.append(sorted(symbols))
+
+    def fresh(self, symbol: str, within: float) -> bool:
+        return symbol in self.fresh_symbols
+
+    def close(self) -> None:
+        self.closed = True
+
+    def stats(self) -> dict:
+        return {"connected": True, "ticks": 3}
+
+
+def tick_fetch(symbols: list[str]) -> dict[str, dict]:
+    from apps.quotes.services import TICK_MEMBERS
+
+    tick = dict.fromkeys(TICK_MEMBERS)
+    return {s: {"quote": {**quote(s), "name": f"{s} Inc."},
+                "tick": {**tick, "id": s, "price": 1.0, "change": 0.1, "changePercent": 11.1,
+                         "dayVolume": 100, "shortName": f"{s} Inc.", "priceHint": 2}}
+            for s in symbols}
+
+
+def push_hub(fetch, pushes: list) -> StreamHub:
+    def make(on_tick):
+        pushes.append(FakePush(on_tick))
+        return pushes[-1]
+
+    return StreamHub(asyncio.get_running_loop(), INTERVAL, LocalLeadership(), fetch,
+                     InMemoryChannelLayer(), push=make)
+
+
+def test_the_push_source_follows_the_led_symbols_and_what_it_ticks_is_not_polled():
+    calls: list[list[str]] = []
+
+    def fetch(symbols):
+        calls.append(list(symbols))
+        return tick_fetch(symbols)
+
+    async def scenario():
+        pushes: list[FakePush] = []
+        hub = push_hub(fetch, pushes)
+        subscriber = Subscriber("A", "B")
+        await hub.connect(subscriber)
+        while not calls:
+            await asyncio.sleep(0.01)
+        push = pushes[0]
+        push.fresh_symbols = {"A"}
+        seen = len(calls)
+        while len(calls) < seen + 2:
+            await asyncio.sleep(0.01)
+        polled_while_a_ticks = calls[seen:]
+        push.fresh_symbols = {"A", "B"}
+        await asyncio.sleep(0.05)  # a cycle already fetching may still finish
+        seen = len(calls)
+        await asyncio.sleep(INTERVAL * 2.5)
+        quiet = calls[seen:]
+        await hub.remove_symbols(subscriber, ["B"])
+        after_removal = push.followed[-1]
+        await hub.disconnect(subscriber)
+        hub.close()
+        return pushes, polled_while_a_ticks, quiet, after_removal, hub.stats()
+
+    pushes, polled, quiet, after_removal, stats = run(scenario())
+    assert len(pushes) == 1, "one push source per hub"
+    assert pushes[0].followed[0] == ["A", "B"]
+    assert polled == [["B"], ["B"]]
+    assert quiet == [], "no upstream call while the streamer ticks every symbol"
+    assert after_removal == ["A"]
+    assert pushes[0].closed and stats["pushed_ticks"] == 3
+
+
+def test_pushed_ticks_are_merged_over_the_last_message_and_published_together():
+    async def scenario():
+        pushes: list[FakePush] = []
+        hub = push_hub(tick_fetch, pushes)
+        subscriber = Subscriber("A")
+        await hub.connect(subscriber)
+        while not subscriber.messages:
+            await asyncio.sleep(0.01)
+        polled = subscriber.messages[-1]
+        push = pushes[0]
+        push.on_tick({"id": "A", "price": 2.5, "change": 1.6, "changePercent": 177.78,
+                      "time": 1732724412000})
+        push.on_tick({"id": "A", "price": 2.75, "time": 1732724413000})  # replaces it
+        push.on_tick({"id": "Z", "price": 9.0})  # not led here: dropped
+        count = len(subscriber.messages)
+        while not any("pushed" in m for m in subscriber.messages[count:]):
+            await asyncio.sleep(0.01)
+        pushed = [m for m in subscriber.messages[count:] if "pushed" in m]
+        await hub.disconnect(subscriber)
+        return polled, pushed
+
+    polled, pushed = run(scenario())
+    assert len(pushed) == 1 and pushed[0]["symbol"] == "A"
+    message = pushed[0]
+    assert message["cycle"] >= polled["cycle"] and message["pushed"] > 0
+    tick = message["tick"]
+    # the second tick whole; zero-valued members it left out are zero, the others are the
+    # last poll's
+    assert (tick["price"], tick["change"], tick["changePercent"]) == (2.75, 0, 0)
+    assert tick["time"] == 1732724413000 and tick["shortName"] == "A Inc."
+    assert message["quote"] == {"symbol": "A", "name": "A Inc.", "price": "2.75",
+                                "change": "+0.00", "percentChange": "+0.00%"}
+
+
+def test_a_poll_overtaken_by_a_pushed_tick_of_its_cycle_is_dropped():
+    snapshot = Snapshot(["A"], {"A": quote("A")})
+    snapshot.add(message("A", 5, pushed=1_732_724_412_000, quote=quote("A", "2.00")))
+    snapshot.add(message("A", 5, quote=quote("A", "1.50")))  # the cycle's poll, older
+    assert snapshot.quotes() == [quote("A", "2.00")]
+    snapshot.add(message("A", 6, quote=quote("A", "1.75")))  # the next cycle's poll
+    assert snapshot.quotes() == [quote("A", "1.75")]
+    snapshot.add(message("A", 7, pushed="x", quote=quote("A", "9.99")))  # malformed
+    assert snapshot.quotes() == [quote("A", "1.75")]

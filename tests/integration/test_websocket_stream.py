@@ -182,3 +182,48 @@ def test_two_processes_share_one_poller_leader_per_symbol(tmp_path):
     # one batch per cycle for the fleet (two if a lock changed hands), not one per process
     assert calls <= elapsed / 1.0 + 2, (calls, elapsed)
     assert sum(leading) == 4 and sorted(leading) in ([0, 4], [1, 3], [2, 2]), leading
+
+
+def test_ticks_come_from_the_price_streamer_and_the_pollers_take_over_when_it_fails(tmp_path):
+    # A session at 60x: the simulated streamer has a new price for every symbol each second.
+    sandbox = start_sandbox(tmp_path, latency_ms=5, extra_args=TIME_LAPSE)
+    service = _service(tmp_path, sandbox, STREAM_INTERVAL_SECONDS="1",
+                       STREAM_PUSH_FRESH_SECONDS="2", CACHE_TTL_CAP_SECONDS="1",
+                       V2_RATE_LIMIT_CAPACITY="0")
+    symbols = ["AAPL", "MSFT"]
+
+    def quote_polls() -> int:
+        _, _, body = http("GET", f"{sandbox.base_url}/__sandbox__/requests"
+                          "?path_prefix=/v7/finance/quote")
+        return json.loads(body)["count"]
+
+    async def scenario():
+        async with connect(ws_url(service)) as ws:
+            await ws.send(json.dumps({"subscribe": symbols}))
+            await frames(ws, 4)  # the first poll, then the streamer's first ticks
+            http("POST", f"{sandbox.base_url}/__sandbox__/reset")
+            pushed = await frames(ws, 4)
+            during_push = quote_polls(), stream_stats(service)
+            status, _, _ = http("POST", f"{sandbox.base_url}/__sandbox__/config",
+                                {"faults": [{"path_prefix": "wss://", "fail_rate": 1.0}]})
+            assert status == 200
+            await frames(ws, 4)  # the streamer drops; its ticks go stale within 2 s
+            http("POST", f"{sandbox.base_url}/__sandbox__/reset")
+            polled = await frames(ws, 4)
+            return pushed, during_push, polled, quote_polls(), stream_stats(service)
+
+    try:
+        pushed, (polls_during_push, push_stats), polled, polls_after, after_stats = \
+            asyncio.run(scenario())
+    finally:
+        service.stop()
+        sandbox.stop()
+    for received in (pushed, polled):  # the clients never noticed the switch
+        ticks = [f for f in received if "id" in f]
+        assert {f["id"] for f in ticks} == set(symbols), received
+        assert len({f["price"] for f in ticks if f["id"] == "AAPL"}) >= 2, ticks
+        assert all(len(f) == 33 for f in ticks)
+    assert push_stats["push_connected"] == 1 and push_stats["pushed_ticks"] > 0, push_stats
+    assert polls_during_push <= 1, "the streamer's symbols are not polled"
+    assert after_stats["push_connected"] == 0
+    assert polls_after >= 2, "the pollers serve while the streamer is down"  # cached 1 s

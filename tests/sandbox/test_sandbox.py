@@ -20,8 +20,8 @@ import pytest
 from marketdata.sandbox import SandboxResponse, YahooSandbox, get_sandbox
 from marketdata.sandbox.core import REQUEST_LOG_CAP
 from marketdata.sandbox.instruments import get_instrument, is_known_symbol
-from marketdata.sandbox.server import make_server
 from marketdata.sandbox.yahoo.chart import RANGES
+from tests.sandbox.servers import serving
 
 UPSTREAM = Path(__file__).resolve().parents[2].parent / "shared" / "upstream" / "yahoo"
 needs_recordings = pytest.mark.skipif(not UPSTREAM.is_dir(), reason="no shared/upstream")
@@ -614,15 +614,8 @@ def test_symbol_rule() -> None:
 @pytest.fixture
 def server() -> Iterator[tuple[str, YahooSandbox]]:
     sb = make()
-    httpd = make_server("127.0.0.1", 0, sb)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", sb
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
+    with serving(sb) as port:
+        yield f"http://127.0.0.1:{port}", sb
 
 
 def _http(url: str, data: bytes | None = None) -> tuple[int, dict[str, str], bytes]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import http.client
 import json
 import re
-import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -25,8 +24,8 @@ from marketdata.sandbox.providers import (
     normalise_host,
 )
 from marketdata.sandbox.registry import PROVIDERS
-from marketdata.sandbox.server import make_server
 from marketdata.sandbox.yahoo import router as yahoo_router
+from tests.sandbox.servers import serving
 
 CLOCK = datetime(2026, 11, 20, 17, 0, tzinfo=UTC)
 Q1 = "query1.finance.yahoo.com"
@@ -220,15 +219,8 @@ def test_request_log_filters_by_provider():
 @pytest.fixture
 def server() -> Iterator[tuple[int, UpstreamSandbox]]:
     sb = make()
-    httpd = make_server("127.0.0.1", 0, sb)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield httpd.server_address[1], sb
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
+    with serving(sb) as port:
+        yield port, sb
 
 
 def _http(port: int, path: str, headers: dict[str, str] | None = None,
