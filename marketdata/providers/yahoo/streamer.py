@@ -258,7 +258,8 @@ class PricingStream:
                     await connection.send(orjson.dumps({"subscribe": sorted(new)}).decode())
                 sent = wanted
                 changed = asyncio.ensure_future(self._changed.wait())
-                done, _ = await asyncio.wait({reader, changed}, timeout=RESUBSCRIBE_SECONDS)
+                done, _ = await asyncio.wait({reader, changed}, timeout=RESUBSCRIBE_SECONDS,
+                                             return_when=asyncio.FIRST_COMPLETED)
                 changed.cancel()
                 if reader in done:
                     reader.result()  # the connection's error

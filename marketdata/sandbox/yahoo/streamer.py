@@ -188,7 +188,8 @@ class InProcessConnection:
             await asyncio.sleep(TICK_PERIOD_SECONDS)
             if self.sandbox.streamer_refused(STREAMER_URL):
                 raise ConnectionResetError("sandbox streamer: connection dropped")
-            self._pending = self.session.due()
+            # In a thread: a few hundred quotes take a while, and this is the server's loop.
+            self._pending = await asyncio.to_thread(self.session.due)
         return self._pending.pop(0)
 
 

@@ -169,7 +169,6 @@ class FakeConnection:
 def quick(monkeypatch):
     monkeypatch.setattr(streamer, "BACKOFF_FIRST_SECONDS", 0.01)
     monkeypatch.setattr(streamer, "BACKOFF_MAX_SECONDS", 0.04)
-    monkeypatch.setattr(streamer, "RESUBSCRIBE_SECONDS", 0.1)
 
 
 async def until(condition, timeout: float = 5.0) -> None:
@@ -178,7 +177,7 @@ async def until(condition, timeout: float = 5.0) -> None:
             await asyncio.sleep(0.005)
 
 
-def test_subscribes_on_connect_sends_differences_and_renews_when_quiet(quick):
+def test_subscribes_on_connect_and_sends_differences_at_once(quick):
     async def scenario():
         upstream, ticks = FakeUpstream(), []
         stream = PricingStream(ticks.append, connect=upstream)
@@ -186,8 +185,7 @@ def test_subscribes_on_connect_sends_differences_and_renews_when_quiet(quick):
         await until(lambda: upstream.connections and upstream.connections[0].sent)
         connection = upstream.connections[0]
         stream.follow(["AAPL", "BTC-USD"])
-        await until(lambda: len(connection.sent) >= 3)
-        await until(lambda: len(connection.sent) >= 4)  # 0.1 s of quiet: all again
+        await until(lambda: len(connection.sent) >= 3, timeout=2)  # not at the 15 s renewal
         connection.inbox.put_nowait(frame(EQUITY_TICK))
         connection.inbox.put_nowait(frame(text(1, "MSFT") + f32(2, 1.0)))  # unfollowed
         await until(lambda: stream.ticks)
@@ -196,10 +194,24 @@ def test_subscribes_on_connect_sends_differences_and_renews_when_quiet(quick):
         return connection.sent, ticks, fresh
 
     sent, ticks, fresh = asyncio.run(scenario())
-    assert sent[:4] == [{"subscribe": ["AAPL", "MSFT"]}, {"unsubscribe": ["MSFT"]},
-                        {"subscribe": ["BTC-USD"]}, {"subscribe": ["AAPL", "BTC-USD"]}]
+    assert sent == [{"subscribe": ["AAPL", "MSFT"]}, {"unsubscribe": ["MSFT"]},
+                    {"subscribe": ["BTC-USD"]}]
     assert [t["id"] for t in ticks] == ["AAPL"]
     assert fresh == (True, False)
+
+
+def test_a_quiet_subscription_is_renewed(quick, monkeypatch):
+    monkeypatch.setattr(streamer, "RESUBSCRIBE_SECONDS", 0.1)
+
+    async def scenario():
+        upstream = FakeUpstream()
+        stream = PricingStream(lambda tick: None, connect=upstream)
+        stream.follow(["AAPL", "MSFT"])
+        await until(lambda: upstream.connections and len(upstream.connections[0].sent) >= 3)
+        stream.close()
+        return upstream.connections[0].sent
+
+    assert asyncio.run(scenario())[:3] == [{"subscribe": ["AAPL", "MSFT"]}] * 3
 
 
 def test_reconnects_after_refusals_and_after_the_upstream_closes(quick):
@@ -232,7 +244,7 @@ def test_a_stream_following_nothing_holds_no_connection(quick):
         stream.follow(["AAPL"])
         await until(lambda: stream.connected)
         stream.follow([])
-        await until(lambda: not stream.connected)
+        await until(lambda: not stream.connected, timeout=2)  # at once, not at the renewal
         await asyncio.sleep(0.05)
         return len(upstream.connections), stream.fresh("AAPL", 60)
 
