@@ -10,17 +10,20 @@ at 60x, so every symbol has a new price every second and every cycle ticks) and 
 with its production command (bin/serve: gunicorn, one uvicorn worker, live mode with the
 Yahoo hosts mapped to the sandbox, CACHE_TTL_CAP_SECONDS=1 so each cycle's poll reaches the
 upstream, the v2 bucket off). Each client subscribes to --per-client symbols and counts the
-frames it receives. Push lag is a frame's arrival time minus the start of the cycle that
-produced it (pollers wake at wall-clock multiples of the interval, the same clock as the
-client's on one machine); it includes the batch call itself, so "fan-out" also reports a
-frame's arrival after its cycle's first frame. The clients are raw asyncio protocols that
-read frame headers only: at 5,000 clients they share the machine's two cores with the
-server and the sandbox.
+frames it receives. Push lag is a frame's arrival minus the moment the upstream made that
+tick: the tick's ``time`` is its market time on the sandbox's clock, which runs 60x from a
+start the bench pins down to 1/60 s before measuring (``sandbox_launch``); one frame in
+``STAMP_EVERY`` per client is read for it, closed markets' old prices left out. For a poll
+that is the batch call's answer (the wait from the cycle's start to the call is not in it).
+"fan-out" is a frame's arrival after the first frame of its period. The clients are raw
+asyncio protocols that read frame headers (and the sampled payloads) only: at 5,000
+clients they share the machine's two cores with the server and the sandbox, and the CPU of
+all three is reported.
 
 Two tick sources, each with its baseline: ``poll`` (``STREAM_PUSH=false``: the shared
 pollers' batch calls) and ``push`` (the sandbox's simulated price streamer, which ticks
-every symbol at each whole second of the wall clock; lag is then a frame's arrival after
-that second, and upstream calls should be none).
+every symbol at each whole second of the wall clock, a frame due per subscription per
+second; upstream quote calls are then only for what it does not tick).
 
     .venv/bin/python bench/ws_stream_load.py [--clients 5000] [--symbols 200]
         [--per-client 5] [--interval 2] [--duration 40] [--baseline-clients 10]
@@ -62,7 +65,39 @@ from tests.integration.servers import (  # noqa: E402
 )
 
 QUOTE_PATH = "/v7/finance/quote"
-TIME_LAPSE = ("--clock-start", "2026-11-24T14:31:00Z", "--clock-speed", "60")
+CLOCK_START, CLOCK_SPEED = "2026-11-24T14:31:00Z", 60.0
+TIME_LAPSE = ("--clock-start", CLOCK_START, "--clock-speed", str(int(CLOCK_SPEED)))
+STAMP_EVERY = 20  # frames per client between two whose payload is read for its "time"
+# A tick whose market time is this far behind is a closed market's last price, not news.
+STALE_TICK_SECONDS = 30.0
+
+
+def sandbox_launch(sandbox_url: str) -> float:
+    """When (wall clock) the sandbox's time-lapse clock stood at CLOCK_START, from a
+    market that is always open (its quote's market time is the sandbox's now): a tick's
+    market time then says when the upstream made it, to 1/60 s."""
+    from datetime import datetime
+
+    start = datetime.fromisoformat(CLOCK_START.replace("Z", "+00:00")).timestamp()
+    lower, upper = -float("inf"), float("inf")
+    for _ in range(5):
+        sent = time.time()
+        _, _, body = http("GET", f"{sandbox_url}/v8/finance/chart/BTC-USD?range=1d&interval=1d",
+                          headers={"X-Upstream-Host": "query1.finance.yahoo.com"})
+        received = time.time()
+        market = json.loads(body)["chart"]["result"][0]["meta"]["regularMarketTime"]
+        # The clock read whole simulated second `market` at some instant of [sent, received].
+        lower = max(lower, sent - (market + 1 - start) / CLOCK_SPEED)
+        upper = min(upper, received - (market - start) / CLOCK_SPEED)
+    return (lower + upper) / 2
+
+
+def emitted_at(tick_ms: int, launch: float) -> float:
+    """The wall-clock time the sandbox made a tick with this market time."""
+    from datetime import datetime
+
+    start = datetime.fromisoformat(CLOCK_START.replace("Z", "+00:00")).timestamp()
+    return launch + (tick_ms / 1000 - start) / CLOCK_SPEED
 
 
 class Client(asyncio.Protocol):
@@ -74,6 +109,7 @@ class Client(asyncio.Protocol):
     def __init__(self, symbols: tuple[str, ...]) -> None:
         self.symbols = symbols
         self.arrivals: list[float] = []
+        self.stamped: list[tuple[float, int]] = []  # (arrival, tick "time" in ms), sampled
         self.first = asyncio.Event()
         self.errors = 0
         self.transport: asyncio.Transport | None = None
@@ -113,11 +149,17 @@ class Client(asyncio.Protocol):
                 length, head = int.from_bytes(buf[2:10], "big"), 10
             if len(buf) < head + length:
                 return
-            if buf[head:head + 9] == b'{"error"':
+            text = buf[0] & 0x0F == 0x1  # not a ping (uvicorn pings every 20 s)
+            if text and buf[head:head + 9] == b'{"error"':
                 self.errors += 1
+            elif text and len(self.arrivals) % STAMP_EVERY == 0:
+                tick_time = json.loads(bytes(buf[head:head + length])).get("time")
+                if isinstance(tick_time, int):
+                    self.stamped.append((now, tick_time))
             del buf[:head + length]
-            self.arrivals.append(now)
-            self.first.set()
+            if text:
+                self.arrivals.append(now)
+                self.first.set()
 
 
 def _masked_text(payload: bytes) -> bytes:
@@ -143,7 +185,7 @@ async def run_client(host: str, port: int, client: Client, gate: asyncio.Semapho
 
 async def phase(url: str, clients: list[Client], duration: float, interval: float,
                 sandbox_url: str, server_pid: int, connect_concurrency: int,
-                period: float) -> dict[str, float]:
+                period: float, sandbox_pid: int, launch: float) -> dict[str, float]:
     """One measured window. ``interval`` is the pollers' (upstream calls per cycle),
     ``period`` the tick source's (frames are due at its wall-clock multiples)."""
     gate = asyncio.Semaphore(connect_concurrency)
@@ -161,8 +203,10 @@ async def phase(url: str, clients: list[Client], duration: float, interval: floa
     await asyncio.sleep(start - time.time())
     http("POST", f"{sandbox_url}/__sandbox__/reset")
     before = sample_processes(server_pid)
+    sandbox_before, client_before = sample_processes(sandbox_pid), time.process_time()
     await asyncio.sleep(end - time.time())
     after = sample_processes(server_pid)
+    sandbox_after, client_cpu = sample_processes(sandbox_pid), time.process_time() - client_before
     _, _, body = http("GET", f"{sandbox_url}/__sandbox__/requests?path_prefix={QUOTE_PATH}")
     calls = json.loads(body)["count"]
     for client in clients:
@@ -170,7 +214,11 @@ async def phase(url: str, clients: list[Client], duration: float, interval: floa
             client.transport.abort()
     await asyncio.gather(*tasks, return_exceptions=True)
     arrivals = [t for c in clients for t in c.arrivals if start <= t < end]
-    lags = [(t - math.floor(t / period) * period) * 1000 for t in arrivals]
+    # Lag: arrival minus when the upstream made the tick (its market time on the sandbox's
+    # clock), over a sample of frames; closed markets' old prices left out.
+    lags = [lag for c in clients for t, tick_ms in c.stamped if start <= t < end
+            for lag in [(t - emitted_at(tick_ms, launch)) * 1000]
+            if lag < STALE_TICK_SECONDS * 1000]
     # Fan-out: a frame's arrival after the cycle's first frame (the batch call is done by
     # then), i.e. what the number of clients costs on top of the upstream round trip.
     first: dict[int, float] = {}
@@ -178,7 +226,7 @@ async def phase(url: str, clients: list[Client], duration: float, interval: floa
         cycle = math.floor(t / period)
         first[cycle] = min(first.get(cycle, t), t)
     fanout = [(t - first[math.floor(t / period)]) * 1000 for t in arrivals]
-    frames = len(lags)
+    frames = len(arrivals)
     expected = sum(len(c.symbols) for c in clients) * (end - start) / period
     return {"clients": len(clients), "cycles": cycles, "ramp_s": ramp,
             "upstream_calls": calls, "calls_per_cycle": calls / cycles,
@@ -188,7 +236,10 @@ async def phase(url: str, clients: list[Client], duration: float, interval: floa
             "lag_max_ms": max(lags) if lags else float("nan"),
             "fanout_p50_ms": pct(fanout, 50), "fanout_p99_ms": pct(fanout, 99),
             "error_frames": sum(c.errors for c in clients),
-            "rss_mib": after["rss_mib"], "cpu_pct": cpu_percent(before, after)}
+            "rss_mib": after["rss_mib"], "cpu_pct": cpu_percent(before, after),
+            # Where the rest of the two cores went: the upstream and the clients.
+            "sandbox_cpu_pct": cpu_percent(sandbox_before, sandbox_after),
+            "clients_cpu_pct": 100.0 * client_cpu / (end - start)}
 
 
 def measure(source: str, args: argparse.Namespace, symbols: list[str]
@@ -204,6 +255,7 @@ def measure(source: str, args: argparse.Namespace, symbols: list[str]
             "STREAM_INTERVAL_SECONDS": str(args.interval), "LOG_LEVEL": "WARNING",
             "STREAM_PUSH": "true" if source == "push" else "false"})
         url = service.base_url.replace("http://", "ws://") + "/v2/stream"
+        launch = sandbox_launch(sandbox.base_url)
         results = {}
         try:
             for name, count in (("baseline", args.baseline_clients), ("load", args.clients)):
@@ -211,7 +263,8 @@ def measure(source: str, args: argparse.Namespace, symbols: list[str]
                            for i in range(count)]
                 results[f"{source} {name}"] = asyncio.run(phase(
                     url, clients, args.duration, args.interval, sandbox.base_url,
-                    service.proc.pid, args.connect_concurrency, period))
+                    service.proc.pid, args.connect_concurrency, period, sandbox.proc.pid,
+                    launch))
                 time.sleep(args.interval * 2)  # the pollers of the last phase stop
         finally:
             service.stop()

@@ -359,8 +359,11 @@ class StreamHub:
 
     async def run_cycle(self, cycle: int, symbols: list[str]) -> None:
         """Claim, fetch and publish one cycle for the symbols this process leads."""
-        led = sorted(await self.leadership.claim(symbols))
-        self.leading = set(led) & set(self.pollers)
+        claimed = await self.leadership.claim(symbols)
+        led = sorted(claimed)
+        # A busy loop can split a cycle's pollers into several batches: each batch decides
+        # only for its own symbols (the push source must not drop the others meanwhile).
+        self.leading = ((self.leading - set(symbols)) | claimed) & set(self.pollers)
         self.cycles_run += 1
         push = self.push_source()
         if push is not None:

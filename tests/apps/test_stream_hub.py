@@ -783,3 +783,22 @@ def test_a_poll_overtaken_by_a_pushed_tick_of_its_cycle_is_dropped():
     assert snapshot.quotes() == [quote("A", "1.75")]
     snapshot.add(message("A", 7, pushed="x", quote=quote("A", "9.99")))  # malformed
     assert snapshot.quotes() == [quote("A", "1.75")]
+
+
+def test_a_cycle_split_into_batches_keeps_the_other_symbols_led_and_followed():
+    async def scenario():
+        pushes: list[FakePush] = []
+        hub = push_hub(tick_fetch, pushes)
+        subscriber = Subscriber("A", "B")
+        await hub.connect(subscriber)
+        await hub.run_cycle(10**9, ["A", "B"])
+        await hub.run_cycle(10**9 + 1, ["A"])  # B's poller woke late: a batch of its own
+        leading, followed = set(hub.leading), pushes[0].followed[-1]
+        pushes[0].on_tick({"id": "B", "price": 2.0})
+        pending = set(hub._pushed)
+        await hub.disconnect(subscriber)
+        return leading, followed, pending
+
+    leading, followed, pending = run(scenario())
+    assert leading == {"A", "B"} and followed == ["A", "B"]
+    assert pending == {"B"}, "B's pushed tick is kept, not dropped as not led"
