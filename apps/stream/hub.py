@@ -34,6 +34,7 @@ kept the event loop busy for over a second per cycle; see bench/README.md.
 from __future__ import annotations
 
 import asyncio
+import collections
 import os
 import time
 import weakref
@@ -65,6 +66,12 @@ REJOIN_SECONDS = 3600.0
 LATE_MESSAGE_SECONDS = 1.0
 # Pushed ticks arriving within this window are published together (the newest per symbol).
 PUSH_FLUSH_SECONDS = 0.25
+
+# What this process's streams moved since it started (summed over its hubs and sockets),
+# for /v1/health: messages sent to the groups, messages handed to local subscribers,
+# WebSocket frames written, and frames replaced by a newer one before a slow client took them.
+traffic: collections.Counter[str] = collections.Counter()
+TRAFFIC_KEYS = ("messages_published", "messages_dispatched", "frames_sent", "frames_replaced")
 
 # A cycle's batch call: by symbol, the members of that symbol's message (``quote`` for the
 # SSE stream, ``tick`` for the WebSocket stream); a symbol left out failed.
@@ -324,6 +331,7 @@ class StreamHub:
         subscribers = self.subscribers.get(symbol)
         if not subscribers:
             return
+        traffic["messages_dispatched"] += 1
         if "error" not in message:
             known = self.latest.get(symbol)
             order = message_order(message)
@@ -396,6 +404,7 @@ class StreamHub:
     async def publish(self, messages: list[dict[str, Any]]) -> None:
         """Send symbols' messages to their groups (every process's hub); when the layer
         fails, this process's own subscribers still get them."""
+        traffic["messages_published"] += len(messages)
         results = await bounded_gather(
             [self.layer.group_send(quote_group(m["symbol"]), m) for m in messages])
         unsent = [m for m, r in zip(messages, results, strict=True)
@@ -502,8 +511,8 @@ def stream_stats() -> dict[str, Any]:
     for hub in list(_hubs.values()):
         for key, value in hub.stats().items():
             totals[key] += value
-    return {**totals, "interval_seconds": float(settings.STREAM_INTERVAL_SECONDS),
-            "pid": os.getpid()}
+    return {**totals, **{key: traffic[key] for key in TRAFFIC_KEYS},
+            "interval_seconds": float(settings.STREAM_INTERVAL_SECONDS), "pid": os.getpid()}
 
 
 def begin_shutdown() -> None:

@@ -31,7 +31,14 @@ from apps.core.fastpath import fast_path
 from apps.ratelimit import limits
 from apps.stream.alerts import AlertBook
 from apps.stream.frames import FrameError, error_frame, quote_frame
-from apps.stream.hub import MESSAGE_TYPE, StreamHub, failure_body, get_hub, message_order
+from apps.stream.hub import (
+    MESSAGE_TYPE,
+    StreamHub,
+    failure_body,
+    get_hub,
+    message_order,
+    traffic,
+)
 from marketdata.errors import MarketDataError
 from marketdata.logs import get_logger
 
@@ -148,6 +155,7 @@ class StreamSocket(AsyncWebsocketConsumer):
         (dropped)."""
         if self.latest.pop(key, None) is not None:
             self.dropped += 1
+            traffic["frames_replaced"] += 1
         self.latest[key] = text
         self._wake.set()
 
@@ -173,6 +181,7 @@ class StreamSocket(AsyncWebsocketConsumer):
                             text = self.latest.pop(next(iter(self.latest)))
                         deadline.reschedule(loop.time() + timeout)
                         await self.base_send({"type": "websocket.send", "text": text})
+                        traffic["frames_sent"] += 1
                 if self.closed:
                     await self.close(code=1001)  # going away: the server shuts down
                     return

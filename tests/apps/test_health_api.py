@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from apps.stream.hub import TRAFFIC_KEYS, traffic
 from marketdata.sandbox.response import SandboxResponse
 from tests.conftest import capture_logs
 
@@ -84,6 +85,7 @@ def test_health_all_checks_succeed_on_the_sandbox(api, sandbox_upstream, setting
                           "circuits", "stream"]
     assert body["stream"] == {"connections": 0, "pollers": 0, "leading": 0, "subscriptions": 0,
                               "push_connected": 0, "pushed_ticks": 0,
+                              **{key: traffic[key] for key in TRAFFIC_KEYS},
                               "interval_seconds": 10.0, "pid": os.getpid()}
     assert body["status"] == "healthy"
     assert _recent(body["timestamp"])

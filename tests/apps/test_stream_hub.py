@@ -802,3 +802,23 @@ def test_a_cycle_split_into_batches_keeps_the_other_symbols_led_and_followed():
     leading, followed, pending = run(scenario())
     assert leading == {"A", "B"} and followed == ["A", "B"]
     assert pending == {"B"}, "B's pushed tick is kept, not dropped as not led"
+
+
+def test_the_traffic_counters_count_published_and_dispatched_messages():
+    from apps.stream.hub import stream_stats, traffic
+
+    before = dict(traffic)
+
+    async def scenario():
+        hub = new_hub(FakeFetch())
+        subscriber = Subscriber("A", "B")
+        await hub.connect(subscriber)
+        while len(subscriber.messages) < 2:
+            await asyncio.sleep(0.01)
+        await hub.disconnect(subscriber)
+        return len(subscriber.messages)
+
+    received = run(scenario())
+    grew = {key: traffic[key] - before.get(key, 0) for key in traffic}
+    assert grew["messages_published"] >= 2 and grew["messages_dispatched"] >= received
+    assert stream_stats()["messages_published"] == traffic["messages_published"]
