@@ -652,8 +652,8 @@ def open_websocket(url: str, *, headers: Mapping[str, str] | None = None,
     if path:
         return import_string(path)(url)
     headers = dict(headers or {})
-    rewritten = rewrite_url(url.replace("wss://", "https://", 1).replace("ws://", "http://", 1),
-                            parse_host_map(settings.UPSTREAM_HOST_MAP))
+    # The host map's targets are http(s) bases: the WebSocket scheme follows the target's.
+    rewritten = get_client().rewrite(url)
     target = rewritten.replace("https://", "wss://", 1).replace("http://", "ws://", 1)
     if target != url:
         headers[UPSTREAM_HOST_HEADER] = urlsplit(url).hostname or ""

@@ -16,11 +16,14 @@ from marketdata.logs import get_logger
 from marketdata.records.quotes import (
     QUOTE_MEMBERS,
     RETURN_NAMES,
+    TICK_MARKET_HOURS,
+    TICK_MEMBERS,
     FullQuote,
     GqlQuoteRecord,
     LogoUrls,
     QuoteSnapshot,
     present_value,
+    tick_quote_type,
 )
 from marketdata.symbols import display_symbol, normalize_symbol
 
@@ -89,34 +92,16 @@ def stream_payloads(symbols: list[str]) -> dict[str, dict[str, Any]]:
             for s in valid if s in found}
 
 
-# The WebSocket stream's tick members (the reference's order). The polled quote fills those
-# it has; the others (option, crypto and order-book members) are null.
-TICK_MEMBERS = (
-    "id", "price", "time", "currency", "exchange", "quoteType", "marketHours",
-    "changePercent", "dayVolume", "dayHigh", "dayLow", "change", "shortName", "expireDate",
-    "openPrice", "previousClose", "strikePrice", "underlyingSymbol", "openInterest",
-    "optionsType", "miniOption", "lastSize", "bid", "bidSize", "ask", "askSize", "priceHint",
-    "vol24hr", "volAllCurrencies", "fromCurrency", "lastMarket", "circulatingSupply",
-    "marketCap")
-# Yahoo's quoteType -> the streamer's enum names.
-_TICK_QUOTE_TYPES = {"MUTUALFUND": "MUTUAL_FUND", "MONEYMARKET": "MONEY_MARKET",
-                     "ECNQUOTE": "ECN_QUOTE", "ALTSYMBOL": "ALT_SYMBOL"}
-# Yahoo's marketState -> the streamer's marketHours (0-3); a closed market has none.
-_MARKET_HOURS = {"PRE": "PRE_MARKET", "REGULAR": "REGULAR_MARKET", "POST": "POST_MARKET",
-                 "POSTPOST": "POST_MARKET", "PREPRE": "EXTENDED_HOURS_MARKET"}
-
-
 def stream_tick(q: QuoteSnapshot) -> dict[str, Any]:
     """A quote snapshot as a tick frame: raw numbers, ``time`` in epoch milliseconds,
     ``changePercent`` in percent, every member present (null where unknown)."""
     tick: dict[str, Any] = dict.fromkeys(TICK_MEMBERS)
-    quote_type = (q.quote_type or "").upper() or None
     tick.update(
         id=q.symbol, price=q.price,
         time=q.market_time * 1000 if q.market_time is not None else None,
         currency=q.currency,
-        quoteType=_TICK_QUOTE_TYPES.get(quote_type, quote_type) if quote_type else None,
-        marketHours=_MARKET_HOURS.get((q.market_state or "").upper()),
+        quoteType=tick_quote_type(q.quote_type),
+        marketHours=TICK_MARKET_HOURS.get((q.market_state or "").upper()),
         changePercent=q.change_percent, dayVolume=q.volume, dayHigh=q.day_high,
         dayLow=q.day_low, change=q.change, shortName=q.name, openPrice=q.open,
         previousClose=q.previous_close, priceHint=q.price_hint)

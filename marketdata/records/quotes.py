@@ -79,6 +79,31 @@ RETURN_NAMES = (
 )
 
 
+# The live tick (the WebSocket stream's frame, Yahoo's streamer PricingData): its members in
+# the streamer's tag order (tag = position + 1), and how Yahoo's v7 quote vocabulary maps to
+# the streamer's enum names. One place for the stream, the streamer's decoder and the
+# sandbox's encoder.
+TICK_MEMBERS = (
+    "id", "price", "time", "currency", "exchange", "quoteType", "marketHours",
+    "changePercent", "dayVolume", "dayHigh", "dayLow", "change", "shortName", "expireDate",
+    "openPrice", "previousClose", "strikePrice", "underlyingSymbol", "openInterest",
+    "optionsType", "miniOption", "lastSize", "bid", "bidSize", "ask", "askSize", "priceHint",
+    "vol24hr", "volAllCurrencies", "fromCurrency", "lastMarket", "circulatingSupply",
+    "marketCap")
+# v7 quoteType -> the streamer's name, where they differ.
+TICK_QUOTE_TYPES = {"MUTUALFUND": "MUTUAL_FUND", "MONEYMARKET": "MONEY_MARKET",
+                    "ECNQUOTE": "ECN_QUOTE", "ALTSYMBOL": "ALT_SYMBOL"}
+# v7 marketState -> the streamer's marketHours; a closed market has none.
+TICK_MARKET_HOURS = {"PRE": "PRE_MARKET", "REGULAR": "REGULAR_MARKET", "POST": "POST_MARKET",
+                     "POSTPOST": "POST_MARKET", "PREPRE": "EXTENDED_HOURS_MARKET"}
+
+
+def tick_quote_type(quote_type: str | None) -> str | None:
+    """A v7 quoteType as the streamer names it."""
+    upper = (quote_type or "").upper()
+    return TICK_QUOTE_TYPES.get(upper, upper) if upper else None
+
+
 # -- v1 simple quotes ---------------------------------------------------------------------------
 @dataclass
 class QuoteSnapshot:

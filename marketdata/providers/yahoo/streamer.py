@@ -31,6 +31,7 @@ import orjson
 
 from marketdata.http import open_websocket
 from marketdata.logs import get_logger
+from marketdata.records.quotes import TICK_MEMBERS
 
 log = get_logger("marketdata.providers.yahoo.streamer")
 
@@ -43,19 +44,15 @@ BACKOFF_MAX_SECONDS = 60.0
 BACKOFF_JITTER = 0.2
 STABLE_SESSION_SECONDS = 60.0
 
-# PricingData's fields by tag: (member, wire decoder kind).
+# PricingData's fields by tag: (tick member, wire decoder kind); the members are
+# TICK_MEMBERS in tag order.
 _STRING, _FLOAT, _SINT, _ENUM, _DOUBLE = "string", "float", "sint", "enum", "double"
-FIELDS: dict[int, tuple[str, str]] = {tag: field for tag, field in enumerate((
-    ("id", _STRING), ("price", _FLOAT), ("time", _SINT), ("currency", _STRING),
-    ("exchange", _STRING), ("quoteType", _ENUM), ("marketHours", _ENUM),
-    ("changePercent", _FLOAT), ("dayVolume", _SINT), ("dayHigh", _FLOAT),
-    ("dayLow", _FLOAT), ("change", _FLOAT), ("shortName", _STRING), ("expireDate", _SINT),
-    ("openPrice", _FLOAT), ("previousClose", _FLOAT), ("strikePrice", _FLOAT),
-    ("underlyingSymbol", _STRING), ("openInterest", _SINT), ("optionsType", _ENUM),
-    ("miniOption", _SINT), ("lastSize", _SINT), ("bid", _FLOAT), ("bidSize", _SINT),
-    ("ask", _FLOAT), ("askSize", _SINT), ("priceHint", _SINT), ("vol24hr", _SINT),
-    ("volAllCurrencies", _SINT), ("fromCurrency", _STRING), ("lastMarket", _STRING),
-    ("circulatingSupply", _DOUBLE), ("marketCap", _DOUBLE)), start=1)}
+_KINDS = (_STRING, _FLOAT, _SINT, _STRING, _STRING, _ENUM, _ENUM, _FLOAT, _SINT, _FLOAT,
+          _FLOAT, _FLOAT, _STRING, _SINT, _FLOAT, _FLOAT, _FLOAT, _STRING, _SINT, _ENUM,
+          _SINT, _SINT, _FLOAT, _SINT, _FLOAT, _SINT, _SINT, _SINT, _SINT, _STRING, _STRING,
+          _DOUBLE, _DOUBLE)
+FIELDS: dict[int, tuple[str, str]] = dict(enumerate(zip(TICK_MEMBERS, _KINDS, strict=True),
+                                                    start=1))
 ENUMS: dict[str, dict[int, str]] = {
     "quoteType": {0: "NONE", 5: "ALT_SYMBOL", 7: "HEARTBEAT", 8: "EQUITY", 9: "INDEX",
                   11: "MUTUAL_FUND", 12: "MONEY_MARKET", 13: "OPTION", 14: "CURRENCY",

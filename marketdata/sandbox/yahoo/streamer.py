@@ -30,6 +30,7 @@ from typing import Any
 import orjson
 
 from marketdata.providers.yahoo.streamer import ENUMS, FIELDS
+from marketdata.records.quotes import TICK_MARKET_HOURS, tick_quote_type
 from marketdata.sandbox.instruments import CRYPTO, get_instrument
 from marketdata.sandbox.prices import get_series
 from marketdata.sandbox.yahoo.market import market_view
@@ -40,11 +41,6 @@ STREAMER_HOST = "streamer.finance.yahoo.com"
 TICK_PERIOD_SECONDS = 1.0
 MAX_SYMBOLS = 2000  # per connection; more are ignored
 
-_QUOTE_TYPES = {"EQUITY": "EQUITY", "ETF": "ETF", "INDEX": "INDEX", "MUTUALFUND": "MUTUAL_FUND",
-                "CURRENCY": "CURRENCY", "CRYPTOCURRENCY": "CRYPTOCURRENCY", "FUTURE": "FUTURE"}
-_MARKET_HOURS = {"PRE": "PRE_MARKET", "PREPRE": "EXTENDED_HOURS_MARKET",
-                 "REGULAR": "REGULAR_MARKET", "POST": "POST_MARKET",
-                 "POSTPOST": "EXTENDED_HOURS_MARKET", "CLOSED": "REGULAR_MARKET"}
 _ENUM_NUMBERS = {name: {label: number for number, label in values.items()}
                  for name, values in ENUMS.items()}
 
@@ -100,8 +96,8 @@ def tick_of(symbol: str, now: int) -> dict[str, Any] | None:
     tick = {
         "id": inst.symbol, "price": values["regularMarketPrice"],
         "time": int(values["regularMarketTime"]) * 1000, "currency": values["currency"],
-        "exchange": values["exchange"], "quoteType": _QUOTE_TYPES.get(inst.kind, "NONE"),
-        "marketHours": _MARKET_HOURS.get(values["marketState"], "REGULAR_MARKET"),
+        "exchange": values["exchange"], "quoteType": tick_quote_type(inst.kind),
+        "marketHours": TICK_MARKET_HOURS.get(values["marketState"]),
         "changePercent": values["regularMarketChangePercent"],
         "dayVolume": values.get("regularMarketVolume"),
         "dayHigh": values["regularMarketDayHigh"], "dayLow": values["regularMarketDayLow"],
