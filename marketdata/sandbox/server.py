@@ -25,12 +25,9 @@ is the simulated price streamer (marketdata.sandbox.yahoo.streamer); any other i
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import logging
 import select
 import socket
-import struct
 import sys
 import threading
 import time
@@ -40,6 +37,10 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import orjson
+from websockets.frames import Frame, Opcode
+from websockets.http11 import Request
+from websockets.protocol import State
+from websockets.server import ServerProtocol
 
 from marketdata.http import UPSTREAM_HOST_HEADER
 from marketdata.sandbox.common import json_response
@@ -178,17 +179,24 @@ class SandboxRequestHandler(BaseHTTPRequestHandler):
         if self.sandbox.streamer_refused(streamer.STREAMER_URL):
             self._plain(503, b"streamer unavailable")
             return
-        digest = hashlib.sha1((key + WS_GUID).encode(), usedforsecurity=False).digest()
-        accept = base64.b64encode(digest).decode()
-        self.send_response(101)
-        self.send_header("Upgrade", "websocket")
-        self.send_header("Connection", "Upgrade")
-        self.send_header("Sec-WebSocket-Accept", accept)
-        self.end_headers()
+        # websockets' sans-I/O server: the handshake answer and the framing, over this socket.
+        # The head BaseHTTPRequestHandler already read is handed back as bytes: the protocol's
+        # parser reads the request before the frames.
+        protocol = ServerProtocol()
+        head = f"GET {self.path} HTTP/1.1\r\n" + "".join(
+            f"{name}: {value}\r\n" for name, value in self.headers.items()) + "\r\n"
+        protocol.receive_data(head.encode("latin-1"))
+        request = protocol.events_received()[0]
+        assert isinstance(request, Request)  # the head parsed: the first event is it
+        response = protocol.accept(request)
+        protocol.send_response(response)
+        self.wfile.write(b"".join(protocol.data_to_send()))
         self.wfile.flush()
         self.close_connection = True
-        serve_streamer(self.connection, streamer.StreamerSession(self.sandbox.clock),
-                       lambda: self.sandbox.streamer_refused(streamer.STREAMER_URL))
+        if response.status_code == 101:
+            serve_streamer(self.connection, protocol,
+                           streamer.StreamerSession(self.sandbox.clock),
+                           lambda: self.sandbox.streamer_refused(streamer.STREAMER_URL))
 
     def _plain(self, status: int, body: bytes) -> None:
         self.send_response(status)
@@ -208,81 +216,46 @@ class SandboxRequestHandler(BaseHTTPRequestHandler):
         log.debug("%s - %s", self.address_string(), format % args)
 
 
-WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455's handshake constant
-
-
-def _ws_frame(opcode: int, data: bytes) -> bytes:
-    """One unmasked server frame."""
-    size = len(data)
-    if size < 126:
-        head = struct.pack(">BB", 0x80 | opcode, size)
-    elif size < 1 << 16:
-        head = struct.pack(">BBH", 0x80 | opcode, 126, size)
-    else:
-        head = struct.pack(">BBQ", 0x80 | opcode, 127, size)
-    return head + data
-
-
-def _ws_take_frame(buffer: bytearray) -> tuple[int, bytes] | None:
-    """The first whole (masked, client) frame in ``buffer``, removed from it; None when
-    the buffer does not hold one yet. Client frames here are small and unfragmented."""
-    if len(buffer) < 2:
-        return None
-    opcode, size, pos = buffer[0] & 0x0F, buffer[1] & 0x7F, 2
-    if size == 126:
-        if len(buffer) < 4:
-            return None
-        size, pos = struct.unpack(">H", buffer[2:4])[0], 4
-    elif size == 127:
-        if len(buffer) < 10:
-            return None
-        size, pos = struct.unpack(">Q", buffer[2:10])[0], 10
-    mask = b""
-    if buffer[1] & 0x80:
-        mask, pos = bytes(buffer[pos:pos + 4]), pos + 4
-    if len(buffer) < pos + size:
-        return None
-    data = bytes(buffer[pos:pos + size])
-    del buffer[:pos + size]
-    if mask:
-        data = bytes(b ^ mask[i % 4] for i, b in enumerate(data))
-    return opcode, data
-
-
-def serve_streamer(sock: socket.socket, session: Any, refused: Any) -> None:
-    """Run one streamer connection: client frames feed ``session``; every tick period
-    its due frames go out; ends on a close frame, a gone client, or ``refused()``."""
+def serve_streamer(sock: socket.socket, protocol: ServerProtocol, session: Any,
+                   refused: Any) -> None:
+    """Run one streamer connection after its handshake: client text frames feed
+    ``session``; every tick period its due frames go out; ends when the client closes or
+    leaves, or ``refused()`` (closed with 1011)."""
     from marketdata.sandbox.yahoo.streamer import TICK_PERIOD_SECONDS
 
-    buffer = bytearray()
+    def flush() -> None:
+        for data in protocol.data_to_send():
+            if data:
+                sock.sendall(data)
+
     # Ticks at whole multiples of the period of the wall clock: a load test on the same
     # machine can tell each frame's lag from its arrival time alone.
     next_tick = (time.time() // TICK_PERIOD_SECONDS + 1) * TICK_PERIOD_SECONDS
     try:
-        while True:
+        while protocol.state is not State.CLOSED:
             wait = max(0.0, next_tick - time.time())
             readable, _, _ = select.select([sock], [], [], wait)
             if readable:
                 chunk = sock.recv(65536)
-                if not chunk:
+                if chunk:
+                    protocol.receive_data(chunk)
+                else:
+                    protocol.receive_eof()
+                for event in protocol.events_received():
+                    if isinstance(event, Frame) and event.opcode is Opcode.TEXT:
+                        session.receive(bytes(event.data).decode("utf-8", "replace"))
+                flush()  # pongs, the answer to a close
+                if protocol.close_expected() or not chunk:
                     return
-                buffer += chunk
-                while (frame := _ws_take_frame(buffer)) is not None:
-                    opcode, data = frame
-                    if opcode == 0x8:  # close: answer it and end
-                        sock.sendall(_ws_frame(0x8, data[:2]))
-                        return
-                    if opcode == 0x9:
-                        sock.sendall(_ws_frame(0xA, data))
-                    elif opcode == 0x1:
-                        session.receive(data.decode("utf-8", "replace"))
             if time.time() >= next_tick:
                 next_tick = (time.time() // TICK_PERIOD_SECONDS + 1) * TICK_PERIOD_SECONDS
                 if refused():
-                    sock.sendall(_ws_frame(0x8, struct.pack(">H", 1011)))
+                    protocol.send_close(1011)
+                    flush()
                     return
                 for text in session.due():
-                    sock.sendall(_ws_frame(0x1, text.encode()))
+                    protocol.send_text(text.encode())
+                flush()
     except OSError:
         return
 
