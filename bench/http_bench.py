@@ -68,9 +68,12 @@ def start_floor(tmp: Path, body: bytes, workers: int, threads: int) -> Process:
                            "WEB_THREADS": str(threads)}, "/v1/simple-quotes")
 
 
-def run_wrk(url: str, duration: int, connections: int) -> dict[str, float]:
-    out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--latency", url],
-                         capture_output=True, text=True, check=True).stdout
+def run_wrk(url: str, duration: int, connections: int,
+            headers: dict[str, str] | None = None) -> dict[str, float]:
+    extra = [arg for name, value in (headers or {}).items()
+             for arg in ("-H", f"{name}: {value}")]
+    out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--latency",
+                          *extra, url], capture_output=True, text=True, check=True).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     lat = dict(re.findall(r"^\s+(50|99)%\s+([\d.]+\w+)", out, re.M))
     non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
@@ -85,15 +88,17 @@ def _ms(text: str) -> float:
     return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
 
 
-def alternate_wrk(urls: dict[str, str], rounds: int, duration: int,
-                  connections: int) -> dict[str, list[dict[str, float]]]:
+def alternate_wrk(urls: dict[str, str | tuple[str, dict[str, str]]], rounds: int,
+                  duration: int, connections: int) -> dict[str, list[dict[str, float]]]:
     """``rounds`` wrk runs per URL, alternating between them (a 2 s warm-up before each), so
-    every server sees the same machine conditions."""
+    every server sees the same machine conditions. A target is a URL, or (URL, request
+    headers)."""
     results: dict[str, list[dict[str, float]]] = {name: [] for name in urls}
     for _ in range(rounds):
-        for name, url in urls.items():
-            run_wrk(url, 2, connections)
-            results[name].append(run_wrk(url, duration, connections))
+        for name, target in urls.items():
+            url, headers = (target, None) if isinstance(target, str) else target
+            run_wrk(url, 2, connections, headers)
+            results[name].append(run_wrk(url, duration, connections, headers))
             time.sleep(1)
     return results
 

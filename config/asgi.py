@@ -9,6 +9,8 @@ streams (``/v2/stream``, ``/v2/feeds/stream``: :mod:`apps.stream.sockets`):
   (:mod:`apps.core.fastpath`): no thread, no Django handler, the same answer (headers, rate
   limits, access line) Django would give. Dashboards and bots poll the same quotes again
   and again, so this is what most requests cost.
+- ``/mcp`` (and ``/mcp/``) goes to the MCP endpoint (:mod:`apps.mcp.asgi`): tools for agents,
+  each call an in-process request to this router, so everything below applies to it.
 - Everything else (misses, other methods, anything the fast path cannot decide) goes to
   the WSGI application on a pool of ``WEB_THREADS`` threads through
   :mod:`apps.core.bridge`, which keeps every wait off those threads: the request body is
@@ -47,6 +49,8 @@ wsgi_application = get_wsgi_application()
 
 from apps.core.bridge import Bridge  # noqa: E402 - needs the apps loaded
 from apps.core.fastpath import fast_path  # noqa: E402
+from apps.mcp.asgi import PATHS as MCP_PATHS  # noqa: E402
+from apps.mcp.asgi import McpEndpoint  # noqa: E402
 
 WEB_THREADS = settings.WEB_THREADS
 # Read the settings, load the URL configuration and run the header probes now: on the
@@ -90,11 +94,17 @@ async def http_router(scope, receive, send):
     path = scope["path"]
     if path.startswith(STREAM_PREFIX):
         return await open_stream(scope, receive, send)
+    if path in MCP_PATHS and settings.MCP_ENABLED:
+        return await mcp_endpoint(scope, receive, send)
     if await fast_path(scope, receive, send):
         return None
     if path in PING_PATHS:
         return await django_wsgi_ping(scope, receive, send)
     return await django_wsgi(scope, receive, send)
+
+
+# The MCP endpoint (apps.mcp): its tool calls are requests to http_router itself, in process.
+mcp_endpoint = McpEndpoint(http_router)
 
 
 def _websocket_routes() -> dict[str, object]:

@@ -114,6 +114,7 @@ INSTALLED_APPS = [
     "apps.filings",
     "apps.ratelimit",
     "apps.stream",
+    "apps.mcp",
 ]
 
 MIDDLEWARE = [
@@ -121,6 +122,9 @@ MIDDLEWARE = [
     "apps.health.metrics.MetricsMiddleware",
     "apps.core.middleware.RequestContextMiddleware",
     "apps.core.middleware.AccessLogMiddleware",
+    # ETag/304, Cache-Control, Vary, gzip/brotli (API answers): outside CORS and the limits,
+    # so their Vary merges and a 429 leaves no-store; inside the access log (logs a 304).
+    "apps.core.middleware.HttpCachingMiddleware",
     # CORS and the rate limits inside the correlation id and the access log, so a 429 is
     # logged and carries both; preflights are answered by CORS and never counted.
     "corsheaders.middleware.CorsMiddleware",
@@ -371,6 +375,9 @@ if V2_RATE_LIMIT_SCOPE not in ("global", "ip"):
 
     raise ImproperlyConfigured("V2_RATE_LIMIT_SCOPE must be 'global' or 'ip'")
 
+# -- MCP (/mcp, apps.mcp): one tool per API operation for agents; MCP=false turns it off ----
+MCP_ENABLED = env_bool("MCP", True)
+
 # -- metrics (GET /metrics, marketdata.metrics) ---------------------------------------------
 # When set, /metrics answers only requests with "Authorization: Bearer <METRICS_TOKEN>".
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "").strip()
@@ -384,7 +391,8 @@ CORS_URLS_REGEX = r"^/(v1/|v2/|openapi\.json$)"
 CORS_ALLOW_METHODS = ("GET", "HEAD", "OPTIONS", "POST")
 CORS_ALLOW_HEADERS = ("accept", "content-type", "x-api-key", "x-correlation-id")
 CORS_EXPOSE_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
-                       "Retry-After", "X-Correlation-ID", "X-Cache", "X-Data-Source")
+                       "RateLimit-Policy", "RateLimit", "Retry-After", "ETag",
+                       "X-Correlation-ID", "X-Cache", "X-Data-Source")
 
 # -- API ------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -415,7 +423,11 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": False,
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
                              "apps.ratelimit.schema.postprocess_rate_limits",
+                             "apps.core.openapi.postprocess_conditional_get",
                              "apps.core.schema.postprocess_nullable",
+                             "apps.core.tabular.postprocess_csv",
+                             "apps.core.schema_fields.postprocess_fields",
+                             "apps.core.schema.postprocess_code_generators",
                              "apps.core.schema.postprocess_examples"],
     "ENUM_NAME_OVERRIDES": {"SecurityTypeEnum": "marketdata.providers.algolia.SECURITY_TYPES"},
 }
@@ -459,4 +471,6 @@ CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", SESSION_COOKIE_SECURE)
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "json").strip().lower()
 LOGGING = build_logging_config(LOG_LEVEL, LOG_FORMAT)
+# The MCP SDK logs a line per request at INFO (/mcp has its access line): warnings only.
+LOGGING["loggers"]["mcp"] = {"level": "DEBUG" if LOG_LEVEL.upper() == "DEBUG" else "WARNING"}
 configure_structlog()

@@ -2,12 +2,9 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import (
-    SpectacularJSONAPIView,
-    SpectacularRedocView,
-    SpectacularSwaggerView,
-)
+from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
+from apps.core.openapi import OpenApiDocumentView
 from apps.financials.urls import v2_urlpatterns as financials_v2
 from apps.indices.urls import v2_urlpatterns as indices_v2
 from apps.movers.urls import v2_urlpatterns as movers_v2
@@ -64,7 +61,8 @@ urlpatterns = [
     path("", include("apps.backtest.urls")),  # v2: strategy backtests
     path("", include("apps.risk.urls")),  # v2: risk metrics
     path("", include("apps.filings.urls")),  # v2: SEC filings, facts, search
-    path("openapi.json", SpectacularJSONAPIView.as_view(), name="schema"),
+    # Compact, built once per process, with its encodings (apps.core.openapi).
+    path("openapi.json", OpenApiDocumentView.as_view(), name="schema"),
     path("docs/websockets", websocket_docs, name="docs-websockets"),
     path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("redoc", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),

@@ -8,9 +8,10 @@ from apps.analysis.services import ALIASES, ANALYSIS, ANALYSIS_TYPES
 from apps.core.params import QuerySerializer, choice
 from apps.core.v2 import INTEGER, STRING, PageQuery
 
-# Names accepted by the sub-route form, for the docs: the reference's names first.
-ALIAS_NAMES = ("recommendations", *ALIASES, "sustainability",
-               *(t for t in ANALYSIS_TYPES if t not in ("recommendations", "sustainability")))
+# The sub-route form's names in the docs: the reference's only. The underscore spellings
+# (the query's values) are accepted too but not listed: a code generator turns both
+# spellings into the same constant name and fails (documented in the description instead).
+ALIAS_NAMES = ("recommendations", *ALIASES, "sustainability")
 
 
 class AnalysisQuery(QuerySerializer):

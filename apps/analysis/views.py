@@ -79,7 +79,9 @@ class AnalysisAliasView(ApiView):
         parameters=[_SYMBOL,
                     OpenApiParameter("analysis_type", OpenApiTypes.STR, OpenApiParameter.PATH,
                                      enum=list(ALIAS_NAMES),
-                                     description="Analysis type; hyphens or underscores")],
+                                     description="Analysis type, the reference's hyphenated "
+                                                 "names; the underscore spellings "
+                                                 "(`price_targets`, ...) are accepted too")],
         responses={200: AnalysisData,
                    **error_responses(404, 422, upstream=True, style=DETAIL_LIST)},
         examples=[_EXAMPLE],

@@ -26,7 +26,9 @@ _STRING = {"type": "string"}
 _NULLABLE_STRING: dict[str, Any] = {"type": ["string", "null"]}
 
 GRADING_ACTION_SCHEMA = object_schema({
-    "date": {**_STRING, "format": "date", "description": "Day of the action (YYYY-MM-DD, UTC)"},
+    "date": {**_NULLABLE_STRING, "format": "date",
+             "description": "Day of the action (YYYY-MM-DD, UTC); null when the source "
+                            "gives the action no date"},
     "symbol": _STRING,
     "gradingCompany": {**_NULLABLE_STRING, "description": "The firm that graded"},
     "newGrade": {**_NULLABLE_STRING, "description": "The grade after the action"},

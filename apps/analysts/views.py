@@ -51,6 +51,7 @@ class V2GradingActionsView(V2ApiView):
     operation_id, tag = "get_grading_actions", TAG
     summary = "Analyst grading actions of a stock"
 
+    csv_table = ""
     output = Output(GRADING_ACTION_MEMBERS, paged=("",))
 
     def get(self, request: Request, symbol: str) -> Response:
@@ -127,6 +128,7 @@ class V2EarningsSurprisesView(V2ApiView):
 
     query_serializer = V2PriceTargetQuery
     response_schema = EARNINGS_SURPRISES_RESPONSE
+    csv_table = "surprises"
     output = Output(("surprises",))
     operation_id, tag = "get_earnings_surprises", TAG
     summary = "Earnings surprises of a stock"

@@ -78,6 +78,7 @@ class V2CalendarView(V2ApiView):
     operation_id, tag = "get_calendar", "Calendar (v2)"
     summary = "Earnings and dividend calendar of many symbols"
 
+    csv_table = ""
     output = Output(EVENT_MEMBERS)
 
     def get(self, request: Request) -> Response:

@@ -36,6 +36,7 @@ from apps.charts.services import (
     events_for,
     sparks_for,
 )
+from apps.core.tabular import Table
 from apps.core.v2 import Output, V2ApiView
 from marketdata.indicators.patterns import PATTERNS
 
@@ -79,6 +80,7 @@ class V2ChartView(V2ApiView):
 
     query_serializer = V2ChartQuery
     response_schema = CHART_RESPONSE
+    csv_table = Table("candles", parallel=("patterns",))
     output = Output(CHART_MEMBERS, paged=("candles", "patterns"))
     operation_id, tag = "get_chart", TAG
     summary = "Chart of one symbol"
@@ -126,6 +128,7 @@ class V2CapitalGainsView(V2ApiView):
 
     query_serializer = V2CapitalGainsQuery
     response_schema = CAPITAL_GAINS_RESPONSE
+    csv_table = ""
     output = Output(CAPITAL_GAIN_MEMBERS)
     operation_id, tag = "get_capital_gains", TAG
     summary = "Capital gains of one symbol"
@@ -146,6 +149,7 @@ class V2CapitalGainsBatchView(V2ApiView):
 
     query_serializer = V2CapitalGainsBatchQuery
     response_schema = CAPITAL_GAINS_BATCH_RESPONSE
+    csv_table = Table("capitalGains", each="capitalGains", carry=("symbol",))
     output = Output(CAPITAL_GAIN_MEMBERS, at=("capitalGains", "capitalGains"))
     operation_id, tag = "get_capital_gains_batch", TAG
     summary = "Capital gains of many symbols"
@@ -172,6 +176,7 @@ class V2DividendsView(V2ApiView):
 
     query_serializer = V2DividendsQuery
     response_schema = DIVIDENDS_RESPONSE
+    csv_table = "dividends"
     output = Output(("dividends", "analytics"), paged=("dividends",))
     operation_id, tag = "get_dividends", EVENTS_TAG
     summary = "Dividends of one symbol"
@@ -193,6 +198,7 @@ class V2DividendsBatchView(V2ApiView):
 
     query_serializer = V2DividendsBatchQuery
     response_schema = DIVIDENDS_BATCH_RESPONSE
+    csv_table = Table("dividends", each="dividends", carry=("symbol",))
     output = Output(DIVIDEND_MEMBERS, at=("dividends", "dividends"), paged=("dividends",))
     operation_id, tag = "get_dividends_batch", EVENTS_TAG
     summary = "Dividends of many symbols"
@@ -215,6 +221,7 @@ class V2SplitsView(V2ApiView):
 
     query_serializer = V2SplitsQuery
     response_schema = SPLITS_RESPONSE
+    csv_table = ""
     output = Output(SPLIT_MEMBERS)
     operation_id, tag = "get_splits", EVENTS_TAG
     summary = "Stock splits of one symbol"
@@ -234,6 +241,7 @@ class V2SplitsBatchView(V2ApiView):
 
     query_serializer = V2SplitsBatchQuery
     response_schema = SPLITS_BATCH_RESPONSE
+    csv_table = Table("splits", each="splits", carry=("symbol",))
     output = Output(SPLIT_MEMBERS, at=("splits", "splits"))
     operation_id, tag = "get_splits_batch", EVENTS_TAG
     summary = "Stock splits of many symbols"

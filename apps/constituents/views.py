@@ -37,6 +37,7 @@ class V2IndexConstituentsView(V2ApiView):
     operation_id, tag = "get_index_constituents", "Index constituents (v2)"
     summary = "Members of a major US index"
 
+    csv_table = ""
     output = Output(MEMBERS)
 
     def get(self, request: Request, symbol: str) -> Response:

@@ -22,6 +22,10 @@ runs their code, once per distinct input, and replays the result:
   https); whether a request is secure, and whether its ``Host`` is allowed, are Django's
   own ``is_secure()``/``get_host()`` on a probe, once per header value;
 - ``Content-Length`` (``CommonMiddleware``) and ``X-Cache: HIT`` (the response cache);
+- ETag, ``If-None-Match`` -> 304, ``Cache-Control``, ``Vary`` and the encoding
+  (``HttpCachingMiddleware``): :mod:`apps.core.encoding`'s rules, with the encodings the
+  entry carries (a hit never compresses); ``Vary`` is merged by Django's own
+  ``patch_vary_headers``, once per distinct input;
 - the stored entry itself: :mod:`apps.core.response_cache` (the same keys and entries).
 
 It relies on the middleware in front of the response cache being exactly
@@ -47,7 +51,7 @@ from django.core.handlers.wsgi import WSGIRequest
 from django.core.signals import setting_changed
 from django.http import HttpResponse
 
-from apps.core import response_cache
+from apps.core import encoding, response_cache
 from apps.core.middleware import correlation_id_for
 from apps.core.symbols import encoded_slash_in_path
 from apps.ratelimit import limits
@@ -72,6 +76,7 @@ _HEADER_NEUTRAL = frozenset({METRICS_MIDDLEWARE, "apps.health.metrics.RateLimitP
 EXPECTED_MIDDLEWARE = (
     "apps.core.middleware.RequestContextMiddleware",
     "apps.core.middleware.AccessLogMiddleware",
+    "apps.core.middleware.HttpCachingMiddleware",
     "corsheaders.middleware.CorsMiddleware",
     "apps.ratelimit.middleware.RateLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -86,6 +91,7 @@ PING_PATH = "/v1/ping"
 _PING_ACCEPT = (None, "*/*", "application/json")
 _MEMO_LIMIT = 1024
 _X_CACHE_HIT = (b"x-cache", md_cache.HIT.encode())
+_NO_STORE = (b"cache-control", b"no-store")  # HttpCachingMiddleware's, on every error
 
 
 def _raise_if_cancelled() -> None:
@@ -156,7 +162,8 @@ class Setup:
         self.proxy_header = _header_name(proxy[0]) if proxy else None
         self.forwarded_host = bool(settings.USE_X_FORWARDED_HOST)
         wanted = {b"host", b"origin", b"x-correlation-id", b"x-api-key", b"accept-language",
-                  b"x-forwarded-for", b"content-length", b"transfer-encoding", b"accept"}
+                  b"x-forwarded-for", b"content-length", b"transfer-encoding", b"accept",
+                  b"accept-encoding", b"if-none-match"}
         if self.proxy_header:
             wanted.add(self.proxy_header)
         if self.forwarded_host:
@@ -169,6 +176,9 @@ class Setup:
         self._secure: _Memo = _Memo()
         self._hosts: _Memo = _Memo()
         self._cors: _Memo = _Memo()
+        self._cors_parts: _Memo = _Memo()
+        self._entry_headers: _Memo = _Memo()
+        self._vary: _Memo = _Memo()
         self._layers = {secure: self._django_layers(secure) for secure in (False, True)}
         self.ping = self._ping_template()
         self.metrics = _metrics() if METRICS_MIDDLEWARE in settings.MIDDLEWARE else None
@@ -251,6 +261,52 @@ class Setup:
             before = set(response.headers)
             CorsMiddleware(lambda r: response).add_response_headers(request, response)
             known = self._cors.remember(key, _added(response, before))
+        return known
+
+    def cors_parts(self, origin: str | None, path: str
+                   ) -> tuple[tuple[tuple[bytes, bytes], ...], str | None]:
+        """:meth:`cors` split into (the headers but ``Vary``, the ``Vary`` it adds)."""
+        key = (origin, self.cors_urls.match(path) is not None)
+        known = self._cors_parts.get(key)
+        if known is None:
+            headers = self.cors(origin, path)
+            known = self._cors_parts.remember(key, (
+                tuple(h for h in headers if h[0] != b"vary"),
+                next((v.decode("latin-1") for n, v in headers if n == b"vary"), None)))
+        return known
+
+    def entry_headers(self, headers: tuple[tuple[str, str], ...]
+                      ) -> tuple[tuple[tuple[bytes, bytes], ...], str | None]:
+        """An entry's headers, encoded, but ``Vary`` (merged with the others'), and its
+        ``Vary``."""
+        known = self._entry_headers.get(headers)
+        if known is None:
+            known = self._entry_headers.remember(headers, (
+                _encode((n, v) for n, v in headers if n.lower() != "vary"),
+                next((v for n, v in headers if n.lower() == "vary"), None)))
+        return known
+
+    def vary(self, entry: str | None, cors: str | None, language: bool,
+             encodings: bool) -> tuple[tuple[bytes, bytes], ...]:
+        """The ``Vary`` header of a hit, merged as the Django path merges it: the entry's,
+        then CORS's, then HttpCachingMiddleware's (Django's ``patch_vary_headers``)."""
+        key = (entry, cors, language, encodings)
+        known = self._vary.get(key)
+        if known is None:
+            from django.utils.cache import cc_delim_re, patch_vary_headers
+
+            response = HttpResponse(b"")
+            if entry is not None:
+                response["Vary"] = entry
+            if cors is not None:
+                patch_vary_headers(response, cc_delim_re.split(cors))
+            own = (["Accept-Language"] if language else []) + \
+                (["Accept-Encoding"] if encodings else [])
+            if own:
+                patch_vary_headers(response, own)
+            value = response.get("Vary")
+            known = self._vary.remember(
+                key, () if value is None else ((b"vary", value.encode("latin-1")),))
         return known
 
     def _ping_template(self) -> tuple[dict[str, Any], tuple[tuple[bytes, bytes], ...],
@@ -379,7 +435,8 @@ class FastPath:
             return False
         key = response_cache.cache_key(
             "GET", path, query, (_latin1(headers.get(b"accept-language")) or ""),
-            encoded_slash=encoded_slash_in_path({"asgi.scope": scope}))
+            encoded_slash=encoded_slash_in_path({"asgi.scope": scope}),
+            accept=_latin1(headers.get(b"accept")) or "")
         if key is None:
             return False
         try:
@@ -400,19 +457,48 @@ class FastPath:
         refusal, quota = await self._limits(setup, scope, headers, path, correlation_id)
         if refusal is not None:
             status, body = 429, refusal[0]
-            out = [(b"content-type", b"application/json"), *refusal[1], *quota]
+            out = [(b"content-type", b"application/json"), *refusal[1], *quota, _NO_STORE]
+            out += setup.cors(_latin1(headers.get(b"origin")), path)
         else:
-            status, body = 200, entry.body
-            xframe, security = setup.layers(secure)
-            out = [*_encode(entry.headers), _X_CACHE_HIT, *xframe,
-                   (b"content-length", str(len(body)).encode()), *security, *quota]
-        out += setup.cors(_latin1(headers.get(b"origin")), path)
+            status, body, out = self._representation(setup, headers, secure, path, query,
+                                                     entry)
+            out += quota
         out.append((b"x-correlation-id", correlation_id.encode()))
         out.append(setup.data_source)
         await send({"type": "http.response.start", "status": status, "headers": out})
         await send({"type": "http.response.body", "body": body})
         seconds = self._log(setup, path, status, started, correlation_id, query, None)
         setup.record(path, status, seconds, refusal is not None)
+
+    @staticmethod
+    def _representation(setup: Setup, headers: dict[bytes, bytes], secure: bool, path: str,
+                        query: str, entry: response_cache.Entry
+                        ) -> tuple[int, bytes, list[tuple[bytes, bytes]]]:
+        """HttpCachingMiddleware's answer for a hit the limits let through: (200 or 304,
+        the body, the headers but the limits', the correlation id and the data source)."""
+        codings = entry.codings
+        coding = encoding.choose(_latin1(headers.get(b"accept-encoding")), codings)
+        current = encoding.etag(entry.etag, coding)
+        entry_out, entry_vary = setup.entry_headers(entry.headers)
+        cors_out, cors_vary = setup.cors_parts(_latin1(headers.get(b"origin")), path)
+        xframe, security = setup.layers(secure)
+        common = [_X_CACHE_HIT,
+                  (b"cache-control", encoding.cache_control(entry.max_age()).encode()),
+                  *xframe, *security, *cors_out,
+                  *setup.vary(entry_vary, cors_vary,
+                              response_cache.language_dependent(path, query), bool(codings)),
+                  (b"etag", current.encode())]
+        condition = headers.get(b"if-none-match")
+        if condition is not None and encoding.none_match(condition.decode("latin-1"),
+                                                         current):
+            return 304, b"", [*entry_out[1:], *common]
+        if coding == encoding.IDENTITY:
+            body = entry.body
+            return 200, body, [*entry_out, *common,
+                               (b"content-length", str(len(body)).encode())]
+        body = entry.variant(coding)
+        return 200, body, [*entry_out, *common, (b"content-length", str(len(body)).encode()),
+                           (b"content-encoding", coding.encode())]
 
     async def _limits(self, setup: Setup, scope: Scope, headers: dict[bytes, bytes],
                       path: str, correlation_id: str
@@ -442,10 +528,11 @@ class FastPath:
             return None, []
         _raise_if_cancelled()
         if not v1:
+            bucket = list(_encode(limits.bucket_headers(take, setup.bucket).items()))
             if take.allowed:
-                return None, []
+                return None, bucket
             return (limits.json_body(limits.v2_rate_limit_body(take)),
-                    [(b"retry-after", str(take.retry_after).encode())]), []
+                    [(b"retry-after", str(take.retry_after).encode())]), bucket
         quota = _encode(state.headers().items())
         if allowed:
             return None, list(quota)

@@ -19,8 +19,9 @@ from pathlib import Path
 import structlog
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.utils.cache import patch_vary_headers
 
-from apps.core import response_cache
+from apps.core import encoding, response_cache
 from apps.core.symbols import encoded_slash_in_path
 from marketdata import cache as md_cache
 from marketdata import deadline
@@ -158,11 +159,11 @@ class ResponseCacheMiddleware:
             request.method or "", request.path, meta.get("QUERY_STRING", ""),
             meta.get("HTTP_ACCEPT_LANGUAGE", ""),
             encoded_slash=request.path.startswith(("/v1/", "/v2/"))
-            and encoded_slash_in_path(meta))
+            and encoded_slash_in_path(meta), accept=meta.get("HTTP_ACCEPT", ""))
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        key = self._key(request) if self.enabled else None
-        store = response_cache.get_store() if key is not None else None
+        key = self._key(request)  # also without the store: it says what is cacheable
+        store = response_cache.get_store() if key is not None and self.enabled else None
         if store is not None and key is not None:
             try:
                 entry = store.get(key)
@@ -173,6 +174,8 @@ class ResponseCacheMiddleware:
                 for name, value in entry.headers[1:]:
                     response[name] = value
                 response["X-Cache"] = md_cache.HIT
+                response["Cache-Control"] = encoding.cache_control(entry.max_age())
+                response.representations = entry  # type: ignore[attr-defined]  # for HttpCaching
                 return response
 
         report, token = md_cache.start_report()
@@ -188,25 +191,115 @@ class ResponseCacheMiddleware:
         header = report.header
         if header is not None:
             response["X-Cache"] = header
-        if report.incomplete and response.status_code == 200:
-            # A partial answer (an item left out after an upstream error) must not be kept
-            # by any cache, ours or downstream, longer than the failure lasts.
+        if response.status_code == 200 and (report.incomplete or header == md_cache.STALE):
+            # A partial answer (an item left out after an upstream error) or one served
+            # stale must not be kept by any cache, ours or downstream, longer than the
+            # failure lasts.
             response["Cache-Control"] = "no-store"
-        if (store is not None and key is not None and response.status_code == 200
+        elif (key is not None and response.status_code == 200
                 and header in (md_cache.HIT, md_cache.MISS)
-                and not report.incomplete
                 and report.min_ttl is not None
                 and report.min_ttl >= 1):
             ttl = int(report.min_ttl)
-            try:
-                replayed = tuple((name, response[name])
-                                 for name in response_cache.REPLAYED_HEADERS
-                                 if response.has_header(name))
-                store.set(key, response_cache.new_entry(response.content,
-                                                        response["Content-Type"], replayed,
-                                                        ttl), ttl)
-            except Exception:
-                log.warning("response cache write failed", exc_info=True)
+            # Downstream caches may keep it as long as we do (also with the store off).
+            response["Cache-Control"] = encoding.cache_control(ttl)
+            if store is not None and response_cache.storable(
+                    request.META.get("HTTP_ACCEPT", ""), response["Content-Type"]):
+                self._store(store, key, response, ttl)
+        return response
+
+    @staticmethod
+    def _store(store: response_cache.EntryStore, key: str, response: HttpResponse,
+               ttl: int) -> None:
+        try:
+            replayed = tuple((name, response[name])
+                             for name in response_cache.REPLAYED_HEADERS
+                             if response.has_header(name))
+            entry = response_cache.new_entry(response.content, response["Content-Type"],
+                                             replayed, ttl)
+            store.set(key, entry, ttl)
+        except Exception:
+            log.warning("response cache write failed", exc_info=True)
+            return
+        response.representations = entry  # type: ignore[attr-defined]  # for HttpCaching
+
+
+class HttpCachingMiddleware:
+    """ETag and ``If-None-Match`` (304), ``Cache-Control``, ``Vary`` and gzip/brotli for the
+    API's answers and /openapi.json (the rules: :mod:`apps.core.encoding`).
+
+    It sits outside CORS and the rate limits, so its ``Vary`` merges with theirs and a 429
+    leaves no-store, and inside the access log, which logs a 304 as one. A response-cache
+    hit or fresh store and the OpenAPI document carry their tag and encodings
+    (``response.representations``): only answers that are not cached are tagged and
+    compressed here. Errors are no-store; 200s of GET get a strong ETag and, unless the
+    response cache gave them a lifetime, ``no-cache`` (revalidate: a 304 costs no body).
+    Pages outside the API (the admin's bodies hold CSRF tokens: BREACH), health, ping and
+    streams are left alone. The fast path answers a hit the same way.
+    """
+
+    DOCUMENTS = frozenset({"/openapi.json"})
+    _OMITTED_BY_304 = ("Content-Type", "Content-Length", "Content-Encoding")
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        path = request.path
+        if (not path.startswith(("/v1/", "/v2/")) and path not in self.DOCUMENTS) or \
+                path.startswith(response_cache.UNCACHEABLE) or response.streaming or \
+                response.has_header("Content-Encoding"):
+            return response
+        content_type = response.get("Content-Type", "")
+        status = response.status_code
+        if content_type.startswith("text/event-stream") or (status != 200 and status < 400):
+            return response
+        if status >= 400 and not response.has_header("Cache-Control"):
+            response["Cache-Control"] = "no-store"
+        body = response.content
+        representations = getattr(response, "representations", None)
+        if representations is not None:
+            available = tuple(coding for coding, _ in representations.encoded)
+        else:
+            available = encoding.CODINGS if encoding.compressible(content_type, len(body)) \
+                else ()
+        coding = encoding.choose(request.META.get("HTTP_ACCEPT_ENCODING"), available)
+        tagged = status == 200 and request.method in ("GET", "HEAD")
+        vary = []
+        if tagged and response_cache.language_dependent(path,
+                                                        request.META.get("QUERY_STRING", "")):
+            vary.append("Accept-Language")
+        if available:
+            vary.append("Accept-Encoding")
+        if vary:
+            patch_vary_headers(response, vary)
+        if tagged and "no-store" not in response.get("Cache-Control", ""):
+            tag = representations.etag if representations is not None else \
+                encoding.digest(body)
+            current = encoding.etag(tag, coding)
+            response["ETag"] = current
+            if not response.has_header("Cache-Control"):
+                response["Cache-Control"] = "no-cache"
+            condition = request.META.get("HTTP_IF_NONE_MATCH")
+            if condition is not None and encoding.none_match(condition, current):
+                return self._not_modified(response)
+        if coding != encoding.IDENTITY:
+            data = next((d for c, d in representations.encoded if c == coding), body) \
+                if representations is not None else encoding.compress(body, coding)
+            response.content = data
+            response["Content-Encoding"] = coding
+            response["Content-Length"] = str(len(data))
+        return response
+
+    def _not_modified(self, response: HttpResponse) -> HttpResponse:
+        """The 304 of ``response``: its headers (ETag, Cache-Control, Vary, CORS, limits,
+        correlation id) without the body and the headers that describe one."""
+        response.status_code = 304
+        response.content = b""
+        for name in self._OMITTED_BY_304:
+            if response.has_header(name):
+                del response[name]
         return response
 
 

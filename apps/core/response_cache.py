@@ -6,12 +6,15 @@ same hits on the event loop without Django's handler. Both compute keys with
 :func:`cache_key` from plain values (no request object) and read and write entries through
 :func:`get_store`, so a hit is always the same bytes and headers whichever path serves it.
 
-An entry is self-describing bytes (:func:`encode`): a magic tag, the absolute expiry, the
-headers that travel with the body (``Content-Type`` first, then ``X-Search-Provider``), the
-body. It is kept in the default cache backend: the local-memory cache (one per process) or,
-with Redis, a raw Redis string under the cache's own key prefix (no pickling), which
-django-redis, redis-py and ``redis.asyncio`` all read alike. Expired entries are misses even
-if the backend still holds them (its TTL is whole seconds; the expiry is exact).
+An entry is self-describing bytes (:func:`encode`): a magic tag, the absolute expiry, a JSON
+head (the headers that travel with the body, ``Content-Type`` first, then
+``X-Search-Provider``; the body's ETag digest; the lengths of its compressed variants), the
+body, then its gzip and brotli variants (:mod:`apps.core.encoding`), made once when it is
+stored so that no hit, on either path, ever compresses. It is kept in the default cache
+backend: the local-memory cache (one per process) or, with Redis, a raw Redis string under
+the cache's own key prefix (no pickling), which django-redis, redis-py and ``redis.asyncio``
+all read alike. Expired entries are misses even if the backend still holds them (its TTL
+is whole seconds; the expiry is exact).
 """
 
 from __future__ import annotations
@@ -27,13 +30,15 @@ from urllib.parse import unquote
 import orjson
 
 import marketdata
+from apps.core import encoding, tabular
 from marketdata import cache as md_cache
 
-# "e1": the entry format below (keys of an older format are never read as entries).
-PREFIX = f"md:{md_cache.KEY_VERSION}:resp:{marketdata.__version__}:e1:"
+# "e2": the entry format below (keys of an older format are never read as entries).
+PREFIX = f"md:{md_cache.KEY_VERSION}:resp:{marketdata.__version__}:e2:"
 
 # Answers that must be computed every time: the health report, liveness, streams.
 _UNCACHEABLE = ("/v1/health", "/v1/ping", "/v1/stream/")
+UNCACHEABLE = _UNCACHEABLE
 # Paths whose body depends on the client's language when the query names none (v2 quotes:
 # ``lang`` wins, ``Accept-Language`` is the fallback), so the header is part of their key.
 _LANGUAGE_DEPENDENT = ("/v2/quote/", "/v2/quotes")
@@ -41,8 +46,17 @@ _LANG_PARAM = re.compile(r"(?:^|&)lang=")
 _KEY_SAFE = re.compile(r"[\x21-\x7e]*")
 _MAX_PLAIN_KEY = 160
 
-# Headers that describe the body (which provider answered) and so travel with it.
-REPLAYED_HEADERS = ("X-Search-Provider",)
+# Headers that describe the body (which provider answered; for a tabular view, that it
+# varies with Accept and, for a CSV page, where the next page is) and so travel with it.
+REPLAYED_HEADERS = ("X-Search-Provider", "Vary", "Link")
+
+
+def storable(accept: str, content_type: str) -> bool:
+    """Whether an answer may be kept under the key of a request with this ``Accept``: under
+    a CSV key only a CSV body. (A view without CSV answers such a request with JSON or a
+    406 depending on more of the header than the key holds.)"""
+    return not (accept and tabular.representation(accept)) or \
+        content_type.startswith(tabular.CSV_MEDIA_TYPE)
 
 
 def _param_name(pair: str) -> str:
@@ -54,7 +68,7 @@ def _param_name(pair: str) -> str:
 
 
 def cache_key(method: str, path: str, query: str, accept_language: str = "",
-              *, encoded_slash: bool = False) -> str | None:
+              *, encoded_slash: bool = False, accept: str = "") -> str | None:
     """The response-cache key of a request, or None when its answer must not be cached.
 
     ``path`` is the decoded path, ``query`` the raw query string, ``accept_language`` the
@@ -69,6 +83,10 @@ def cache_key(method: str, path: str, query: str, accept_language: str = "",
     compared decoded, so two spellings of one name keep their order too. The raw pairs are
     kept otherwise (no decode/re-encode: two spellings of one query at worst cost one
     extra miss).
+
+    ``accept`` is the ``Accept`` header ("" when absent): a request that prefers CSV
+    (:func:`apps.core.tabular.representation`) has a key of its own, so the JSON and the CSV
+    of one URL never share an entry; every other Accept keeps the plain key (JSON).
     """
     if method != "GET" or not path.startswith(("/v1/", "/v2/")) or \
             path.startswith(_UNCACHEABLE) or encoded_slash:
@@ -76,7 +94,9 @@ def cache_key(method: str, path: str, query: str, accept_language: str = "",
     if "&" in query:
         query = "&".join(sorted(query.split("&"), key=_param_name))
     url = f"{path}?{query}"
-    if path.startswith(_LANGUAGE_DEPENDENT) and not _LANG_PARAM.search(query):
+    if accept and tabular.representation(accept):
+        url = f"{tabular.CSV}:{url}"  # never a plain key: those start with the path's "/"
+    if language_dependent(path, query):
         url += "#" + accept_language.strip().lower()
     # Long symbol lists, and decoded paths with spaces, control or non-ASCII characters
     # (memcached-unsafe keys): a digest keeps every key short and portable.
@@ -86,29 +106,56 @@ def cache_key(method: str, path: str, query: str, accept_language: str = "",
 
 
 # -- entries ---------------------------------------------------------------------------------
-_MAGIC = b"MDR1"
-_HEAD = struct.Struct("<dI")  # expiry (epoch seconds), length of the headers' JSON
+_MAGIC = b"MDR2"
+_HEAD = struct.Struct("<dI")  # expiry (epoch seconds), length of the JSON head
 
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """A stored answer: always a 200 (``Content-Type`` is the first header)."""
+    """A stored answer: always a 200 (``Content-Type`` is the first header).
+
+    ``etag`` is the digest of ``body`` (:func:`apps.core.encoding.digest`, computed when
+    missing), ``encoded`` the kept compressed variants, best first.
+    """
 
     body: bytes
     headers: tuple[tuple[str, str], ...]
     expires: float
+    etag: str = ""
+    encoded: tuple[tuple[str, bytes], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.etag:
+            object.__setattr__(self, "etag", encoding.digest(self.body))
 
     @property
     def content_type(self) -> str:
         return self.headers[0][1]
 
+    @property
+    def codings(self) -> tuple[str, ...]:
+        return tuple(coding for coding, _ in self.encoded)
+
+    def variant(self, coding: str) -> bytes:
+        """The body in ``coding`` (identity, or one of :attr:`codings`)."""
+        for name, data in self.encoded:
+            if name == coding:
+                return data
+        return self.body
+
     def fresh(self, now: float | None = None) -> bool:
         return self.expires > (time.time() if now is None else now)
 
+    def max_age(self, now: float | None = None) -> int:
+        """Whole seconds this entry stays fresh (``Cache-Control: max-age``)."""
+        return encoding.max_age(self.expires, time.time() if now is None else now)
+
 
 def encode(entry: Entry) -> bytes:
-    head = orjson.dumps(entry.headers)
-    return b"".join((_MAGIC, _HEAD.pack(entry.expires, len(head)), head, entry.body))
+    head = orjson.dumps({"h": entry.headers, "t": entry.etag,
+                         "e": [(coding, len(data)) for coding, data in entry.encoded]})
+    return b"".join((_MAGIC, _HEAD.pack(entry.expires, len(head)), head, entry.body,
+                     *(data for _, data in entry.encoded)))
 
 
 def decode(blob: Any) -> Entry | None:
@@ -118,17 +165,37 @@ def decode(blob: Any) -> Entry | None:
     try:
         expires, length = _HEAD.unpack_from(blob, 4)
         start = 4 + _HEAD.size
-        headers = tuple((str(n), str(v)) for n, v in orjson.loads(blob[start:start + length]))
-    except (struct.error, orjson.JSONDecodeError, TypeError, ValueError):
+        head = orjson.loads(blob[start:start + length])
+        headers = tuple((str(n), str(v)) for n, v in head["h"])
+        tag = str(head["t"])
+        sizes = [(str(coding), int(size)) for coding, size in head["e"]]
+    except (struct.error, orjson.JSONDecodeError, TypeError, ValueError, KeyError):
         return None
-    if not headers or headers[0][0] != "Content-Type":
+    if not headers or headers[0][0] != "Content-Type" or not tag:
         return None
-    return Entry(blob[start + length:], headers, expires)
+    end = len(blob) - sum(size for _, size in sizes)
+    start += length
+    if end < start or any(size <= 0 for _, size in sizes):
+        return None
+    encoded = []
+    offset = end
+    for coding, size in sizes:
+        encoded.append((coding, blob[offset:offset + size]))
+        offset += size
+    return Entry(blob[start:end], headers, expires, tag, tuple(encoded))
 
 
 def new_entry(body: bytes, content_type: str, replayed: tuple[tuple[str, str], ...],
               ttl: float) -> Entry:
-    return Entry(body, (("Content-Type", content_type), *replayed), time.time() + ttl)
+    """An entry for ``body``, with its ETag digest and its compressed variants (made here,
+    once, at :data:`apps.core.encoding.ENTRY_QUALITY`)."""
+    return Entry(body, (("Content-Type", content_type), *replayed), time.time() + ttl,
+                 encoding.digest(body), encoding.encode_all(body, content_type))
+
+
+def language_dependent(path: str, query: str) -> bool:
+    """Whether the answer depends on ``Accept-Language`` (``Vary``, and the key)."""
+    return path.startswith(_LANGUAGE_DEPENDENT) and not _LANG_PARAM.search(query)
 
 
 # -- stores ----------------------------------------------------------------------------------

@@ -11,15 +11,17 @@ from rest_framework.views import APIView
 from apps.core.errors import DETAIL_ERRORS, page_error_body
 from apps.core.params import choices_message, validate_query
 from apps.core.symbols import encoded_slash_in_path
+from apps.core.tabular import TableMixin
 from marketdata.errors import FieldError, InvalidParameters, NotFound
 from marketdata.symbols import display_symbol
 
 
-class ApiView(APIView):
+class ApiView(TableMixin, APIView):
     """Read-only endpoint: GET (and HEAD/OPTIONS) only, query validated by a serializer.
 
     ``query_serializer`` declares the parameters (also what the OpenAPI docs show);
-    ``error_style`` picks the spec's 422 body for this endpoint.
+    ``error_style`` picks the spec's 422 body for this endpoint; ``csv_table`` says where
+    its table is when it also answers CSV (:mod:`apps.core.tabular`).
     """
 
     http_method_names = ["get", "head", "options"]

@@ -43,6 +43,7 @@ class V2CoinsView(V2ApiView):
 
     query_serializer = V2CoinsQuery
     response_schema = COINS_SCHEMA
+    csv_table = ""
     output = Output(COIN_MEMBERS, paged=("",))
     operation_id, tag = "get_crypto_coins", TAG
     summary = "Crypto coins by market cap"
@@ -94,6 +95,7 @@ class V2CryptoTrendingView(V2ApiView):
 
     query_serializer = PageQuery
     response_schema = TRENDING_SCHEMA
+    csv_table = ""
     output = Output(TRENDING_MEMBERS, paged=("",))
     operation_id, tag = "get_crypto_trending", TAG
     summary = "Trending crypto coins"

@@ -36,6 +36,7 @@ class V2FailsToDeliverView(V2ApiView):
 
     query_serializer = V2FailsToDeliverQuery
     response_schema = FAILS_TO_DELIVER_RESPONSE
+    csv_table = ""
     output = Output(FTD_MEMBERS, paged=("",))
     operation_id, tag = "get_fails_to_deliver", TAG
     summary = "Fails-to-deliver of a security"
@@ -61,6 +62,7 @@ class V2CongressionalTradesView(V2ApiView):
     query_serializer = V2CongressionalTradesQuery
     response_schema = CONGRESSIONAL_TRADES_RESPONSE
     extra_responses = {501: "Not configured: `FMP_API_KEY` is not set (the only source)"}
+    csv_table = ""
     output = Output(TRADE_MEMBERS, paged=("",))
     operation_id, tag = "get_congressional_trades", TAG
     summary = "Congressional trades in a security"

@@ -54,6 +54,7 @@ class V2FilingsView(V2ApiView):
 
     query_serializer = V2FilingsQuery
     response_schema = FILINGS_RESPONSE
+    csv_table = "filings"
     output = Output(FILER_MEMBERS, paged=("filings",))
     operation_id, tag = "get_filings", TAG
     summary = "Recent SEC filings of a company"

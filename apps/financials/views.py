@@ -5,6 +5,7 @@ from rest_framework.response import Response
 
 from apps.core.errors import ERRORS
 from apps.core.schema import error_responses
+from apps.core.tabular import Table
 from apps.core.v2 import Output, V2ApiView
 from apps.core.views import ApiView
 from apps.financials.serializers import (
@@ -82,6 +83,7 @@ class V2FinancialsView(V2ApiView):
                                       "`balance` (also `balance-sheet`) or `cashflow` (also "
                                       "`cash`, `cash-flow`)"}
     response_schema = V2_STATEMENT_RESPONSE
+    csv_table = Table(each="values", carry=("metric",))
     output = Output(V2_MEMBERS)
     operation_id, tag = "get_financials_v2", V2_TAG
     summary = "Financial statement of a stock"

@@ -71,6 +71,7 @@ class V2CurrenciesView(V2ApiView):
 
     query_serializer = V2ForexQuery
     response_schema = CURRENCIES_RESPONSE
+    csv_table = ""
     output = Output(CURRENCY_MEMBERS)
     operation_id, tag = "get_currencies", "Forex (v2)"
     summary = "Currencies"

@@ -3,15 +3,15 @@ from django.urls import path
 from apps.health.metrics import metrics_view
 from apps.health.views import (
     HealthView,
+    IndexView,
     PingView,
     ReadyzView,
     V2HealthView,
     V2PingView,
-    index,
 )
 
 urlpatterns = [
-    path("", index, name="index"),
+    path("", IndexView.as_view(), name="index"),
     path("readyz", ReadyzView.as_view(), name="readyz"),
     path("metrics", metrics_view, name="metrics"),
     path("v1/ping", PingView.as_view(), name="ping"),

@@ -8,13 +8,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
-from django.http import HttpRequest, JsonResponse
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 import marketdata
+from apps.core.schema import SERVER_ERROR, ErrorDetail
 from apps.core.v2 import FieldsQuery, Output, V2ApiView
 from apps.core.views import ApiView
 from apps.health.checks import CHECKS, HEALTHY, health_report
@@ -186,7 +186,9 @@ _HEALTH_DESCRIPTION = (
 
 class HealthView(ApiView):
     @extend_schema(operation_id="health", tags=["Health"], summary="Health",
-                   description=_HEALTH_DESCRIPTION, responses={200: HealthStatus})
+                   description=_HEALTH_DESCRIPTION,
+                   responses={200: HealthStatus,
+                              500: OpenApiResponse(ErrorDetail, description=SERVER_ERROR)})
     def get(self, request: Request) -> Response:
         return Response(health_report(), headers=_NO_CACHE)
 
@@ -234,12 +236,46 @@ INDEX_LINKS = {
 }
 
 
-def index(request: HttpRequest) -> JsonResponse:
-    """``GET /``: a small JSON index instead of a 404, for whoever opens the root URL."""
-    if request.method not in ("GET", "HEAD"):
-        return JsonResponse({"detail": f'Method "{request.method}" not allowed.'},
-                            status=405, headers={"Allow": "GET, HEAD"})
-    return JsonResponse({"name": settings.SPECTACULAR_SETTINGS["TITLE"],
+class IndexLinks(serializers.Serializer):
+    """The index's links (one declared member per :data:`INDEX_LINKS` entry)."""
+
+    docs = serializers.CharField(help_text="Swagger UI")
+    redoc = serializers.CharField(help_text="ReDoc")
+    websockets = serializers.CharField(help_text="The WebSocket streams' frame protocol")
+    openapi = serializers.CharField(help_text="This OpenAPI document")
+    health = serializers.CharField(help_text="The upstream report")
+    ping = serializers.CharField(help_text="Liveness")
+    readyz = serializers.CharField(help_text="Readiness")
+    metrics = serializers.CharField(help_text="Prometheus metrics")
+
+
+class ServiceIndex(serializers.Serializer):
+    name = serializers.CharField(help_text="The service's title")
+    version = serializers.CharField(help_text="The service's version")
+    upstream = serializers.ChoiceField(choices=["live", "sandbox"],
+                                       help_text="Where the data comes from (`X-Data-Source`)")
+    links = IndexLinks()
+
+
+class IndexView(ApiView):
+    """``GET /``: a small JSON index instead of a 404, for whoever opens the root URL. A
+    DRF view so that the OpenAPI document describes it like every other answer."""
+
+    # No OPTIONS here: PageOptionsMiddleware answers it for the pages outside the API.
+    http_method_names = ["get", "head"]
+
+    def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:
+        # Always JSON, whatever a browser's Accept says (a 406 would be no index).
+        renderer = self.get_renderers()[0]
+        return renderer, renderer.media_type
+
+    @extend_schema(operation_id="index", tags=["Health"], summary="Service index",
+                   description="The service's name, version and data source, and where the "
+                               "documentation and the probes are. No upstream call; never "
+                               "rate-limited.",
+                   responses={200: ServiceIndex})
+    def get(self, request: Request) -> Response:
+        return Response({"name": settings.SPECTACULAR_SETTINGS["TITLE"],
                          "version": marketdata.__version__,
                          "upstream": settings.MARKETDATA_UPSTREAM,
                          "links": INDEX_LINKS})

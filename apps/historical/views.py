@@ -3,12 +3,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.schema import error_responses
+from apps.core.tabular import Table
 from apps.core.views import ApiView
 from apps.historical.serializers import HISTORICAL_RESPONSE, HistoricalQuery
 from apps.historical.services import historical_prices
 
 
 class HistoricalView(ApiView):
+    csv_table = Table(key="date")
     query_serializer = HistoricalQuery
 
     @extend_schema(

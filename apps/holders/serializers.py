@@ -9,9 +9,10 @@ from apps.core.params import QuerySerializer, choice
 from apps.core.v2 import INTEGER, NUMBER, STRING, PageQuery
 from apps.holders.services import ALIASES, HOLDER_TYPES, HOLDERS
 
-# Names accepted by the sub-route form, for the docs: the reference's names first.
-ALIAS_NAMES = ("major", "institutional", "mutualfund", *ALIASES,
-               *(t for t in HOLDER_TYPES if "_" in t))
+# The sub-route form's names in the docs: the reference's only. The underscore spellings
+# (the query's values) are accepted too but not listed: a code generator turns both
+# spellings into the same constant name and fails (documented in the description instead).
+ALIAS_NAMES = ("major", "institutional", "mutualfund", *ALIASES)
 
 
 class HoldersQuery(QuerySerializer):

@@ -79,7 +79,9 @@ class HoldersAliasView(ApiView):
         parameters=[_SYMBOL,
                     OpenApiParameter("holder_type", OpenApiTypes.STR, OpenApiParameter.PATH,
                                      enum=list(ALIAS_NAMES),
-                                     description="Holder type; hyphens or underscores")],
+                                     description="Holder type, the reference's hyphenated "
+                                                 "names; the underscore spellings "
+                                                 "(`insider_roster`, ...) are accepted too")],
         responses={200: HOLDERS_ALIAS_RESPONSE,
                    **error_responses(404, 422, upstream=True, style=ERRORS)},
     )

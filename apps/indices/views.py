@@ -104,6 +104,7 @@ class V2TrendingView(V2ApiView):
 
     query_serializer = V2TrendingQuery
     response_schema = TRENDING_RESPONSE
+    csv_table = ""
     output = Output(TRENDING_MEMBERS)
     operation_id, tag = "get_trending", V2_TAG
     summary = "Trending symbols of a region"

@@ -47,6 +47,7 @@ class V2MacroSeriesView(V2ApiView):
     operation_id, tag = "get_macro_series", TAG
     summary = "Macro series (FRED)"
 
+    csv_table = "observations"
     output = Output(SERIES_MEMBERS, paged=("observations",))
 
     @extend_schema(parameters=[_SERIES_ID])
@@ -80,6 +81,7 @@ class V2TreasuryYieldsView(V2ApiView):
     operation_id, tag = "get_treasury_yields", TAG
     summary = "Treasury par yield curve of a year"
 
+    csv_table = ""
     output = Output(ROW_MEMBERS, paged=("",))
 
     def get(self, request: Request) -> Response:

@@ -283,7 +283,7 @@ CUSTOM_EXAMPLES = [
                             "value": 20}],
                        "sortField": "dayvolume", "format": "both"}),
     OpenApiExample("top-funds", summary="Five-star mutual funds by price", request_only=True,
-                   value={"quoteType": "fund", "sortField": "intradayprice", "sortType": "asc",
+                   value={"quoteType": "fund", "sortField": "intradayprice", "sortType": "ASC",
                           "filters": [{"field": "performanceratingoverall", "operator": "eq",
                                        "value": 5}]}),
 ]

@@ -111,6 +111,7 @@ class V2ScreenerView(V2ApiView):
     path_choices = {"screener": SCREENER_NAMES}
     path_descriptions = {"screener": "A predefined screener's name or alias"}
     response_schema = SCREENER_RESPONSE
+    csv_table = "quotes"
     output = Output(SCREENER_MEMBERS, paged=("quotes",))
     operation_id, tag = "get_screener", TAG
     summary = "A predefined screener (gainers, losers, actives, funds...)"

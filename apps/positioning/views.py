@@ -66,6 +66,7 @@ class V2CotView(V2ApiView):
     operation_id, tag = "get_cot", TAG
     summary = "Weekly positioning (Commitments of Traders) of a futures contract"
 
+    csv_table = "observations"
     output = Output(COT_MEMBERS, paged=("observations",))
 
     def get(self, request: Request, symbol: str) -> Response:

@@ -49,6 +49,7 @@ class V2PressReleasesView(V2ApiView):
     operation_id, tag = "get_press_releases", "Press releases (v2)"
     summary = "Press releases of a company"
 
+    csv_table = ""
     output = Output(MEMBERS)
 
     def get(self, request: Request, symbol: str) -> Response:

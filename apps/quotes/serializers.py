@@ -156,7 +156,9 @@ _KINDS: dict[str, dict[str, Any]] = {
     NUMBER: _VALUE,
     STRING: STRING_SCHEMA,
     BOOLEAN: BOOLEAN_SCHEMA,
-    OBJECT: {"type": ["object", "array", "null"], "description": (
+    # ``items``: an array without one is no schema to a code generator (the whole answer
+    # was dropped from generated clients).
+    OBJECT: {"type": ["object", "array", "null"], "items": {}, "description": (
         "Yahoo's module body as sent (free-form); its numbers follow `format` too")},
 }
 GQL_QUOTE_SCHEMA = object_schema(

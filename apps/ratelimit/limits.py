@@ -131,6 +131,23 @@ def client_ip(meta: dict[str, Any]) -> str:
     return client_key(address)
 
 
+# -- what clients are told: the IETF RateLimit headers ---------------------------------------
+# draft-ietf-httpapi-ratelimit-headers (-10): structured fields naming the policy,
+#   RateLimit-Policy: "<name>";q=<quota>;w=<window seconds>
+#   RateLimit: "<name>";r=<remaining>;t=<seconds until more quota is available>
+DAILY_POLICY = "daily"
+HEALTH_POLICY = "health"
+BUCKET_POLICY = "bucket"
+DAY_SECONDS = 86400
+
+
+def ietf_headers(policy: str, quota: int, window: int, remaining: int,
+                 reset: int) -> dict[str, str]:
+    """``RateLimit-Policy`` and ``RateLimit`` for one policy."""
+    return {"RateLimit-Policy": f'"{policy}";q={quota};w={window}',
+            "RateLimit": f'"{policy}";r={remaining};t={reset}'}
+
+
 # -- v1 daily quota -------------------------------------------------------------------------
 @dataclass(frozen=True)
 class QuotaState:
@@ -145,9 +162,12 @@ class QuotaState:
         return max(0, self.limit - self.count)
 
     def headers(self) -> dict[str, str]:
+        """The spec's X-RateLimit-* headers and the IETF draft's pair for the same quota."""
         return {"X-RateLimit-Limit": str(self.limit),
                 "X-RateLimit-Remaining": str(self.remaining),
-                "X-RateLimit-Reset": str(self.reset_in)}
+                "X-RateLimit-Reset": str(self.reset_in),
+                **ietf_headers(DAILY_POLICY, self.limit, DAY_SECONDS, self.remaining,
+                               self.reset_in)}
 
     def body(self) -> dict[str, Any]:
         return {"detail": "Rate limit exceeded",
@@ -298,6 +318,24 @@ def take_v2(client: str, config: BucketConfig) -> BucketTake:
 async def take_v2_async(client: str, config: BucketConfig, store: Any = None) -> BucketTake:
     """:func:`take_v2` on the event loop (``store`` as for :func:`take_daily_async`)."""
     return await (store or get_async_store()).take_token(*_v2_call(client, config))
+
+
+def bucket_headers(take: BucketTake, config: BucketConfig) -> dict[str, str]:
+    """The IETF headers of a v2 answer (the spec gives v2 no X-RateLimit-* headers).
+
+    A token bucket as a quota policy: ``q`` is the capacity (the burst) and ``w`` the time
+    the refill takes to give that many tokens, so ``q/w`` is the sustained rate; ``r`` the
+    whole tokens left; ``t`` (draft -10: seconds until more quota is available) the wait
+    for the next whole token (``Retry-After`` on a 429).
+    """
+    window = max(1, math.ceil(config.capacity / config.refill_per_second - 1e-9))
+    remaining = max(0, math.floor(take.tokens))
+    if not take.allowed:
+        reset = take.retry_after
+    else:
+        missing = 1.0 - (take.tokens - remaining)
+        reset = max(1, math.ceil(missing / config.refill_per_second - 1e-9))
+    return ietf_headers(BUCKET_POLICY, config.capacity, window, remaining, reset)
 
 
 def v2_rate_limit_body(take: BucketTake) -> dict[str, Any]:

@@ -1,5 +1,9 @@
 """The rate-limit middleware: the v1 daily quota and health cooldown, the v2 token bucket.
 
+Every answer a limit decided on carries what is left of it, passed or refused: v1 the
+spec's ``X-RateLimit-*`` headers, v1 and v2 the IETF draft's ``RateLimit-Policy`` and
+``RateLimit`` (:func:`apps.ratelimit.limits.ietf_headers`); admin-key requests carry none.
+
 It sits inside the correlation-id, access-log and CORS middleware, so a 429 carries
 ``X-Correlation-ID`` and the CORS headers and is logged like any other response, and
 outside the response cache, so a cached answer still counts. CORS preflights are answered
@@ -50,7 +54,9 @@ def _decide(decision: Callable[[], T]) -> T:
 def _health_headers(reset_in: int) -> dict[str, str]:
     """The health check's own limit: one per cooldown."""
     return {"X-RateLimit-Limit": "1", "X-RateLimit-Remaining": "0",
-            "X-RateLimit-Reset": str(reset_in)}
+            "X-RateLimit-Reset": str(reset_in),
+            **limits.ietf_headers(limits.HEALTH_POLICY, 1, limits.health_cooldown(), 0,
+                                  reset_in)}
 
 
 def _remember_headers(request: HttpRequest, headers: Iterable[tuple[str, str]]) -> None:
@@ -117,8 +123,13 @@ class RateLimitMiddleware:
     def _v2(self, request: HttpRequest, config: limits.BucketConfig) -> HttpResponse:
         client = limits.client_ip(request.META)
         take = _decide(lambda: limits.take_v2(client, config))
+        headers = limits.bucket_headers(take, config)
         if take.allowed:
-            return self.get_response(request)
-        response = JsonResponse(limits.v2_rate_limit_body(take), status=429)
-        response["Retry-After"] = str(take.retry_after)
+            _remember_headers(request, headers.items())
+            response = self.get_response(request)
+        else:
+            response = JsonResponse(limits.v2_rate_limit_body(take), status=429)
+            response["Retry-After"] = str(take.retry_after)
+        for name, value in headers.items():
+            response[name] = value
         return response

@@ -2,9 +2,11 @@
 post-processing hook instead of on each view.
 
 - every limited /v1 operation: the optional ``x-api-key`` header, the three X-RateLimit
-  headers on its responses, and the quota's 429 body (``oneOf`` with the upstream's 429
-  where the endpoint already lists one); /v1/health gets its cooldown instead of the key;
-- every /v2 operation: the bucket's 429 ``RateLimitError`` and ``Retry-After``.
+  headers and the IETF ``RateLimit-Policy``/``RateLimit`` pair on its responses, and the
+  quota's 429 body (``oneOf`` with the upstream's 429 where the endpoint already lists
+  one); /v1/health gets its cooldown instead of the key;
+- every /v2 operation: the IETF pair on its responses (the token bucket), the bucket's 429
+  ``RateLimitError`` and ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -42,6 +44,14 @@ _HEADERS = {
     "X-RateLimit-Reset": "Seconds until the limit resets",
 }
 _RETRY_AFTER = {"Retry-After": "Seconds to wait before retrying"}
+# draft-ietf-httpapi-ratelimit-headers: structured fields (strings), when limits are on.
+_IETF = {
+    "RateLimit-Policy": 'The policy (IETF draft): `"daily";q=<requests>;w=86400` (v1), '
+                        '`"health";q=1;w=<cooldown>` (/v1/health), `"bucket";q=<capacity>;'
+                        'w=<seconds to refill it>` (v2)',
+    "RateLimit": 'What is left of it (IETF draft): `"<policy>";r=<remaining>;t=<seconds '
+                 'until more is available>`',
+}
 _API_KEY = {
     "in": "header", "name": "x-api-key", "required": False, "schema": {"type": "string"},
     "description": "Optional. The admin key (ADMIN_API_KEY) bypasses the rate limits and "
@@ -73,9 +83,11 @@ def postprocess_rate_limits(result: dict[str, Any], generator: Any, request: Any
                             public: bool) -> dict[str, Any]:
     components = result.setdefault("components", {})
     components.setdefault("schemas", {}).update(_SCHEMAS)
-    components.setdefault("headers", {}).update(
-        {name: {"schema": {"type": "integer"}, "description": text}
-         for name, text in {**_HEADERS, **_RETRY_AFTER}.items()})
+    headers = components.setdefault("headers", {})
+    headers.update({name: {"schema": {"type": "integer"}, "description": text}
+                    for name, text in {**_HEADERS, **_RETRY_AFTER}.items()})
+    headers.update({name: {"schema": {"type": "string"}, "description": text}
+                    for name, text in _IETF.items()})
     for path, operations in result.get("paths", {}).items():
         for method in _METHODS:
             operation = operations.get(method)
@@ -84,18 +96,22 @@ def postprocess_rate_limits(result: dict[str, Any], generator: Any, request: Any
             responses = operation.setdefault("responses", {})
             if path.startswith("/v1/") and path not in _OPEN:
                 for status, response in responses.items():
-                    if status != "429":
-                        response.setdefault("headers", {}).update(_header_objects(_HEADERS))
+                    if status not in ("429", "304"):
+                        response.setdefault("headers", {}).update(
+                            _header_objects({**_HEADERS, **_IETF}))
                 if path == _HEALTH:
                     _add_429(responses, "RateLimitExceeded",
                              "Health check cooldown (one per 30 minutes per client) when "
-                             "rate limiting is on", {**_HEADERS, **_RETRY_AFTER})
+                             "rate limiting is on", {**_HEADERS, **_IETF, **_RETRY_AFTER})
                 else:
                     operation.setdefault("parameters", []).append(_API_KEY)
                     _add_429(responses, "RateLimitExceeded",
                              "Daily rate limit exceeded (when rate limiting is on)",
-                             {**_HEADERS, **_RETRY_AFTER})
+                             {**_HEADERS, **_IETF, **_RETRY_AFTER})
             elif path.startswith("/v2/"):
+                for status, response in responses.items():
+                    if status not in ("429", "304"):
+                        response.setdefault("headers", {}).update(_header_objects(_IETF))
                 _add_429(responses, "RateLimitError",
-                         "Rate limited by the token bucket", _RETRY_AFTER)
+                         "Rate limited by the token bucket", {**_IETF, **_RETRY_AFTER})
     return result

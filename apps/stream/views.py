@@ -8,10 +8,11 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
 from rest_framework.request import Request
 
 from apps.core.params import symbol_list
-from apps.core.schema import error_responses
+from apps.core.schema import UPSTREAM_503, error_responses
 from apps.core.views import ApiView
 from apps.quotes.serializers import SymbolsQuery
 from apps.quotes.services import no_quotes_found, stream_quotes
@@ -42,6 +43,17 @@ class StreamNeedsAsgi(MarketDataError):
     code = "stream_needs_asgi"
 
 
+class StreamUnavailable(serializers.Serializer):
+    """The stream's 503: an upstream failure (with ``provider`` and ``code``, as on every
+    v1 endpoint) or a server that cannot stream (``detail`` only)."""
+
+    detail = serializers.CharField()
+    provider = serializers.CharField(required=False, help_text="Upstream failures: which "
+                                                               "upstream provider failed")
+    code = serializers.CharField(required=False, help_text="Upstream failures: "
+                                 "upstream_unavailable | upstream_timeout | ...")
+
+
 class QuoteStreamView(ApiView):
     query_serializer = SymbolsQuery
 
@@ -56,7 +68,10 @@ class QuoteStreamView(ApiView):
                    description=_DESCRIPTION, parameters=[SymbolsQuery],
                    responses={(200, EVENT_STREAM): OpenApiResponse(
                        OpenApiTypes.STR, description="An endless `text/event-stream`"),
-                       **error_responses(404, 422, upstream=True)})
+                       **error_responses(404, 422, upstream=True),
+                       503: OpenApiResponse(StreamUnavailable, description=(
+                           f"{UPSTREAM_503}; or the service runs under a WSGI server, which "
+                           "cannot hold an endless response (`detail` only)"))})
     def get(self, request: Request) -> HttpResponse:
         symbols = symbol_list(request.query_params.get("symbols"),
                               max_items=settings.QUOTES_MAX_SYMBOLS)

@@ -1,4 +1,5 @@
-"""Fixtures for the API tests: fast upstream retries, a controllable cache clock, log capture."""
+"""Fixtures for the API tests: every response checked against the served OpenAPI document,
+fast upstream retries, a controllable cache clock, log capture."""
 
 from __future__ import annotations
 
@@ -9,6 +10,34 @@ import time as _time
 import pytest
 
 from tests.conftest import capture_logs
+
+
+@pytest.fixture(autouse=True)
+def _responses_match_the_schema(request, monkeypatch):
+    """Every response an API test gets through Django's test client (DRF's APIClient
+    included) is validated against /openapi.json (tests/openapi_validation.py): status,
+    content type and body. A mismatch fails the test at the request that produced it.
+    A test that builds an answer the document must not describe (a view patched to break)
+    opts out by requesting the ``unvalidated_responses`` fixture."""
+    if "unvalidated_responses" in request.fixturenames:
+        return
+    from django.test.client import Client
+
+    from tests.openapi_validation import check_response
+
+    original = Client.request
+
+    def validated(self, **kwargs):
+        response = original(self, **kwargs)
+        check_response(response)
+        return response
+
+    monkeypatch.setattr(Client, "request", validated)
+
+
+@pytest.fixture
+def unvalidated_responses():
+    """Opt-out of :func:`_responses_match_the_schema` for the requesting test."""
 
 
 @pytest.fixture(autouse=True)

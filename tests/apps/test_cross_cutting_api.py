@@ -147,8 +147,9 @@ def test_openapi_lists_the_endpoints(api):
 
 def test_openapi_historical_parameters_and_enums(api):
     params = _params(_schema(api), "/v1/historical")
-    assert set(params) == {"symbol", "range", "interval", "epoch"}
+    assert set(params) == {"symbol", "range", "interval", "epoch", "format"}
     assert all(p["in"] == "query" for p in params.values())
+    assert params["format"]["schema"]["enum"] == ["json", "csv"]  # the CSV alternative
     assert params["symbol"]["required"] is True
     assert params["range"]["required"] is True
     assert params["interval"]["required"] is True

@@ -321,7 +321,9 @@ def test_health_is_never_served_from_cache(api, sandbox_upstream, settings):
 
 # -- circuits -----------------------------------------------------------------------------------
 def _local_checks_only(monkeypatch) -> None:
-    """Only Market Hours (computed locally): the health request makes no upstream call."""
+    """Only Market Hours (computed locally): the health request makes no upstream call.
+    Its body then lacks the other checks' services, which the schema requires: the tests
+    using it take ``unvalidated_responses``."""
     from apps.health import checks
 
     monkeypatch.setattr(checks, "CHECKS", tuple(c for c in checks.CHECKS if not c.upstream))
@@ -340,7 +342,8 @@ def open_breaker(endpoint: str):
     return breaker
 
 
-def test_health_circuits_empty_on_a_fresh_client(api, yahoo, monkeypatch):
+def test_health_circuits_empty_on_a_fresh_client(api, yahoo, monkeypatch,
+                                                 unvalidated_responses):
     _local_checks_only(monkeypatch)
     body = api.get("/v1/health").json()
     assert body["circuits"] == []
@@ -369,7 +372,8 @@ def test_health_reports_an_open_breaker(api, sandbox_upstream, settings):
     assert body["status"] == "degraded"
 
 
-def test_health_circuits_never_fail_the_answer(api, yahoo, monkeypatch):
+def test_health_circuits_never_fail_the_answer(api, yahoo, monkeypatch,
+                                               unvalidated_responses):
     from apps.health import checks
 
     _local_checks_only(monkeypatch)

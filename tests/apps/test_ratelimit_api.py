@@ -356,7 +356,8 @@ def test_openapi_documents_the_limits(api):
             quotes["responses"]["429"]["content"]["application/json"]["schema"]["oneOf"]]
     assert "#/components/schemas/RateLimitExceeded" in refs
     assert set(quotes["responses"]["200"]["headers"]) == {
-        "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"}
+        "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
+        "RateLimit-Policy", "RateLimit", "ETag", "Cache-Control"}
     ping = schema["paths"]["/v1/ping"]["get"]
     assert "429" not in ping["responses"] and "headers" not in ping["responses"]["200"]
     health = schema["paths"]["/v1/health"]["get"]
@@ -365,6 +366,9 @@ def test_openapi_documents_the_limits(api):
     v2 = schema["paths"]["/v2/indicators"]["get"]["responses"]["429"]
     v2_refs = str(v2["content"]["application/json"]["schema"])
     assert "RateLimitError" in v2_refs and "Retry-After" in v2["headers"]
+    assert {"RateLimit-Policy", "RateLimit"} <= set(v2["headers"])
+    assert {"RateLimit-Policy", "RateLimit"} <= set(
+        schema["paths"]["/v2/indicators"]["get"]["responses"]["200"]["headers"])
     assert set(schema["components"]["schemas"]["RateLimitError"]["required"]) == {
         "error", "message", "retryAfterSeconds"}
 
@@ -387,3 +391,55 @@ def test_a_counter_outage_lets_requests_through_and_is_logged(api, limited, buck
     warnings = [r for r in logs.records()
                 if r.get("message", r.get("event", "")).startswith("rate-limit counters")]
     assert warnings and "ConnectionError" in warnings[0]["error"]
+
+
+# -- the IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers) -------------------------
+def _ietf(response) -> tuple[str | None, str | None]:
+    return response.get("RateLimit-Policy"), response.get("RateLimit")
+
+
+def test_v1_answers_carry_the_ietf_pair_for_the_daily_quota(api, limited):
+    for expected in ("2", "1", "0"):
+        response = api.get(QUOTES)
+        policy, state = _ietf(response)
+        assert policy == '"daily";q=3;w=86400'
+        assert state == f'"daily";r={expected};t={response["X-RateLimit-Reset"]}'
+    refused = api.get(QUOTES)
+    assert refused.status_code == 429 and refused["Cache-Control"] == "no-store"
+    assert _ietf(refused) == ('"daily";q=3;w=86400',
+                              f'"daily";r=0;t={refused["Retry-After"]}')
+    assert _ietf(api.get(QUOTES, HTTP_X_API_KEY=ADMIN_KEY)) == (None, None)
+
+
+def test_the_health_cooldown_has_its_own_policy(api, limited):
+    first = api.get("/v1/health")
+    cooldown = limited.HEALTH_COOLDOWN_SECONDS
+    assert _ietf(first) == (f'"health";q=1;w={cooldown}', f'"health";r=0;t={cooldown}')
+    second = api.get("/v1/health")
+    assert second.status_code == 429
+    assert second["RateLimit"] == f'"health";r=0;t={second["Retry-After"]}'
+
+
+def test_v2_answers_carry_the_ietf_pair_for_the_bucket(api, bucket):
+    seen = [api.get(V2_PATH) for _ in range(12)]
+    policies = {r["RateLimit-Policy"] for r in seen}
+    assert policies == {'"bucket";q=10;w=10'}  # 10 tokens, refilled in 10 s at 1/s
+    states = [r["RateLimit"] for r in seen]
+    remaining = [int(s.split(";r=")[1].split(";")[0]) for s in states]
+    assert remaining[:10] == sorted(remaining[:10], reverse=True) and remaining[0] == 9
+    for response, state in zip(seen, states, strict=True):
+        reset = int(state.rsplit(";t=", 1)[1])
+        if response.status_code == 429:
+            assert state.startswith('"bucket";r=0;') and reset == int(response["Retry-After"])
+            assert response["Cache-Control"] == "no-store"
+        else:
+            assert 1 <= reset <= 1  # the next token in under a second at 1/s
+    assert any(r.status_code == 429 for r in seen)
+    assert _ietf(api.get(V2_PATH, HTTP_X_API_KEY=ADMIN_KEY)) == (None, None)
+    assert api.get(V2_PATH).get("X-RateLimit-Limit") is None  # the spec gives v2 none
+
+
+def test_no_ietf_headers_when_the_limits_are_off(api, sandbox_upstream, settings):
+    settings.V2_RATE_LIMIT_CAPACITY = 0
+    assert _ietf(api.get(QUOTES)) == (None, None)
+    assert _ietf(api.get(V2_PATH)) == (None, None)

@@ -216,7 +216,7 @@ def test_openapi_operation():
     op = openapi()["paths"]["/v2/index-constituents/{symbol}"]["get"]
     assert op["operationId"] == "get_index_constituents"
     assert op["tags"] == ["Index constituents (v2)"]
-    assert {p["name"] for p in op["parameters"]} == {"symbol", "fields"}
+    assert {p["name"] for p in op["parameters"]} == {"symbol", "fields", "format"}
     assert {"200", "400", "404", "429", "500"} <= op["responses"].keys()
     item = op["responses"]["200"]["content"]["application/json"]["schema"]["items"]
     assert set(item["properties"]) == set(MEMBERS)

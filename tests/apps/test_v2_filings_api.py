@@ -300,7 +300,8 @@ def openapi() -> dict:
 def test_openapi_operations():
     paths = openapi()["paths"]
     expected = {
-        "/v2/filings/{symbol}": ("get_filings", {"symbol", "fields", "cursor", "limit"}),
+        "/v2/filings/{symbol}": ("get_filings", {"symbol", "fields", "cursor", "limit",
+                                                 "format"}),
         "/v2/filings/{symbol}/facts": ("get_filings_facts", {
             "symbol", "fields", "cursor", "limit", "taxonomy", "concepts", "form"}),
         "/v2/filings/{symbol}/cik": ("get_filings_cik", {"symbol", "fields"}),

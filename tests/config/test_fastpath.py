@@ -285,6 +285,9 @@ def test_the_daily_quota_counts_both_paths_alike(limited):
         assert answer.status == 200 and answer.header("x-cache") == "HIT"
         remaining.append(answer.header("x-ratelimit-remaining"))
     assert remaining == ["3", "2", "1", "0"]
+    assert answer.header("ratelimit-policy") == '"daily";q=6;w=86400'
+    assert answer.header("ratelimit") == \
+        f'"daily";r=0;t={answer.header("x-ratelimit-reset")}'
     fast, django = fast_path(QUOTES), django_path(QUOTES)
     assert fast.status == django.status == 429
     _same(fast, django)
@@ -330,11 +333,15 @@ def test_the_v2_bucket_counts_both_paths_alike(sandbox_upstream, settings):
     settings.V2_RATE_LIMIT_CAPACITY = 5
     settings.V2_RATE_LIMIT_REFILL_PER_SECOND = 0.01
     _warm(V2_QUOTE)  # two tokens
-    statuses = [(fast_path(V2_QUOTE) if i % 2 else django_path(V2_QUOTE)).status
-                for i in range(4)]
-    assert statuses == [200, 200, 200, 429]
+    answers = [fast_path(V2_QUOTE) if i % 2 else django_path(V2_QUOTE) for i in range(4)]
+    assert [a.status for a in answers] == [200, 200, 200, 429]
+    # The IETF pair on successes and refusals, on both paths: 5 tokens, 500 s to refill.
+    assert {a.header("ratelimit-policy") for a in answers} == {'"bucket";q=5;w=500'}
+    assert [a.header("ratelimit").split(";t=")[0] for a in answers] == [
+        '"bucket";r=2', '"bucket";r=1', '"bucket";r=0', '"bucket";r=0']
     fast, django = fast_path(V2_QUOTE), django_path(V2_QUOTE)
-    assert fast.status == 429
+    assert fast.status == 429 and fast.header("cache-control") == "no-store"
+    assert fast.header("ratelimit") == f'"bucket";r=0;t={fast.header("retry-after")}'
     _same(fast, django)
     body = json.loads(fast.body)
     assert set(body) == {"error", "message", "retryAfterSeconds"}

@@ -1,0 +1,188 @@
+"""``/mcp``: the MCP endpoint (Streamable HTTP, the official ``mcp`` SDK), mounted by
+``config.asgi``'s HTTP router beside the API.
+
+- **Stateless, JSON answers.** Each POST carries one JSON-RPC message and gets its answer as
+  ``application/json``; the server keeps no session (no ``Mcp-Session-Id``). Behind a load
+  balancer, and across the gunicorn workers of one host, consecutive requests of a client
+  reach different processes: a session held in one process's memory would be "not found"
+  in the next (404, and the client must start over). Nothing here needs a session: the
+  tools only read, send no server-to-client requests and no notifications, so every
+  request can be served by any process. JSON rather than an event stream: nothing to
+  stream, and proxies pass a JSON answer through as it is. So only POST is served: a GET
+  (the server-to-client stream) and a DELETE (the end of a session) are 405s.
+- **Its task group without a lifespan.** The SDK's session manager runs its requests in a
+  task group that must be entered on the serving event loop (normally a Starlette
+  lifespan). The workers run uvicorn with ``lifespan: off`` (channels' router has none,
+  ``config.workers``), so the manager is started by the first ``/mcp`` request of each
+  event loop, in a task of its own that lives as long as the loop: uvicorn's graceful
+  shutdown lets requests in flight finish first, then the loop's end cancels the task, which
+  closes the manager. Nothing is added to the worker's start or shutdown handling.
+- **Host and Origin** are checked with the service's own rules before the SDK sees the
+  request: the ``Host`` (and ``X-Forwarded-Host`` when ``USE_X_FORWARDED_HOST``) as Django
+  checks ``ALLOWED_HOSTS`` (400 otherwise), and a browser's ``Origin`` as the API's CORS
+  settings allow it (``CORS_ALLOWED_ORIGINS``, any origin when unset; or the service's own
+  origin), 403 otherwise. These are the DNS-rebinding checks the SDK offers, with the
+  patterns ``ALLOWED_HOSTS`` has (``.example.com``, ``*``), which the SDK's settings cannot
+  express, so the SDK's own check is off.
+- Every ``/mcp`` request gets an access line and a request metric (:mod:`apps.core.front`),
+  an ``X-Correlation-ID`` (the client's when sane, else a new one, which the tool calls
+  made for it share) and ``X-Data-Source``; each tool call is also logged, limited and
+  counted as the HTTP request it stands for (:mod:`apps.mcp.server`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.exceptions import DisallowedHost
+from django.http import HttpRequest, HttpResponse
+
+from apps.core import front
+from apps.core.middleware import correlation_id_for
+from apps.mcp.server import ASGIApp, build_server
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+PATHS = ("/mcp", "/mcp/")
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers") or ():
+        if key == name:
+            return value.decode("latin-1")
+    return None
+
+
+def host_allowed(scope: Scope) -> bool:
+    """Whether Django would accept the request's host (``ALLOWED_HOSTS``; ``X-Forwarded-Host``
+    when ``USE_X_FORWARDED_HOST``), by Django's own ``get_host()``."""
+    request = HttpRequest()
+    server = scope.get("server") or ("localhost", 80)
+    request.META = {"SERVER_NAME": str(server[0]), "SERVER_PORT": str(server[1] or 80)}
+    for name, meta in ((b"host", "HTTP_HOST"), (b"x-forwarded-host", "HTTP_X_FORWARDED_HOST")):
+        value = _header(scope, name)
+        if value is not None:
+            request.META[meta] = value
+    try:
+        request.get_host()
+    except DisallowedHost:
+        return False
+    return True
+
+
+def origin_allowed(scope: Scope) -> bool:
+    """Whether a browser page at the request's ``Origin`` may call: the API's CORS rules
+    (django-cors-headers' settings and matching), or the service's own origin."""
+    origin = _header(scope, b"origin")
+    if origin is None:
+        return True
+    from corsheaders.conf import conf
+    from corsheaders.middleware import CorsMiddleware
+
+    try:
+        url = urlsplit(origin)
+    except ValueError:
+        return False
+    if conf.CORS_ALLOW_ALL_ORIGINS or url.netloc == _header(scope, b"host"):
+        return True
+    return CorsMiddleware(lambda request: HttpResponse()).origin_found_in_white_lists(origin, url)
+
+
+def _import_sdk() -> None:
+    import mcp.server.streamable_http_manager  # noqa: F401
+    import mcp_types  # noqa: F401
+
+
+class McpEndpoint:
+    """The ASGI application of ``/mcp``; tool calls go to ``api`` (the service's HTTP app)."""
+
+    def __init__(self, api: ASGIApp) -> None:
+        self.api = api
+        self._server: Any = None  # built on first use: the SDK is imported then
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._ready: asyncio.Future[Any] | None = None
+        self._runner: asyncio.Task[None] | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        correlation_id = correlation_id_for(_header(scope, b"x-correlation-id"))
+        if scope["method"] != "POST":
+            # No server-to-client stream (GET) and no session to end (DELETE): the spec's
+            # 405 for both. The SDK would hold a GET open forever with nothing to send.
+            await front.refuse(scope, send, 405, "Method Not Allowed: POST JSON-RPC messages "
+                               "to this endpoint", close=False, extra=[(b"allow", b"POST")])
+            return
+        if not host_allowed(scope):
+            await front.refuse(scope, send, 400, "Invalid Host header", close=False)
+            return
+        if not origin_allowed(scope):
+            netloc = urlsplit(_header(scope, b"origin") or "").netloc
+            await front.refuse(scope, send, 403, f"Origin not allowed: {netloc}", close=False)
+            return
+        # The tool calls of this request carry its correlation id.
+        scope = {**scope, "headers": [
+            *((k, v) for k, v in scope.get("headers") or () if k != b"x-correlation-id"),
+            (b"x-correlation-id", correlation_id.encode())]}
+        manager = await self.manager()
+        status = 0
+        extra = [(b"x-correlation-id", correlation_id.encode()),
+                 (b"x-data-source", settings.MARKETDATA_UPSTREAM.encode("latin-1"))]
+
+        async def send_marked(message: dict[str, Any]) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message = {**message, "headers": [*message.get("headers", ()), *extra]}
+            await send(message)
+
+        try:
+            await manager.handle_request(scope, receive, send_marked)
+        finally:
+            if status:
+                front.record(scope, status, correlation_id)
+
+    async def manager(self) -> Any:
+        """This event loop's running session manager (started by its first request)."""
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop or self._ready is None:
+            # The SDK takes ~2 s to import: in a thread, so the loop keeps serving meanwhile
+            # (and a worker that never sees /mcp never pays it).
+            await asyncio.to_thread(_import_sdk)
+        if self._loop is not loop or self._ready is None:
+            from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+            from mcp.server.transport_security import TransportSecuritySettings
+
+            if self._server is None:
+                self._server = build_server(self.api)
+            manager = StreamableHTTPSessionManager(
+                app=self._server, stateless=True, json_response=True,
+                security_settings=TransportSecuritySettings(
+                    enable_dns_rebinding_protection=False),  # checked above, Django's way
+                max_request_body_size=int(settings.REQUEST_BODY_MAX_BYTES))
+            self._loop, self._ready = loop, loop.create_future()
+            self._runner = loop.create_task(self._run(manager, self._ready),
+                                            name="mcp-session-manager")
+        ready = self._ready
+        try:
+            return await asyncio.shield(ready)
+        except Exception:
+            if self._ready is ready:  # the next request starts another
+                self._ready = None
+            raise
+
+    @staticmethod
+    async def _run(manager: Any, ready: asyncio.Future[Any]) -> None:
+        try:
+            async with manager.run():
+                ready.set_result(manager)
+                await asyncio.Event().wait()  # until the loop ends (cancelled then)
+        except BaseException as exc:
+            if not ready.done():
+                ready.set_exception(exc if isinstance(exc, Exception) else
+                                    RuntimeError("the MCP session manager stopped"))
+            raise

@@ -1,0 +1,274 @@
+"""The MCP server: ``tools/list`` from :mod:`apps.mcp.tools`, ``tools/call`` through the
+service's own HTTP application.
+
+A tool call is the HTTP request its operation describes, made in process through the ASGI
+application the server runs (``config.asgi.http_router``): the fast path, the rate limits,
+the request deadline, the caches, the access log and the error bodies all apply exactly as
+to the same request over HTTP. The request carries the MCP request's client address and the
+headers those layers read (``X-API-Key``, ``X-Forwarded-For`` as ``TRUSTED_PROXIES`` allows,
+``Host``, ``Accept-Language``, ...), and its arrival time, so the deadline counts from when
+the MCP request arrived.
+
+A 2xx answer is the tool's structured content (wrapped as ``{"result": ...}`` when it is
+not an object); any other is a tool error (``isError``) with the endpoint's JSON error body
+as structured content and as text, so an upstream failure names its provider and a 429
+carries the limit's body. The HTTP status and the headers that matter to a caller
+(``Retry-After``, the rate-limit headers, ``X-Data-Source``, ``X-Cache``) are in the
+result's ``_meta``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from django.conf import settings
+
+from apps.core.errors import DETAIL_ERRORS, V2, error_body, error_status, page_error_body
+from apps.mcp.tools import RESULT_MEMBER, ApiRequest, ToolSpec, build_tools
+from marketdata import deadline
+from marketdata.errors import InvalidParameters
+from marketdata.logs import get_logger
+
+if TYPE_CHECKING:  # the SDK is imported on first use (~2 s): apps.mcp.asgi
+    from mcp_types import CallToolResult
+
+log = get_logger("apps.mcp")
+
+Scope = dict[str, Any]
+Message = dict[str, Any]
+ASGIApp = Callable[[Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]],
+                   Awaitable[Any]]
+
+META_KEY = "marketdata/http"
+# Request headers a tool call takes from its MCP request: what the layers below read.
+FORWARDED_HEADERS = frozenset({b"host", b"x-api-key", b"x-forwarded-for", b"x-forwarded-host",
+                               b"x-forwarded-proto", b"accept-language", b"user-agent",
+                               b"x-correlation-id"})
+# Answer headers a caller may act on, reported in the result's _meta.
+REPORTED_HEADERS = ("retry-after", "x-ratelimit-limit", "x-ratelimit-remaining",
+                    "x-ratelimit-reset", "ratelimit", "ratelimit-policy", "x-data-source",
+                    "x-cache", "x-correlation-id")
+INSTRUCTIONS = (
+    "Read-only market data: quotes, charts, fundamentals, indicators, news, macro series, "
+    "screeners and strategy backtests. Each tool is one endpoint of the service's HTTP API "
+    "(its route ends the tool's description) and answers what that endpoint answers; an "
+    "error result carries the endpoint's JSON error body (an upstream failure names its "
+    "provider; a 429 says when to retry). `_meta[\"marketdata/http\"][\"headers\"]"
+    "[\"x-data-source\"]` is `sandbox` when the data is synthetic (a simulator), `live` "
+    "when it comes from the providers.")
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    headers: list[tuple[bytes, bytes]]
+    body: bytes
+
+    def header(self, name: str) -> str | None:
+        wanted = name.encode("latin-1")
+        for key, value in self.headers:
+            if key.lower() == wanted:
+                return value.decode("latin-1")
+        return None
+
+
+def _proxy_ssl_header() -> bytes | None:
+    proxy = getattr(settings, "SECURE_PROXY_SSL_HEADER", None)
+    if not proxy or not str(proxy[0]).startswith("HTTP_"):
+        return None
+    return str(proxy[0])[5:].lower().replace("_", "-").encode("latin-1")
+
+
+def api_scope(request: ApiRequest, outer: Mapping[str, Any] | None) -> Scope:
+    """The ASGI scope of the HTTP request a tool call stands for, as uvicorn would have built
+    it had the MCP client sent that request itself."""
+    outer = outer or {}
+    wanted = FORWARDED_HEADERS | ({_proxy_ssl_header()} - {None})
+    headers = [(name, value) for name, value in outer.get("headers") or ()
+               if name in wanted]
+    if not any(name == b"host" for name, _ in headers):
+        server = outer.get("server") or ("localhost", None)
+        host = server[0] if server[1] in (None, 80, 443) else f"{server[0]}:{server[1]}"
+        headers.append((b"host", host.encode("latin-1")))
+    # JSON, uncompressed, never a 304: the answer is read here, not by the client.
+    headers.append((b"accept", b"application/json"))
+    if request.body is not None:
+        headers += [(b"content-type", b"application/json"),
+                    (b"content-length", str(len(request.body)).encode())]
+    return {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"},
+            "http_version": outer.get("http_version", "1.1"), "method": request.method,
+            "scheme": outer.get("scheme", "http"), "path": request.path,
+            "raw_path": request.raw_path, "query_string": request.query_string,
+            "root_path": "", "headers": headers, "client": outer.get("client"),
+            "server": outer.get("server") or ("localhost", 80),
+            deadline.ARRIVAL_KEY: outer.get(deadline.ARRIVAL_KEY) or time.monotonic()}
+
+
+async def call_api(api: ASGIApp, request: ApiRequest,
+                   outer: Mapping[str, Any] | None) -> Answer:
+    """Run ``request`` through ``api`` in process; the complete answer."""
+    body = request.body or b""
+    sent_body = False
+    done = asyncio.Event()
+    status = 0
+    headers: list[tuple[bytes, bytes]] = []
+    chunks: list[bytes] = []
+
+    async def receive() -> Message:
+        nonlocal sent_body
+        if not sent_body:
+            sent_body = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await done.wait()  # "the client left" only once the answer is complete
+        return {"type": "http.disconnect"}
+
+    async def send(message: Message) -> None:
+        nonlocal status, headers
+        if message["type"] == "http.response.start":
+            status = message["status"]
+            headers = list(message.get("headers") or ())
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                done.set()
+
+    try:
+        await api(api_scope(request, outer), receive, send)
+    finally:
+        done.set()
+    return Answer(status, headers, b"".join(chunks))
+
+
+def _meta(answer: Answer) -> dict[str, Any]:
+    reported = {name: value for name in REPORTED_HEADERS
+                if (value := answer.header(name)) is not None}
+    return {META_KEY: {"status": answer.status, "headers": reported}}
+
+
+def tool_result(spec: ToolSpec, request: ApiRequest, answer: Answer) -> CallToolResult:
+    """The ``CallToolResult`` of an answer: its JSON as structured content, or a tool error
+    with the error body."""
+    from mcp_types import CallToolResult, TextContent
+
+    try:
+        data = orjson.loads(answer.body) if answer.body else None
+    except orjson.JSONDecodeError:
+        data = None
+    ok = 200 <= answer.status < 300 and data is not None
+    if ok:
+        content = {RESULT_MEMBER: data} if spec.wrapped else data
+    elif isinstance(data, dict):
+        content = data
+    else:  # not JSON (should not happen: every answer of the API is)
+        status = answer.status if answer.status >= 400 else 502
+        content = page_error_body(request.path, "The endpoint's answer was not JSON", status)
+    return CallToolResult(content=[TextContent(text=orjson.dumps(content).decode())],
+                          structured_content=content, is_error=not ok,
+                          _meta=_meta(answer))
+
+
+def refusal_result(spec: ToolSpec, exc: InvalidParameters) -> CallToolResult:
+    """The tool error for arguments no HTTP request can carry, in the endpoint's own error
+    shape (``apps.core.errors``): v2's ``{error, status}`` 400, v1's 422 body."""
+    from mcp_types import CallToolResult, TextContent
+
+    style = V2 if spec.path.startswith("/v2/") else _error_style(spec)
+    body = error_body(exc, style)
+    status = error_status(exc, style)
+    return CallToolResult(content=[TextContent(text=orjson.dumps(body).decode())],
+                          structured_content=body, is_error=True,
+                          _meta={META_KEY: {"status": status, "headers": {}}})
+
+
+def _error_style(spec: ToolSpec) -> str:
+    """The ``error_style`` of the view serving the tool's route (its 422 body's shape)."""
+    from django.urls import Resolver404, resolve
+
+    sample = spec.path
+    for param in spec.params:
+        if param.location == "path":
+            schema = spec.input_schema["properties"][param.name]
+            value = (schema.get("enum") or schema.get("examples") or ["x"])[0]
+            sample = sample.replace("{" + param.name + "}", str(value))
+    try:
+        view = resolve(sample).func
+    except Resolver404:
+        return DETAIL_ERRORS
+    cls = getattr(view, "cls", None) or getattr(view, "view_class", None)
+    return getattr(cls, "error_style", DETAIL_ERRORS)
+
+
+DOCUMENT = ApiRequest("GET", "/openapi.json", b"/openapi.json", b"")
+
+
+class ToolTable:
+    """The tools, from the document ``api`` serves at ``/openapi.json`` (read once per
+    process, by the first request that needs them; a failed read is tried again)."""
+
+    def __init__(self, api: ASGIApp) -> None:
+        self.api = api
+        self.specs: dict[str, ToolSpec] | None = None
+        self.listing: list[Any] | None = None
+
+    async def load(self, outer: Mapping[str, Any] | None) -> dict[str, ToolSpec]:
+        if self.specs is None:
+            answer = await call_api(self.api, DOCUMENT, outer)
+            if answer.status != 200:
+                raise RuntimeError(f"GET /openapi.json answered {answer.status}")
+            document = orjson.loads(answer.body)
+            # ~0.1 s of CPU for ~100 operations: off the event loop.
+            self.specs = await asyncio.to_thread(build_tools, document)
+            log.info("mcp tools built from /openapi.json", tools=len(self.specs))
+        return self.specs
+
+    async def tools(self, outer: Mapping[str, Any] | None) -> list[Any]:
+        if self.listing is None:
+            self.listing = [spec.tool() for spec in (await self.load(outer)).values()]
+        return self.listing
+
+    def input_schema(self, name: str) -> Mapping[str, Any] | None:
+        spec = self.specs.get(name) if self.specs is not None else None
+        return spec.input_schema if spec is not None else None
+
+
+def build_server(api: ASGIApp) -> Any:
+    """The low-level MCP server (``mcp.server.Server``) whose tool calls go to ``api``."""
+    from mcp.server import CacheHint, Server, ServerRequestContext
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import (
+        INVALID_PARAMS,
+        CallToolRequestParams,
+        ListToolsResult,
+        PaginatedRequestParams,
+    )
+
+    table = ToolTable(api)
+
+    async def list_tools(ctx: ServerRequestContext[Any, Any],
+                         params: PaginatedRequestParams | None) -> ListToolsResult:
+        return ListToolsResult(tools=await table.tools(getattr(ctx.request, "scope", None)))
+
+    async def call_tool(ctx: ServerRequestContext[Any, Any],
+                        params: CallToolRequestParams) -> CallToolResult:
+        outer = getattr(ctx.request, "scope", None)
+        spec = (await table.load(outer)).get(params.name)
+        if spec is None:
+            raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {params.name}")
+        try:
+            request = spec.request(params.arguments)
+        except InvalidParameters as exc:
+            return refusal_result(spec, exc)
+        return tool_result(spec, request, await call_api(api, request, outer))
+
+    return Server(
+        "marketdata", version=str(settings.SPECTACULAR_SETTINGS["VERSION"]),
+        title="Market data service", instructions=INSTRUCTIONS,
+        # The tools change only with a deployment.
+        cache_hints={"tools/list": CacheHint(ttl_ms=300_000, scope="public")},
+        get_tool_input_schema=table.input_schema,
+        on_list_tools=list_tools, on_call_tool=call_tool)

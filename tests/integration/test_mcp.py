@@ -1,0 +1,274 @@
+"""The MCP endpoint (/mcp) through the real service process (bin/serve) over loopback,
+driven by the official SDK's own client over Streamable HTTP, with the sandbox as a
+separate HTTP server standing in for every provider (UPSTREAM_HOST_MAP), so a fault can be
+injected for one upstream path.
+
+Tool calls must answer what the HTTP API answers for the same request: the same JSON, the
+same error bodies (a bad argument, an upstream failure naming its provider), the same rate
+limits (the client counted by X-Forwarded-For as TRUSTED_PROXIES allows, the admin key in
+X-API-Key exempt). Each test counts against a client address of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import uuid
+from contextlib import asynccontextmanager
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+
+from tests.integration.servers import http, service_on_sandbox
+
+pytestmark = pytest.mark.integration
+
+V1_QUOTA = 5
+V2_CAPACITY = 6
+ADMIN_KEY = uuid.uuid4().hex
+PROBES = {"readyz", "ping", "get_ping"}  # not tools, on purpose (apps/mcp/tools.py)
+_addresses = (f"198.18.{n // 250}.{n % 250 + 1}" for n in itertools.count())
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    env = {"USE_SECURITY": "true", "APP_RATE_LIMIT_PER_DAY": str(V1_QUOTA),
+           "V2_RATE_LIMIT_SCOPE": "ip", "V2_RATE_LIMIT_CAPACITY": str(V2_CAPACITY),
+           "V2_RATE_LIMIT_REFILL_PER_SECOND": "0.01", "TRUSTED_PROXIES": "127.0.0.1",
+           "ADMIN_API_KEY": ADMIN_KEY, "ALLOWED_HOSTS": "127.0.0.1,localhost",
+           "CORS_ALLOWED_ORIGINS": "http://allowed.example"}
+    with service_on_sandbox(tmp_path_factory.mktemp("mcp"), env) as pair:
+        yield pair
+
+
+@pytest.fixture
+def address() -> str:
+    """A client address of the test's own (its quota and bucket start full)."""
+    return next(_addresses)
+
+
+@asynccontextmanager
+async def connect(service, address: str, mode: str = "legacy", **headers: str):
+    """The SDK's client on /mcp, as the client at ``address`` behind the trusted proxy."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with httpx2.AsyncClient(headers={"X-Forwarded-For": address, **headers},
+                                  timeout=httpx2.Timeout(30, read=120)) as http_client:
+        transport = streamable_http_client(f"{service.base_url}/mcp", http_client=http_client)
+        async with Client(transport, mode=mode) as client:
+            yield client
+
+
+def call(service, address: str, name: str, arguments: dict[str, Any], mode: str = "legacy",
+         **headers: str):
+    async def run():
+        async with connect(service, address, mode, **headers) as client:
+            return await client.call_tool(name, arguments)
+
+    return asyncio.run(run())
+
+
+def api(service, address: str, method: str, path: str, body: Any = None,
+        **headers: str) -> tuple[int, Any]:
+    status, answer_headers, raw = http(method, f"{service.base_url}{path}", body, timeout=60,
+                                       headers={"X-Forwarded-For": address,
+                                                "Accept": "application/json", **headers})
+    assert "json" in answer_headers.get("Content-Type", ""), (path, answer_headers)
+    return status, json.loads(raw)
+
+
+def _yahoo_calls(sandbox) -> int:
+    status, _, raw = http("GET", f"{sandbox.base_url}/__sandbox__/requests?provider=yahoo")
+    assert status == 200
+    return json.loads(raw)["count"]
+
+
+# -- the handshake and the tool list ----------------------------------------------------------
+def test_initialize_and_list_one_tool_per_operation(stack, address):
+    service, _ = stack
+    status, _, raw = http("GET", f"{service.base_url}/openapi.json")
+    assert status == 200
+    document = json.loads(raw)
+    operations = {op["operationId"] for item in document["paths"].values()
+                  for method, op in item.items() if method in ("get", "post")
+                  and "application/json" in op["responses"]["200"].get("content", {})}
+    expected = operations - PROBES
+
+    async def run():
+        async with connect(service, address) as client:
+            listed = await client.list_tools()
+            return client.protocol_version, client.server_info, client.server_capabilities, \
+                listed.tools
+
+    version, info, capabilities, tools = asyncio.run(run())
+    assert version == "2025-11-25"  # the initialize handshake
+    assert info.name == "marketdata" and capabilities.tools is not None
+    assert len(tools) == len(expected) > 90
+    assert {tool.name for tool in tools} == expected
+    backtest = next(tool for tool in tools if tool.name == "run_backtest")
+    assert backtest.input_schema["required"] == ["symbol", "strategy"]
+    assert backtest.output_schema["type"] == "object"
+    assert backtest.annotations.read_only_hint is True
+
+
+def test_the_2026_protocol_without_a_handshake(stack, address):
+    service, _ = stack
+
+    async def run():
+        async with connect(service, address, mode="auto") as client:
+            return client.protocol_version, await client.call_tool(
+                "get_quote_v2", {"symbol": "AAPL", "fields": "symbol"})
+
+    version, result = asyncio.run(run())
+    assert version == "2026-07-28"
+    assert not result.is_error and result.structured_content == {"symbol": "AAPL"}
+
+
+# -- tool calls answer what the API answers -------------------------------------------------
+CASES = {
+    "quote": ("get_quotes", {"symbols": "AAPL,MSFT"}, "GET", "/v1/quotes?symbols=AAPL,MSFT",
+              None),
+    "historical": ("get_historical", {"symbol": "MSFT", "range": "1mo", "interval": "1d"},
+                   "GET", "/v1/historical?symbol=MSFT&range=1mo&interval=1d", None),
+    "indicator": ("get_technical_indicator", {"function": "RSI", "symbol": "AAPL",
+                                              "range": "3mo"},
+                  "GET", "/v1/indicator?function=RSI&symbol=AAPL&range=3mo", None),
+    "v2 list with fields": (
+        "get_screener", {"screener": "day-gainers", "count": 5,
+                         "fields": "symbol,regularMarketChangePercent"},
+        "GET", "/v2/screeners/day-gainers?" + urlencode(
+            {"count": 5, "fields": "symbol,regularMarketChangePercent"}), None),
+    "v2 path with symbol": ("get_index_constituents", {"symbol": "^DJI", "fields": "symbol"},
+                            "GET", "/v2/index-constituents/%5EDJI?fields=symbol", None),
+    "backtest": ("run_backtest", {"symbol": "AAPL", "strategy": "sma_crossover",
+                                  "range": "2y", "equityLimit": 5, "tradesLimit": 3,
+                                  "params": {"fastPeriod": 5, "slowPeriod": 15}},
+                 "POST", "/v2/backtest/AAPL",
+                 {"strategy": "sma_crossover", "range": "2y", "equityLimit": 5,
+                  "tradesLimit": 3, "params": {"fastPeriod": 5, "slowPeriod": 15}}),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_structured_content_is_the_apis_json(stack, address, case):
+    service, _ = stack
+    name, arguments, method, path, body = CASES[case]
+    result = call(service, address, name, arguments)
+    assert not result.is_error, result.structured_content
+    status, expected = api(service, address, method, path, body)
+    assert status == 200, expected
+    if not isinstance(expected, dict):
+        expected = {"result": expected}
+    assert result.structured_content == expected
+    assert json.loads(result.content[0].text) == expected
+    http_meta = result.meta["marketdata/http"]
+    assert http_meta["status"] == 200
+    assert http_meta["headers"]["x-data-source"] == "live"  # the sandbox behind a host map
+
+
+# -- errors ---------------------------------------------------------------------------------
+def test_a_bad_argument_is_a_tool_error_with_the_endpoints_body(stack, address):
+    service, sandbox = stack
+    before = _yahoo_calls(sandbox)
+    for name, arguments, path in (
+            ("get_quote_v2", {"symbol": "AAPL", "format": "bogus"},
+             "/v2/quote/AAPL?format=bogus"),
+            ("get_historical", {"symbol": "AAPL", "range": "1mo", "interval": "bogus"},
+             "/v1/historical?symbol=AAPL&range=1mo&interval=bogus")):
+        result = call(service, address, name, arguments)
+        status, body = api(service, address, "GET", path)
+        assert status in (400, 422), body
+        assert result.is_error and result.structured_content == body
+        assert result.meta["marketdata/http"]["status"] == status
+    # Arguments no request can carry are refused before any request, in the same shape.
+    result = call(service, address, "get_quote_v2", {"symbol": "AAPL", "colour": "blue"})
+    assert result.is_error
+    assert result.structured_content == {"error": "colour: Extra inputs are not permitted",
+                                         "status": 400}
+    assert _yahoo_calls(sandbox) == before  # no upstream call for any of them
+
+
+def test_an_upstream_failure_is_a_tool_error_naming_the_provider(stack, address):
+    service, sandbox = stack
+    status, _, raw = http("POST", f"{sandbox.base_url}/__sandbox__/config", {
+        "faults": [{"path_prefix": "/v1/finance/sectors/", "fail_rate": 1.0}]})
+    assert status == 200, raw
+    try:
+        result = call(service, address, "get_sectors", {})
+    finally:
+        http("POST", f"{sandbox.base_url}/__sandbox__/config", {"faults": []})
+    assert result.is_error
+    body = result.structured_content
+    assert body["provider"] == "yahoo" and body["code"].startswith("upstream_"), body
+    assert result.meta["marketdata/http"]["status"] in (502, 503, 504)
+    assert json.loads(result.content[0].text) == body
+
+
+def test_rate_limits_are_the_apis(stack, address):
+    service, _ = stack
+    # v1: the daily quota of this client (X-Forwarded-For, from a trusted proxy).
+    results = [call(service, address, "get_simple_quotes", {"symbols": "AAPL"})
+               for _ in range(V1_QUOTA + 1)]
+    assert [r.is_error for r in results] == [False] * V1_QUOTA + [True]
+    refused = results[-1]
+    assert refused.meta["marketdata/http"]["status"] == 429
+    status, body = api(service, address, "GET", "/v1/simple-quotes?symbols=AAPL")
+    assert status == 429
+    assert refused.structured_content["detail"] == body["detail"] == "Rate limit exceeded"
+    assert refused.structured_content["rate_limit_info"]["limit"] == V1_QUOTA
+    # The admin key (X-API-Key on the MCP request) is exempt, as over HTTP.
+    admin = call(service, address, "get_simple_quotes", {"symbols": "AAPL"},
+                 **{"X-API-Key": ADMIN_KEY})
+    assert not admin.is_error
+    # v2: the token bucket of this client; the 429 says when to retry.
+    results = [call(service, address, "get_quote_v2", {"symbol": "MSFT", "fields": "symbol"})
+               for _ in range(V2_CAPACITY + 1)]
+    assert [r.is_error for r in results] == [False] * V2_CAPACITY + [True]
+    refused = results[-1]
+    assert refused.structured_content["error"] == "Rate limit exceeded"
+    assert refused.structured_content["retryAfterSeconds"] > 0
+    assert int(refused.meta["marketdata/http"]["headers"]["retry-after"]) > 0
+    # Another client is not limited by this one's count.
+    other = call(service, next(_addresses), "get_quote_v2", {"symbol": "MSFT"})
+    assert not other.is_error
+
+
+# -- the endpoint itself --------------------------------------------------------------------
+def _initialize() -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}}
+
+
+def test_host_and_origin_as_the_api_allows(stack):
+    service, _ = stack
+    url = f"{service.base_url}/mcp"
+    accept = {"Accept": "application/json, text/event-stream"}
+    status, headers, raw = http("POST", url, _initialize(), headers=accept)
+    assert status == 200, raw
+    assert json.loads(raw)["result"]["serverInfo"]["name"] == "marketdata"
+    assert headers["X-Data-Source"] == "live" and headers["X-Correlation-ID"]
+    status, _, raw = http("POST", url, _initialize(),
+                          headers={**accept, "Host": "rebound.attacker.test"})
+    assert status == 400 and json.loads(raw) == {"detail": "Invalid Host header"}
+    status, _, raw = http("POST", url, _initialize(),
+                          headers={**accept, "Origin": "http://attacker.test"})
+    assert status == 403 and "attacker.test" in json.loads(raw)["detail"]
+    status, _, raw = http("POST", url, _initialize(),
+                          headers={**accept, "Origin": "http://allowed.example"})
+    assert status == 200, raw
+
+
+def test_no_event_stream_and_no_session(stack):
+    service, _ = stack
+    url = f"{service.base_url}/mcp"
+    status, headers, _ = http("GET", url, headers={"Accept": "text/event-stream"})
+    assert status == 405 and headers["Allow"] == "POST"
+    status, headers, _ = http("POST", url, _initialize(),
+                                headers={"Accept": "application/json, text/event-stream"})
+    assert status == 200 and headers["Content-Type"].startswith("application/json")
+    assert "Mcp-Session-Id" not in headers  # stateless: any process can answer the next
