@@ -9,6 +9,11 @@ Usage:
 
     .venv/bin/python bench/fastpath_cost.py [--requests 5000] [--rounds 5]
         [--redis redis://127.0.0.1:6379/14]
+    .venv/bin/python bench/fastpath_cost.py --encodings [--target /v2/quote/AAPL]
+
+``--encodings`` (issue 27) measures, on local memory, one hit in each representation a
+client can ask for: identity, ``Accept-Encoding: gzip``, ``gzip, deflate, br`` (br) and
+the br request with ``If-None-Match`` of its ETag (a 304).
 """
 
 from __future__ import annotations
@@ -26,7 +31,12 @@ TARGET = "/v1/simple-quotes?symbols=AAPL"
 LIMITS_ON = {"USE_SECURITY": "true", "APP_RATE_LIMIT_PER_DAY": "1000000000"}
 
 
-def child(requests: int, rounds: int) -> dict[str, float]:
+ENCODINGS = {"identity": {}, "gzip": {"accept-encoding": "gzip"},
+             "br": {"accept-encoding": "gzip, deflate, br"}}
+
+
+def child(requests: int, rounds: int, target: str = TARGET,
+          encodings: bool = False) -> dict[str, float]:
     import asyncio
     import logging
 
@@ -38,8 +48,8 @@ def child(requests: int, rounds: int) -> dict[str, float]:
     for handler in logging.getLogger().handlers:
         handler.stream = open(os.devnull, "w")  # lives as long as the process
     for _ in range(3):
-        django_path(TARGET)
-    request = scope(TARGET, {"user-agent": "bench", "accept": "*/*"})
+        django_path(target)
+    request = scope(target, {"user-agent": "bench", "accept": "*/*"})
 
     async def send(message):
         pass
@@ -58,9 +68,46 @@ def child(requests: int, rounds: int) -> dict[str, float]:
             assert all(done)
         return time.perf_counter() - started
 
+    async def variants() -> dict[str, float]:
+        sent: list[dict] = []
+
+        async def record(message):
+            sent.append(message)
+
+        out = {}
+        base = [(n, v) for n, v in request["headers"] if n != b"accept-encoding"]
+        for name, extra in ENCODINGS.items():
+            headers = base + [(n.encode(), v.encode()) for n, v in extra.items()]
+            out[name] = await timed({**request, "headers": headers})
+        assert await front.fast_path({**request, "headers": headers}, None, record)
+        etag = dict(sent[0]["headers"])[b"etag"]
+        out["304"] = await timed({**request, "headers": [*headers, (b"if-none-match", etag)]},
+                                 status=304)
+        return out
+
+    async def timed(variant: dict, status: int = 200) -> float:
+        statuses: list[int] = []
+
+        async def check(message):
+            if message["type"] == "http.response.start":
+                statuses.append(message["status"])
+
+        assert await front.fast_path(dict(variant), None, check) and statuses == [status]
+
+        async def run() -> float:
+            started = time.perf_counter()
+            for _ in range(requests):
+                assert await front.fast_path(dict(variant), None, send)
+            return time.perf_counter() - started
+
+        await run()  # warm
+        return min([await run() for _ in range(rounds)]) / requests * 1e6
+
     async def measure() -> dict[str, float]:
         from marketdata.redis_async import close_client
 
+        if encodings:
+            return await variants()
         out = {}
         for name, run in (("sequential", one_at_a_time), ("50 concurrent", fifty_at_a_time)):
             await run()  # warm
@@ -76,10 +123,26 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=5000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--redis", default="")
+    parser.add_argument("--target", default=TARGET)
+    parser.add_argument("--encodings", action="store_true",
+                        help="one hit per representation (identity, gzip, br, 304)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(args.requests, args.rounds)))
+        print(json.dumps(child(args.requests, args.rounds, args.target, args.encodings)))
+        return
+    if args.encodings:
+        # The v2 bucket off: every timed request must be the hit, never a 429.
+        env = {**os.environ, "MARKETDATA_UPSTREAM": "sandbox", "LOG_LEVEL": "INFO",
+               "REDIS_URL": "", "CACHE_KEY_PREFIX": f"bench-fp-{os.getpid()}",
+               "MARKETDATA_VAR_DIR": str(ROOT / "var"), "V2_RATE_LIMIT_CAPACITY": "0"}
+        result = subprocess.run([sys.executable, __file__, "--child", "--encodings",
+                                 "--requests", str(args.requests), "--rounds", str(args.rounds),
+                                 "--target", args.target],
+                                env=env, cwd=ROOT, capture_output=True, text=True, check=True)
+        times = json.loads(result.stdout.strip().splitlines()[-1])
+        print(f"| `{args.target}` | " + " | ".join(f"{times[k]:.1f}" for k in
+                                                     ("identity", "gzip", "br", "304")) + " |")
         return
     configs = {"local memory": ("", {}), "local memory, v1 quota on": ("", LIMITS_ON)}
     if args.redis:
