@@ -8,8 +8,9 @@
   in the next (404, and the client must start over). Nothing here needs a session: the
   tools only read, send no server-to-client requests and no notifications, so every
   request can be served by any process. JSON rather than an event stream: nothing to
-  stream, and proxies pass a JSON answer through as it is. So only POST is served: a GET
-  (the server-to-client stream) and a DELETE (the end of a session) are 405s.
+  stream, and proxies pass a JSON answer through as it is. So only POST is served (and a
+  browser's CORS preflight): a GET (the server-to-client stream) and a DELETE (the end of
+  a session) are 405s.
 - **Its task group without a lifespan.** The SDK's session manager runs its requests in a
   task group that must be entered on the serving event loop (normally a Starlette
   lifespan). The workers run uvicorn with ``lifespan: off`` (channels' router has none,
@@ -24,6 +25,12 @@
   origin), 403 otherwise. These are the DNS-rebinding checks the SDK offers, with the
   patterns ``ALLOWED_HOSTS`` has (``.example.com``, ``*``), which the SDK's settings cannot
   express, so the SDK's own check is off.
+- **Before the SDK** (:mod:`apps.mcp.wire`): the body is read within the API's time and
+  size limits (408, 413); a message that is not a tool call takes a token of the v2 bucket
+  (429 with the v2 body when none is left; a tool call's HTTP request is counted by the
+  API itself); a JSON answer is compressed as ``Accept-Encoding`` asks (the ~0.9 MB tool
+  list once per process and coding); a page at an allowed ``Origin`` gets the CORS headers
+  (and its preflight an answer), by the API's CORS settings.
 - Every ``/mcp`` request gets an access line and a request metric (:mod:`apps.core.front`),
   an ``X-Correlation-ID`` (the client's when sane, else a new one, which the tool calls
   made for it share) and ``X-Data-Source``; each tool call is also logged, limited and
@@ -33,6 +40,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
@@ -42,14 +50,18 @@ from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse
 
 from apps.core import front
+from apps.core.bridge import BodyLimits, read_body
 from apps.core.middleware import correlation_id_for
+from apps.mcp import wire
 from apps.mcp.server import ASGIApp, build_server
+from marketdata import deadline, metrics
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 PATHS = ("/mcp", "/mcp/")
+RATE_LIMIT_NAME = "v2_bucket"  # the metric's label for the v2 bucket (apps.health.metrics)
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -94,6 +106,19 @@ def origin_allowed(scope: Scope) -> bool:
     return CorsMiddleware(lambda request: HttpResponse()).origin_found_in_white_lists(origin, url)
 
 
+async def _answer(scope: Scope, send: Send, status: int, body: bytes,
+                  extra: wire.Headers) -> None:
+    """An answer given here, before the SDK runs (a preflight, a 429): the front's headers
+    (correlation id, data source, security headers), logged and counted like any other."""
+    headers, correlation_id = front.answer_headers(scope, len(body), close=False, extra=extra)
+    if not body:  # a preflight: no content to describe
+        headers = [(name, value) for name, value in headers if name != b"content-type"]
+    await send({"type": "http.response.start", "status": status,
+                "headers": wire.merge_vary(headers)})
+    await send({"type": "http.response.body", "body": body})
+    front.record(scope, status, correlation_id)
+
+
 def _import_sdk() -> None:
     import mcp.server.streamable_http_manager  # noqa: F401
     import mcp_types  # noqa: F401
@@ -108,10 +133,14 @@ class McpEndpoint:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready: asyncio.Future[Any] | None = None
         self._runner: asyncio.Task[None] | None = None
+        self.variants = wire.Variants()  # the compressed tool list, made once per coding
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope.setdefault(deadline.ARRIVAL_KEY, time.monotonic())  # the router stamps it first
         correlation_id = correlation_id_for(_header(scope, b"x-correlation-id"))
-        if scope["method"] != "POST":
+        preflight = scope["method"] == "OPTIONS" and \
+            _header(scope, b"access-control-request-method") is not None
+        if scope["method"] != "POST" and not preflight:
             # No server-to-client stream (GET) and no session to end (DELETE): the spec's
             # 405 for both. The SDK would hold a GET open forever with nothing to send.
             await front.refuse(scope, send, 405, "Method Not Allowed: POST JSON-RPC messages "
@@ -124,24 +153,41 @@ class McpEndpoint:
             netloc = urlsplit(_header(scope, b"origin") or "").netloc
             await front.refuse(scope, send, 403, f"Origin not allowed: {netloc}", close=False)
             return
-        # The tool calls of this request carry its correlation id.
+        # The refusals below and the tool calls of this request carry its correlation id.
         scope = {**scope, "headers": [
             *((k, v) for k, v in scope.get("headers") or () if k != b"x-correlation-id"),
             (b"x-correlation-id", correlation_id.encode())]}
+        cors = wire.cors_headers(_header(scope, b"origin"), preflight)
+        if preflight:
+            await _answer(scope, send, 200, b"", cors)
+            return
+        body = await read_body(scope, receive, wire.adding(send, cors),
+                               BodyLimits.from_settings())
+        if body is None:  # answered (400/408/413), or the client left
+            return
+        charge = await wire.charge(scope, body)
+        if charge is not None and charge.refusal is not None:
+            metrics.record_rate_limited(RATE_LIMIT_NAME)
+            await _answer(scope, send, 429, charge.refusal, [*charge.headers, *cors])
+            return
         manager = await self.manager()
         status = 0
         extra = [(b"x-correlation-id", correlation_id.encode()),
-                 (b"x-data-source", settings.MARKETDATA_UPSTREAM.encode("latin-1"))]
+                 (b"x-data-source", settings.MARKETDATA_UPSTREAM.encode("latin-1")),
+                 *cors, *(charge.headers if charge is not None else ())]
+        answer = wire.adding(send, extra)
 
         async def send_marked(message: dict[str, Any]) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                message = {**message, "headers": [*message.get("headers", ()), *extra]}
-            await send(message)
+            await answer(message)
 
         try:
-            await manager.handle_request(scope, receive, send_marked)
+            await manager.handle_request(
+                scope, wire.replay(body, receive),
+                wire.compressing(send_marked, _header(scope, b"accept-encoding"),
+                                 self.variants))
         finally:
             if status:
                 front.record(scope, status, correlation_id)

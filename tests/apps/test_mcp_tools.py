@@ -1,6 +1,8 @@
 """The MCP tools (apps.mcp) generated from the served OpenAPI document: one per operation
 (minus the documented exclusions), valid names and JSON Schemas, arguments turned into the
-endpoint's request, answers into results, and the endpoint's Host/Origin checks."""
+endpoint's request, answers into results, and the endpoint's own front (apps.mcp.wire): Host
+and Origin checks, body limits, the v2 bucket for messages that are not tool calls,
+compression and CORS."""
 
 from __future__ import annotations
 
@@ -379,7 +381,7 @@ def _post_mcp(message: dict[str, Any], headers: dict[str, str] | None = None
         sent.append(event)
 
     raw = {"host": "testserver", "content-type": "application/json",
-           "accept": "application/json, text/event-stream",
+           "content-length": str(len(body)), "accept": "application/json, text/event-stream",
            "mcp-protocol-version": "2025-11-25", **(headers or {})}
     scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
              "method": "POST", "scheme": "http", "path": "/mcp", "raw_path": b"/mcp",
@@ -423,3 +425,375 @@ def test_the_representation_parameter_is_not_a_tool_argument(document, tools):
     for spec in tools.values():
         if (spec.method, spec.path) in marked:
             assert "format" not in spec.input_schema["properties"], spec.name
+
+
+# -- the endpoint around the SDK: body limits, rate limit, compression, CORS (apps.mcp.wire) --
+LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+CALL = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "get_quote_v2", "arguments": {"symbol": "AAPL", "fields": "symbol"}}}
+INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "clientInfo": {"name": "test", "version": "1"}}}
+
+
+class FakeApi:
+    """The service's HTTP application as the MCP server sees it: the served OpenAPI document
+    (the real tools), and ``{"symbol": "AAPL"}`` for any other request, each one noted."""
+
+    def __init__(self) -> None:
+        self.document = _served_document().encode()
+        self.calls: list[str] = []
+
+    async def __call__(self, scope, receive, send) -> None:
+        self.calls.append(scope["path"])
+        body = self.document if scope["path"] == "/openapi.json" else b'{"symbol":"AAPL"}'
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": body})
+
+
+@pytest.fixture
+def endpoint(unvalidated_responses):
+    """An MCP endpoint in front of a :class:`FakeApi`, with the SDK's runs counted."""
+    from apps.mcp.asgi import McpEndpoint
+
+    mcp = McpEndpoint(FakeApi())
+    mcp.sdk_runs = 0
+    manager = mcp.manager
+
+    async def counted_manager():
+        mcp.sdk_runs += 1
+        return await manager()
+
+    mcp.manager = counted_manager
+    return mcp
+
+
+class Exchange:
+    """One HTTP exchange with an ASGI app, as uvicorn would drive it."""
+
+    def __init__(self, status: int, headers: list[tuple[bytes, bytes]], body: bytes,
+                 received: int) -> None:
+        self.status, self.body, self.received = status, body, received
+        self.headers = {name.decode(): value.decode() for name, value in headers}
+        self.vary = {member.strip().lower() for name, value in headers if name == b"vary"
+                     for member in value.decode().split(",")}
+        assert len([n for n, _ in headers if n == b"vary"]) <= 1  # merged into one
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+async def _request(app, message: Any = None, *, method: str = "POST",
+                   chunks: list[bytes] | None = None, stall: bool = False,
+                   client: str = "192.0.2.10", **headers: str) -> Exchange:
+    """``message`` (JSON, or raw bytes) POSTed to /mcp (or ``chunks`` sent chunked, and
+    ``stall``: the rest never comes); headers by name with ``_`` for ``-``."""
+    import asyncio
+
+    if chunks is None:
+        body = message if isinstance(message, bytes) else \
+            b"" if message is None else json.dumps(message).encode()
+        chunks = [body]
+        framing = {"content-length": str(len(body))} if method == "POST" else {}
+    else:
+        framing = {"transfer-encoding": "chunked"}
+    pending = list(chunks)
+    done = asyncio.Event()
+    received = 0
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        nonlocal received
+        if pending:
+            received += 1
+            chunk = pending.pop(0)
+            return {"type": "http.request", "body": chunk, "more_body": bool(pending) or stall}
+        await done.wait()  # a stalled body never comes; the client leaves after the answer
+        return {"type": "http.disconnect"}
+
+    async def send(event: dict[str, Any]) -> None:
+        sent.append(event)
+        if event["type"] == "http.response.body" and not event.get("more_body"):
+            done.set()
+
+    raw = {"host": "testserver", "content-type": "application/json",
+           "accept": "application/json, text/event-stream",
+           "mcp-protocol-version": "2025-11-25", **framing,
+           **{k.replace("_", "-"): v for k, v in headers.items()}}
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": method, "scheme": "http", "path": "/mcp", "raw_path": b"/mcp",
+             "query_string": b"", "root_path": "", "client": (client, 50000),
+             "server": ("testserver", 80),
+             "headers": [(k.encode(), v.encode()) for k, v in raw.items()]}
+    try:
+        await app(scope, receive, send)
+    finally:
+        done.set()
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    payload = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return Exchange(start["status"], start["headers"], payload, received)
+
+
+def _run(coroutine):
+    import asyncio
+
+    return asyncio.run(coroutine)
+
+
+def test_a_body_over_the_limit_is_a_413_before_the_sdk(settings, endpoint):
+    settings.REQUEST_BODY_MAX_BYTES = 256
+    declared = _run(_request(endpoint, b"{" + b" " * 298 + b"}"))
+    assert declared.status == 413 and declared.received == 0  # refused before reading it
+    assert declared.json() == {"detail": "Request body too large: 300 bytes, at most 256 "
+                                         "are accepted"}
+    assert declared.headers["connection"] == "close" and declared.headers["x-correlation-id"]
+    chunked = _run(_request(endpoint, chunks=[b"{" + b" " * 99] * 3))
+    assert chunked.status == 413 and chunked.received == 3
+    assert chunked.json() == {"detail": "Request body too large: at most 256 bytes are "
+                                        "accepted"}
+    assert endpoint.sdk_runs == 0 and endpoint.api.calls == []
+
+
+def test_a_body_that_stalls_is_a_408(settings, endpoint):
+    import time
+
+    settings.REQUEST_BODY_TIMEOUT_SECONDS = 0.3
+    started = time.monotonic()
+    answer = _run(_request(endpoint, chunks=[b'{"jsonrpc": "2.0",'], stall=True))
+    assert answer.status == 408 and 0.25 < time.monotonic() - started < 3
+    assert answer.json() == {"detail": "Request body not received within 0.3 s"}
+    assert answer.headers["connection"] == "close"
+    assert endpoint.sdk_runs == 0
+
+
+def test_a_body_in_pieces_reaches_the_sdk_whole(endpoint):
+    body = json.dumps(CALL).encode()
+    answer = _run(_request(endpoint, chunks=[body[:10], body[10:40], body[40:]]))
+    assert answer.status == 200 and answer.received == 3
+    assert answer.json()["result"]["structuredContent"] == {"symbol": "AAPL"}
+    assert endpoint.api.calls == ["/openapi.json", "/v2/quote/AAPL"]
+
+
+def _bucket(settings, capacity: int) -> None:
+    settings.V2_RATE_LIMIT_CAPACITY = capacity
+    settings.V2_RATE_LIMIT_REFILL_PER_SECOND = 0.001
+    settings.V2_RATE_LIMIT_SCOPE = "ip"
+
+
+def _remaining(answer: Exchange) -> int:
+    return int(re.search(r";r=(\d+);", answer.headers["ratelimit"]).group(1))
+
+
+def test_messages_but_tool_calls_take_a_token_of_the_v2_bucket(settings, endpoint):
+    _bucket(settings, 3)
+    settings.ADMIN_API_KEY = "admin-key"
+    notification = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+    async def run():
+        return [await _request(endpoint, INITIALIZE), await _request(endpoint, LIST),
+                await _request(endpoint, b"{not json"),  # the SDK's parse error, counted
+                await _request(endpoint, LIST), await _request(endpoint, notification),
+                await _request(endpoint, CALL),
+                await _request(endpoint, LIST, x_api_key="admin-key"),
+                await _request(endpoint, LIST, client="192.0.2.99")]
+
+    initialize, listed, malformed, spam, notified, called, admin, other = _run(run())
+    assert [initialize.status, listed.status, malformed.status] == [200, 200, 400]
+    assert [_remaining(a) for a in (initialize, listed, malformed)] == [2, 1, 0]
+    assert initialize.headers["ratelimit-policy"] == '"bucket";q=3;w=3000'
+    # No token left: refused before the SDK, with the v2 RateLimitError and its headers.
+    for refused in (spam, notified):
+        assert refused.status == 429
+        body = refused.json()
+        assert body["error"] == "Rate limit exceeded" and body["retryAfterSeconds"] > 0
+        assert set(body) == {"error", "message", "retryAfterSeconds"}
+        assert int(refused.headers["retry-after"]) == body["retryAfterSeconds"]
+        assert _remaining(refused) == 0 and refused.headers["x-correlation-id"]
+        assert refused.headers["content-type"] == "application/json"
+    # A tool call is not counted here (its HTTP request is, by the API); nor the admin key.
+    assert called.status == 200 and "ratelimit" not in called.headers
+    assert admin.status == 200 and "ratelimit" not in admin.headers
+    assert other.status == 200 and _remaining(other) == 2  # another client's bucket
+    assert endpoint.sdk_runs == 6  # not for the two refusals
+    assert endpoint.api.calls == ["/openapi.json", "/v2/quote/AAPL"]
+
+
+def test_with_the_bucket_off_nothing_is_counted(settings, endpoint):
+    settings.V2_RATE_LIMIT_CAPACITY = 0
+
+    async def run():
+        return [await _request(endpoint, LIST) for _ in range(3)]
+
+    for answer in _run(run()):
+        assert answer.status == 200 and "ratelimit" not in answer.headers
+
+
+def test_a_tool_call_is_counted_once_by_the_api(settings, unvalidated_responses):
+    """Through the server's router: the call's own HTTP request takes the one token."""
+    import config.asgi
+
+    _bucket(settings, 5)
+    settings.MARKETDATA_UPSTREAM = "sandbox"
+
+    async def run():
+        return await _request(config.asgi.http_router, CALL, client="192.0.2.20"), \
+            await _request(config.asgi.http_router, LIST, client="192.0.2.20")
+
+    called, listed = _run(run())
+    result = called.json()["result"]
+    assert result["isError"] is False
+    assert re.search(r";r=4;", result["_meta"]["marketdata/http"]["headers"]["ratelimit"])
+    assert "ratelimit" not in called.headers
+    assert listed.status == 200 and _remaining(listed) == 3
+
+
+def _decoded(answer: Exchange) -> bytes:
+    import gzip
+
+    import brotli
+
+    coding = answer.headers.get("content-encoding")
+    assert int(answer.headers["content-length"]) == len(answer.body)
+    if coding == "gzip":
+        return gzip.decompress(answer.body)
+    if coding == "br":
+        return brotli.decompress(answer.body)
+    assert coding is None
+    return answer.body
+
+
+def test_json_answers_are_compressed_as_accept_encoding_says(endpoint, monkeypatch):
+    from apps.core import encoding
+
+    compressions: list[tuple[int, str]] = []
+    compress = encoding.compress
+
+    def counted(body, coding, quality=encoding.ENTRY_QUALITY):
+        compressions.append((len(body), coding))
+        return compress(body, coding, quality)
+
+    monkeypatch.setattr(encoding, "compress", counted)
+
+    async def run():
+        return [await _request(endpoint, LIST),
+                await _request(endpoint, LIST, accept_encoding="gzip"),
+                await _request(endpoint, LIST, accept_encoding="gzip, deflate, br"),
+                await _request(endpoint, LIST, accept_encoding="br;q=0, gzip"),
+                await _request(endpoint, LIST, accept_encoding="gzip;q=0.5, identity"),
+                await _request(endpoint, {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+                               accept_encoding="br")]
+
+    plain, gzipped, brotlied, gzipped_again, refused, ping = _run(run())
+    assert plain.status == 200 and "content-encoding" not in plain.headers
+    assert len(plain.body) > 500_000
+    assert gzipped.headers["content-encoding"] == "gzip"
+    assert brotlied.headers["content-encoding"] == "br"
+    assert len(brotlied.body) < len(gzipped.body) < len(plain.body) // 5
+    for answer in (plain, gzipped, brotlied, gzipped_again, refused):
+        assert json.loads(_decoded(answer)) == plain.json()
+        assert "accept-encoding" in answer.vary
+    assert "content-encoding" not in refused.headers  # identity ranked higher
+    # The tool list is compressed once per coding, not per call.
+    big = [coding for size, coding in compressions if size == len(plain.body)]
+    assert sorted(big) == ["br", "gzip"]
+    # A small answer stays as it is.
+    assert ping.status == 200 and "content-encoding" not in ping.headers
+    assert "accept-encoding" not in ping.vary and ping.json()["result"] == {}
+
+
+def test_an_event_stream_passes_untouched():
+    import asyncio
+
+    from apps.mcp.wire import Variants, compressing
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message):
+        sent.append(message)
+
+    start = {"type": "http.response.start", "status": 200,
+             "headers": [(b"content-type", b"text/event-stream")]}
+    event = {"type": "http.response.body", "body": b"data: " + b"x" * 4000 + b"\n\n",
+             "more_body": True}
+
+    async def run():
+        wrapped = compressing(send, "gzip, br", Variants())
+        await wrapped(start)
+        await wrapped(event)
+        assert sent == [start, event]  # as they come, not held
+        await wrapped({"type": "http.response.body", "body": b""})
+
+    asyncio.run(run())
+    assert sent[:2] == [start, event] and len(sent) == 3
+
+
+def test_large_variants_are_made_once_and_the_memo_is_bounded(monkeypatch):
+    import asyncio
+    import os
+
+    from apps.core import encoding
+    from apps.mcp.wire import Variants
+
+    made: list[int] = []
+    compress = encoding.compress
+
+    def counted(body, coding, quality=encoding.ENTRY_QUALITY):
+        made.append(len(body))
+        return compress(body, coding, quality)
+
+    monkeypatch.setattr(encoding, "compress", counted)
+    variants = Variants(entries=2, large=1000)
+    body = json.dumps([{"symbol": f"S{n}", "price": n} for n in range(500)]).encode()
+
+    async def run():
+        together = await asyncio.gather(*(variants.encode(body, "gzip") for _ in range(5)))
+        assert len(set(together)) == 1 and len(made) == 1  # one compression, five answers
+        for n in range(3):
+            await variants.encode(body + b" " * (n + 1), "br")
+        assert len(variants._memo) == 2
+        assert await variants.encode(os.urandom(5000), "gzip") is None  # not smaller
+        assert await variants.encode(b"[" + b"1," * 100 + b"1]", "gzip") is not None
+
+    asyncio.run(run())
+
+
+def test_the_cors_preflight_and_headers(settings, endpoint):
+    settings.CORS_ALLOWED_ORIGINS = ["https://app.example.com"]
+    settings.CORS_ALLOW_ALL_ORIGINS = False
+    settings.REQUEST_BODY_MAX_BYTES = 2048
+    app = "https://app.example.com"
+    asks = {"access_control_request_method": "POST",
+            "access_control_request_headers": "content-type, mcp-protocol-version"}
+
+    async def run():
+        return [await _request(endpoint, method="OPTIONS", origin=app, **asks),
+                await _request(endpoint, method="OPTIONS", origin="https://evil.test", **asks),
+                await _request(endpoint, method="OPTIONS", origin=app),
+                await _request(endpoint, INITIALIZE, origin=app),
+                await _request(endpoint, b"{" + b" " * 3000 + b"}", origin=app)]
+
+    preflight, evil, bare, posted, too_large = _run(run())
+    assert preflight.status == 200 and preflight.body == b""
+    assert preflight.headers["access-control-allow-origin"] == app and "origin" in preflight.vary
+    assert preflight.headers["access-control-allow-methods"] == "POST"
+    allowed = {h.strip() for h in preflight.headers["access-control-allow-headers"].split(",")}
+    assert {"content-type", "accept", "mcp-protocol-version", "mcp-session-id",
+            "last-event-id", "x-api-key", "x-correlation-id"} <= allowed
+    assert preflight.headers["access-control-max-age"] == "86400"
+    assert evil.status == 403 and "access-control-allow-origin" not in evil.headers
+    assert bare.status == 405  # an OPTIONS that is no preflight
+    for answer in (posted, too_large):
+        assert answer.headers["access-control-allow-origin"] == app
+        assert "origin" in answer.vary
+        exposed = {h.strip().lower()
+                   for h in answer.headers["access-control-expose-headers"].split(",")}
+        assert {"mcp-session-id", "retry-after", "ratelimit", "ratelimit-policy"} <= exposed
+    assert posted.status == 200 and too_large.status == 413
+    assert endpoint.sdk_runs == 1  # the preflights never reach the SDK
+    # Any origin allowed: "*", and the answers do not vary by Origin.
+    settings.CORS_ALLOWED_ORIGINS = []
+    settings.CORS_ALLOW_ALL_ORIGINS = True
+    anyone = _run(_request(endpoint, method="OPTIONS", origin="https://evil.test", **asks))
+    assert anyone.status == 200 and anyone.headers["access-control-allow-origin"] == "*"
+    assert "origin" not in anyone.vary

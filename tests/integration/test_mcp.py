@@ -26,7 +26,9 @@ from tests.integration.servers import http, service_on_sandbox
 pytestmark = pytest.mark.integration
 
 V1_QUOTA = 5
-V2_CAPACITY = 6
+# Every /mcp message but a tool call takes a token too: a session's handshake and its first
+# tools/list (the SDK's client lists the tools to check results) take three.
+V2_CAPACITY = 10
 ADMIN_KEY = uuid.uuid4().hex
 PROBES = {"readyz", "ping", "get_ping"}  # not tools, on purpose (apps/mcp/tools.py)
 _addresses = (f"198.18.{n // 250}.{n % 250 + 1}" for n in itertools.count())
@@ -38,7 +40,8 @@ def stack(tmp_path_factory):
            "V2_RATE_LIMIT_SCOPE": "ip", "V2_RATE_LIMIT_CAPACITY": str(V2_CAPACITY),
            "V2_RATE_LIMIT_REFILL_PER_SECOND": "0.01", "TRUSTED_PROXIES": "127.0.0.1",
            "ADMIN_API_KEY": ADMIN_KEY, "ALLOWED_HOSTS": "127.0.0.1,localhost",
-           "CORS_ALLOWED_ORIGINS": "http://allowed.example"}
+           "CORS_ALLOWED_ORIGINS": "http://allowed.example",
+           "REQUEST_BODY_TIMEOUT_SECONDS": "1", "REQUEST_BODY_MAX_BYTES": "65536"}
     with service_on_sandbox(tmp_path_factory.mktemp("mcp"), env) as pair:
         yield pair
 
@@ -65,9 +68,18 @@ async def connect(service, address: str, mode: str = "legacy", **headers: str):
 
 def call(service, address: str, name: str, arguments: dict[str, Any], mode: str = "legacy",
          **headers: str):
+    return calls(service, address, [(name, arguments)], mode, **headers)[0]
+
+
+def calls(service, address: str, wanted: list[tuple[str, dict[str, Any]]],
+          mode: str = "legacy", **headers: str) -> list[Any]:
+    """Several tool calls in one session (one handshake). The tools are listed first, as
+    the client would after the first call (it checks results against the output schemas):
+    a session's messages are then the same, in the same order, whatever the calls."""
     async def run():
         async with connect(service, address, mode, **headers) as client:
-            return await client.call_tool(name, arguments)
+            await client.list_tools()
+            return [await client.call_tool(name, arguments) for name, arguments in wanted]
 
     return asyncio.run(run())
 
@@ -174,18 +186,19 @@ def test_structured_content_is_the_apis_json(stack, address, case):
 def test_a_bad_argument_is_a_tool_error_with_the_endpoints_body(stack, address):
     service, sandbox = stack
     before = _yahoo_calls(sandbox)
-    for name, arguments, path in (
-            ("get_quote_v2", {"symbol": "AAPL", "format": "bogus"},
-             "/v2/quote/AAPL?format=bogus"),
-            ("get_historical", {"symbol": "AAPL", "range": "1mo", "interval": "bogus"},
-             "/v1/historical?symbol=AAPL&range=1mo&interval=bogus")):
-        result = call(service, address, name, arguments)
+    cases = (("get_quote_v2", {"symbol": "AAPL", "format": "bogus"},
+              "/v2/quote/AAPL?format=bogus"),
+             ("get_historical", {"symbol": "AAPL", "range": "1mo", "interval": "bogus"},
+              "/v1/historical?symbol=AAPL&range=1mo&interval=bogus"),
+             # Arguments no request can carry: refused before any request, in the same shape.
+             ("get_quote_v2", {"symbol": "AAPL", "colour": "blue"}, None))
+    results = calls(service, address, [(name, arguments) for name, arguments, _ in cases])
+    for result, (_, _, path) in zip(results[:2], cases, strict=False):
         status, body = api(service, address, "GET", path)
         assert status in (400, 422), body
         assert result.is_error and result.structured_content == body
         assert result.meta["marketdata/http"]["status"] == status
-    # Arguments no request can carry are refused before any request, in the same shape.
-    result = call(service, address, "get_quote_v2", {"symbol": "AAPL", "colour": "blue"})
+    result = results[2]
     assert result.is_error
     assert result.structured_content == {"error": "colour: Extra inputs are not permitted",
                                          "status": 400}
@@ -208,11 +221,16 @@ def test_an_upstream_failure_is_a_tool_error_naming_the_provider(stack, address)
     assert json.loads(result.content[0].text) == body
 
 
+def _remaining(value: str) -> int:
+    """``r`` of a ``RateLimit`` header."""
+    return int(value.split(";r=", 1)[1].split(";", 1)[0])
+
+
 def test_rate_limits_are_the_apis(stack, address):
     service, _ = stack
     # v1: the daily quota of this client (X-Forwarded-For, from a trusted proxy).
-    results = [call(service, address, "get_simple_quotes", {"symbols": "AAPL"})
-               for _ in range(V1_QUOTA + 1)]
+    results = calls(service, address, [("get_simple_quotes", {"symbols": "AAPL"})]
+                    * (V1_QUOTA + 1))
     assert [r.is_error for r in results] == [False] * V1_QUOTA + [True]
     refused = results[-1]
     assert refused.meta["marketdata/http"]["status"] == 429
@@ -224,11 +242,17 @@ def test_rate_limits_are_the_apis(stack, address):
     admin = call(service, address, "get_simple_quotes", {"symbols": "AAPL"},
                  **{"X-API-Key": ADMIN_KEY})
     assert not admin.is_error
-    # v2: the token bucket of this client; the 429 says when to retry.
-    results = [call(service, address, "get_quote_v2", {"symbol": "MSFT", "fields": "symbol"})
-               for _ in range(V2_CAPACITY + 1)]
-    assert [r.is_error for r in results] == [False] * V2_CAPACITY + [True]
-    refused = results[-1]
+    # v2: the token bucket of this client, which the two sessions' handshakes and tool
+    # lists have drawn on too; each tool call takes exactly one token (its HTTP request's,
+    # not one more for its MCP message); the 429 says when to retry.
+    results = calls(service, address, [("get_quote_v2", {"symbol": "MSFT", "fields": "symbol"})]
+                    * V2_CAPACITY)
+    passed = [r for r in results if not r.is_error]
+    left = [_remaining(r.meta["marketdata/http"]["headers"]["ratelimit"]) for r in passed]
+    assert 0 < len(passed) <= V2_CAPACITY - 6
+    assert left == list(range(len(passed) - 1, -1, -1))
+    refused = results[len(passed)]
+    assert refused.is_error and refused.meta["marketdata/http"]["status"] == 429
     assert refused.structured_content["error"] == "Rate limit exceeded"
     assert refused.structured_content["retryAfterSeconds"] > 0
     assert int(refused.meta["marketdata/http"]["headers"]["retry-after"]) > 0
@@ -272,3 +296,121 @@ def test_no_event_stream_and_no_session(stack):
                                 headers={"Accept": "application/json, text/event-stream"})
     assert status == 200 and headers["Content-Type"].startswith("application/json")
     assert "Mcp-Session-Id" not in headers  # stateless: any process can answer the next
+
+
+# -- the endpoint's front: body limits, the bucket, compression, CORS (apps.mcp.wire) --------
+MCP_HEADERS = {"Accept": "application/json, text/event-stream",
+               "MCP-Protocol-Version": "2025-11-25"}
+LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+
+
+def post(service, address: str, message: Any, **headers: str):
+    """One JSON-RPC message POSTed to /mcp as the client at ``address``; the answer as sent
+    (urllib decompresses nothing)."""
+    return http("POST", f"{service.base_url}/mcp", message, timeout=60,
+                headers={**MCP_HEADERS, "X-Forwarded-For": address, **headers})
+
+
+def exchange(service, payload: bytes, wait: float = 10.0) -> tuple[int, dict[str, str], Any,
+                                                                  float]:
+    """``payload`` on a fresh connection, read until the server closes it: (status, headers,
+    JSON body, seconds)."""
+    import socket
+    import time
+
+    port = int(service.base_url.rsplit(":", 1)[1])
+    started = time.monotonic()
+    received = b""
+    with socket.create_connection(("127.0.0.1", port), timeout=wait) as sock:
+        sock.sendall(payload)
+        while chunk := sock.recv(65536):
+            received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {name.strip().lower(): value.strip()
+               for name, _, value in (line.partition(":") for line in lines[1:])}
+    return int(lines[0].split()[1]), headers, json.loads(body), time.monotonic() - started
+
+
+def test_a_body_too_large_is_a_413_and_one_that_stalls_a_408(stack):
+    service, _ = stack
+    head = (b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Accept: application/json, text/event-stream\r\n")
+    # Over REQUEST_BODY_MAX_BYTES (65536): refused at once, before a byte of it is read.
+    status, headers, body, _ = exchange(service, head + b"Content-Length: 100000\r\n\r\n{")
+    assert status == 413 and headers["connection"] == "close"
+    assert body == {"detail": "Request body too large: 100000 bytes, at most 65536 are "
+                              "accepted"}
+    assert headers["x-correlation-id"] and headers["x-data-source"] == "live"
+    # Not all there within REQUEST_BODY_TIMEOUT_SECONDS (1 s) of arrival.
+    status, headers, body, seconds = exchange(
+        service, head + b'Content-Length: 1000\r\n\r\n{"jsonrpc": "2.0"')
+    assert status == 408 and headers["connection"] == "close"
+    assert body == {"detail": "Request body not received within 1 s"}
+    assert 0.8 < seconds < 5
+
+
+def test_tools_list_spam_is_refused_but_tool_calls_are_not(stack, address):
+    service, _ = stack
+    answers = [post(service, address, LIST) for _ in range(V2_CAPACITY + 1)]
+    assert [status for status, _, _ in answers] == [200] * V2_CAPACITY + [429]
+    assert [_remaining(headers["RateLimit"]) for _, headers, _ in answers] == \
+        [*range(V2_CAPACITY - 1, -1, -1), 0]
+    _, headers, raw = answers[-1]
+    body = json.loads(raw)
+    assert body["error"] == "Rate limit exceeded" and body["retryAfterSeconds"] > 0
+    assert int(headers["Retry-After"]) == body["retryAfterSeconds"]
+    assert headers["RateLimit-Policy"] == f'"bucket";q={V2_CAPACITY};w=1000'
+    assert headers["Content-Type"] == "application/json" and headers["X-Correlation-ID"]
+    # A tool call still reaches the SDK; its HTTP request is what the API refuses.
+    status, headers, raw = post(service, address, {
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "get_quote_v2", "arguments": {"symbol": "AAPL"}}})
+    assert status == 200 and "RateLimit" not in headers
+    result = json.loads(raw)["result"]
+    assert result["isError"] is True and result["structuredContent"]["error"] == \
+        "Rate limit exceeded"
+    assert result["_meta"]["marketdata/http"]["status"] == 429
+
+
+def test_the_tool_list_compressed_is_the_same_json(stack, address):
+    import gzip
+
+    import brotli
+
+    service, _ = stack
+    status, headers, plain = post(service, address, LIST)
+    assert status == 200 and "Content-Encoding" not in headers
+    assert "Accept-Encoding" in headers["Vary"]
+    sizes = {"identity": len(plain)}
+    for coding, decode in (("gzip", gzip.decompress), ("br", brotli.decompress)):
+        status, headers, raw = post(service, address, LIST, **{"Accept-Encoding": coding})
+        assert status == 200 and headers["Content-Encoding"] == coding
+        assert int(headers["Content-Length"]) == len(raw)
+        assert "Accept-Encoding" in headers["Vary"]
+        assert json.loads(decode(raw)) == json.loads(plain)
+        sizes[coding] = len(raw)
+    assert sizes["br"] < sizes["gzip"] < sizes["identity"] // 5, sizes
+
+
+def test_a_browser_page_gets_the_cors_answers(stack, address):
+    service, _ = stack
+    url = f"{service.base_url}/mcp"
+    ask = {"Access-Control-Request-Method": "POST",
+           "Access-Control-Request-Headers": "content-type,mcp-protocol-version"}
+    status, headers, raw = http("OPTIONS", url,
+                                headers={"Origin": "http://allowed.example", **ask})
+    assert status == 200 and raw == b""
+    assert headers["Access-Control-Allow-Origin"] == "http://allowed.example"
+    assert headers["Access-Control-Allow-Methods"] == "POST"
+    allowed = {h.strip() for h in headers["Access-Control-Allow-Headers"].split(",")}
+    assert {"content-type", "mcp-protocol-version", "mcp-session-id", "last-event-id",
+            "x-api-key"} <= allowed
+    assert "Origin" in headers["Vary"]  # the origins are restricted
+    status, headers, _ = http("OPTIONS", url, headers={"Origin": "http://attacker.test", **ask})
+    assert status == 403 and "Access-Control-Allow-Origin" not in headers
+    status, headers, _ = post(service, address, _initialize(), Origin="http://allowed.example")
+    assert status == 200
+    assert headers["Access-Control-Allow-Origin"] == "http://allowed.example"
+    exposed = {h.strip().lower() for h in headers["Access-Control-Expose-Headers"].split(",")}
+    assert {"mcp-session-id", "retry-after", "ratelimit", "ratelimit-policy"} <= exposed

@@ -1,0 +1,307 @@
+"""What ``/mcp`` does on the wire around the SDK (:mod:`apps.mcp.asgi`), with the pieces the
+API's own front uses, so the two never disagree.
+
+- **The body is read before the SDK sees it**, by the bridge's reader
+  (:func:`apps.core.bridge.read_body`): within ``REQUEST_BODY_TIMEOUT_SECONDS`` of the
+  request's arrival (408, connection closed) and ``REQUEST_BODY_MAX_BYTES`` (413; a declared
+  ``Content-Length`` is refused before a byte is read). The SDK read it with neither limit
+  of ours; it now gets it whole from :func:`replay`.
+- **The rate limit** (:func:`charge`): with the v2 token bucket on, every message that is
+  not a ``tools/call`` request (``initialize``, ``tools/list``, ``ping``, notifications, a
+  body that is not JSON, a batch) takes one token of the client's bucket, as the API
+  counts it (:mod:`apps.ratelimit.limits`: the same client, the admin key exempt); refused,
+  the request is answered 429 with the v2 body before the SDK runs. ``tools/list`` costs
+  20-60 ms of the event loop (the SDK serialises ~0.9 MB), so unlimited listing could hold
+  a worker's loop. A ``tools/call`` is not counted here: the HTTP request it makes is
+  counted by the API's own limits. A batch is one token: the SDK refuses batches (MCP has
+  none since 2025-06-18), so it never stands for a tool call.
+- **Compression** (:func:`compressing`): a JSON answer of at least
+  :data:`apps.core.encoding.MIN_SIZE` bytes is sent in the coding ``Accept-Encoding``
+  negotiates (:func:`apps.core.encoding.choose`), with ``Vary: Accept-Encoding``; an event
+  stream passes untouched. Bodies of :data:`LARGE_BODY` bytes or more are compressed in a
+  thread and remembered by digest (:class:`Variants`): the tool list is compressed once per
+  process and coding, not per call.
+- **CORS** (:func:`cors_headers`): the API's settings (django-cors-headers' ``conf``) say
+  which origins may call; the methods, request headers and exposed headers are the
+  endpoint's own (the MCP headers, ``Mcp-Session-Id`` exposed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from apps.core import encoding
+from apps.ratelimit import limits
+from marketdata.logs import get_logger
+
+ratelimit_log = get_logger("apps.ratelimit")
+
+Message = dict[str, Any]
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+Headers = list[tuple[bytes, bytes]]
+
+TOOL_CALL = "tools/call"
+# Bodies from this size on are compressed off the event loop and remembered by digest.
+LARGE_BODY = 64 * 1024
+VARIANT_ENTRIES = 8  # the tool list under a few request ids, and a few big tool results
+
+# CORS: what a browser client of /mcp sends and reads.
+ALLOW_METHODS = ("POST",)
+ALLOW_HEADERS = ("content-type", "accept", "mcp-protocol-version", "mcp-session-id",
+                 "last-event-id", "x-api-key", "x-correlation-id")
+EXPOSE_HEADERS = ("Mcp-Session-Id", "Retry-After", "RateLimit-Policy", "RateLimit",
+                  "X-Correlation-ID", "X-Data-Source")
+
+
+# -- the body --------------------------------------------------------------------------------
+def replay(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` giving the body read ahead, whole, then what the server says next
+    (``http.disconnect`` once the client leaves, as ASGI requires)."""
+    given = False
+
+    async def replayed() -> Message:
+        nonlocal given
+        if not given:
+            given = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        message = await receive()
+        if message["type"] == "http.request" and not message.get("more_body", False):
+            # The empty body of a request without one, which the reader did not ask for.
+            message = await receive()
+        return message
+
+    return replayed
+
+
+# -- the rate limit --------------------------------------------------------------------------
+def is_tool_call(body: bytes) -> bool:
+    """Whether ``body`` is one JSON-RPC ``tools/call`` request (an object with an ``id``)."""
+    if TOOL_CALL.encode() not in body:  # most messages are told apart without parsing
+        return False
+    try:
+        message = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(message, dict) and message.get("method") == TOOL_CALL \
+        and "id" in message
+
+
+@dataclass(frozen=True)
+class Charge:
+    """The bucket's decision on one message: its rate-limit headers, and the 429's body
+    when it was refused."""
+
+    headers: Headers
+    refusal: bytes | None = None
+
+
+async def charge(scope: Scope, body: bytes) -> Charge | None:
+    """Take a token for the message ``body`` unless it is a tool call; None when nothing is
+    counted (the bucket is off, a tool call, the admin key, or the counters cannot be
+    reached: let through, as the API's middleware does)."""
+    config = limits.bucket_config()
+    if not config.enabled or is_tool_call(body):
+        return None
+    meta = limits.asgi_meta(scope.get("client"), dict(scope.get("headers") or ()))
+    if limits.is_admin(meta):
+        return None
+    try:
+        take = await limits.take_v2_async(limits.client_ip(meta), config)
+    except Exception as exc:  # noqa: BLE001 - redis/socket errors of any kind
+        ratelimit_log.warning("rate-limit counters unavailable; request allowed",
+                              error=f"{type(exc).__name__}: {exc}")
+        return None
+    headers = [(name.lower().encode("latin-1"), value.encode("latin-1"))
+               for name, value in limits.bucket_headers(take, config).items()]
+    if take.allowed:
+        return Charge(headers)
+    return Charge([(b"retry-after", str(take.retry_after).encode()), *headers],
+                  limits.json_body(limits.v2_rate_limit_body(take)))
+
+
+# -- compression -----------------------------------------------------------------------------
+class Variants:
+    """Compressed large bodies by (digest, coding), a bounded LRU shared by the event loops
+    of the process. A body is compressed once, in a thread: requests that want it meanwhile
+    wait for that one compression."""
+
+    def __init__(self, entries: int = VARIANT_ENTRIES, large: int = LARGE_BODY) -> None:
+        self.entries = entries
+        self.large = large
+        self._memo: OrderedDict[tuple[str, str], Future[bytes]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    async def encode(self, body: bytes, coding: str) -> bytes | None:
+        """``body`` in ``coding``, or None when that is not smaller."""
+        quality = encoding.entry_quality(len(body))
+        if len(body) < self.large:
+            data = encoding.compress(body, coding, quality)  # ~1 ms at most
+        else:
+            data = await asyncio.wrap_future(self._variant(body, coding, quality))
+        return data if len(data) < len(body) else None
+
+    def _variant(self, body: bytes, coding: str, quality: Any) -> Future[bytes]:
+        key = (encoding.digest(body), coding)
+        with self._lock:
+            known = self._memo.get(key)
+            if known is not None:
+                self._memo.move_to_end(key)
+                return known
+            future: Future[bytes] = Future()
+            # Running: a waiter that is cancelled cannot cancel it for the others.
+            future.set_running_or_notify_cancel()
+            self._memo[key] = future
+            while len(self._memo) > self.entries:
+                self._memo.popitem(last=False)
+        try:
+            asyncio.get_running_loop().run_in_executor(None, self._fill, future, key, body,
+                                                       coding, quality)
+        except RuntimeError:  # the loop's executor is shut down (the loop is ending)
+            self._fill(future, key, body, coding, quality)
+        return future
+
+    def _fill(self, future: Future[bytes], key: tuple[str, str], body: bytes, coding: str,
+              quality: Any) -> None:
+        try:
+            future.set_result(encoding.compress(body, coding, quality))
+        except Exception as exc:  # noqa: BLE001 - handed to the waiters; not remembered
+            with self._lock:
+                if self._memo.get(key) is future:
+                    del self._memo[key]
+            future.set_exception(exc)
+
+
+def _media_type(headers: Iterable[tuple[bytes, bytes]]) -> str:
+    for name, value in headers:
+        if name == b"content-type":
+            return value.decode("latin-1").split(";", 1)[0].strip().lower()
+    return ""
+
+
+async def encoded(headers: Headers, body: bytes, accept_encoding: str | None,
+                  variants: Variants) -> tuple[Headers, bytes]:
+    """A whole JSON answer's headers and body in the negotiated coding (identity when the
+    body is small, the client takes none, or compressing does not make it smaller)."""
+    out = [(name, value) for name, value in headers if name != b"content-length"]
+    if encoding.compressible(_media_type(headers), len(body)) and \
+            not any(name == b"content-encoding" for name, _ in headers):
+        out.append((b"vary", b"Accept-Encoding"))
+        coding = encoding.choose(accept_encoding, encoding.CODINGS)
+        if coding != encoding.IDENTITY:
+            data = await variants.encode(body, coding)
+            if data is not None:
+                body = data
+                out.append((b"content-encoding", coding.encode()))
+    out.append((b"content-length", str(len(body)).encode()))
+    return out, body
+
+
+def compressing(send: Send, accept_encoding: str | None, variants: Variants) -> Send:
+    """``send`` for the SDK's answers: an ``application/json`` answer is held until its last
+    body message and sent whole, in the negotiated coding; anything else (an event stream)
+    passes as it comes."""
+    held: Message | None = None
+    parts: list[bytes] = []
+
+    async def send_answer(message: Message) -> None:
+        nonlocal held
+        kind = message["type"]
+        if kind == "http.response.start" and \
+                _media_type(message.get("headers") or ()) == "application/json":
+            held = message
+            return
+        if kind == "http.response.body" and held is not None:
+            parts.append(message.get("body", b""))
+            if message.get("more_body", False):
+                return
+            start, held = held, None
+            body = b"".join(parts)
+            parts.clear()
+            headers, body = await encoded(list(start.get("headers") or ()), body,
+                                          accept_encoding, variants)
+            await send({**start, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await send(message)
+
+    return send_answer
+
+
+def merge_vary(headers: Iterable[tuple[bytes, bytes]]) -> Headers:
+    """``headers`` with their ``Vary`` fields merged into one (first spelling kept, in
+    order)."""
+    out: Headers = []
+    names: dict[bytes, bytes] = {}
+    for name, value in headers:
+        if name != b"vary":
+            out.append((name, value))
+            continue
+        for member in value.split(b","):
+            member = member.strip()
+            if member:
+                names.setdefault(member.lower(), member)
+    if names:
+        out.append((b"vary", b", ".join(names.values())))
+    return out
+
+
+# -- CORS ------------------------------------------------------------------------------------
+def _joined(*groups: Iterable[str]) -> bytes:
+    """Header names, case-insensitively distinct, comma-separated."""
+    names: dict[str, str] = {}
+    for group in groups:
+        for name in group:
+            names.setdefault(name.lower(), name)
+    return ", ".join(names.values()).encode("latin-1")
+
+
+def cors_headers(origin: str | None, preflight: bool = False) -> Headers:
+    """The CORS headers of an answer to a page at ``origin`` (one the endpoint allows:
+    :func:`apps.mcp.asgi.origin_allowed`), by the API's settings: ``*`` when any origin
+    may call without credentials, else the origin itself and ``Vary: Origin``. A preflight
+    gets the methods and request headers of the endpoint; an answer, the headers a page may
+    read."""
+    if origin is None:
+        return []
+    from corsheaders.conf import conf
+
+    if conf.CORS_ALLOW_ALL_ORIGINS and not conf.CORS_ALLOW_CREDENTIALS:
+        out: Headers = [(b"access-control-allow-origin", b"*")]
+    else:
+        out = [(b"access-control-allow-origin", origin.encode("latin-1")),
+               (b"vary", b"Origin")]
+    if conf.CORS_ALLOW_CREDENTIALS:
+        out.append((b"access-control-allow-credentials", b"true"))
+    if not preflight:
+        out.append((b"access-control-expose-headers",
+                    _joined(conf.CORS_EXPOSE_HEADERS, EXPOSE_HEADERS)))
+        return out
+    out += [(b"access-control-allow-methods", _joined(ALLOW_METHODS)),
+            (b"access-control-allow-headers", _joined(ALLOW_HEADERS, conf.CORS_ALLOW_HEADERS))]
+    if conf.CORS_PREFLIGHT_MAX_AGE:
+        out.append((b"access-control-max-age", str(conf.CORS_PREFLIGHT_MAX_AGE).encode()))
+    return out
+
+
+def adding(send: Send, headers: Headers) -> Send:
+    """``send`` with ``headers`` added to the answer's start (``Vary`` merged)."""
+    if not headers:
+        return send
+
+    async def send_with(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": merge_vary([*(message.get("headers") or ()),
+                                                          *headers])}
+        await send(message)
+
+    return send_with
