@@ -143,7 +143,10 @@ class Variants:
 
     async def encode(self, body: bytes, coding: str) -> bytes | None:
         """``body`` in ``coding``, or None when that is not smaller."""
-        quality = encoding.entry_quality(len(body))
+        # The fast qualities whatever the size: most answers here are compressed once, per
+        # call (a tool result carries its correlation id), unlike a stored cache entry
+        # (brotli 10 on a 72 KB tool result cost ~30 ms a call).
+        quality = encoding.ENTRY_QUALITY
         if len(body) < self.large:
             data = encoding.compress(body, coding, quality)  # ~1 ms at most
         else:
