@@ -21,7 +21,7 @@ WORKDIR /app
 COPY requirements/base.lock requirements/
 RUN pip install --no-cache-dir --require-hashes -r requirements/base.lock
 
-COPY manage.py ./
+COPY manage.py pyproject.toml ./
 COPY bin/healthcheck bin/
 COPY config/ config/
 COPY marketdata/ marketdata/

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import dj_database_url
 
+import marketdata
 from marketdata.logs import build_logging_config, configure_structlog
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -355,7 +356,8 @@ WIKIPEDIA_USER_AGENT = os.environ.get("WIKIPEDIA_USER_AGENT", "").strip()
 GDELT_MIN_INTERVAL_SECONDS = env_float("GDELT_MIN_INTERVAL_SECONDS", 5.0)
 # SEC EDGAR asks every client to identify itself with a contact in the User-Agent.
 SEC_USER_AGENT = os.environ.get("SEC_USER_AGENT", "").strip() or \
-    "MarketDataService/3.2 (self-hosted; set SEC_USER_AGENT) admin@example.com"
+    f"MarketDataService/{marketdata.__version__} (self-hosted; set SEC_USER_AGENT) " \
+    "admin@example.com"
 
 # -- rate limits (apps.ratelimit) ------------------------------------------------------------
 USE_SECURITY = env_bool("USE_SECURITY")

@@ -45,6 +45,7 @@ from typing import Any
 from bs4 import BeautifulSoup, Tag
 from django.conf import settings
 
+import marketdata
 from marketdata.cache import TTLPolicy
 from marketdata.errors import MarketDataError
 from marketdata.http import ProviderConfig, UpstreamResponse
@@ -57,8 +58,8 @@ PROVIDER = ProviderConfig(name="wikipedia", display_name="Wikipedia", connect_ti
                           read_timeout=8.0, max_attempts=2, max_concurrency=4,
                           hosts=("en.wikipedia.org",))
 
-USER_AGENT = ("MarketDataService/3.2 (self-hosted market data API; reads index constituent "
-              "tables once a day) python-requests")
+USER_AGENT = (f"MarketDataService/{marketdata.__version__} (self-hosted market data API; "
+              "reads index constituent tables once a day) python-requests")
 
 # Our index names -> (article URL, page title for messages).
 PAGES: dict[str, tuple[str, str]] = {

@@ -42,6 +42,7 @@ def test_image_holds_only_what_runs():
     assert "." not in sources
     assert not {"tests/", "bench/", "docs/", "tests", "bench"} & sources
     assert {"config/", "marketdata/", "apps/", "manage.py"} <= sources
+    assert "pyproject.toml" in sources  # the service's version (marketdata.__version__)
     ignored = _lines(".dockerignore")
     for entry in (".env", ".git", ".venv", "var", "tests", "bench", "marketdata/sandbox"):
         assert entry in ignored
