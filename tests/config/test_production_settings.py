@@ -136,6 +136,7 @@ def test_production_runs_without_the_simulator(tmp_path):
     tree = tmp_path / "image"
     tree.mkdir()
     shutil.copy(ROOT / "manage.py", tree)
+    shutil.copy(ROOT / "pyproject.toml", tree)  # the service's version, as the image has it
     for package in ("config", "apps", "marketdata"):
         shutil.copytree(ROOT / package, tree / package,
                         ignore=shutil.ignore_patterns("__pycache__", "sandbox"))
