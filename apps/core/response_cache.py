@@ -37,8 +37,7 @@ from marketdata import cache as md_cache
 PREFIX = f"md:{md_cache.KEY_VERSION}:resp:{marketdata.__version__}:e2:"
 
 # Answers that must be computed every time: the health report, liveness, streams.
-_UNCACHEABLE = ("/v1/health", "/v1/ping", "/v1/stream/")
-UNCACHEABLE = _UNCACHEABLE
+UNCACHEABLE = ("/v1/health", "/v1/ping", "/v1/stream/")
 # Paths whose body depends on the client's language when the query names none (v2 quotes:
 # ``lang`` wins, ``Accept-Language`` is the fallback), so the header is part of their key.
 _LANGUAGE_DEPENDENT = ("/v2/quote/", "/v2/quotes")
@@ -89,7 +88,7 @@ def cache_key(method: str, path: str, query: str, accept_language: str = "",
     of one URL never share an entry; every other Accept keeps the plain key (JSON).
     """
     if method != "GET" or not path.startswith(("/v1/", "/v2/")) or \
-            path.startswith(_UNCACHEABLE) or encoded_slash:
+            path.startswith(UNCACHEABLE) or encoded_slash:
         return None
     if "&" in query:
         query = "&".join(sorted(query.split("&"), key=_param_name))
