@@ -16,6 +16,7 @@ from pathlib import Path
 import dj_database_url
 
 import marketdata
+from marketdata import redis_config
 from marketdata.logs import build_logging_config, configure_structlog
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -183,7 +184,16 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # for their fan-out (marketdata.concurrency): waiting on an upstream holds one.
 WEB_THREADS = env_int("WEB_THREADS", 64)
 
-REDIS_URL = os.environ.get("REDIS_URL", "").strip()
+# One Redis (REDIS_URL), or a primary found through Redis Sentinel (REDIS_SENTINELS and
+# REDIS_SENTINEL_SERVICE; marketdata.redis_config says how the variables combine). Every
+# Redis client of the service is built from REDIS.
+try:
+    REDIS = redis_config.from_environment(os.environ)
+except redis_config.RedisConfigError as exc:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(str(exc)) from None
+REDIS_URL = REDIS.url if REDIS else ""
 # Namespaces this deployment's keys in a shared Redis: cache, counters, stream locks, layer.
 CACHE_KEY_PREFIX = os.environ.get("CACHE_KEY_PREFIX", "marketdata")
 # Bytes of the local-memory cache (per process, without REDIS_URL): 128 MiB is ~14,000
@@ -198,6 +208,7 @@ if REDIS_URL:
             "KEY_PREFIX": CACHE_KEY_PREFIX,
             "TIMEOUT": 300,
             "OPTIONS": {
+                # The primary only, Sentinel or not (redis_config: read-your-writes).
                 "CLIENT_CLASS": "django_redis.client.DefaultClient",
                 "SOCKET_CONNECT_TIMEOUT": 2,
                 "SOCKET_TIMEOUT": 2,
@@ -207,6 +218,14 @@ if REDIS_URL:
             },
         }
     }
+    if REDIS and REDIS.uses_sentinel:
+        # django-redis's own Sentinel support: the LOCATION's host is the service name;
+        # a connection asks the sentinels for the primary, again after a failure.
+        CACHES["default"]["OPTIONS"].update({
+            "CONNECTION_FACTORY": "django_redis.pool.SentinelConnectionFactory",
+            "SENTINELS": list(REDIS.sentinels),
+            "SENTINEL_KWARGS": REDIS.sentinel_kwargs(),
+        })
 else:
     # Bounded in entries and in bytes (marketdata.locmem): the total size of the stored
     # values stays under LOCMEM_MAX_BYTES, least recently used entries evicted first.
@@ -250,10 +269,10 @@ ASGI_APPLICATION = "config.asgi.application"
 # A process's hub channel receives one message per active symbol per cycle, all at once;
 # a full channel drops messages silently, so its capacity is far above any symbol count.
 _HUB_CHANNELS, _HUB_CAPACITY = "md.hub.*", 100_000
-if REDIS_URL:
+if REDIS is not None:
     CHANNEL_LAYERS = {"default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL], "prefix": f"{CACHE_KEY_PREFIX}:asgi",
+        "CONFIG": {"hosts": [REDIS.channel_layer_host()], "prefix": f"{CACHE_KEY_PREFIX}:asgi",
                    "capacity": 200, "expiry": 60,
                    "channel_capacity": {_HUB_CHANNELS: _HUB_CAPACITY}},
     }}

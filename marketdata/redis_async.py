@@ -20,9 +20,13 @@ from __future__ import annotations
 import asyncio
 import weakref
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
+
+from marketdata.redis_config import RedisTarget
 
 _MAX_BATCH = 256
 # After a failed call, calls fail at once for this long instead of each waiting for the
@@ -36,9 +40,8 @@ class _Loop:
     """A loop's client and its pending coalesced reads."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        url, kwargs = _options()
         self.loop = loop
-        self.client = Redis(connection_pool=BlockingConnectionPool.from_url(url, **kwargs))
+        self.client = connect()
         self.pending: dict[str, list[asyncio.Future]] = {}
         self.scripts: list[_Call] = []
         self.tasks: set[asyncio.Task] = set()
@@ -154,6 +157,31 @@ def _fail(futures: list[asyncio.Future], exc: BaseException) -> None:
 
 _loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Loop] = \
     weakref.WeakKeyDictionary()
+
+
+class _BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
+    """The primary found through Sentinel, with the blocking pool's wait for a free
+    connection (the sentinel pool alone refuses at once past ``max_connections``)."""
+
+
+def connect(max_connections: int | None = None) -> Redis:
+    """A new client on the default cache's Redis, with the cache's socket timeouts and a
+    blocking pool: at its URL, or at the primary its sentinels name (asked again after a
+    connection fails, so a failover needs no restart; marketdata.redis_config)."""
+    url, kwargs = _options()
+    if max_connections is not None:
+        kwargs["max_connections"] = max_connections
+    config: dict[str, Any] = settings.CACHES["default"]
+    options: dict[str, Any] = config.get("OPTIONS", {})
+    sentinels = options.get("SENTINELS")
+    if not sentinels:
+        return Redis(connection_pool=BlockingConnectionPool.from_url(url, **kwargs))
+    target = RedisTarget(url=url, sentinels=tuple((h, int(p)) for h, p in sentinels),
+                         service=urlsplit(url).hostname or "")
+    manager = Sentinel(target.sentinels, sentinel_kwargs=options.get("SENTINEL_KWARGS"))
+    client: Redis = manager.master_for(target.service, connection_pool_class=_BlockingSentinelPool,
+                                       **kwargs, **target.primary_kwargs())
+    return client
 
 
 def _options() -> tuple[str, dict[str, Any]]:

@@ -71,10 +71,14 @@ class LocalLeadership:
 class RedisLeadership:
     """Per-symbol locks with expiry in Redis, claimed and renewed in one call per cycle."""
 
-    def __init__(self, url: str, prefix: str, ttl_seconds: float) -> None:
+    def __init__(self, url: str | None, prefix: str, ttl_seconds: float) -> None:
+        """``url`` None: the default cache's Redis, Sentinel-managed or not."""
         import redis.asyncio as aioredis
 
-        self.client = aioredis.Redis.from_url(url)
+        from marketdata import redis_async
+
+        self.client = aioredis.Redis.from_url(url) if url else redis_async.connect(
+            max_connections=4)
         self.prefix = f"{prefix}:stream:leader:"
         self.token = uuid.uuid4().hex
         self.ttl_ms = max(1000, int(ttl_seconds * 1000))
@@ -110,6 +114,6 @@ class RedisLeadership:
 
 def make_leadership(interval: float) -> Leadership:
     if settings.REDIS_URL:
-        return RedisLeadership(settings.REDIS_URL, settings.CACHE_KEY_PREFIX,
+        return RedisLeadership(None, settings.CACHE_KEY_PREFIX,
                                ttl_seconds=2 * interval + 1)
     return LocalLeadership()
