@@ -1,4 +1,5 @@
-"""Production settings: no generated secrets, live upstream only, DEBUG refused, Secure
+"""Production settings: no generated secrets, live upstream only, DEBUG refused, no
+``/metrics`` open to anyone unless the operator says so (``METRICS_PUBLIC``), Secure
 session and CSRF cookies unless the operator serves plain HTTP and says so
 (``SESSION_COOKIE_SECURE=0``). The HTTPS and proxy variables are read in config.settings.
 
@@ -23,6 +24,11 @@ if MARKETDATA_UPSTREAM == "sandbox":  # noqa: F405
         "MARKETDATA_UPSTREAM=sandbox is not available with config.production: the production "
         "image ships without the simulator. Run the sandbox with the development settings "
         "(make run, or DJANGO_SETTINGS_MODULE=config.settings)")
+if not METRICS_TOKEN and not METRICS_PUBLIC:  # noqa: F405
+    raise ImproperlyConfigured(
+        "/metrics would be open to anyone: set METRICS_TOKEN (Prometheus sends it as "
+        "'Authorization: Bearer <token>'), or METRICS_PUBLIC=true when only your own network "
+        "can reach the service's port")
 UPSTREAM_TRANSPORTS: dict[str, str] = {}
 UPSTREAM_WEBSOCKETS: dict[str, str] = {}
 INSTALLED_APPS = [app for app in INSTALLED_APPS if app != "marketdata.sandbox"]  # noqa: F405

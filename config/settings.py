@@ -402,6 +402,9 @@ MCP_ENABLED = env_bool("MCP", True)
 # -- metrics (GET /metrics, marketdata.metrics) ---------------------------------------------
 # When set, /metrics answers only requests with "Authorization: Bearer <METRICS_TOKEN>".
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "").strip()
+# Serve /metrics without a token: an explicit choice (config.production refuses to start
+# with neither), for a /metrics that only the operator's own network can reach.
+METRICS_PUBLIC = env_bool("METRICS_PUBLIC")
 
 # -- CORS: a read-only public API, callable from any origin unless restricted --------------
 CORS_ALLOWED_ORIGINS = [o.strip() for o in os.environ.get("CORS_ALLOWED_ORIGINS", "").split(",")

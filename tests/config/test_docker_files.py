@@ -7,10 +7,12 @@ bin/healthcheck itself is run against a live server in tests/integration/test_op
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,7 +67,7 @@ def test_env_files_stay_out_of_git():
 def test_images_are_pinned_to_a_full_version():
     images = [re.search(r"^FROM (\S+)", DOCKERFILE, re.M).group(1)]
     images += [service["image"] for name, service in SERVICES.items()
-               if name in ("db", "redis")]
+               if name in ("db", "redis", "lb")]
     for image in images:
         tag = image.split(":", 1)[1]
         assert re.match(r"^\d+\.\d+(\.\d+)?-", tag), image  # e.g. 16.10-bookworm
@@ -96,6 +98,50 @@ def test_compose_redis_has_a_memory_cap_and_eviction_policy():
 
 def test_compose_requires_a_secret_key():
     assert ":?" in SERVICES["app"]["environment"]["SECRET_KEY"]
+
+
+def test_compose_has_no_default_database_password():
+    assert ":?" in SERVICES["app"]["environment"]["DATABASE_URL"]
+    assert SERVICES["db"]["environment"]["POSTGRES_PASSWORD"].startswith("${POSTGRES_PASSWORD:?")
+    assert "marketdata}" not in (ROOT / "docker-compose.yml").read_text()
+
+
+def test_compose_scales_behind_the_balancer():
+    """`docker compose up --scale app=3`: only the balancer publishes a port, it loads the
+    shared balancing rules and a DNS server list, and the replicas trust its fixed address
+    (and only it) for X-Forwarded-For."""
+    app, lb = SERVICES["app"], SERVICES["lb"]
+    assert "ports" not in app and "container_name" not in app
+    assert lb["ports"][0] == "${PORT:-8000}:8000"
+    mounted = {volume.split(":")[1] for volume in lb["volumes"]}
+    assert {"/usr/local/etc/haproxy/haproxy.cfg",
+            "/usr/local/etc/haproxy/servers-compose.cfg"} <= mounted
+    for volume in lb["volumes"]:
+        assert (ROOT / volume.split(":")[0]).is_file(), volume
+    address = lb["networks"]["default"]["ipv4_address"]
+    assert app["environment"]["TRUSTED_PROXIES"] == f"${{TRUSTED_PROXIES:-{address}}}"
+    subnet = COMPOSE["networks"]["default"]["ipam"]["config"][0]["subnet"]
+    import ipaddress
+    assert ipaddress.ip_address(address) in ipaddress.ip_network(subnet)
+    servers = (ROOT / "deploy" / "haproxy" / "servers-compose.cfg").read_text()
+    assert re.search(r"server-template app \d+ app:8000 check resolvers docker", servers)
+
+
+def test_compose_refuses_an_open_metrics_endpoint_by_default():
+    env = SERVICES["app"]["environment"]
+    assert env["METRICS_TOKEN"] == "${METRICS_TOKEN:-}"
+    assert env["METRICS_PUBLIC"] == "${METRICS_PUBLIC:-}"  # config.production refuses both empty
+
+
+@pytest.mark.skipif(shutil.which("haproxy") is None, reason="needs haproxy (Debian package)")
+def test_haproxy_accepts_the_compose_configuration(tmp_path):
+    """The configuration the compose balancer loads, checked by HAProxy itself."""
+    env = {"MD_LB_BIND": ":8000", "MD_STATS_BIND": ":8404"}  # as compose sets them
+    haproxy = shutil.which("haproxy") or "haproxy"
+    done = subprocess.run([haproxy, "-c", "-f", str(ROOT / "deploy/haproxy/haproxy.cfg"),
+                           "-f", str(ROOT / "deploy/haproxy/servers-compose.cfg")],
+                          env=env, capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_healthcheck_fails_without_a_server(unused_port: int = 9):

@@ -38,8 +38,10 @@ _SHOWN = ("CSRF_TRUSTED_ORIGINS", "SECURE_PROXY_SSL_HEADER", "SECURE_SSL_REDIREC
 def _env(tmp_path: Path, **overrides: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if k not in PRODUCTION_ENV and not k.startswith(("SECURE_", "SESSION_", "CSRF_"))
-           and k not in ("TRUST_X_FORWARDED_PROTO", "USE_X_FORWARDED_HOST", "DJANGO_DEBUG")}
+           and k not in ("TRUST_X_FORWARDED_PROTO", "USE_X_FORWARDED_HOST", "DJANGO_DEBUG",
+                         "METRICS_TOKEN", "METRICS_PUBLIC")}
     env.update({"SECRET_KEY": secrets.token_urlsafe(50), "MARKETDATA_VAR_DIR": str(tmp_path),
+                "METRICS_TOKEN": secrets.token_urlsafe(24),
                 "LOG_LEVEL": "WARNING", "PYTHONPATH": str(ROOT)})
     env.update(overrides)
     return env
@@ -116,6 +118,24 @@ def test_production_refuses_a_missing_secret_key(tmp_path):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode != 0
     assert "SECRET_KEY must be set in production" in result.stderr
+
+
+@pytest.mark.parametrize("public", ["", "0", "false"])
+def test_production_refuses_an_open_metrics_endpoint(tmp_path, public):
+    env = _env(tmp_path, DJANGO_SETTINGS_MODULE="config.production", METRICS_PUBLIC=public)
+    del env["METRICS_TOKEN"]
+    result = subprocess.run([sys.executable, "manage.py", "check"], env=env, cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    assert "/metrics would be open to anyone: set METRICS_TOKEN" in result.stderr
+
+
+def test_production_serves_open_metrics_when_the_operator_says_so(tmp_path):
+    env = _env(tmp_path, DJANGO_SETTINGS_MODULE="config.production", METRICS_PUBLIC="true")
+    del env["METRICS_TOKEN"]
+    result = subprocess.run([sys.executable, "manage.py", "check"], env=env, cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
 
 
 def test_production_refuses_sandbox_mode(tmp_path):
