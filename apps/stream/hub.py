@@ -46,13 +46,15 @@ from django.conf import settings
 
 from apps.core.errors import error_body
 from apps.stream.events import quote_group
-from apps.stream.leadership import Leadership, make_leadership
+from apps.stream.leadership import Leadership, lease_seconds, make_leadership
 from marketdata.capabilities import quotes as quote_data
 from marketdata.errors import MarketDataError, NotFound
 from marketdata.logs import get_logger
 
 log = get_logger("apps.stream.hub")
 
+# A takeover claim waits this long past the end of the lock it waits for.
+TAKEOVER_DELAY = 0.05
 # Pollers waking for the same cycle within this window share one claim and one batch call.
 COALESCE_SECONDS = 0.02
 MESSAGE_TYPE = "stream.update"
@@ -191,6 +193,7 @@ class StreamHub:
         # Group joins and leaves go to the layer in the order they were decided in.
         self._membership = asyncio.Lock()
         self._cycles: dict[int, tuple[set[str], asyncio.Future[None]]] = {}
+        self._takeovers: set[asyncio.Task[None]] = set()
         self._make_push: Callable[[Callable[[dict[str, Any]], None]],
                                   quote_data.TickPush | None] | None = push
         self.push: quote_data.TickPush | None = None  # made at the first cycle that leads
@@ -365,9 +368,33 @@ class StreamHub:
 
         task.add_done_callback(finished)
 
-    async def run_cycle(self, cycle: int, symbols: list[str]) -> None:
-        """Claim, fetch and publish one cycle for the symbols this process leads."""
+    def _schedule_takeover(self, cycle: int, symbols: list[str]) -> None:
+        lease = lease_seconds(self.interval)
+        ending = {s: left for s, left in self.leadership.others_expire_in.items()
+                  if left < lease - self.interval / 2}
+        if not ending:
+            return
+
+        def retry() -> None:
+            wanted = sorted(s for s in ending if s in self.pollers)
+            if wanted:
+                task = self.loop.create_task(self.run_cycle(cycle, wanted, takeover=True),
+                                             name="stream-takeover")
+                self._takeovers.add(task)
+                task.add_done_callback(self._takeovers.discard)
+
+        self.loop.call_later(max(ending.values()) + TAKEOVER_DELAY, retry)
+
+    async def run_cycle(self, cycle: int, symbols: list[str], takeover: bool = False) -> None:
+        """Claim, fetch and publish one cycle for the symbols this process leads.
+
+        A symbol whose lock another process failed to renew at this cycle's start (it has
+        less than the lease minus half an interval left) is claimed again as soon as that
+        lock ends: its leader is likely gone, and this cycle is then polled late, not
+        skipped (``takeover``: that second attempt, which schedules none of its own)."""
         claimed = await self.leadership.claim(symbols)
+        if not takeover:
+            self._schedule_takeover(cycle, symbols)
         led = sorted(claimed)
         # A busy loop can split a cycle's pollers into several batches: each batch decides
         # only for its own symbols (the push source must not drop the others meanwhile).

@@ -1,10 +1,14 @@
 """Which process polls a symbol: one leader per symbol across every process of a deployment.
 
 With Redis (the channels-redis layer), each process's hub claims its active symbols once per
-cycle in one script call: a symbol's lock holds the leader's token and expires after
-``2 x interval + 1 s`` unless renewed, so a leader that dies or stops is replaced within
-about two cycles, and one that stops cleanly hands over at the next cycle (it releases its
-locks). Without Redis there is one process per channel layer and it leads every symbol.
+cycle in one script call: a symbol's lock holds the leader's token and expires one interval
+and a margin (:func:`lease_seconds`) after its last renewal. A claim that finds another
+holder learns how long that holder's lock has left (``others_expire_in``): a lock that was
+not renewed at this cycle's start ends within the margin, and the hub claims again right
+after it ends (apps.stream.hub), so a leader that dies is replaced within one interval and
+the margin, and the cycle it missed is polled late rather than skipped. One that stops
+cleanly hands over at the next cycle (it releases its locks). Without Redis there is one
+process per channel layer and it leads every symbol.
 """
 
 from __future__ import annotations
@@ -18,9 +22,10 @@ from marketdata.logs import get_logger
 
 log = get_logger("apps.stream.leadership")
 
-# KEYS: lock per symbol; ARGV: token, ttl (ms). Returns the 1-based indexes now led.
+# KEYS: lock per symbol; ARGV: token, ttl (ms). Returns the 1-based indexes now led, and
+# for each symbol another process holds, its index and the milliseconds its lock has left.
 _CLAIM = """
-local led = {}
+local led, held = {}, {}
 for i, key in ipairs(KEYS) do
   local holder = redis.call('GET', key)
   if holder == ARGV[1] then
@@ -29,9 +34,12 @@ for i, key in ipairs(KEYS) do
   elseif not holder then
     redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
     led[#led + 1] = i
+  else
+    held[#held + 1] = i
+    held[#held + 1] = redis.call('PTTL', key)
   end
 end
-return led
+return {led, held}
 """
 _RELEASE = """
 local released = 0
@@ -45,7 +53,16 @@ return released
 """
 
 
+def lease_seconds(interval: float) -> float:
+    """How long a leader's lock lasts after a renewal: one interval (it renews every cycle)
+    and a margin for the processes' cycles not starting at the same instant."""
+    return interval + max(1.0, 0.25 * interval)
+
+
 class Leadership(Protocol):
+    # After a claim: for the symbols another process holds, the seconds its lock has left.
+    others_expire_in: dict[str, float]
+
     async def claim(self, symbols: list[str]) -> set[str]:
         """The symbols this process should poll in this cycle."""
 
@@ -57,6 +74,8 @@ class Leadership(Protocol):
 
 class LocalLeadership:
     """One process, one channel layer: this process leads everything it serves."""
+
+    others_expire_in: dict[str, float] = {}
 
     async def claim(self, symbols: list[str]) -> set[str]:
         return set(symbols)
@@ -77,11 +96,11 @@ class RedisLeadership:
 
         from marketdata import redis_async
 
-        self.client = aioredis.Redis.from_url(url) if url else redis_async.connect(
-            max_connections=4)
+        self.client = aioredis.Redis.from_url(url) if url else redis_async.connect()
         self.prefix = f"{prefix}:stream:leader:"
         self.token = uuid.uuid4().hex
         self.ttl_ms = max(1000, int(ttl_seconds * 1000))
+        self.others_expire_in: dict[str, float] = {}
         self._claim = self.client.register_script(_CLAIM)
         self._release = self.client.register_script(_RELEASE)
 
@@ -89,15 +108,19 @@ class RedisLeadership:
         return [self.prefix + s for s in symbols]
 
     async def claim(self, symbols: list[str]) -> set[str]:
+        self.others_expire_in = {}
         if not symbols:
             return set()
         try:
-            indexes = await self._claim(keys=self._keys(symbols), args=[self.token, self.ttl_ms])
+            indexes, held = await self._claim(keys=self._keys(symbols),
+                                              args=[self.token, self.ttl_ms])
         except Exception as exc:  # noqa: BLE001 - a lock outage must not stop the stream
             # Poll anyway: a duplicate upstream call per process beats a silent stream.
             log.warning("stream leadership unavailable; polling without it",
                         error=f"{type(exc).__name__}: {exc}")
             return set(symbols)
+        self.others_expire_in = {symbols[int(i) - 1]: max(0, int(ms)) / 1000
+                                 for i, ms in zip(held[::2], held[1::2], strict=True)}
         return {symbols[int(i) - 1] for i in indexes}
 
     async def release(self, symbols: list[str]) -> None:
@@ -115,5 +138,5 @@ class RedisLeadership:
 def make_leadership(interval: float) -> Leadership:
     if settings.REDIS_URL:
         return RedisLeadership(None, settings.CACHE_KEY_PREFIX,
-                               ttl_seconds=2 * interval + 1)
+                               ttl_seconds=lease_seconds(interval))
     return LocalLeadership()

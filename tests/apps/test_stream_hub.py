@@ -612,6 +612,62 @@ def test_an_expired_leader_is_replaced():
     assert run(scenario()) == {"A"}
 
 
+@redis_only
+def test_a_claim_says_how_long_the_other_holders_locks_have_left():
+    async def scenario():
+        async with two_processes(first_ttl_ms=3000) as (first, second, _):
+            await first.claim(["A"])
+            taken = await second.claim(["A", "B"])
+            left = dict(second.others_expire_in)
+            await second.release(["B"])
+            await first.release(["A"])
+            return taken, left, first.others_expire_in
+
+    taken, left, firsts = run(scenario())
+    assert taken == {"B"}
+    assert set(left) == {"A"} and 2.0 < left["A"] <= 3.0
+    assert firsts == {}
+
+
+@redis_only
+def test_a_dead_leaders_symbol_is_polled_right_after_its_lock_ends():
+    """The leader renewed at cycle 1 and died: at cycle 2 the other process finds a lock
+    with less than the lease minus half an interval left, and claims and polls the symbol
+    as soon as it ends, for cycle 2 itself (not one cycle later)."""
+    from apps.stream.leadership import lease_seconds
+
+    async def scenario():
+        async with two_processes() as (dead, alive, _prefix):
+            interval = 2.0
+            lease_ms = int(lease_seconds(interval) * 1000)
+            dead.ttl_ms = lease_ms
+            alive.ttl_ms = lease_ms
+            assert await dead.claim(["A"]) == {"A"}  # cycle 1, then it dies
+            fetch = FakeFetch()
+            hub = StreamHub(asyncio.get_running_loop(), interval, alive, fetch,
+                            InMemoryChannelLayer())
+            subscriber = Subscriber("A")
+            await hub.connect(subscriber)
+            # cycle 2 starts one interval after the dead leader's last renewal
+            await asyncio.sleep(interval)
+            started = time.monotonic()
+            await hub.run_cycle(2, ["A"])
+            published_at_once = [m for m in subscriber.messages if m["cycle"] == 2]
+            for _ in range(400):  # the hub's own poller has cycles of its own numbers
+                if any(m["cycle"] == 2 for m in subscriber.messages):
+                    break
+                await asyncio.sleep(0.01)
+            waited = time.monotonic() - started
+            await hub.disconnect(subscriber)
+            await alive.release(["A"])
+            return published_at_once, waited, subscriber.messages
+
+    published_at_once, waited, messages = run(scenario())
+    assert published_at_once == []  # the lock had not ended yet
+    assert [m["symbol"] for m in messages if m["cycle"] == 2] == ["A"]
+    assert waited < 2.0  # the lease's margin (1 s) and the takeover's delay, not a cycle
+
+
 def test_leadership_outage_polls_anyway():
     async def scenario():
         broken = RedisLeadership("redis://127.0.0.1:1/0", "x", ttl_seconds=5)
