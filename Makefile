@@ -10,7 +10,7 @@ PYTEST_WORKERS ?= auto
 BASE_STAMP := $(VENV)/.base-$(shell cat requirements/base.lock | sha1sum | cut -c1-10)
 DEV_STAMP  := $(VENV)/.dev-$(shell cat requirements/dev.lock | sha1sum | cut -c1-10)
 
-.PHONY: run test quick lint schema typecheck unit sandbox bench bench-indicators bench-backtest fuzz lock clean
+.PHONY: run test quick lint schema typecheck unit sandbox bench bench-indicators bench-backtest fleet fuzz lock clean
 
 $(BIN)/python:
 	@bin/check-python $(PYTHON)
@@ -66,6 +66,12 @@ bench-indicators: $(DEV_STAMP)
 ## bench-backtest: the backtest engine vs backtesting.py, and POST /v2/backtest (bench/README.md)
 bench-backtest: $(DEV_STAMP)
 	$(BIN)/python bench/backtest.py
+
+## fleet: HAProxy + 3 instances + PostgreSQL + a Redis Sentinel set on loopback, 2 minutes
+## of mixed load with an instance killed and Redis failed over (bench/fleet.py; needs
+## Debian's haproxy and redis-server, and PostgreSQL at DATABASE_URL's server)
+fleet: $(DEV_STAMP)
+	$(BIN)/python bench/fleet.py $(FLEET_ARGS)
 
 ## fuzz: schemathesis (all checks, > 1,000 cases) against the service in sandbox mode
 fuzz: $(DEV_STAMP)

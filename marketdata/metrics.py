@@ -101,6 +101,9 @@ POLLERS = Gauge("marketdata_stream_pollers", "Active quote-stream pollers (one p
                 "and process)", multiprocess_mode="livesum")
 STREAM_SUBSCRIPTIONS = Gauge("marketdata_stream_subscriptions", "Symbol subscriptions of "
                              "open quote streams", multiprocess_mode="livesum")
+STREAM_LEADING = Gauge("marketdata_stream_leading_symbols", "Symbols whose upstream polling "
+                       "this instance leads (one leader per symbol across a fleet)",
+                       multiprocess_mode="livesum")
 
 
 _failed_once = False

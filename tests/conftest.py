@@ -190,3 +190,9 @@ def capture_logs(logger_name: str = "", level: int = logging.INFO) -> Iterator[L
     finally:
         logger.setLevel(old_level)
         logger.removeHandler(handler)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest file first: the fleet test (minutes of its own processes) then starts at
+    once on one xdist worker, beside the other files, rather than last and alone."""
+    items.sort(key=lambda item: not item.nodeid.startswith("tests/integration/test_fleet.py"))

@@ -67,6 +67,7 @@ def sample_streams() -> None:
     metrics.STREAMS.set(stats["connections"])
     metrics.POLLERS.set(stats["pollers"])
     metrics.STREAM_SUBSCRIPTIONS.set(stats["subscriptions"])
+    metrics.STREAM_LEADING.set(stats["leading"])
 
 
 def sample_breakers() -> None:

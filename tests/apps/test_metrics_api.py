@@ -190,6 +190,7 @@ def test_stream_gauges_are_sampled(api, monkeypatch):
     assert "marketdata_stream_connections 3.0" in text
     assert "marketdata_stream_pollers 2.0" in text
     assert "marketdata_stream_subscriptions 5.0" in text
+    assert "marketdata_stream_leading_symbols 1.0" in text
 
 
 def test_metrics_token_protects_the_endpoint(api, settings):

@@ -69,3 +69,18 @@ def test_an_operator_multiprocess_dir_is_kept(load, tmp_path):
 
     load(PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "elsewhere"))
     assert os.environ["PROMETHEUS_MULTIPROC_DIR"] == str(tmp_path / "elsewhere")
+
+
+@pytest.mark.parametrize(("env", "workers"), [
+    ({}, 1),  # local memory: one process, one cache
+    ({"REDIS_URL": "redis://127.0.0.1:6379/0"}, "cpus"),
+    ({"REDIS_SENTINELS": "127.0.0.1:26379"}, "cpus"),  # Sentinel: shared as well
+    ({"REDIS_SENTINELS": "127.0.0.1:26379", "WEB_CONCURRENCY": "3"}, 3),
+])
+def test_one_worker_per_core_once_redis_is_shared(load, monkeypatch, env, workers):
+    import os
+
+    for name in ("REDIS_URL", "REDIS_SENTINELS"):
+        monkeypatch.delenv(name, raising=False)
+    expected = (os.cpu_count() or 1) if workers == "cpus" else workers
+    assert load(**env)["workers"] == expected

@@ -102,9 +102,10 @@ def sandbox_host_map(sandbox_url: str) -> str:
     return ",".join(f"{host}={sandbox_url}" for host in hosts)
 
 
-def start_service(tmp: Path, extra_env: dict[str, str] | None = None) -> Process:
-    """bin/serve (migrate, collectstatic, gunicorn) on a free port."""
-    port = free_port()
+def start_service(tmp: Path, extra_env: dict[str, str] | None = None,
+                  port: int | None = None) -> Process:
+    """bin/serve (migrate, collectstatic, gunicorn) on ``port`` (default: a free one)."""
+    port = port or free_port()
     env = {k: v for k, v in os.environ.items() if k != "MARKETDATA_UPSTREAM"}
     env.update({
         "PORT": str(port), "HOST": "127.0.0.1", "PYTHON": PYTHON,
