@@ -65,6 +65,9 @@ def _quick_start_secret_key() -> str:
 
 
 SECRET_KEY = os.environ.get("SECRET_KEY") or _quick_start_secret_key()
+# A generated key is this machine's alone: instances elsewhere sharing the database and
+# Redis would not accept each other's sessions (apps.core.checks warns at start).
+SECRET_KEY_GENERATED = not os.environ.get("SECRET_KEY")
 DEBUG = env_bool("DJANGO_DEBUG")
 ALLOWED_HOSTS = [h.strip() for h in os.environ.get("ALLOWED_HOSTS", "*").split(",") if h.strip()]
 
