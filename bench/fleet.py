@@ -17,9 +17,11 @@ host is mapped to the sandbox HTTP server, whose request log counts upstream cal
 3. limits: LIMIT + 50 requests from one client address spread over the instances, for the
    v1 daily quota and for the v2 bucket (expected: exactly LIMIT succeed);
 4. Redis failover: load continues while the Redis primary is killed and a replica
-   promoted: errors a client saw and for how long, then the quota exact again.
+   promoted: errors a client saw and for how long, then the quota exact again;
+5. throughput (``--wrk`` seconds, when wrk is installed): one cached path through the
+   balancer and straight to one instance, in the same run.
 
-    python bench/fleet.py [--duration 120] [--sse 20] [--json out.json]
+    python bench/fleet.py [--duration 120] [--sse 20] [--wrk 10] [--json out.json]
 
 Prints the report as JSON; exits 1 when a check fails (tests/integration/test_fleet.py
 runs it in CI). Needs haproxy, redis-server and PostgreSQL (DATABASE_URL's server, or
@@ -457,7 +459,45 @@ async def redis_failover(fleet: Fleet, seconds: float = 30.0) -> dict[str, Any]:
                 round(promoted_at - killed_at, 2) if promoted_at else None}
 
 
-async def scenario(fleet: Fleet, duration: float, sse_count: int) -> dict[str, Any]:
+WRK_SCRIPT = """
+-- A client address per request (X-Forwarded-For), so no client meets its limits.
+request = function()
+  wrk.headers["X-Forwarded-For"] = "10." .. math.random(0, 255) .. "." ..
+      math.random(0, 255) .. "." .. math.random(0, 255)
+  return wrk.format(nil, nil)
+end
+"""
+
+
+def throughput(fleet: Fleet, seconds: float) -> dict[str, Any]:
+    """wrk on one cached path: through the balancer (three instances) and straight to one
+    instance (one worker), in the same run."""
+    import subprocess
+
+    wrk = shutil.which("wrk")
+    if wrk is None or seconds <= 0:
+        return {"skipped": "wrk not installed" if wrk is None else "not asked"}
+    script = fleet.tmp / "xff.lua"
+    script.write_text(WRK_SCRIPT)
+    path = "/v1/simple-quotes?symbols=AAPL"
+    targets = {"balancer, 3 instances": fleet.url,
+               "one instance (1 worker), direct": fleet.instances[0].base_url}
+    out: dict[str, Any] = {"path": path, "seconds": seconds, "connections": 48}
+    for name, base in targets.items():
+        done = subprocess.run([wrk, "-t2", "-c48", f"-d{int(seconds)}s", "--latency", "-s",
+                               str(script), base + path], capture_output=True, text=True,
+                              timeout=seconds + 60)
+        rate = re.search(r"Requests/sec:\s+([0-9.]+)", done.stdout)
+        p99 = re.search(r"^\s+99%\s+(\S+)", done.stdout, re.M)
+        non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", done.stdout)
+        out[name] = {"requests_per_second": float(rate.group(1)) if rate else None,
+                     "p99": p99.group(1) if p99 else None,
+                     "non_2xx": int(non2xx.group(1)) if non2xx else 0}
+    return out
+
+
+async def scenario(fleet: Fleet, duration: float, sse_count: int,
+                   wrk_seconds: float = 0.0) -> dict[str, Any]:
     report: dict[str, Any] = {"instances": INSTANCES, "balancer": "haproxy",
                               "stream_interval_seconds": INTERVAL}
     report["single_flight"] = await single_flight(fleet)
@@ -465,6 +505,7 @@ async def scenario(fleet: Fleet, duration: float, sse_count: int) -> dict[str, A
     report["limits"] = await limits(fleet, 10)
     report["redis_failover"] = await redis_failover(fleet)
     report["limits_after_failover"] = await limits(fleet, 20)
+    report["throughput"] = await asyncio.to_thread(throughput, fleet, wrk_seconds)
     load, leaders_ = report["load"], report["load"]["leaders"]
     checks = {
         "single_flight_one_upstream_call_per_key": report["single_flight"]["ok"],
@@ -488,11 +529,12 @@ async def scenario(fleet: Fleet, duration: float, sse_count: int) -> dict[str, A
     return report
 
 
-def run(duration: float = 120.0, sse_count: int = 20, keep: bool = False) -> dict[str, Any]:
+def run(duration: float = 120.0, sse_count: int = 20, keep: bool = False,
+        wrk_seconds: float = 0.0) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="md-fleet-"))
     with ExitStack() as stack:
         fleet = start_fleet(stack, tmp)
-        report = asyncio.run(scenario(fleet, duration, sse_count))
+        report = asyncio.run(scenario(fleet, duration, sse_count, wrk_seconds))
     report["logs"] = str(tmp)
     if not keep and report["ok"]:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -505,8 +547,10 @@ def main() -> int:
     parser.add_argument("--sse", type=int, default=20)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--keep", action="store_true", help="keep the logs' directory")
+    parser.add_argument("--wrk", type=float, default=10.0,
+                        help="seconds of wrk per target at the end (0: none)")
     args = parser.parse_args()
-    report = run(args.duration, args.sse, args.keep)
+    report = run(args.duration, args.sse, args.keep, args.wrk)
     text = json.dumps(report, indent=2, default=str)
     print(text)
     if args.json:
