@@ -49,7 +49,7 @@ typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
 unit: $(DEV_STAMP)
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 ## sandbox: the Yahoo simulator as an HTTP server on :9000
 sandbox: $(BASE_STAMP)

@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import re
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -193,6 +194,15 @@ def capture_logs(logger_name: str = "", level: int = logging.INFO) -> Iterator[L
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The longest file first: the fleet test (minutes of its own processes) then starts at
-    once on one xdist worker, beside the other files, rather than last and alone."""
-    items.sort(key=lambda item: not item.nodeid.startswith("tests/integration/test_fleet.py"))
+    """Files in the order pytest-xdist should hand them out (the Makefile passes
+    ``--no-loadscope-reorder``, so this order is kept): the fleet test first, since it runs
+    for minutes with processes of its own and should start at once beside the others rather
+    than last and alone; then the files with the most tests first, as xdist's own
+    reordering would."""
+    sizes = Counter(item.nodeid.split("::", 1)[0] for item in items)
+
+    def rank(item: pytest.Item) -> tuple[bool, int]:
+        path = item.nodeid.split("::", 1)[0]
+        return path != "tests/integration/test_fleet.py", -sizes[path]
+
+    items.sort(key=rank)
