@@ -21,7 +21,7 @@ host is mapped to the sandbox HTTP server, whose request log counts upstream cal
 5. throughput (``--wrk`` seconds, when wrk is installed): one cached path through the
    balancer and straight to one instance, in the same run.
 
-    python bench/fleet.py [--duration 120] [--sse 20] [--wrk 10] [--json out.json]
+    python bench/fleet.py [--duration 120] [--sse 20] [--rate 0] [--wrk 10] [--json out.json]
 
 Prints the report as JSON; exits 1 when a check fails (tests/integration/test_fleet.py
 runs it in CI). Needs haproxy, redis-server and PostgreSQL (DATABASE_URL's server, or
@@ -249,10 +249,16 @@ class LoadStats:
 
 
 async def load_worker(client: httpx.AsyncClient, stats: LoadStats, stop: asyncio.Event,
-                      worker: int, origin: float, cold_share: float = 0.3) -> None:
+                      worker: int, origin: float, cold_share: float = 0.3,
+                      period: float = 0.0) -> None:
+    """Requests one after another, or one every ``period`` seconds (a paced load)."""
     rng = random.Random(worker)
     n = worker * 1_000_000
+    due = time.monotonic()
     while not stop.is_set():
+        if period:
+            due += period
+            await asyncio.sleep(max(0.0, due - time.monotonic()))
         n += 1
         path = cold_path(n) if rng.random() < cold_share else rng.choice(HOT)
         started = time.monotonic() - origin
@@ -350,7 +356,14 @@ async def single_flight(fleet: Fleet) -> dict[str, Any]:
             "ok": set(calls.values()) == {1} and set(statuses) == {200}}
 
 
-async def mixed_load(fleet: Fleet, duration: float, sse_count: int) -> dict[str, Any]:
+def _period(rate: float, workers: int) -> float:
+    """Seconds between one worker's requests for ``rate`` requests a second in all (0: as
+    fast as the answers come)."""
+    return workers / rate if rate > 0 else 0.0
+
+
+async def mixed_load(fleet: Fleet, duration: float, sse_count: int,
+                     rate: float = 0.0) -> dict[str, Any]:
     stats, sse, stop = LoadStats(), SseStats(), asyncio.Event()
     origin = time.monotonic()
     leader_samples: list[tuple[float, dict[int, float]]] = []
@@ -360,7 +373,8 @@ async def mixed_load(fleet: Fleet, duration: float, sse_count: int) -> dict[str,
         sse_tasks = [asyncio.create_task(sse_client(fleet.url, sse, stop, n))
                      for n in range(sse_count)]
         await asyncio.sleep(2 * INTERVAL)  # the streams' first cycles
-        workers = [asyncio.create_task(load_worker(client, stats, stop, w, origin))
+        workers = [asyncio.create_task(load_worker(client, stats, stop, w, origin,
+                                                   period=_period(rate, 16)))
                    for w in range(16)]
 
         async def sample_leaders() -> None:
@@ -428,12 +442,14 @@ async def limits(fleet: Fleet, tag: int) -> dict[str, Any]:
             "ok": v1[200] == LIMIT and v2[200] == LIMIT and v1[429] == v2[429] == 50}
 
 
-async def redis_failover(fleet: Fleet, seconds: float = 30.0) -> dict[str, Any]:
+async def redis_failover(fleet: Fleet, seconds: float = 30.0,
+                         rate: float = 0.0) -> dict[str, Any]:
     stats, stop = LoadStats(), asyncio.Event()
     origin = time.monotonic()
     before = fleet.sentinel.primary_port()
     async with httpx.AsyncClient(base_url=fleet.url, timeout=30) as client:
-        workers = [asyncio.create_task(load_worker(client, stats, stop, 100 + w, origin, 0.3))
+        workers = [asyncio.create_task(load_worker(client, stats, stop, 100 + w, origin, 0.3,
+                                                   period=_period(rate, 8)))
                    for w in range(8)]
         await asyncio.sleep(5)
         killed_at = time.monotonic() - origin
@@ -497,13 +513,14 @@ def throughput(fleet: Fleet, seconds: float) -> dict[str, Any]:
 
 
 async def scenario(fleet: Fleet, duration: float, sse_count: int,
-                   wrk_seconds: float = 0.0) -> dict[str, Any]:
+                   wrk_seconds: float = 0.0, rate: float = 0.0) -> dict[str, Any]:
     report: dict[str, Any] = {"instances": INSTANCES, "balancer": "haproxy",
-                              "stream_interval_seconds": INTERVAL}
+                              "stream_interval_seconds": INTERVAL,
+                              "paced_requests_per_second": rate or None}
     report["single_flight"] = await single_flight(fleet)
-    report["load"] = await mixed_load(fleet, duration, sse_count)
+    report["load"] = await mixed_load(fleet, duration, sse_count, rate)
     report["limits"] = await limits(fleet, 10)
-    report["redis_failover"] = await redis_failover(fleet)
+    report["redis_failover"] = await redis_failover(fleet, rate=rate)
     report["limits_after_failover"] = await limits(fleet, 20)
     report["throughput"] = await asyncio.to_thread(throughput, fleet, wrk_seconds)
     load, leaders_ = report["load"], report["load"]["leaders"]
@@ -530,11 +547,12 @@ async def scenario(fleet: Fleet, duration: float, sse_count: int,
 
 
 def run(duration: float = 120.0, sse_count: int = 20, keep: bool = False,
-        wrk_seconds: float = 0.0) -> dict[str, Any]:
+        wrk_seconds: float = 0.0, rate: float = 0.0) -> dict[str, Any]:
+    """The whole scenario; ``rate`` paces the load (requests a second, 0: unpaced)."""
     tmp = Path(tempfile.mkdtemp(prefix="md-fleet-"))
     with ExitStack() as stack:
         fleet = start_fleet(stack, tmp)
-        report = asyncio.run(scenario(fleet, duration, sse_count, wrk_seconds))
+        report = asyncio.run(scenario(fleet, duration, sse_count, wrk_seconds, rate))
     report["logs"] = str(tmp)
     if not keep and report["ok"]:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -547,10 +565,12 @@ def main() -> int:
     parser.add_argument("--sse", type=int, default=20)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--keep", action="store_true", help="keep the logs' directory")
+    parser.add_argument("--rate", type=float, default=0.0,
+                        help="requests a second of the mixed load (default 0: unpaced)")
     parser.add_argument("--wrk", type=float, default=10.0,
                         help="seconds of wrk per target at the end (0: none)")
     args = parser.parse_args()
-    report = run(args.duration, args.sse, args.keep, args.wrk)
+    report = run(args.duration, args.sse, args.keep, args.wrk, args.rate)
     text = json.dumps(report, indent=2, default=str)
     print(text)
     if args.json:
