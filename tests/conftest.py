@@ -195,16 +195,15 @@ def capture_logs(logger_name: str = "", level: int = logging.INFO) -> Iterator[L
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Files in the order pytest-xdist should hand them out (the Makefile passes
-    ``--no-loadscope-reorder``, so this order is kept): longest first, so that the short
-    ones fill the workers' ends instead of a long one running alone at the end. The fleet
-    test (minutes of its own processes) first, then the other integration files (real
-    servers, seconds to a minute each), then the rest with the most tests first, as
-    xdist's own reordering would."""
+    ``--no-loadscope-reorder``, so this order is kept): the fleet test first, since it runs
+    for minutes with processes of its own and should start at once beside the others
+    rather than last and alone; then the files with the most tests first, as xdist's own
+    reordering would (the timed integration files, few tests each, then run after the
+    fleet has finished rather than beside it)."""
     sizes = Counter(item.nodeid.split("::", 1)[0] for item in items)
 
-    def rank(item: pytest.Item) -> tuple[bool, bool, int]:
+    def rank(item: pytest.Item) -> tuple[bool, int]:
         path = item.nodeid.split("::", 1)[0]
-        return (path != "tests/integration/test_fleet.py",
-                not path.startswith("tests/integration/"), -sizes[path])
+        return path != "tests/integration/test_fleet.py", -sizes[path]
 
     items.sort(key=rank)
