@@ -11,12 +11,12 @@ with Redis shared by all, it defaults to one process per core.
 
 import os
 
+from marketdata import redis_config
+
 bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"  # noqa: S104
 worker_class = "config.workers.MarketDataWorker"
-workers = int(os.environ.get("WEB_CONCURRENCY") or (os.cpu_count() or 1
-                                                     if os.environ.get("REDIS_URL")
-                                                     or os.environ.get("REDIS_SENTINELS")
-                                                     else 1))
+workers = int(os.environ.get("WEB_CONCURRENCY") or (
+    os.cpu_count() or 1 if redis_config.from_environment(os.environ) is not None else 1))
 threads = int(os.environ.get("WEB_THREADS", "64"))  # as config.settings: for the banner
 timeout = int(os.environ.get("WEB_TIMEOUT", "60"))
 graceful_timeout = 5  # streams end at once on shutdown; uvicorn cancels stragglers after 2 s

@@ -203,7 +203,7 @@ CACHE_KEY_PREFIX = os.environ.get("CACHE_KEY_PREFIX", "marketdata")
 # answers of bench/soak.py's mix (9.6 KiB on average; a chart can be hundreds of KiB) and
 # keeps a worker near 0.5 GB (bench/README.md, issue 23).
 LOCMEM_MAX_BYTES = env_int("LOCMEM_MAX_BYTES", 128 * 1024 * 1024)
-if REDIS_URL:
+if REDIS is not None:
     CACHES = {
         "default": {
             "BACKEND": "django_redis.cache.RedisCache",
@@ -221,7 +221,7 @@ if REDIS_URL:
             },
         }
     }
-    if REDIS and REDIS.uses_sentinel:
+    if REDIS.uses_sentinel:
         # django-redis's own Sentinel support: the LOCATION's host is the service name;
         # a connection asks the sentinels for the primary, again after a failure.
         CACHES["default"]["OPTIONS"].update({

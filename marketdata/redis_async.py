@@ -164,13 +164,11 @@ class _BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
     connection (the sentinel pool alone refuses at once past ``max_connections``)."""
 
 
-def connect(max_connections: int | None = None) -> Redis:
+def connect() -> Redis:
     """A new client on the default cache's Redis, with the cache's socket timeouts and a
     blocking pool: at its URL, or at the primary its sentinels name (asked again after a
     connection fails, so a failover needs no restart; marketdata.redis_config)."""
     url, kwargs = _options()
-    if max_connections is not None:
-        kwargs["max_connections"] = max_connections
     config: dict[str, Any] = settings.CACHES["default"]
     options: dict[str, Any] = config.get("OPTIONS", {})
     sentinels = options.get("SENTINELS")

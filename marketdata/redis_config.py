@@ -92,10 +92,8 @@ class RedisTarget:
         """One entry of channels_redis's ``hosts``: the URL, or its Sentinel form."""
         if not self.uses_sentinel:
             return self.url
-        host: dict[str, Any] = {"sentinels": list(self.sentinels),
-                                "master_name": self.service, **self.primary_kwargs()}
-        host["sentinel_kwargs"] = self.sentinel_kwargs()
-        return host
+        return {"sentinels": list(self.sentinels), "master_name": self.service,
+                "sentinel_kwargs": self.sentinel_kwargs(), **self.primary_kwargs()}
 
 
 def parse_sentinels(text: str) -> tuple[tuple[str, int], ...]:

@@ -368,7 +368,7 @@ class StreamHub:
 
         task.add_done_callback(finished)
 
-    def _schedule_takeover(self, cycle: int, symbols: list[str]) -> None:
+    def _schedule_takeover(self, cycle: int) -> None:
         lease = lease_seconds(self.interval)
         ending = {s: left for s, left in self.leadership.others_expire_in.items()
                   if left < lease - self.interval / 2}
@@ -394,7 +394,7 @@ class StreamHub:
         skipped (``takeover``: that second attempt, which schedules none of its own)."""
         claimed = await self.leadership.claim(symbols)
         if not takeover:
-            self._schedule_takeover(cycle, symbols)
+            self._schedule_takeover(cycle)
         led = sorted(claimed)
         # A busy loop can split a cycle's pollers into several batches: each batch decides
         # only for its own symbols (the push source must not drop the others meanwhile).

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import redis
 
-from tests.integration.servers import free_port
+from tests.integration.servers import _spawn, free_port
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 SERVICE = "mdfleet"
@@ -119,11 +119,6 @@ class SentinelSet:
             node.kill()
 
 
-def _spawn(args: list[str], log_path: Path) -> subprocess.Popen:
-    log = open(log_path, "wb")
-    return subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-
-
 def _wait_ping(port: int, timeout: float = 15.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -143,7 +138,7 @@ def _start_data_node(directory: Path, port: int, primary_port: int | None) -> Re
     if primary_port is not None:
         args += ["--replicaof", "127.0.0.1", str(primary_port)]
     log_path = directory / f"redis-{port}.log"
-    node = RedisNode(port, _spawn(args, log_path), log_path)
+    node = RedisNode(port, _spawn(args, dict(os.environ), log_path), log_path)
     _wait_ping(port)
     return node
 
@@ -168,7 +163,7 @@ def start(directory: Path, replicas: int = 1, sentinels: int = 3) -> SentinelSet
                 f"sentinel failover-timeout {SERVICE} 10000\n"
                 f"sentinel parallel-syncs {SERVICE} 1\n")
             log_path = directory / f"sentinel-{port}.log"
-            proc = _spawn([REDIS_SERVER, str(conf), "--sentinel"], log_path)
+            proc = _spawn([REDIS_SERVER, str(conf), "--sentinel"], dict(os.environ), log_path)
             group.sentinels.append(RedisNode(port, proc, log_path))
             _wait_ping(port)
         group.wait_for_replicas(replicas)
