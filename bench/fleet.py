@@ -58,9 +58,11 @@ import httpx  # noqa: E402
 import psycopg  # noqa: E402
 
 from apps.stream.leadership import lease_seconds  # noqa: E402
+from bench.http_bench import run_wrk  # noqa: E402
 from tests.integration import redis_sentinel  # noqa: E402
 from tests.integration.servers import (  # noqa: E402
     Process,
+    _spawn,
     free_port,
     http,
     sandbox_host_map,
@@ -153,8 +155,6 @@ def create_database(stack: ExitStack) -> str:
 
 
 def start_fleet(stack: ExitStack, tmp: Path) -> Fleet:
-    import subprocess
-
     sandbox = start_sandbox(tmp)
     stack.callback(sandbox.stop)
     sentinel = redis_sentinel.start(tmp / "redis")
@@ -183,12 +183,11 @@ def start_fleet(stack: ExitStack, tmp: Path) -> Fleet:
         + "".join(f"    server any{i} 127.0.0.1:{port} backup\n"
                   for i, port in enumerate(fleet.ports)))
     haproxy = shutil.which("haproxy") or "/usr/sbin/haproxy"
-    log = open(tmp / "haproxy.log", "wb")
-    fleet.haproxy = subprocess.Popen(
+    fleet.haproxy = _spawn(
         [haproxy, "-W", "-db", "-f", str(ROOT / "deploy/haproxy/haproxy.cfg"), "-f",
-         str(servers)], stdout=log, stderr=subprocess.STDOUT,
-        env={**os.environ, "MD_LB_BIND": f"127.0.0.1:{fleet.lb_port}",
-             "MD_STATS_BIND": f"127.0.0.1:{fleet.stats_port}"})
+         str(servers)],
+        {**os.environ, "MD_LB_BIND": f"127.0.0.1:{fleet.lb_port}",
+         "MD_STATS_BIND": f"127.0.0.1:{fleet.stats_port}"}, tmp / "haproxy.log")
     wait_for(f"{fleet.url}/v1/ping", timeout=30)
     return fleet
 
@@ -509,8 +508,6 @@ end
 def throughput(fleet: Fleet, seconds: float) -> dict[str, Any]:
     """wrk on one cached path: through the balancer (three instances) and straight to one
     instance (one worker), in the same run."""
-    import subprocess
-
     wrk = shutil.which("wrk")
     if wrk is None or seconds <= 0:
         return {"skipped": "wrk not installed" if wrk is None else "not asked"}
@@ -521,15 +518,7 @@ def throughput(fleet: Fleet, seconds: float) -> dict[str, Any]:
                "one instance (1 worker), direct": fleet.instances[0].base_url}
     out: dict[str, Any] = {"path": path, "seconds": seconds, "connections": 48}
     for name, base in targets.items():
-        done = subprocess.run([wrk, "-t2", "-c48", f"-d{int(seconds)}s", "--latency", "-s",
-                               str(script), base + path], capture_output=True, text=True,
-                              timeout=seconds + 60)
-        rate = re.search(r"Requests/sec:\s+([0-9.]+)", done.stdout)
-        p99 = re.search(r"^\s+99%\s+(\S+)", done.stdout, re.M)
-        non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", done.stdout)
-        out[name] = {"requests_per_second": float(rate.group(1)) if rate else None,
-                     "p99": p99.group(1) if p99 else None,
-                     "non_2xx": int(non2xx.group(1)) if non2xx else 0}
+        out[name] = run_wrk(base + path, int(seconds), 48, script=script)
     return out
 
 
