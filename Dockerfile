@@ -26,8 +26,10 @@ COPY bin/healthcheck bin/
 COPY config/ config/
 COPY marketdata/ marketdata/
 COPY apps/ apps/
-RUN useradd --create-home --uid 10001 app && mkdir -p /app/var && chown -R app /app/var \
-    && SECRET_KEY=build-only METRICS_TOKEN=build-only python manage.py collectstatic --noinput -v 0
+RUN useradd --create-home --uid 10001 app && mkdir -p /app/var \
+    && SECRET_KEY=build-only METRICS_TOKEN=build-only python manage.py collectstatic --noinput -v 0 \
+    && SECRET_KEY=build-only METRICS_TOKEN=build-only python manage.py compress_explorer_assets \
+    && chown -R app /app/var
 USER app
 EXPOSE 8000
 # Ready = the database and the cache answer (GET /readyz; no upstream call).

@@ -235,7 +235,9 @@ class HttpCachingMiddleware:
     compressed here. Errors are no-store; 200s of GET get a strong ETag and, unless the
     response cache gave them a lifetime, ``no-cache`` (revalidate: a 304 costs no body).
     Pages outside the API (the admin's bodies hold CSRF tokens: BREACH), health, ping and
-    streams are left alone. The fast path answers a hit the same way.
+    streams are left alone, but for those whose view made their encodings
+    (``representations``: the explorer page and its assets, which hold no secret). The
+    fast path answers a hit the same way.
     """
 
     DOCUMENTS = frozenset({"/openapi.json"})
@@ -247,7 +249,9 @@ class HttpCachingMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
         path = request.path
-        if (not path.startswith(("/v1/", "/v2/")) and path not in self.DOCUMENTS) or \
+        representations = getattr(response, "representations", None)
+        if (not path.startswith(("/v1/", "/v2/")) and path not in self.DOCUMENTS
+                and representations is None) or \
                 path.startswith(response_cache.UNCACHEABLE) or response.streaming or \
                 response.has_header("Content-Encoding"):
             return response
@@ -258,7 +262,6 @@ class HttpCachingMiddleware:
         if status >= 400 and not response.has_header("Cache-Control"):
             response["Cache-Control"] = "no-store"
         body = response.content
-        representations = getattr(response, "representations", None)
         if representations is not None:
             available = tuple(coding for coding, _ in representations.encoded)
         else:

@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -17,6 +19,7 @@ import marketdata
 from apps.core.schema import SERVER_ERROR, ErrorDetail
 from apps.core.v2 import FieldsQuery, Output, V2ApiView
 from apps.core.views import ApiView
+from apps.explorer.views import page_response, prefers_html, vary_on_accept
 from apps.health.checks import CHECKS, HEALTHY, health_report
 from apps.health.readiness import readiness
 from marketdata import capabilities
@@ -233,6 +236,7 @@ INDEX_LINKS = {
     "ping": "/v1/ping",
     "readyz": "/readyz",
     "metrics": "/metrics",
+    "explorer": "/explorer",
 }
 
 
@@ -247,6 +251,7 @@ class IndexLinks(serializers.Serializer):
     ping = serializers.CharField(help_text="Liveness")
     readyz = serializers.CharField(help_text="Readiness")
     metrics = serializers.CharField(help_text="Prometheus metrics")
+    explorer = serializers.CharField(help_text="The explorer page for people (HTML)")
 
 
 class ServiceIndex(serializers.Serializer):
@@ -259,7 +264,8 @@ class ServiceIndex(serializers.Serializer):
 
 class IndexView(ApiView):
     """``GET /``: a small JSON index instead of a 404, for whoever opens the root URL. A
-    DRF view so that the OpenAPI document describes it like every other answer."""
+    DRF view so that the OpenAPI document describes it like every other answer. A browser
+    (``Accept`` ranking HTML above JSON) gets the explorer page instead."""
 
     # No OPTIONS here: PageOptionsMiddleware answers it for the pages outside the API.
     http_method_names = ["get", "head"]
@@ -272,10 +278,18 @@ class IndexView(ApiView):
     @extend_schema(operation_id="index", tags=["Health"], summary="Service index",
                    description="The service's name, version and data source, and where the "
                                "documentation and the probes are. No upstream call; never "
-                               "rate-limited.",
-                   responses={200: ServiceIndex})
-    def get(self, request: Request) -> Response:
+                               "rate-limited. A client whose `Accept` ranks `text/html` "
+                               "above `application/json` (a browser) gets the explorer "
+                               "page instead (also at `/explorer`); no `Accept`, `*/*` or "
+                               "a tie gets this JSON.",
+                   responses={(200, "application/json"): ServiceIndex,
+                              (200, "text/html"): OpenApiResponse(
+                                  response=OpenApiTypes.STR,
+                                  description="The explorer page, for browsers")})
+    def get(self, request: Request) -> HttpResponse:
+        if prefers_html(request.META.get("HTTP_ACCEPT")):
+            return vary_on_accept(page_response(request))
         return Response({"name": settings.SPECTACULAR_SETTINGS["TITLE"],
                          "version": marketdata.__version__,
                          "upstream": settings.MARKETDATA_UPSTREAM,
-                         "links": INDEX_LINKS})
+                         "links": INDEX_LINKS}, headers={"Vary": "Accept"})

@@ -18,10 +18,18 @@ from apps.core.management.commands import prepare
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_it_migrates_and_collects(settings, tmp_path):
+def test_it_migrates_and_collects(settings, tmp_path, monkeypatch):
+    from apps.explorer import assets
+
     settings.STATIC_ROOT = str(tmp_path / "static")
+    settings.VAR_DIR = tmp_path / "var"
+    monkeypatch.setattr(assets, "_loaded", {})
     call_command("prepare", lock_timeout=30)
     assert any((tmp_path / "static").rglob("*.css"))  # the docs' assets
+    # and the explorer's assets compressed for every worker (apps.explorer.assets)
+    made = {path.name for path in (tmp_path / "var" / "explorer-assets").iterdir()}
+    assert made == {f"{assets.get(name).digest}.{coding}"
+                    for name in assets.SOURCES for coding in ("br", "gzip")}
 
 
 def test_a_held_file_lock_is_waited_for_then_taken(tmp_path):

@@ -31,6 +31,8 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
+from apps.explorer import assets
+
 # This project's advisory lock key (any 64-bit integer; "mdmigrat" in ASCII).
 ADVISORY_LOCK_ID = 0x6D646D6967726174
 POLL_SECONDS = 0.2
@@ -89,7 +91,8 @@ def migration_lock(timeout: float) -> contextlib.AbstractContextManager[None]:
 
 
 class Command(BaseCommand):
-    help = "Migrate and collect static files, once at a time across instances started together"
+    help = ("Migrate, collect static files and compress the explorer's assets, once at a "
+            "time across instances started together")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--lock-timeout", type=float, default=300.0,
@@ -103,3 +106,5 @@ class Command(BaseCommand):
         static_root = Path(settings.STATIC_ROOT)
         with file_lock(static_root / ".collectstatic.lock", timeout, "collectstatic"):
             call_command("collectstatic", interactive=False, verbosity=0)
+        # The explorer's assets compressed once per host, not by each worker (apps.explorer).
+        assets.warm()

@@ -1,0 +1,1028 @@
+/*
+ * The explorer page (apps/explorer): reads this service's own HTTP API from the browser,
+ * as any client would, and draws it with plotly.js (served by the service itself).
+ *
+ * Every chart container carries what it drew in data-* attributes (candles, overlays,
+ * oscillator, points, final equity) and a text alternative in aria-label: people using a
+ * screen reader and the browser tests (tests/integration/test_explorer_browser.py) read the
+ * same facts.
+ */
+(function () {
+  "use strict";
+
+  const $ = (id) => document.getElementById(id);
+  const PLOT_CONFIG = {
+    displaylogo: false, responsive: true,
+    modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"],
+  };
+  const COLORS = {
+    up: "#0f7b3f", down: "#b42318", volume: "#98a2b3", sma: "#1d4ed8", ema: "#a21caf",
+    bands: "#b45309", rsi: "#155e75", macd: "#1d4ed8", signal: "#ea580c", equity: "#155e75",
+    drawdown: "#b42318", macro: "#1d4ed8", curve: "#155e75",
+  };
+  // The intraday intervals' ranges (v1 interface: interval and range compatibility);
+  // `max` needs 1mo. The API refuses the rest with a 400; the form never sends them.
+  const INTRADAY_RANGES = {
+    "1m": ["1d", "5d"],
+    "5m": ["1d", "5d", "1mo"], "15m": ["1d", "5d", "1mo"], "30m": ["1d", "5d", "1mo"],
+    "1h": ["1d", "5d", "1mo", "3mo", "6mo", "ytd", "1y"],
+  };
+  const HUGE = 1e300; // the engine's "unbounded" ratios (no losses) are the largest double
+
+  const state = {
+    symbol: null, currency: "", priceHint: 2, gmtOffset: 0, chartRun: 0, stream: null,
+    backtest: null, schema: null,
+  };
+
+  // -- the API ----------------------------------------------------------------------------
+  class ApiError extends Error {
+    constructor(status, body, response) {
+      super(serverMessage(body) || (status ? "HTTP " + status : "no answer"));
+      this.status = status;
+      this.body = body || {};
+      this.retryAfter = retryAfter(this.body, response);
+    }
+  }
+
+  function serverMessage(body) {
+    if (!body || typeof body !== "object") return "";
+    if (body.errors && typeof body.errors === "object" && !Array.isArray(body.errors)) {
+      const parts = Object.entries(body.errors).map(([key, messages]) =>
+        key + ": " + [].concat(messages).join(" "));
+      if (parts.length) return parts.join("; ");
+    }
+    return String(body.error || body.message || body.detail || "");
+  }
+
+  function retryAfter(body, response) {
+    if (Number.isFinite(body.retryAfterSeconds)) return body.retryAfterSeconds;
+    const header = response && response.headers.get("Retry-After");
+    return header && /^\d+$/.test(header) ? Number(header) : null;
+  }
+
+  async function api(path, init) {
+    let response;
+    try {
+      response = await fetch(path, Object.assign({ headers: { Accept: "application/json" } }, init));
+    } catch (error) {
+      throw new ApiError(0, null, null);
+    }
+    let body = null;
+    try {
+      body = await response.json();
+    } catch (error) {
+      body = null;
+    }
+    if (!response.ok) throw new ApiError(response.status, body, response);
+    return { body, response };
+  }
+
+  /** A sentence a person understands, for an error about `kind` `name`. */
+  function explain(error, kind, name) {
+    if (!(error instanceof ApiError)) return "Something went wrong in this page: " + error.message;
+    const detail = serverMessage(error.body);
+    const said = detail ? " (the service said: " + detail + ")" : "";
+    switch (true) {
+      case error.status === 0:
+        return "The service did not answer: check the connection and try again.";
+      case error.status === 404:
+        return "Unknown " + kind + " \u201c" + name + "\u201d: the service has no data for it" + said + ".";
+      case error.status === 429: {
+        const wait = error.retryAfter !== null ? " in " + error.retryAfter + " s" : " shortly";
+        return "Rate limited: the service refuses more requests for now. Try again" + wait + ".";
+      }
+      case error.status === 502 || error.status === 503 || error.status === 504: {
+        const provider = error.body.provider || "the upstream provider";
+        return "The data provider " + provider + " is not answering (HTTP " + error.status +
+          "), so there is no fresh " + kind + " data for \u201c" + name + "\u201d" + said +
+          ". Try again later.";
+      }
+      case error.status === 400 || error.status === 422:
+        return "The service refused the request" + said + ".";
+      default:
+        return "The service answered HTTP " + error.status + said + ".";
+    }
+  }
+
+  function showError(id, text) {
+    const node = $(id);
+    node.textContent = text;
+    node.hidden = !text;
+  }
+
+  // -- formatting -------------------------------------------------------------------------
+  function number(value, digits) {
+    if (value === null || value === undefined || Number.isNaN(Number(value))) return "\u2013";
+    const n = Number(value);
+    if (Math.abs(n) >= HUGE) return n > 0 ? "\u221e" : "-\u221e";
+    return n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  }
+
+  function intraday(interval) {
+    return /m$|h$/.test(interval) && interval !== "1mo" && interval !== "3mo";
+  }
+
+  /** A bar's time as the exchange's wall clock (the chart's gmtOffset), as text. */
+  function timeLabel(timestamp, withTime) {
+    const iso = new Date((timestamp + state.gmtOffset) * 1000).toISOString();
+    return withTime ? iso.slice(0, 16).replace("T", " ") : iso.slice(0, 10);
+  }
+
+  function humanize(name) {
+    // The unit column says "%": "totalReturnPct" reads "Total return".
+    const words = name.replace(/Pct$/, "").replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
+    return words.charAt(0).toUpperCase() + words.slice(1);
+  }
+
+  function encode(symbol) {
+    return encodeURIComponent(symbol);
+  }
+
+  // -- symbol search (a combobox: arrows, Enter, Escape) ----------------------------------
+  const search = { timer: null, active: -1, items: [], run: 0 };
+
+  function closeResults() {
+    const list = $("search-results");
+    list.hidden = true;
+    list.replaceChildren();
+    search.items = [];
+    search.active = -1;
+    $("symbol-input").setAttribute("aria-expanded", "false");
+    $("symbol-input").removeAttribute("aria-activedescendant");
+  }
+
+  function highlight(index) {
+    const list = $("search-results");
+    search.active = index;
+    Array.from(list.children).forEach((item, i) => item.setAttribute("aria-selected", String(i === index)));
+    if (index >= 0) {
+      $("symbol-input").setAttribute("aria-activedescendant", "search-option-" + index);
+      list.children[index].scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  async function suggest(text) {
+    const run = ++search.run;
+    try {
+      const { body } = await api("/v2/search?q=" + encodeURIComponent(text) + "&limit=8");
+      if (run !== search.run) return;
+      showError("search-error", "");
+      const found = body && body.quotes ? (body.quotes.nodes || body.quotes) : [];
+      renderResults(Array.isArray(found) ? found : []);
+    } catch (error) {
+      if (run !== search.run) return;
+      closeResults();
+      showError("search-error", explain(error, "search", text));
+    }
+  }
+
+  function renderResults(items) {
+    const list = $("search-results");
+    list.replaceChildren();
+    search.items = items.filter((item) => item && item.symbol);
+    search.items.forEach((item, index) => {
+      const option = document.createElement("li");
+      option.id = "search-option-" + index;
+      option.setAttribute("role", "option");
+      option.setAttribute("aria-selected", "false");
+      const symbol = document.createElement("span");
+      symbol.className = "sym";
+      symbol.textContent = item.symbol;
+      const name = document.createElement("span");
+      name.textContent = [item.shortName || item.longName || "", item.exchDisp || item.exchange || ""]
+        .filter(Boolean).join(" \u00b7 ");
+      option.append(symbol, name);
+      option.addEventListener("mousedown", (event) => {
+        event.preventDefault(); // keep the focus in the input
+        choose(item.symbol);
+      });
+      list.append(option);
+    });
+    const open = search.items.length > 0;
+    list.hidden = !open;
+    $("symbol-input").setAttribute("aria-expanded", String(open));
+    search.active = -1;
+  }
+
+  function choose(symbol) {
+    $("symbol-input").value = symbol;
+    closeResults();
+    loadSymbol(symbol);
+  }
+
+  function setUpSearch() {
+    const input = $("symbol-input");
+    input.addEventListener("input", () => {
+      clearTimeout(search.timer);
+      const text = input.value.trim();
+      if (!text) {
+        search.run++;
+        closeResults();
+        return;
+      }
+      search.timer = setTimeout(() => suggest(text), 200);
+    });
+    input.addEventListener("keydown", (event) => {
+      const count = search.items.length;
+      if (event.key === "ArrowDown" && count) {
+        event.preventDefault();
+        highlight((search.active + 1) % count);
+      } else if (event.key === "ArrowUp" && count) {
+        event.preventDefault();
+        highlight((search.active - 1 + count) % count);
+      } else if (event.key === "Enter" && search.active >= 0) {
+        event.preventDefault();
+        choose(search.items[search.active].symbol);
+      } else if (event.key === "Escape") {
+        closeResults();
+      }
+    });
+    input.addEventListener("blur", () => setTimeout(closeResults, 150));
+    $("search-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      clearTimeout(search.timer);
+      search.run++;
+      closeResults();
+      const symbol = input.value.trim().toUpperCase();
+      if (!symbol) {
+        showError("search-error", "Type a symbol (such as AAPL) or a company name first.");
+        return;
+      }
+      showError("search-error", "");
+      loadSymbol(symbol);
+    });
+  }
+
+  // -- the quote card and its live updates ------------------------------------------------
+  async function loadQuote(symbol) {
+    const fields = "symbol,shortName,longName,regularMarketPrice,regularMarketChange," +
+      "regularMarketChangePercent,regularMarketDayHigh,regularMarketDayLow,marketState," +
+      "currency,exchange,priceHint,quoteType";
+    $("quote-panel").setAttribute("aria-busy", "true");
+    try {
+      const { body, response } = await api("/v2/quote/" + encode(symbol) + "?fields=" + fields);
+      if (symbol !== state.symbol) return false;
+      showError("quote-error", "");
+      state.priceHint = Number.isInteger(body.priceHint) ? body.priceHint : 2;
+      state.currency = body.currency || "";
+      $("quote-symbol").textContent = body.symbol || symbol;
+      $("quote-name").textContent = body.longName || body.shortName || "";
+      $("quote-currency").textContent = state.currency;
+      showPrice(body.regularMarketPrice, body.regularMarketChange,
+        body.regularMarketChangePercent === null || body.regularMarketChangePercent === undefined
+          ? null : body.regularMarketChangePercent * 100);
+      $("quote-range").textContent = number(body.regularMarketDayLow, state.priceHint) + " \u2013 " +
+        number(body.regularMarketDayHigh, state.priceHint);
+      $("quote-state").textContent = (body.marketState || "unknown").toLowerCase();
+      $("quote-exchange").textContent = body.exchange || "\u2013";
+      const source = response.headers.get("X-Data-Source") || document.body.dataset.upstream;
+      $("quote-source").textContent = source === "sandbox" ? "sandbox (synthetic data)" : source;
+      $("quote-card").hidden = false;
+      $("quote-empty").hidden = true;
+      return true;
+    } catch (error) {
+      if (symbol !== state.symbol) return false;
+      $("quote-card").hidden = true;
+      $("quote-empty").hidden = true;
+      showError("quote-error", explain(error, "symbol", symbol));
+      return false;
+    } finally {
+      $("quote-panel").setAttribute("aria-busy", "false");
+    }
+  }
+
+  function showPrice(price, change, percent) {
+    $("quote-price").textContent = number(price, state.priceHint);
+    const node = $("quote-change");
+    if (change === null || change === undefined) {
+      node.textContent = "";
+      return;
+    }
+    const sign = change > 0 ? "+" : "";
+    node.textContent = sign + number(change, state.priceHint) +
+      (percent === null ? "" : " (" + sign + number(percent, 2) + " %)");
+    node.className = change > 0 ? "up" : change < 0 ? "down" : "";
+  }
+
+  function stopStream() {
+    if (state.stream) state.stream.close();
+    state.stream = null;
+    $("quote-live").textContent = "not connected";
+  }
+
+  /** The quote stream (GET /v1/stream/quotes, an event every few seconds). */
+  function startStream(symbol) {
+    stopStream();
+    if (typeof EventSource === "undefined") return;
+    const stream = new EventSource("/v1/stream/quotes?symbols=" + encode(symbol));
+    state.stream = stream;
+    $("quote-live").textContent = "connecting\u2026";
+    stream.addEventListener("quote", (event) => {
+      let quotes = [];
+      try {
+        quotes = JSON.parse(event.data);
+      } catch (error) {
+        return;
+      }
+      const quote = Array.isArray(quotes) && quotes.find((item) => item.symbol === symbol);
+      if (!quote || symbol !== state.symbol) return;
+      const price = parseFloat(String(quote.price).replace(/,/g, ""));
+      const change = parseFloat(String(quote.change).replace(/,/g, ""));
+      const percent = parseFloat(String(quote.percentChange).replace(/[%,]/g, ""));
+      if (Number.isFinite(price)) {
+        showPrice(price, Number.isFinite(change) ? change : null, Number.isFinite(percent) ? percent : null);
+      }
+      $("quote-live").textContent = "updated " + new Date().toLocaleTimeString("en-GB");
+    });
+    stream.addEventListener("error", () => {
+      if (state.stream === stream) $("quote-live").textContent = "reconnecting\u2026";
+    });
+  }
+
+  // -- the price chart --------------------------------------------------------------------
+  function chartSettings() {
+    return {
+      range: $("chart-range").value,
+      interval: $("chart-interval").value,
+      overlays: [
+        { on: $("overlay-sma").checked, fn: "SMA", period: periodOf("overlay-sma-period", 20) },
+        { on: $("overlay-ema").checked, fn: "EMA", period: periodOf("overlay-ema-period", 50) },
+        { on: $("overlay-bbands").checked, fn: "BBANDS", period: periodOf("overlay-bbands-period", 20) },
+      ].filter((overlay) => overlay.on),
+      oscillator: $("chart-oscillator").value,
+    };
+  }
+
+  function periodOf(id, fallback) {
+    const value = parseInt($(id).value, 10);
+    return Number.isInteger(value) && value > 0 ? value : fallback;
+  }
+
+  function compatible(range, interval) {
+    if (range === "max") return interval === "1mo";
+    return !INTRADAY_RANGES[interval] || INTRADAY_RANGES[interval].includes(range);
+  }
+
+  /** Intervals the chosen range allows stay enabled; an incompatible choice moves to one. */
+  function syncIntervals() {
+    const range = $("chart-range").value;
+    const select = $("chart-interval");
+    Array.from(select.options).forEach((option) => {
+      option.disabled = !compatible(range, option.value);
+    });
+    if (!compatible(range, select.value)) {
+      const preferred = ["1d", "1h", "15m", "5m", "1m", "1mo"].find((value) => compatible(range, value));
+      select.value = preferred;
+    }
+  }
+
+  function indicatorPath(symbol, settings, fn, period) {
+    let path = "/v1/indicator?function=" + fn + "&symbol=" + encode(symbol) + "&range=" +
+      settings.range + "&interval=" + settings.interval + "&epoch=true";
+    if (period) path += "&lookBackPeriod=" + period;
+    return path;
+  }
+
+  /** {timestamp: values} of /v1/indicator's "Technical Analysis" (epoch keys). */
+  async function indicator(symbol, settings, fn, period) {
+    const { body } = await api(indicatorPath(symbol, settings, fn, period));
+    const series = new Map();
+    Object.entries(body["Technical Analysis"] || {}).forEach(([key, values]) => {
+      series.set(Number(key), values);
+    });
+    return series;
+  }
+
+  async function loadChart() {
+    const symbol = state.symbol;
+    if (!symbol) return;
+    const settings = chartSettings();
+    const run = ++state.chartRun;
+    const element = $("price-chart");
+    element.dataset.state = "loading";
+    $("chart-status").textContent = "Loading " + symbol + " (" + settings.range + ", " + settings.interval + ")\u2026";
+    showError("chart-error", "");
+    const chartPath = "/v2/chart/" + encode(symbol) + "?range=" + settings.range + "&interval=" + settings.interval;
+    const wanted = settings.overlays.map((overlay) => indicator(symbol, settings, overlay.fn, overlay.period));
+    if (settings.oscillator) wanted.push(indicator(symbol, settings, settings.oscillator, null));
+    const [chart, ...studies] = await Promise.allSettled([api(chartPath), ...wanted]);
+    if (run !== state.chartRun) return;
+    if (chart.status === "rejected") {
+      Plotly.purge(element);
+      element.hidden = true;
+      element.dataset.state = "error";
+      element.dataset.candles = "0";
+      element.setAttribute("aria-label", "Price chart: no data");
+      $("chart-status").textContent = "";
+      showError("chart-error", explain(chart.reason, "symbol", symbol));
+      return;
+    }
+    const body = chart.value.body;
+    const candles = Array.isArray(body.candles) ? body.candles : (body.candles && body.candles.nodes) || [];
+    const meta = body.meta || {};
+    state.gmtOffset = Number.isFinite(meta.gmtOffset) ? meta.gmtOffset : 0;
+    if (Number.isInteger(meta.priceHint)) state.priceHint = meta.priceHint;
+    const withTime = intraday(settings.interval);
+    const x = candles.map((candle) => timeLabel(candle.timestamp, withTime));
+    const failures = [];
+    const overlays = settings.overlays.map((overlay, index) => {
+      const result = studies[index];
+      if (result.status === "rejected") {
+        failures.push(overlay.fn + ": " + explain(result.reason, "indicator", overlay.fn));
+        return null;
+      }
+      return { overlay, series: result.value };
+    }).filter(Boolean);
+    let oscillator = null;
+    if (settings.oscillator) {
+      const result = studies[settings.overlays.length];
+      if (result.status === "rejected") {
+        failures.push(settings.oscillator + ": " + explain(result.reason, "indicator", settings.oscillator));
+      } else {
+        oscillator = { fn: settings.oscillator, series: result.value };
+      }
+    }
+    showError("chart-error", failures.join(" "));
+    drawPriceChart(symbol, settings, candles, x, overlays, oscillator);
+  }
+
+  function aligned(candles, series, member) {
+    return candles.map((candle) => {
+      const values = series.get(candle.timestamp);
+      return values && values[member] !== undefined ? values[member] : null;
+    });
+  }
+
+  function drawPriceChart(symbol, settings, candles, x, overlays, oscillator) {
+    const element = $("price-chart");
+    const traces = [{
+      type: "candlestick", name: symbol, x,
+      open: candles.map((c) => c.open), high: candles.map((c) => c.high),
+      low: candles.map((c) => c.low), close: candles.map((c) => c.close),
+      increasing: { line: { color: COLORS.up } }, decreasing: { line: { color: COLORS.down } },
+      xaxis: "x", yaxis: "y",
+    }, {
+      type: "bar", name: "Volume", x, y: candles.map((c) => c.volume),
+      marker: { color: candles.map((c) => (c.close >= c.open ? COLORS.up : COLORS.down)), opacity: 0.45 },
+      xaxis: "x", yaxis: "y2", hovertemplate: "%{y:,}<extra>Volume</extra>",
+    }];
+    const names = [];
+    overlays.forEach(({ overlay, series }) => {
+      if (overlay.fn === "BBANDS") {
+        names.push("Bollinger " + overlay.period);
+        const line = { color: COLORS.bands, width: 1 };
+        traces.push({ type: "scatter", mode: "lines", name: "BB upper", x, y: aligned(candles, series, "upper_band"), line, legendgroup: "bb" });
+        traces.push({ type: "scatter", mode: "lines", name: "BB lower", x, y: aligned(candles, series, "lower_band"), line, fill: "tonexty", fillcolor: "rgba(180,83,9,0.08)", legendgroup: "bb" });
+        traces.push({ type: "scatter", mode: "lines", name: "BB middle", x, y: aligned(candles, series, "middle_band"), line: { color: COLORS.bands, width: 1, dash: "dot" }, legendgroup: "bb" });
+      } else {
+        names.push(overlay.fn + " " + overlay.period);
+        traces.push({
+          type: "scatter", mode: "lines", name: overlay.fn + " " + overlay.period, x,
+          y: aligned(candles, series, "value"),
+          line: { color: overlay.fn === "SMA" ? COLORS.sma : COLORS.ema, width: 1.5 },
+        });
+      }
+    });
+    const markers = tradeMarkers(symbol, settings, x, candles);
+    traces.push(...markers);
+    if (oscillator && oscillator.fn === "RSI") {
+      traces.push({ type: "scatter", mode: "lines", name: "RSI 14", x, y: aligned(candles, oscillator.series, "value"), line: { color: COLORS.rsi, width: 1.5 }, xaxis: "x", yaxis: "y3" });
+    } else if (oscillator && oscillator.fn === "MACD") {
+      const value = aligned(candles, oscillator.series, "value");
+      const signal = aligned(candles, oscillator.series, "signal");
+      const histogram = value.map((v, i) => (v === null || signal[i] === null ? null : v - signal[i]));
+      traces.push({ type: "bar", name: "MACD histogram", x, y: histogram, marker: { color: histogram.map((h) => (h >= 0 ? COLORS.up : COLORS.down)), opacity: 0.5 }, xaxis: "x", yaxis: "y3" });
+      traces.push({ type: "scatter", mode: "lines", name: "MACD", x, y: value, line: { color: COLORS.macd, width: 1.5 }, xaxis: "x", yaxis: "y3" });
+      traces.push({ type: "scatter", mode: "lines", name: "Signal", x, y: signal, line: { color: COLORS.signal, width: 1.5 }, xaxis: "x", yaxis: "y3" });
+    }
+    const pane = Boolean(oscillator);
+    const layout = {
+      margin: { l: 56, r: 16, t: 28, b: 40 },
+      showlegend: true,
+      legend: { orientation: "h", x: 0, y: 1.06 },
+      hovermode: "x unified",
+      xaxis: { type: "category", rangeslider: { visible: false }, nticks: 8, anchor: pane ? "y3" : "y2", showspikes: true },
+      yaxis: { domain: pane ? [0.42, 1] : [0.24, 1], title: { text: state.currency || "Price" }, tickformat: ",." + state.priceHint + "f" },
+      yaxis2: { domain: pane ? [0.26, 0.38] : [0, 0.2], title: { text: "Volume" }, tickformat: "~s" },
+      shapes: [],
+    };
+    if (pane) {
+      layout.yaxis3 = { domain: [0, 0.2], title: { text: oscillator.fn } };
+      if (oscillator.fn === "RSI") {
+        layout.yaxis3.range = [0, 100];
+        layout.shapes = [30, 70].map((level) => ({
+          type: "line", xref: "paper", x0: 0, x1: 1, yref: "y3", y0: level, y1: level,
+          line: { color: COLORS.volume, width: 1, dash: "dash" },
+        }));
+      }
+    }
+    element.hidden = false; // before plotly measures the container
+    Plotly.react(element, traces, layout, PLOT_CONFIG);
+    const interval = settings.interval;
+    element.dataset.state = "ready";
+    element.dataset.symbol = symbol;
+    element.dataset.range = settings.range;
+    element.dataset.interval = interval;
+    element.dataset.candles = String(candles.length);
+    element.dataset.overlays = names.join(",");
+    element.dataset.oscillator = oscillator ? oscillator.fn : "";
+    element.dataset.trades = String(markers.length ? markers[0].x.length : 0);
+    const span = candles.length ? " from " + x[0] + " to " + x[x.length - 1] : "";
+    const studies = names.concat(oscillator ? [oscillator.fn] : []);
+    element.setAttribute("aria-label", "Candlestick chart of " + symbol + ": " + candles.length +
+      " candles of " + interval + span + (studies.length ? ", with " + studies.join(", ") : "") + ".");
+    const last = candles[candles.length - 1];
+    $("chart-status").textContent = candles.length + " candles \u00b7 " + settings.range + " \u00b7 " + interval +
+      (last ? " \u00b7 last close " + number(last.close, state.priceHint) + " " + state.currency : "");
+  }
+
+  /** Entry and exit markers of the last backtest, when it ran on this chart's candles. */
+  function tradeMarkers(symbol, settings, x, candles) {
+    const run = state.backtest;
+    if (!run || run.symbol !== symbol || run.range !== settings.range || run.interval !== settings.interval) return [];
+    const index = new Map(candles.map((candle, i) => [candle.timestamp, x[i]]));
+    const entries = { x: [], y: [], symbol: [], text: [] };
+    const exits = { x: [], y: [], text: [] };
+    (run.result.trades || []).forEach((trade) => {
+      if (index.has(trade.entryTimestamp)) {
+        entries.x.push(index.get(trade.entryTimestamp));
+        entries.y.push(trade.entryPrice);
+        entries.symbol.push(trade.side === "short" ? "triangle-down" : "triangle-up");
+        entries.text.push(trade.side + " entry");
+      }
+      if (trade.exitTimestamp && index.has(trade.exitTimestamp)) {
+        exits.x.push(index.get(trade.exitTimestamp));
+        exits.y.push(trade.exitPrice);
+        exits.text.push("exit, P&L " + number(trade.pnl, 2) + " (" + number(trade.returnPct, 2) + " %)");
+      }
+    });
+    return [
+      { type: "scatter", mode: "markers", name: "Trade entries", x: entries.x, y: entries.y, text: entries.text,
+        marker: { symbol: entries.symbol, size: 11, color: "#0b5cad", line: { color: "#fff", width: 1 } },
+        hovertemplate: "%{text}: %{y:.2f}<extra></extra>" },
+      { type: "scatter", mode: "markers", name: "Trade exits", x: exits.x, y: exits.y, text: exits.text,
+        marker: { symbol: "x", size: 10, color: "#111827" }, hovertemplate: "%{text}<extra></extra>" },
+    ];
+  }
+
+  async function loadSymbol(symbol) {
+    state.symbol = symbol;
+    $("symbol-input").value = symbol;
+    history.replaceState(null, "", "#" + encode(symbol));
+    const quoteFound = loadQuote(symbol);
+    await loadChart();
+    if (await quoteFound) startStream(symbol);
+    else stopStream();
+  }
+
+  // -- the backtest form, generated from the request schema (/openapi.json) ---------------
+  function resolve(schema, node) {
+    let current = node || {};
+    const ref = current.$ref || (current.allOf && current.allOf[0] && current.allOf[0].$ref);
+    if (ref) {
+      const target = ref.split("/").pop();
+      current = Object.assign({}, schema.components.schemas[target], current);
+    }
+    return current;
+  }
+
+  function fillSelect(select, values, chosen) {
+    select.replaceChildren(...values.map((value) => {
+      const option = document.createElement("option");
+      option.value = value;
+      option.textContent = value;
+      option.selected = value === chosen;
+      return option;
+    }));
+  }
+
+  /** `name`: text pairs of a description such as "`sma_crossover`: SMA ... ; `x`: ...". */
+  function strategyNotes(description) {
+    const notes = {};
+    const pattern = /`(\w+)`: (.+?)(?=; `\w+`:|\n|$)/g;
+    let match;
+    while ((match = pattern.exec(description || ""))) notes[match[1]] = match[2];
+    return notes;
+  }
+
+  /** {strategy: default} from "Read by sma_crossover (default 10), ema_crossover (...)". */
+  function readers(description) {
+    const found = {};
+    const tail = /Read by (.+)$/.exec(description || "");
+    if (!tail) return null;
+    const pattern = /(\w+) \(default ([^)]*)\)/g;
+    let match;
+    while ((match = pattern.exec(tail[1]))) found[match[1]] = match[2];
+    return found;
+  }
+
+  function generalDefault(description) {
+    const match = /Default ([^\s.]+(?:\.\d+)?)/.exec(description || "");
+    return match ? match[1] : "";
+  }
+
+  function paramControl(name, spec) {
+    const types = [].concat(spec.type || []);
+    const field = document.createElement("div");
+    field.className = "field";
+    const id = "param-" + name;
+    const label = document.createElement("label");
+    label.htmlFor = id;
+    label.textContent = humanize(name);
+    const help = document.createElement("span");
+    help.className = "help";
+    help.id = id + "-help";
+    help.textContent = (spec.description || "").split(". Read by")[0].split(" Read by")[0];
+    let control;
+    if (types.includes("boolean")) {
+      control = document.createElement("select");
+      ["", "true", "false"].forEach((value) => {
+        const option = document.createElement("option");
+        option.value = value;
+        option.textContent = value || "default";
+        control.append(option);
+      });
+    } else {
+      control = document.createElement("input");
+      control.type = "number";
+      control.step = types.includes("integer") ? "1" : "any";
+      if (spec.minimum !== undefined) control.min = spec.minimum;
+      if (spec.exclusiveMinimum !== undefined) control.min = spec.exclusiveMinimum;
+      if (spec.maximum !== undefined) control.max = spec.maximum;
+      control.inputMode = types.includes("integer") ? "numeric" : "decimal";
+    }
+    control.id = id;
+    control.name = name;
+    control.dataset.kind = types.includes("boolean") ? "boolean" : types.includes("integer") ? "integer" : "number";
+    if (spec.exclusiveMinimum !== undefined) control.dataset.exclusiveMinimum = spec.exclusiveMinimum;
+    control.setAttribute("aria-describedby", help.id);
+    field.append(label, control, help);
+    return { field, control };
+  }
+
+  async function setUpBacktest() {
+    let schema;
+    $("backtest-status").textContent = "Loading the form from the API description\u2026";
+    $("backtest-run").disabled = true;
+    try {
+      schema = (await api("/openapi.json")).body;
+      $("backtest-status").textContent = "";
+      $("backtest-run").disabled = false;
+    } catch (error) {
+      $("backtest-status").textContent = "";
+      showError("backtest-error", "The backtest form could not be built: " + explain(error, "document", "/openapi.json"));
+      return;
+    }
+    state.schema = schema;
+    const request = schema.components.schemas.BacktestRequest;
+    const strategy = resolve(schema, request.properties.strategy);
+    const notes = strategyNotes(request.properties.strategy.description || strategy.description);
+    fillSelect($("backtest-strategy"), strategy.enum || [], "sma_crossover");
+    const range = resolve(schema, request.properties.range);
+    fillSelect($("backtest-range"), range.enum || [], request.properties.range.default || "1y");
+    const interval = resolve(schema, request.properties.interval);
+    fillSelect($("backtest-interval"), interval.enum || [], request.properties.interval.default || "1d");
+    const params = request.properties.params.properties || {};
+    Object.entries(params).forEach(([name, spec]) => {
+      const { field, control } = paramControl(name, spec);
+      const read = readers(spec.description);
+      if (read) {
+        field.dataset.strategies = Object.keys(read).join(" ");
+        control.dataset.defaults = JSON.stringify(read);
+        $("backtest-params").append(field);
+      } else {
+        const fallback = generalDefault(spec.description);
+        if (fallback && control.tagName === "INPUT") control.placeholder = "default " + fallback;
+        if (fallback && control.tagName === "SELECT") control.options[0].textContent = "default (" + fallback.toLowerCase() + ")";
+        $("backtest-settings").append(field);
+      }
+    });
+    const onStrategy = () => {
+      const chosen = $("backtest-strategy").value;
+      $("backtest-strategy-help").textContent = notes[chosen] || "";
+      let shown = 0;
+      $("backtest-params").querySelectorAll(".field").forEach((field) => {
+        const applies = field.dataset.strategies.split(" ").includes(chosen);
+        field.hidden = !applies;
+        const control = field.querySelector("input, select");
+        control.disabled = !applies;
+        const defaults = JSON.parse(control.dataset.defaults);
+        if (control.tagName === "INPUT") control.placeholder = applies ? "default " + defaults[chosen] : "";
+        else control.options[0].textContent = applies ? "default (" + String(defaults[chosen]).toLowerCase() + ")" : "default";
+        shown += applies ? 1 : 0;
+      });
+      $("backtest-params").hidden = shown === 0;
+    };
+    $("backtest-strategy").addEventListener("change", onStrategy);
+    onStrategy();
+    $("backtest-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      runBacktest();
+    });
+  }
+
+  function collectParams() {
+    const params = {};
+    const problems = [];
+    document.querySelectorAll("#backtest-params input, #backtest-params select, #backtest-settings input, #backtest-settings select")
+      .forEach((control) => {
+        if (control.disabled || control.value === "") return;
+        const label = humanize(control.name);
+        if (control.dataset.kind === "boolean") {
+          params[control.name] = control.value === "true";
+          return;
+        }
+        const value = Number(control.value);
+        if (!control.checkValidity() || !Number.isFinite(value)) {
+          problems.push(label + ": " + (control.validationMessage || "not a number"));
+        } else if (control.dataset.exclusiveMinimum !== undefined && value <= Number(control.dataset.exclusiveMinimum)) {
+          problems.push(label + ": must be greater than " + control.dataset.exclusiveMinimum);
+        } else {
+          params[control.name] = value;
+        }
+      });
+    return { params, problems };
+  }
+
+  async function runBacktest() {
+    const symbol = state.symbol;
+    if (!symbol) {
+      showError("backtest-error", "Choose a symbol first (the search box at the top).");
+      return;
+    }
+    const { params, problems } = collectParams();
+    if (problems.length) {
+      showError("backtest-error", "Check the form: " + problems.join("; ") + ".");
+      return;
+    }
+    const request = {
+      strategy: $("backtest-strategy").value,
+      range: $("backtest-range").value,
+      interval: $("backtest-interval").value,
+      params,
+    };
+    showError("backtest-error", "");
+    $("backtest-run").disabled = true;
+    $("backtest-status").textContent = "Running " + request.strategy + " on " + symbol + "\u2026";
+    try {
+      const { body } = await api("/v2/backtest/" + encode(symbol), {
+        method: "POST",
+        headers: { Accept: "application/json", "Content-Type": "application/json" },
+        body: JSON.stringify(request),
+      });
+      state.backtest = { symbol, range: request.range, interval: request.interval, result: body };
+      drawBacktest(body);
+      // The trades go on the price chart, drawn with the backtest's own candles.
+      if (state.symbol === symbol) {
+        const offered = (id, value) => Array.from($(id).options).some((option) => option.value === value);
+        if (compatible(request.range, request.interval) && offered("chart-range", request.range) &&
+            offered("chart-interval", request.interval)) {
+          $("chart-range").value = request.range;
+          syncIntervals();
+          $("chart-interval").value = request.interval;
+        }
+        await loadChart();
+      }
+    } catch (error) {
+      $("backtest-status").textContent = "";
+      showError("backtest-error", explain(error, "symbol", symbol));
+    } finally {
+      $("backtest-run").disabled = false;
+    }
+  }
+
+  const METRIC_UNITS = {
+    winRate: ["%", 100], kellyCriterion: ["%", 100],
+    avgTradeDuration: ["days", 1 / 86400], avgWinDuration: ["days", 1 / 86400],
+    avgLossDuration: ["days", 1 / 86400], maxIdlePeriod: ["days", 1 / 86400],
+    maxDrawdownDuration: ["bars", 1], ulcerIndex: ["%", 1],
+    expectancy: ["currency per trade", 1],
+  };
+  // What people look at first; the rest follow in the API's order.
+  const HEADLINE_METRICS = ["totalReturnPct", "annualizedReturnPct", "maxDrawdownPct", "sharpeRatio",
+    "sortinoRatio", "winRate", "profitFactor", "totalTrades"];
+  const CURRENCY_METRICS = new Set(["totalCommission", "totalDividendIncome", "totalFinancingCost",
+    "largestWin", "largestLoss", "initialCapital", "finalEquity"]);
+
+  function metricUnit(name, value) {
+    const currency = state.currency || "currency";
+    if (METRIC_UNITS[name]) {
+      const [unit, scale] = METRIC_UNITS[name];
+      return [unit.replace("currency", currency), value * scale, unit === "bars" ? 0 : 2];
+    }
+    if (CURRENCY_METRICS.has(name)) return [currency, value, 2];
+    if (/Pct$/.test(name)) return ["%", value, 2];
+    if (/Ratio$|^sqn$|Factor$/.test(name)) return ["ratio", value, 3];
+    if (/Trades$|Wins$|Losses$/.test(name)) return ["trades", value, 0];
+    if (/Signals$/.test(name)) return ["signals", value, 0];
+    if (name === "maxLeverageUsed") return ["\u00d7 equity", value, 2];
+    return ["", value, 4];
+  }
+
+  function drawBacktest(result) {
+    $("backtest-results").hidden = false;
+    const curve = Array.isArray(result.equityCurve) ? result.equityCurve : (result.equityCurve && result.equityCurve.nodes) || [];
+    const x = curve.map((point) => new Date((point.timestamp + state.gmtOffset) * 1000).toISOString().slice(0, 19).replace("T", " "));
+    const traces = [
+      { type: "scatter", mode: "lines", name: "Equity", x, y: curve.map((point) => point.equity), line: { color: COLORS.equity, width: 2 }, yaxis: "y" },
+      { type: "scatter", mode: "lines", name: "Drawdown", x, y: curve.map((point) => -point.drawdownPct), fill: "tozeroy", line: { color: COLORS.drawdown, width: 1 }, fillcolor: "rgba(180,35,24,0.15)", yaxis: "y2" },
+    ];
+    const layout = {
+      margin: { l: 64, r: 16, t: 28, b: 40 },
+      legend: { orientation: "h", x: 0, y: 1.1 },
+      hovermode: "x unified",
+      xaxis: { type: "date", anchor: "y2" },
+      yaxis: { domain: [0.36, 1], title: { text: "Equity (" + (state.currency || "currency") + ")" }, tickformat: ",.0f" },
+      yaxis2: { domain: [0, 0.28], title: { text: "Drawdown (%)" }, ticksuffix: " %" },
+    };
+    const element = $("equity-chart");
+    Plotly.react(element, traces, layout, PLOT_CONFIG);
+    const last = curve[curve.length - 1];
+    element.dataset.points = String(curve.length);
+    element.dataset.finalEquity = String(result.finalEquity);
+    element.dataset.lastEquity = last ? String(last.equity) : "";
+    element.setAttribute("aria-label", "Equity curve of " + (result.strategyName || "the strategy") + " on " +
+      result.symbol + ": " + number(result.initialCapital, 2) + " to " + number(result.finalEquity, 2) + " " +
+      state.currency + " over " + curve.length + " bars.");
+    const metrics = result.metrics || {};
+    const first = HEADLINE_METRICS.filter((name) => name in metrics);
+    const rows = [["initialCapital", result.initialCapital], ["finalEquity", result.finalEquity],
+      ["maxLeverageUsed", result.maxLeverageUsed]]
+      .concat(first.map((name) => [name, metrics[name]]))
+      .concat(Object.entries(metrics).filter(([name]) => !first.includes(name)));
+    $("backtest-metrics").querySelector("tbody").replaceChildren(...rows.filter(([, value]) => value !== undefined).map(([name, value]) => {
+      const row = document.createElement("tr");
+      const [unit, shown, digits] = metricUnit(name, Number(value));
+      const cells = [humanize(name), value === null ? "\u2013" : number(shown, digits), unit];
+      cells.forEach((text, i) => {
+        const cell = document.createElement(i === 0 ? "th" : "td");
+        if (i === 0) cell.scope = "row";
+        cell.textContent = text;
+        row.append(cell);
+      });
+      row.dataset.metric = name;
+      return row;
+    }));
+    const trades = Array.isArray(result.trades) ? result.trades.length : 0;
+    const notes = (result.diagnostics || []).join(" ");
+    $("backtest-status").textContent = (result.strategyName || "Backtest") + " on " + result.symbol + ": " + trades +
+      " trades, final equity " + number(result.finalEquity, 2) + " " + state.currency + (notes ? ". " + notes : "");
+  }
+
+  // -- macro: a FRED series and the Treasury yield curve ----------------------------------
+  const SERIES_ID = /^[A-Za-z0-9_.-]{1,40}$/;
+
+  async function loadSeries() {
+    const id = $("macro-series").value.trim().toUpperCase();
+    const element = $("macro-chart");
+    if (!SERIES_ID.test(id)) {
+      showError("macro-error", "A FRED series id is letters, digits, dots, dashes and underscores, such as DGS10.");
+      return;
+    }
+    showError("macro-error", "");
+    element.dataset.state = "loading";
+    try {
+      const { body } = await api("/v2/macro/series/" + encode(id));
+      const observations = (Array.isArray(body.observations) ? body.observations : (body.observations && body.observations.nodes) || [])
+        .filter((point) => point.value !== null && point.value !== undefined);
+      const title = [body.title || id, body.units ? "(" + body.units + ")" : ""].filter(Boolean).join(" ");
+      element.hidden = false;
+      Plotly.react(element, [{
+        type: "scatter", mode: "lines", name: id, x: observations.map((point) => point.date),
+        y: observations.map((point) => point.value), line: { color: COLORS.macro, width: 1.5 },
+      }], {
+        title: { text: title, font: { size: 14 } }, margin: { l: 56, r: 16, t: 40, b: 40 },
+        xaxis: { type: "date" }, hovermode: "x",
+      }, PLOT_CONFIG);
+      element.dataset.state = "ready";
+      element.dataset.series = id;
+      element.dataset.points = String(observations.length);
+      const first = observations[0];
+      const last = observations[observations.length - 1];
+      element.setAttribute("aria-label", "Line chart of FRED series " + id + ": " + observations.length +
+        " observations" + (first ? " from " + first.date + " to " + last.date + ", last " + last.value : "") + ".");
+    } catch (error) {
+      Plotly.purge(element);
+      element.hidden = true;
+      element.dataset.state = "error";
+      element.dataset.points = "0";
+      showError("macro-error", explain(error, "FRED series", id));
+    }
+  }
+
+  /** Maturity in months of a Treasury row's member: y1M, y6W (weeks), y2 (years). */
+  function maturity(key) {
+    const match = /^y(\d+(?:_\d+)?)([MW]?)$/.exec(key);
+    if (!match) return null;
+    const count = Number(match[1].replace("_", "."));
+    return match[2] === "M" ? count : match[2] === "W" ? count * 12 / 52 : count * 12;
+  }
+
+  async function treasuryRows(year) {
+    const { body } = await api("/v2/macro/treasury-yields?year=" + year);
+    const rows = Array.isArray(body) ? body : (body && body.nodes) || [];
+    return rows.slice().sort((a, b) => (a.date < b.date ? 1 : -1));
+  }
+
+  async function loadCurve() {
+    const element = $("curve-chart");
+    const date = $("curve-date").value;
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) {
+      showError("curve-error", "Choose a date for the yield curve.");
+      return;
+    }
+    showError("curve-error", "");
+    element.dataset.state = "loading";
+    try {
+      const year = Number(date.slice(0, 4));
+      let row = (await treasuryRows(year)).find((candidate) => candidate.date <= date);
+      if (!row && year > 1990) row = (await treasuryRows(year - 1)).find((candidate) => candidate.date <= date);
+      if (!row) {
+        Plotly.purge(element);
+        element.hidden = true;
+        element.dataset.state = "error";
+        showError("curve-error", "The Treasury published no yield curve on or before " + date + ".");
+        return;
+      }
+      const points = Object.keys(row).map((key) => [key, maturity(key), row[key]])
+        .filter(([, months, value]) => months !== null && value !== null && value !== undefined)
+        .sort((a, b) => a[1] - b[1]);
+      const labels = points.map(([, months]) => (months < 12 ? Math.round(months * 10) / 10 + "M" : months / 12 + "Y"));
+      element.hidden = false;
+      Plotly.react(element, [{
+        type: "scatter", mode: "lines+markers", name: row.date, x: labels, y: points.map((point) => point[2]),
+        line: { color: COLORS.curve, width: 2 }, hovertemplate: "%{x}: %{y:.2f} %<extra></extra>",
+      }], {
+        title: { text: "Treasury par yield curve on " + row.date, font: { size: 14 } },
+        margin: { l: 56, r: 16, t: 40, b: 40 }, xaxis: { type: "category", title: { text: "Maturity" } },
+        yaxis: { title: { text: "Yield (%)" }, ticksuffix: " %" },
+      }, PLOT_CONFIG);
+      element.dataset.state = "ready";
+      element.dataset.date = row.date;
+      element.dataset.points = String(points.length);
+      element.setAttribute("aria-label", "Treasury par yield curve on " + row.date + ": " +
+        points.map((point, i) => labels[i] + " " + point[2] + " %").join(", ") + ".");
+    } catch (error) {
+      Plotly.purge(element);
+      element.hidden = true;
+      element.dataset.state = "error";
+      showError("curve-error", explain(error, "Treasury yield", date));
+    }
+  }
+
+  function setUpMacro() {
+    const today = new Date().toISOString().slice(0, 10);
+    $("curve-date").value = today;
+    $("curve-date").max = today;
+    $("macro-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      loadSeries();
+    });
+    $("curve-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      loadCurve();
+    });
+    // Drawn when the panel first scrolls into view: a visit that never gets there costs
+    // the service no macro request.
+    const start = () => {
+      loadSeries();
+      loadCurve();
+    };
+    if ("IntersectionObserver" in window) {
+      const observer = new IntersectionObserver((entries) => {
+        if (entries.some((entry) => entry.isIntersecting)) {
+          observer.disconnect();
+          start();
+        }
+      });
+      observer.observe($("macro-panel"));
+    } else {
+      start();
+    }
+  }
+
+  // -- start ------------------------------------------------------------------------------
+  function start() {
+    if (typeof Plotly === "undefined") {
+      showError("chart-error", "The chart library (plotly.js) did not load, so no chart can be drawn.");
+      return;
+    }
+    setUpSearch();
+    $("chart-range").addEventListener("change", syncIntervals);
+    syncIntervals();
+    $("chart-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      if (!state.symbol) {
+        showError("chart-error", "Choose a symbol first (the search box at the top).");
+        return;
+      }
+      loadChart();
+    });
+    setUpBacktest();
+    setUpMacro();
+    const fromHash = decodeURIComponent(location.hash.slice(1)).trim().toUpperCase();
+    loadSymbol(fromHash || "AAPL");
+  }
+
+  start();
+})();

@@ -1,0 +1,315 @@
+"""The explorer page in a real browser: Playwright driving Debian's Chromium
+(``/usr/bin/chromium``; no browser download) against the service started by ``bin/serve``.
+
+- in sandbox mode (what ``make run`` serves here): the page loads with no console error and
+  no request to another host; a search leads to a chart with the API's number of candles;
+  an overlay and the RSI pane draw; a backtest's equity curve ends at the API's
+  ``finalEquity``; an unknown symbol shows the error text; the macro panel draws a FRED
+  series and the Treasury curve; screenshots of each panel are saved
+  (``EXPLORER_SCREENSHOTS``, default ``docs/screenshots``: the README links them);
+- with every upstream request failing: the page names the provider that is down;
+- with the v2 bucket empty: the page says it is rate limited, and for how long.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.integration.servers import (
+    Process,
+    http,
+    sandbox_host_map,
+    start_sandbox,
+    start_service,
+)
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = Path(os.environ.get("EXPLORER_SCREENSHOTS", ROOT / "docs" / "screenshots"))
+TIMEOUT_MS = 30_000
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM),
+                       reason="needs Debian's chromium (.ci/run installs it)"),
+]
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with sync_api.sync_playwright() as playwright:
+        # --no-sandbox: CI runs as root, where Chromium's own sandbox cannot start.
+        launched = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def sandboxed(tmp_path_factory) -> Iterator[Process]:
+    """The service in sandbox mode, as ``make run`` starts it where no provider answers."""
+    service = start_service(tmp_path_factory.mktemp("explorer"),
+                            {"MARKETDATA_UPSTREAM": "sandbox"})
+    yield service
+    service.stop()
+
+
+class Page:
+    """A page of the browser that records console errors, uncaught exceptions and every
+    request to a host other than the service's."""
+
+    def __init__(self, browser, base_url: str, width: int = 1280, height: int = 800) -> None:
+        self.context = browser.new_context(viewport={"width": width, "height": height})
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(TIMEOUT_MS)
+        self.errors: list[str] = []
+        self.foreign: list[str] = []
+        host = urlsplit(base_url).netloc
+        self.page.on("console", lambda message: message.type == "error"
+                     and self.errors.append(message.text))
+        self.page.on("pageerror", lambda error: self.errors.append(f"uncaught: {error}"))
+        self.page.on("request", lambda request: urlsplit(request.url).netloc not in ("", host)
+                     and self.foreign.append(request.url))
+        self.base_url = base_url
+
+    def open(self, path: str = "/") -> None:
+        self.page.goto(self.base_url + path, wait_until="load")
+        self.ready("#price-chart")
+
+    def ready(self, selector: str) -> None:
+        self.page.wait_for_selector(f"{selector}[data-state=ready]")
+
+    def attribute(self, selector: str, name: str) -> str | None:
+        return self.page.get_attribute(selector, name)
+
+    def shot(self, selector: str, name: str) -> None:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        self.page.locator(selector).screenshot(path=str(SHOTS / name))
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def page(browser, sandboxed) -> Iterator[Page]:
+    opened = Page(browser, sandboxed.base_url)
+    yield opened
+    opened.close()
+
+
+def _api(service: Process, path: str, body: object = None) -> dict:
+    status, _, raw = http("POST" if body is not None else "GET", service.base_url + path, body)
+    assert status == 200, raw
+    return json.loads(raw)
+
+
+def test_the_page_loads_with_no_console_error_and_no_other_host(page, sandboxed):
+    page.open()
+    assert page.page.title().endswith("Explorer")
+    assert "synthetic" in page.page.text_content("#sandbox-notice")
+    assert page.page.text_content("#quote-source") == "sandbox (synthetic data)"
+    page.page.locator("#macro-panel").scroll_into_view_if_needed()
+    page.ready("#macro-chart")
+    page.ready("#curve-chart")
+    page.page.wait_for_function("document.getElementById('quote-live').textContent"
+                                ".startsWith('updated')")
+    assert page.errors == []
+    assert page.foreign == []
+    page.shot("body", "explorer-page.png")
+    page.shot("#quote-panel", "explorer-quote.png")
+
+
+def test_a_search_leads_to_a_chart_with_the_api_candles(page, sandboxed):
+    page.open()
+    page.page.select_option("#chart-range", "1y")
+    page.page.select_option("#chart-interval", "1d")
+    box = page.page.locator("#symbol-input")
+    box.fill("")
+    box.type("micro", delay=20)
+    page.page.wait_for_selector("#search-results li[role=option]")
+    options = page.page.locator("#search-results li[role=option]")
+    symbols = [options.nth(i).locator(".sym").text_content() for i in range(options.count())]
+    assert "MSFT" in symbols, symbols
+    # Keyboard only: arrow down to the match, Enter to choose it.
+    for _ in range(symbols.index("MSFT") + 1):
+        box.press("ArrowDown")
+    assert page.attribute("#symbol-input", "aria-activedescendant") == \
+        f"search-option-{symbols.index('MSFT')}"
+    box.press("Enter")
+    page.page.wait_for_selector("#price-chart[data-symbol=MSFT][data-state=ready]")
+    candles = _api(sandboxed, "/v2/chart/MSFT?range=1y&interval=1d")["candles"]
+    assert page.attribute("#price-chart", "data-candles") == str(len(candles))
+    drawn = page.page.locator("#price-chart g.trace.boxes path").count()
+    assert drawn == len(candles)
+    assert page.page.text_content("#quote-symbol") == "MSFT"
+    assert page.page.evaluate("location.hash") == "#MSFT"
+    page.shot("#search-panel", "explorer-search.png")
+
+
+def test_an_overlay_and_the_rsi_pane_draw(page):
+    page.open("/#AAPL")
+    page.page.check("#overlay-ema")
+    page.page.check("#overlay-bbands")
+    page.page.select_option("#chart-oscillator", "RSI")
+    page.page.click("#chart-form button[type=submit]")
+    page.page.wait_for_selector("#price-chart[data-overlays='SMA 20,EMA 50,Bollinger 20']"
+                                "[data-state=ready]")
+    assert page.attribute("#price-chart", "data-oscillator") == "RSI"
+    drawn = page.page.evaluate("""() => {
+        const data = document.getElementById('price-chart').data;
+        const named = (name) => data.find((trace) => trace.name === name);
+        const points = (trace) => trace.y.filter((value) => value !== null).length;
+        return {sma: points(named('SMA 20')), ema: points(named('EMA 50')),
+                rsi: points(named('RSI 14')), rsiAxis: named('RSI 14').yaxis,
+                upper: points(named('BB upper'))};
+    }""")
+    assert drawn["sma"] > 0 and drawn["ema"] > 0 and drawn["upper"] > 0, drawn
+    assert drawn["rsi"] > 0 and drawn["rsiAxis"] == "y3", drawn
+    # Drawn, not only in the data: the RSI line's path is on the page.
+    assert page.page.locator("#price-chart .scatterlayer .trace path.js-line").count() >= 5
+    assert page.errors == []
+    page.shot("#chart-panel", "explorer-chart.png")
+
+    page.page.select_option("#chart-oscillator", "MACD")
+    page.page.click("#chart-form button[type=submit]")
+    page.page.wait_for_selector("#price-chart[data-oscillator=MACD][data-state=ready]")
+
+
+def test_a_backtest_draws_an_equity_curve_ending_at_final_equity(page):
+    page.open("/#AAPL")
+    page.page.wait_for_selector("#backtest-strategy option[value=rsi_reversal]",
+                                state="attached")
+    page.page.select_option("#backtest-strategy", "sma_crossover")
+    # The form comes from the request schema: only the strategy's own parameters show.
+    assert page.page.is_visible("#param-fastPeriod")
+    assert not page.page.is_visible("#param-oversold")
+    assert page.attribute("#param-fastPeriod", "placeholder") == "default 10"
+    page.page.fill("#param-fastPeriod", "5")
+    page.page.select_option("#backtest-range", "1y")
+    with page.page.expect_response(lambda response: "/v2/backtest/AAPL" in response.url) as answer:
+        page.page.click("#backtest-run")
+    result = answer.value.json()
+    assert answer.value.status == 200, result
+    page.page.wait_for_selector("#equity-chart[data-final-equity]")
+    last = page.page.evaluate(
+        "() => { const y = document.getElementById('equity-chart').data[0].y; "
+        "return y[y.length - 1]; }")
+    assert last == result["finalEquity"]
+    assert float(page.attribute("#equity-chart", "data-final-equity")) == result["finalEquity"]
+    assert page.page.text_content(
+        "#backtest-metrics tr[data-metric=totalReturnPct] td:nth-child(3)") == "%"
+    assert page.page.text_content(
+        "#backtest-metrics tr[data-metric=finalEquity] td:nth-child(3)") == "USD"
+    # The trades go on the price chart, redrawn with the backtest's range and interval.
+    page.page.wait_for_selector(
+        f"#price-chart[data-range='1y'][data-trades='{len(result['trades'])}'][data-state=ready]")
+    assert page.errors == []
+    page.shot("#backtest-panel", "explorer-backtest.png")
+    page.shot("#chart-panel", "explorer-chart-trades.png")
+
+
+def test_an_unknown_symbol_shows_the_error_text(page):
+    page.open()
+    page.page.fill("#symbol-input", "ZZZZZZ")
+    page.page.press("#symbol-input", "Enter")
+    page.page.wait_for_selector("#quote-error:not([hidden])")
+    assert page.page.text_content("#quote-error").startswith("Unknown symbol \u201cZZZZZZ\u201d")
+    page.page.wait_for_selector("#chart-error:not([hidden])")
+    assert "Unknown symbol \u201cZZZZZZ\u201d" in page.page.text_content("#chart-error")
+    assert page.attribute("#price-chart", "data-candles") == "0"
+    assert page.page.is_hidden("#quote-card")
+    page.shot("#main", "explorer-unknown-symbol.png")
+
+
+def test_the_macro_panel_draws_a_series_and_the_yield_curve(page, sandboxed):
+    page.open()
+    page.page.locator("#macro-panel").scroll_into_view_if_needed()
+    page.ready("#macro-chart")
+    page.page.fill("#macro-series", "UNRATE")
+    page.page.click("#macro-form button[type=submit]")
+    page.page.wait_for_selector("#macro-chart[data-series=UNRATE][data-state=ready]")
+    observations = _api(sandboxed, "/v2/macro/series/UNRATE")["observations"]
+    expected = sum(1 for point in observations if point["value"] is not None)
+    assert page.attribute("#macro-chart", "data-points") == str(expected)
+    page.ready("#curve-chart")
+    assert int(page.attribute("#curve-chart", "data-points")) >= 10
+    assert page.errors == []
+    page.shot("#macro-panel", "explorer-macro.png")
+
+
+def test_a_narrow_window_keeps_every_panel_readable(browser, sandboxed):
+    narrow = Page(browser, sandboxed.base_url, width=390, height=844)
+    try:
+        narrow.open()
+        width = narrow.page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, "the page scrolls sideways on a narrow window"
+        narrow.page.screenshot(path=str(SHOTS / "explorer-narrow.png"), full_page=False)
+        # Every control has a label a screen reader can announce.
+        unlabelled = narrow.page.evaluate("""() => Array.from(
+            document.querySelectorAll('input, select, button')).filter((node) =>
+            !(node.labels && node.labels.length) && !node.getAttribute('aria-label')
+            && !(node.tagName === 'BUTTON' && node.textContent.trim())).map((node) => node.id)""")
+        assert unlabelled == []
+        assert narrow.errors == []
+    finally:
+        narrow.close()
+
+
+@pytest.fixture(scope="module")
+def failing(tmp_path_factory) -> Iterator[Process]:
+    """The service in live mode against a sandbox that fails every request."""
+    tmp = tmp_path_factory.mktemp("explorer-failing")
+    sandbox = start_sandbox(tmp, fail_rate=1.0)
+    service = start_service(tmp, {"MARKETDATA_UPSTREAM": "live",
+                                  "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url)})
+    yield service
+    service.stop()
+    sandbox.stop()
+
+
+def test_an_upstream_failure_names_the_provider(browser, failing):
+    broken = Page(browser, failing.base_url)
+    try:
+        broken.page.goto(failing.base_url + "/#AAPL", wait_until="load")
+        broken.page.wait_for_selector("#quote-error:not([hidden])")
+        text = broken.page.text_content("#quote-error")
+        assert text.startswith("The data provider yahoo is not answering"), text
+        assert broken.foreign == []
+        broken.shot("#main", "explorer-upstream-down.png")
+    finally:
+        broken.close()
+
+
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory) -> Iterator[Process]:
+    """Sandbox mode with a v2 bucket of two tokens that refills one every 100 s: the
+    page's quote and chart take both."""
+    service = start_service(tmp_path_factory.mktemp("explorer-limited"), {
+        "MARKETDATA_UPSTREAM": "sandbox", "V2_RATE_LIMIT_CAPACITY": "2",
+        "V2_RATE_LIMIT_REFILL_PER_SECOND": "0.01"})
+    yield service
+    service.stop()
+
+
+def test_a_rate_limit_says_how_long_to_wait(browser, limited):
+    throttled = Page(browser, limited.base_url)
+    try:
+        throttled.open("/#AAPL")
+        throttled.page.wait_for_selector("#backtest-strategy option[value=sma_crossover]",
+                                         state="attached")
+        throttled.page.click("#backtest-run")
+        throttled.page.wait_for_selector("#backtest-error:not([hidden])")
+        text = throttled.page.text_content("#backtest-error")
+        assert text.startswith("Rate limited: the service refuses more requests for now. "
+                               "Try again in "), text
+        assert text.endswith(" s.")
+    finally:
+        throttled.close()
