@@ -60,7 +60,7 @@ def files(service: Process) -> dict[str, list[str]]:
         connection.request("GET", page, headers={"Accept": "text/html"})
         html = connection.getresponse().read().decode()
         connection.close()
-        X
+        found[page] = [page, *re.findall(r'(?:src|href)="(/[^"]+\.(?:js|css))"', html)]
     return found
 
 
