@@ -37,6 +37,7 @@ TIMEOUT_MS = 30_000
 
 pytestmark = [
     pytest.mark.integration,
+    pytest.mark.browser,
     pytest.mark.skipif(not os.path.exists(CHROMIUM),
                        reason="needs Debian's chromium (.ci/run installs it)"),
 ]
