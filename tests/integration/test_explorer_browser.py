@@ -82,8 +82,11 @@ class Page:
         self.base_url = base_url
 
     def open(self, path: str = "/") -> None:
+        """Load the page and wait for its first symbol: the chart drawn, the quote shown
+        (the two requests run side by side; either may answer first)."""
         self.page.goto(self.base_url + path, wait_until="load")
         self.ready("#price-chart")
+        self.page.wait_for_selector("#quote-card:not([hidden])")
 
     def ready(self, selector: str) -> None:
         self.page.wait_for_selector(f"{selector}[data-state=ready]")
@@ -135,7 +138,8 @@ def test_a_search_leads_to_a_chart_with_the_api_candles(page, sandboxed):
     box = page.page.locator("#symbol-input")
     box.fill("")
     box.type("micro", delay=20)
-    page.page.wait_for_selector("#search-results li[role=option]")
+    # The list answering the whole word (a slow typist's "mi" may have been asked first).
+    page.page.wait_for_selector("#search-results[data-query=micro] li[role=option]")
     options = page.page.locator("#search-results li[role=option]")
     symbols = [options.nth(i).locator(".sym").text_content() for i in range(options.count())]
     assert "MSFT" in symbols, symbols
@@ -150,7 +154,8 @@ def test_a_search_leads_to_a_chart_with_the_api_candles(page, sandboxed):
     assert page.attribute("#price-chart", "data-candles") == str(len(candles))
     drawn = page.page.locator("#price-chart g.trace.boxes path").count()
     assert drawn == len(candles)
-    assert page.page.text_content("#quote-symbol") == "MSFT"
+    page.page.wait_for_function(
+        "document.getElementById('quote-symbol').textContent === 'MSFT'")
     assert page.page.evaluate("location.hash") == "#MSFT"
     page.shot("#search-panel", "explorer-search.png")
 

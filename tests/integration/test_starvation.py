@@ -83,6 +83,10 @@ def _others(service) -> list[str]:
 def test_stalled_bodies_hold_no_thread(stack):
     service, _ = stack
     port = int(service.base_url.rsplit(":", 1)[1])
+    # The worker's own first requests (imports, connections, the upstream handshake: up to
+    # ~0.7 s each on a fresh process) are not what this measures: made before the stall.
+    for url in _others(service):
+        assert _timed(url)[0] == 200, url
     stalled = []
     for _ in range(40):  # more than the 16 threads
         sock = socket.create_connection(("127.0.0.1", port))
@@ -145,10 +149,12 @@ def test_a_slow_endpoint_leaves_the_others_and_the_handshake_alone(tmp_path):
             slow = [pool.submit(_timed, url) for url in slow_urls]
             time.sleep(0.5)
             # The first quote needs the cookie/crumb handshake: it runs now, under the load.
+            # Starved, it would wait behind a 3 s chart call; 2.5 s leaves room for a CI
+            # machine whose two cores are busy with the other tests (1.6 s seen there).
             for _ in range(3):
                 status, seconds, body = _timed(f"{service.base_url}/v2/quote/{_symbol('Q')}")
                 assert status == 200, body
-                assert seconds < 1.5, seconds
+                assert seconds < 2.5, seconds
             results = [f.result() for f in slow]
         assert sum(status == 200 for status, _, _ in results) >= 3
         assert all(status in (200, 503, 504) for status, _, _ in results)

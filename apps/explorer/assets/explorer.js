@@ -169,6 +169,7 @@
       showError("search-error", "");
       const found = body && body.quotes ? (body.quotes.nodes || body.quotes) : [];
       renderResults(Array.isArray(found) ? found : []);
+      $("search-results").dataset.query = text; // what the list answers (tests wait on it)
     } catch (error) {
       if (run !== search.run) return;
       closeResults();
@@ -422,6 +423,7 @@
     const meta = body.meta || {};
     state.gmtOffset = Number.isFinite(meta.gmtOffset) ? meta.gmtOffset : 0;
     if (Number.isInteger(meta.priceHint)) state.priceHint = meta.priceHint;
+    if (meta.currency) state.currency = meta.currency; // the quote may not have answered yet
     const withTime = intraday(settings.interval);
     const x = candles.map((candle) => timeLabel(candle.timestamp, withTime));
     const failures = [];
