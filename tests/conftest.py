@@ -195,15 +195,9 @@ def capture_logs(logger_name: str = "", level: int = logging.INFO) -> Iterator[L
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Files in the order pytest-xdist should hand them out (the Makefile passes
-    ``--no-loadscope-reorder``, so this order is kept): the fleet test first, since it runs
-    for minutes with processes of its own and should start at once beside the others
-    rather than last and alone; then the files with the most tests first, as xdist's own
-    reordering would (the timed integration files, few tests each, then run after the
-    fleet has finished rather than beside it)."""
+    ``--no-loadscope-reorder``, so this order is kept): the files with the most tests
+    first, as xdist's own reordering would, so the timed integration files, few tests
+    each, come last. (The fleet and browser tests run after them, by themselves: marker
+    ``alone``.)"""
     sizes = Counter(item.nodeid.split("::", 1)[0] for item in items)
-
-    def rank(item: pytest.Item) -> tuple[bool, int]:
-        path = item.nodeid.split("::", 1)[0]
-        return path != "tests/integration/test_fleet.py", -sizes[path]
-
-    items.sort(key=rank)
+    items.sort(key=lambda item: -sizes[item.nodeid.split("::", 1)[0]])

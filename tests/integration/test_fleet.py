@@ -16,6 +16,7 @@ from tests.integration import redis_sentinel
 
 pytestmark = [
     pytest.mark.integration,
+    pytest.mark.alone,
     pytest.mark.skipif(shutil.which("haproxy") is None and not os.path.exists("/usr/sbin/haproxy"),
                        reason="needs haproxy (Debian's package; .ci/run installs it)"),
     pytest.mark.skipif(not redis_sentinel.available(), reason="needs redis-server"),
