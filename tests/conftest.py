@@ -66,15 +66,18 @@ def _clean_state(settings):
     from channels.layers import channel_layers
 
     channel_layers.backends.clear()
-    _clear_cache(cache)
+    clear_cache(cache)
     md_cache.stats._pending.clear()
     capabilities.reset_warnings()
     yield
     reset_client()
-    _clear_cache(cache)
+    clear_cache(cache)
 
 
-def _clear_cache(cache) -> None:
+def clear_cache(cache) -> None:
+    """Empty this test process's cache. On Redis only this worker's key prefix: the other
+    xdist worker shares the database, and ``cache.clear()`` there is FLUSHDB (it wiped a
+    test's entries on the other worker in CI)."""
     if hasattr(cache, "delete_pattern"):
         cache.delete_pattern("*")  # only this project's prefix, never FLUSHDB
     else:

@@ -36,7 +36,7 @@ from apps.transcripts.services import MIN_YEAR, latest_year
 from marketdata.indicators.functions import FUNCTIONS
 from marketdata.symbols import normalize_symbol
 from tests.apps.payloads import CHART_NOT_FOUND, EMPTY_QUOTE_RESPONSE, QUOTE_SUMMARY_NOT_FOUND
-from tests.conftest import CRUMB, _clear_cache
+from tests.conftest import CRUMB, clear_cache
 
 PROPERTY = hypothesis_settings(max_examples=60, deadline=None,
                                suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -85,7 +85,7 @@ def _fresh(mock: responses.RequestsMock) -> None:
     from marketdata.http import reset_client
 
     reset_client()
-    _clear_cache(cache)
+    clear_cache(cache)
     mock.calls.reset()
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from tests.apps.payloads import FAILURES, fail_url
 from tests.apps.test_malformed_symbols_api import IDS, VALUES
-from tests.conftest import calls_to
+from tests.conftest import calls_to, clear_cache
 from tests.marketdata.providers.test_yahoo_screener import formatted
 
 SCREENER = "https://query1.finance.yahoo.com/v1/finance/screener/predefined/saved"
@@ -81,7 +81,7 @@ def test_formatted_upstream_values_give_the_same_movers(api, yahoo, recording, n
     yahoo.auth()
     from django.core.cache import cache
 
-    cache.clear()
+    clear_cache(cache)
     yahoo.get(SCREENER, recording(name))
     assert api.get("/v1/actives").json() == first
 

@@ -24,7 +24,7 @@ from marketdata.providers.frankfurter import FrankfurterProvider
 from marketdata.providers.yahoo.client import YahooProvider
 from marketdata.sandbox.core import PathFault
 from tests.apps.payloads import EMPTY_QUOTE_RESPONSE, FAILURES, QUERY1, fail_url
-from tests.conftest import CRUMB, calls_to, capture_logs
+from tests.conftest import CRUMB, calls_to, capture_logs, clear_cache
 from tests.marketdata.providers.helpers import wrap_numbers
 
 RECORDING = "yahoo/v7-quote/quote-EURUSD_X.json"
@@ -337,7 +337,7 @@ def test_sandbox_falls_back_to_the_ecb(api, sandbox):
     from django.core.cache import cache
 
     live = api.get("/v2/forex/EUR/JPY").json()["price"]
-    cache.clear()
+    clear_cache(cache)
     sandbox.configure(faults=[PathFault("/v7/finance/quote")])
     response = api.get("/v2/forex/EUR/JPY")
     assert response.status_code == 200, response.content
