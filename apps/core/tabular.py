@@ -366,6 +366,13 @@ def _quality(ranges: list[tuple[str, str, float, int]], media_type: str
     return (best[1], best[0], -best[2])
 
 
+def qualities(accept: str, media_types: tuple[str, ...]) -> tuple[float, ...]:
+    """The q ``accept`` gives each of ``media_types`` (the most specific matching range's;
+    0 when no range matches), for a caller with a rule of its own (the explorer at ``/``)."""
+    ranges = _parse_accept(accept)
+    return tuple(_quality(ranges, media_type)[0] for media_type in media_types)
+
+
 @lru_cache(maxsize=512)
 def negotiate(accept: str, offered: tuple[str, ...] = (JSON_MEDIA_TYPE, CSV_MEDIA_TYPE)
               ) -> str | None:

@@ -50,23 +50,23 @@ def sub_route_choice(request: HttpRequest, symbol: str, name: str, param: str,
     return resolved
 
 
-def _error(request: HttpRequest, message: str, status: int) -> HttpResponse:
+def error_response(request: HttpRequest, message: str, status: int) -> HttpResponse:
     """Django's own error pages as JSON: v2's ApiError on /v2 paths (unknown routes
     included), v1's ``{detail}`` elsewhere."""
     return JsonResponse(page_error_body(request.path, message, status), status=status)
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return _error(request, "Not Found", 404)
+    return error_response(request, "Not Found", 404)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    return _error(request, "Internal server error", 500)
+    return error_response(request, "Internal server error", 500)
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return _error(request, "Bad request", 400)
+    return error_response(request, "Bad request", 400)
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return _error(request, "Forbidden", 403)
+    return error_response(request, "Forbidden", 403)

@@ -83,21 +83,20 @@ def _cache_dir() -> Path:
 
 
 def _encoded(body: bytes, digest: str, content_type: str) -> tuple[tuple[str, bytes], ...]:
-    """The encodings worth keeping, from the disk cache when another process made them."""
+    """The encodings worth keeping (:func:`apps.core.encoding.encode_all`'s rule), read
+    from the disk cache when another process made them, else made and stored there."""
     folder = _cache_dir()
-    kept = []
-    for coding in encoding.CODINGS:
-        path = folder / f"{digest}.{coding}"
-        try:
-            data = path.read_bytes()
-        except OSError:
-            if not encoding.compressible(content_type, len(body)):
-                continue
-            data = encoding.compress(body, coding, QUALITY)
-            _write_atomically(path, data)
-        if 0 < len(data) < len(body):
-            kept.append((coding, data))
-    return tuple(kept)
+    try:
+        stored = tuple((coding, path.read_bytes()) for coding in encoding.CODINGS
+                       if (path := folder / f"{digest}.{coding}").is_file())
+    except OSError:
+        stored = ()
+    if stored:
+        return stored
+    made = encoding.encode_all(body, content_type, QUALITY)
+    for coding, data in made:
+        _write_atomically(folder / f"{digest}.{coding}", data)
+    return made
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
@@ -115,9 +114,10 @@ def _write_atomically(path: Path, data: bytes) -> None:
 def _load(name: str) -> Asset:
     source = SOURCES[name]
     body = source.locate().read_bytes()
-    digest = encoding.digest(body)[:DIGEST_LENGTH]
+    tag = encoding.digest(body)
+    digest = tag[:DIGEST_LENGTH]
     representations = encoding.Precomputed(
-        body, encoding.digest(body), _encoded(body, digest, source.content_type))
+        body, tag, _encoded(body, digest, source.content_type))
     return Asset(name, source.content_type, body, digest, representations)
 
 

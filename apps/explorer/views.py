@@ -9,16 +9,16 @@ request on this origin (no CDN, no logo host).
 
 from __future__ import annotations
 
-import threading
+from functools import lru_cache
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
-from django.utils.cache import patch_vary_headers
 
 import marketdata
 from apps.core import encoding
-from apps.core.errors import page_error_body
+from apps.core.tabular import qualities
+from apps.core.views import error_response, not_found
 from apps.explorer import assets
 
 # Plotly injects its own <style> elements and draws with inline styles: 'unsafe-inline'
@@ -30,55 +30,37 @@ CONTENT_SECURITY_POLICY = (
 )
 IMMUTABLE = "public, max-age=31536000, immutable"
 SAFE_METHODS = ("GET", "HEAD")
-HTML_TYPES = ("text/html", "application/xhtml+xml")
-
-
-def _quality(prefs: dict[str, float], media_type: str) -> float:
-    """``media_type``'s q in a parsed ``Accept``: exact, then ``type/*``, then ``*/*``."""
-    if media_type in prefs:
-        return prefs[media_type]
-    major = media_type.split("/", 1)[0]
-    return prefs.get(f"{major}/*", prefs.get("*/*", 0.0))
+JSON_AND_HTML = ("application/json", "text/html", "application/xhtml+xml")
 
 
 def prefers_html(accept: str | None) -> bool:
-    """Whether ``Accept`` ranks an HTML page above JSON: a browser's navigation does
-    (``text/html,...,*/*;q=0.8``); no header, ``*/*``, ``application/json`` and a tie do not,
-    so an API client keeps the JSON index whatever else it lists."""
-    if not accept:
-        return False
-    prefs = encoding.preferences(accept)
-    html = max(_quality(prefs, media_type) for media_type in HTML_TYPES)
-    return html > 0 and html > _quality(prefs, "application/json")
+    """Whether ``Accept`` ranks an HTML page strictly above JSON (q-values as the API's own
+    negotiation reads them, :func:`apps.core.tabular.qualities`): a browser's navigation
+    does (``text/html,...,*/*;q=0.8``); no header, ``*/*``, ``application/json`` and a tie
+    do not, so an API client keeps the JSON index whatever else it lists."""
+    json, *html = qualities(accept or "", JSON_AND_HTML)
+    return max(html) > json
 
 
-_rendered: dict[tuple[str, ...], encoding.Precomputed] = {}
-_render_lock = threading.Lock()
-
-
-def _render() -> encoding.Precomputed:
-    """The page's bytes and encodings; rendered once per process (its context is fixed at
-    start-up: the data source and the assets' digests), every time with DEBUG on."""
+@lru_cache(maxsize=1)
+def _page(upstream: str, asset_urls: tuple[tuple[str, str], ...]) -> encoding.Precomputed:
+    """The page's bytes and encodings, for one data source and one set of asset digests
+    (fixed for a process's life: rendered once)."""
     context = {
         "title": settings.SPECTACULAR_SETTINGS["TITLE"],
         "version": marketdata.__version__,
-        "upstream": settings.MARKETDATA_UPSTREAM,
-        "assets": assets.urls(),
+        "upstream": upstream,
+        "assets": dict(asset_urls),
     }
-    key = (context["upstream"], *context["assets"].values())
-    page = None if settings.DEBUG else _rendered.get(key)
-    if page is None:
-        body = render_to_string("explorer/index.html", context).encode()
-        page = encoding.Precomputed.of(body, "text/html", encoding.ENTRY_QUALITY)
-        with _render_lock:
-            _rendered.clear()
-            _rendered[key] = page
-    return page
+    body = render_to_string("explorer/index.html", context).encode()
+    return encoding.Precomputed.of(body, "text/html", encoding.ENTRY_QUALITY)
 
 
 def page_response(request: HttpRequest) -> HttpResponse:
     """The explorer page (``/explorer``, and ``/`` when the client prefers HTML)."""
-    page = _render()
+    if settings.DEBUG:
+        _page.cache_clear()  # edits to the template and the assets show at once
+    page = _page(settings.MARKETDATA_UPSTREAM, tuple(assets.urls().items()))
     response = HttpResponse(page.body, content_type="text/html; charset=utf-8")
     # Compressed and tagged by HttpCachingMiddleware like the API's answers; "no-cache" by
     # default there (the page names the current assets' digests).
@@ -88,8 +70,7 @@ def page_response(request: HttpRequest) -> HttpResponse:
 
 
 def _method_not_allowed(request: HttpRequest) -> HttpResponse:
-    response = JsonResponse(page_error_body(request.path, "Method not allowed", 405),
-                            status=405)
+    response = error_response(request, "Method not allowed", 405)
     response["Allow"] = "GET, HEAD, OPTIONS"
     return response
 
@@ -110,14 +91,8 @@ def asset(request: HttpRequest, digest: str, name: str) -> HttpResponse:
     try:
         found = assets.get(name)
     except KeyError:
-        return JsonResponse(page_error_body(request.path, "Not Found", 404), status=404)
+        return not_found(request)
     response = HttpResponse(found.body, content_type=found.content_type)
     response.representations = found.representations  # type: ignore[attr-defined]
     response["Cache-Control"] = IMMUTABLE if digest == found.digest else "no-cache"
-    return response
-
-
-def vary_on_accept(response: HttpResponse) -> HttpResponse:
-    """``/`` answers HTML or JSON by ``Accept``: caches must key on it."""
-    patch_vary_headers(response, ("Accept",))
     return response

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpResponse
+from django.utils.cache import patch_vary_headers
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -19,7 +20,7 @@ import marketdata
 from apps.core.schema import SERVER_ERROR, ErrorDetail
 from apps.core.v2 import FieldsQuery, Output, V2ApiView
 from apps.core.views import ApiView
-from apps.explorer.views import page_response, prefers_html, vary_on_accept
+from apps.explorer.views import page_response, prefers_html
 from apps.health.checks import CHECKS, HEALTHY, health_report
 from apps.health.readiness import readiness
 from marketdata import capabilities
@@ -288,8 +289,11 @@ class IndexView(ApiView):
                                   description="The explorer page, for browsers")})
     def get(self, request: Request) -> HttpResponse:
         if prefers_html(request.META.get("HTTP_ACCEPT")):
-            return vary_on_accept(page_response(request))
-        return Response({"name": settings.SPECTACULAR_SETTINGS["TITLE"],
-                         "version": marketdata.__version__,
-                         "upstream": settings.MARKETDATA_UPSTREAM,
-                         "links": INDEX_LINKS}, headers={"Vary": "Accept"})
+            response: HttpResponse = page_response(request)
+        else:
+            response = Response({"name": settings.SPECTACULAR_SETTINGS["TITLE"],
+                                 "version": marketdata.__version__,
+                                 "upstream": settings.MARKETDATA_UPSTREAM,
+                                 "links": INDEX_LINKS})
+        patch_vary_headers(response, ("Accept",))  # HTML or JSON by Accept: caches key on it
+        return response

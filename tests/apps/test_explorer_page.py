@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from apps.core import encoding
-from apps.explorer import assets, views
+from apps.explorer import assets
 from apps.explorer.views import prefers_html
 
 BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,*/*;q=0.8"
@@ -173,9 +173,8 @@ def test_an_unwritable_cache_only_costs_a_compression(settings, tmp_path, monkey
     assert assets.get("explorer.css").representations.encoded
 
 
-def test_debug_rereads_the_files(settings, monkeypatch):
+def test_debug_rereads_the_files(settings):
     settings.DEBUG = True
-    monkeypatch.setattr(views, "_rendered", {})
     assert assets.get("explorer.js") is not assets.get("explorer.js")
 
 

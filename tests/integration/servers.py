@@ -140,11 +140,12 @@ def http(method: str, url: str, body: Any = None, timeout: float = 30.0,
 
 
 @contextmanager
-def service_on_sandbox(tmp: Path, extra_env: dict[str, str] | None = None) -> Iterator[
-        tuple[Process, Process]]:
+def service_on_sandbox(tmp: Path, extra_env: dict[str, str] | None = None,
+                       **sandbox_options: Any) -> Iterator[tuple[Process, Process]]:
     """(service, sandbox): the sandbox HTTP server, and the service in live mode with every
-    provider host mapped to it; both stopped on exit."""
-    sandbox = start_sandbox(tmp)
+    provider host mapped to it; both stopped on exit. ``sandbox_options``: those of
+    :func:`start_sandbox` (latency, fail rate)."""
+    sandbox = start_sandbox(tmp, **sandbox_options)
     try:
         service = start_service(tmp, {"MARKETDATA_UPSTREAM": "live",
                                       "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url),

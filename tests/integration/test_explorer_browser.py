@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -24,9 +23,8 @@ import pytest
 
 from tests.integration.servers import (
     Process,
-    http,
-    sandbox_host_map,
-    start_sandbox,
+    get_json,
+    service_on_sandbox,
     start_service,
 )
 
@@ -109,12 +107,6 @@ def page(browser, sandboxed) -> Iterator[Page]:
     opened.close()
 
 
-def _api(service: Process, path: str, body: object = None) -> dict:
-    status, _, raw = http("POST" if body is not None else "GET", service.base_url + path, body)
-    assert status == 200, raw
-    return json.loads(raw)
-
-
 def test_the_page_loads_with_no_console_error_and_no_other_host(page, sandboxed):
     page.open()
     assert page.page.title().endswith("Explorer")
@@ -150,7 +142,9 @@ def test_a_search_leads_to_a_chart_with_the_api_candles(page, sandboxed):
         f"search-option-{symbols.index('MSFT')}"
     box.press("Enter")
     page.page.wait_for_selector("#price-chart[data-symbol=MSFT][data-state=ready]")
-    candles = _api(sandboxed, "/v2/chart/MSFT?range=1y&interval=1d")["candles"]
+    status, _, chart = get_json(sandboxed, "/v2/chart/MSFT?range=1y&interval=1d")
+    assert status == 200, chart
+    candles = chart["candles"]
     assert page.attribute("#price-chart", "data-candles") == str(len(candles))
     drawn = page.page.locator("#price-chart g.trace.boxes path").count()
     assert drawn == len(candles)
@@ -242,7 +236,9 @@ def test_the_macro_panel_draws_a_series_and_the_yield_curve(page, sandboxed):
     page.page.fill("#macro-series", "UNRATE")
     page.page.click("#macro-form button[type=submit]")
     page.page.wait_for_selector("#macro-chart[data-series=UNRATE][data-state=ready]")
-    observations = _api(sandboxed, "/v2/macro/series/UNRATE")["observations"]
+    status, _, series = get_json(sandboxed, "/v2/macro/series/UNRATE")
+    assert status == 200, series
+    observations = series["observations"]
     expected = sum(1 for point in observations if point["value"] is not None)
     assert page.attribute("#macro-chart", "data-points") == str(expected)
     page.ready("#curve-chart")
@@ -272,13 +268,9 @@ def test_a_narrow_window_keeps_every_panel_readable(browser, sandboxed):
 @pytest.fixture(scope="module")
 def failing(tmp_path_factory) -> Iterator[Process]:
     """The service in live mode against a sandbox that fails every request."""
-    tmp = tmp_path_factory.mktemp("explorer-failing")
-    sandbox = start_sandbox(tmp, fail_rate=1.0)
-    service = start_service(tmp, {"MARKETDATA_UPSTREAM": "live",
-                                  "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url)})
-    yield service
-    service.stop()
-    sandbox.stop()
+    with service_on_sandbox(tmp_path_factory.mktemp("explorer-failing"),
+                            fail_rate=1.0) as (service, _):
+        yield service
 
 
 def test_an_upstream_failure_names_the_provider(browser, failing):

@@ -138,6 +138,24 @@
     return encodeURIComponent(symbol);
   }
 
+  /** A list member as the API answers it: a bare array, or a connection's nodes. */
+  function nodes(value) {
+    return Array.isArray(value) ? value : (value && value.nodes) || [];
+  }
+
+  /** Draw into a chart container, shown first: plotly measures it. */
+  function draw(element, traces, layout) {
+    element.hidden = false;
+    Plotly.react(element, traces, layout, PLOT_CONFIG);
+  }
+
+  /** Nothing to draw: the container goes away (an error says why), never a blank chart. */
+  function undraw(element) {
+    Plotly.purge(element);
+    element.hidden = true;
+    element.dataset.state = "error";
+  }
+
   // -- symbol search (a combobox: arrows, Enter, Escape) ----------------------------------
   const search = { timer: null, active: -1, items: [], run: 0 };
 
@@ -167,8 +185,7 @@
       const { body } = await api("/v2/search?q=" + encodeURIComponent(text) + "&limit=8");
       if (run !== search.run) return;
       showError("search-error", "");
-      const found = body && body.quotes ? (body.quotes.nodes || body.quotes) : [];
-      renderResults(Array.isArray(found) ? found : []);
+      renderResults(nodes(body && body.quotes));
       $("search-results").dataset.query = text; // what the list answers (tests wait on it)
     } catch (error) {
       if (run !== search.run) return;
@@ -409,9 +426,7 @@
     const [chart, ...studies] = await Promise.allSettled([api(chartPath), ...wanted]);
     if (run !== state.chartRun) return;
     if (chart.status === "rejected") {
-      Plotly.purge(element);
-      element.hidden = true;
-      element.dataset.state = "error";
+      undraw(element);
       element.dataset.candles = "0";
       element.setAttribute("aria-label", "Price chart: no data");
       $("chart-status").textContent = "";
@@ -419,7 +434,7 @@
       return;
     }
     const body = chart.value.body;
-    const candles = Array.isArray(body.candles) ? body.candles : (body.candles && body.candles.nodes) || [];
+    const candles = nodes(body.candles);
     const meta = body.meta || {};
     state.gmtOffset = Number.isFinite(meta.gmtOffset) ? meta.gmtOffset : 0;
     if (Number.isInteger(meta.priceHint)) state.priceHint = meta.priceHint;
@@ -518,8 +533,7 @@
         }));
       }
     }
-    element.hidden = false; // before plotly measures the container
-    Plotly.react(element, traces, layout, PLOT_CONFIG);
+    draw(element, traces, layout);
     const interval = settings.interval;
     element.dataset.state = "ready";
     element.dataset.symbol = symbol;
@@ -823,8 +837,8 @@
 
   function drawBacktest(result) {
     $("backtest-results").hidden = false;
-    const curve = Array.isArray(result.equityCurve) ? result.equityCurve : (result.equityCurve && result.equityCurve.nodes) || [];
-    const x = curve.map((point) => new Date((point.timestamp + state.gmtOffset) * 1000).toISOString().slice(0, 19).replace("T", " "));
+    const curve = nodes(result.equityCurve);
+    const x = curve.map((point) => timeLabel(point.timestamp, true));
     const traces = [
       { type: "scatter", mode: "lines", name: "Equity", x, y: curve.map((point) => point.equity), line: { color: COLORS.equity, width: 2 }, yaxis: "y" },
       { type: "scatter", mode: "lines", name: "Drawdown", x, y: curve.map((point) => -point.drawdownPct), fill: "tozeroy", line: { color: COLORS.drawdown, width: 1 }, fillcolor: "rgba(180,35,24,0.15)", yaxis: "y2" },
@@ -838,7 +852,7 @@
       yaxis2: { domain: [0, 0.28], title: { text: "Drawdown (%)" }, ticksuffix: " %" },
     };
     const element = $("equity-chart");
-    Plotly.react(element, traces, layout, PLOT_CONFIG);
+    draw(element, traces, layout);
     const last = curve[curve.length - 1];
     element.dataset.points = String(curve.length);
     element.dataset.finalEquity = String(result.finalEquity);
@@ -865,7 +879,7 @@
       row.dataset.metric = name;
       return row;
     }));
-    const trades = Array.isArray(result.trades) ? result.trades.length : 0;
+    const trades = nodes(result.trades).length;
     const notes = (result.diagnostics || []).join(" ");
     $("backtest-status").textContent = (result.strategyName || "Backtest") + " on " + result.symbol + ": " + trades +
       " trades, final equity " + number(result.finalEquity, 2) + " " + state.currency + (notes ? ". " + notes : "");
@@ -885,17 +899,16 @@
     element.dataset.state = "loading";
     try {
       const { body } = await api("/v2/macro/series/" + encode(id));
-      const observations = (Array.isArray(body.observations) ? body.observations : (body.observations && body.observations.nodes) || [])
+      const observations = nodes(body.observations)
         .filter((point) => point.value !== null && point.value !== undefined);
       const title = [body.title || id, body.units ? "(" + body.units + ")" : ""].filter(Boolean).join(" ");
-      element.hidden = false;
-      Plotly.react(element, [{
+      draw(element, [{
         type: "scatter", mode: "lines", name: id, x: observations.map((point) => point.date),
         y: observations.map((point) => point.value), line: { color: COLORS.macro, width: 1.5 },
       }], {
         title: { text: title, font: { size: 14 } }, margin: { l: 56, r: 16, t: 40, b: 40 },
         xaxis: { type: "date" }, hovermode: "x",
-      }, PLOT_CONFIG);
+      });
       element.dataset.state = "ready";
       element.dataset.series = id;
       element.dataset.points = String(observations.length);
@@ -904,9 +917,7 @@
       element.setAttribute("aria-label", "Line chart of FRED series " + id + ": " + observations.length +
         " observations" + (first ? " from " + first.date + " to " + last.date + ", last " + last.value : "") + ".");
     } catch (error) {
-      Plotly.purge(element);
-      element.hidden = true;
-      element.dataset.state = "error";
+      undraw(element);
       element.dataset.points = "0";
       showError("macro-error", explain(error, "FRED series", id));
     }
@@ -922,8 +933,7 @@
 
   async function treasuryRows(year) {
     const { body } = await api("/v2/macro/treasury-yields?year=" + year);
-    const rows = Array.isArray(body) ? body : (body && body.nodes) || [];
-    return rows.slice().sort((a, b) => (a.date < b.date ? 1 : -1));
+    return nodes(body).slice().sort((a, b) => (a.date < b.date ? 1 : -1));
   }
 
   async function loadCurve() {
@@ -940,9 +950,7 @@
       let row = (await treasuryRows(year)).find((candidate) => candidate.date <= date);
       if (!row && year > 1990) row = (await treasuryRows(year - 1)).find((candidate) => candidate.date <= date);
       if (!row) {
-        Plotly.purge(element);
-        element.hidden = true;
-        element.dataset.state = "error";
+        undraw(element);
         showError("curve-error", "The Treasury published no yield curve on or before " + date + ".");
         return;
       }
@@ -950,24 +958,21 @@
         .filter(([, months, value]) => months !== null && value !== null && value !== undefined)
         .sort((a, b) => a[1] - b[1]);
       const labels = points.map(([, months]) => (months < 12 ? Math.round(months * 10) / 10 + "M" : months / 12 + "Y"));
-      element.hidden = false;
-      Plotly.react(element, [{
+      draw(element, [{
         type: "scatter", mode: "lines+markers", name: row.date, x: labels, y: points.map((point) => point[2]),
         line: { color: COLORS.curve, width: 2 }, hovertemplate: "%{x}: %{y:.2f} %<extra></extra>",
       }], {
         title: { text: "Treasury par yield curve on " + row.date, font: { size: 14 } },
         margin: { l: 56, r: 16, t: 40, b: 40 }, xaxis: { type: "category", title: { text: "Maturity" } },
         yaxis: { title: { text: "Yield (%)" }, ticksuffix: " %" },
-      }, PLOT_CONFIG);
+      });
       element.dataset.state = "ready";
       element.dataset.date = row.date;
       element.dataset.points = String(points.length);
       element.setAttribute("aria-label", "Treasury par yield curve on " + row.date + ": " +
         points.map((point, i) => labels[i] + " " + point[2] + " %").join(", ") + ".");
     } catch (error) {
-      Plotly.purge(element);
-      element.hidden = true;
-      element.dataset.state = "error";
+      undraw(element);
       showError("curve-error", explain(error, "Treasury yield", date));
     }
   }
