@@ -23,7 +23,7 @@ pytestmark = [
 ]
 
 # FLEET_SECONDS sets the load's length (90 s here: the kill comes at a third, the
-# restart 15 s later, and the restarted instance serves the last 40 s; `make fleet` runs
+# restart 15 s later, and the restarted instance serves the last ~35 s; `make fleet` runs
 # 120 s). FLEET_RATE paces the load (requests a second): the properties checked do not
 # depend on the rate, and the test runs by itself after the parallel suite (marker
 # `alone`), so pacing only keeps its CPU cost small. `make fleet` runs it unpaced.
