@@ -19,6 +19,21 @@ from typing import Any
 
 import pytest
 import responses
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
+
+# Property tests are repeatable by default: the seed comes from each test's name (derandomize),
+# no example database, and no timing (deadline, too_slow), so `make quick` and CI run the same
+# examples every time and a failure is a defect with a reproduction, never a flake to re-run.
+# HYPOTHESIS_PROFILE=explore (`make explore`) draws fresh random examples to find new defects;
+# each one found becomes an @example beside its test.
+hypothesis_settings.register_profile(
+    "repeatable", derandomize=True, database=None, deadline=None, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow])
+hypothesis_settings.register_profile(
+    "explore", derandomize=False, deadline=None, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow])
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 UPSTREAM_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "upstream"
 REDIS_URL = os.environ.get("REDIS_URL", "")
@@ -54,7 +69,7 @@ def _clean_state(settings):
     from django.core.cache import cache
 
     from marketdata import cache as md_cache
-    from marketdata import capabilities
+    from marketdata import capabilities, outages
     from marketdata.http import reset_client
 
     settings.MARKETDATA_UPSTREAM = "live"
@@ -69,6 +84,7 @@ def _clean_state(settings):
     clear_cache(cache)
     md_cache.stats._pending.clear()
     capabilities.reset_warnings()
+    outages.reset()
     yield
     reset_client()
     clear_cache(cache)

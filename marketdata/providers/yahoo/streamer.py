@@ -89,7 +89,13 @@ def shortest_float32(value: float) -> float:
         return value
     for digits in range(1, 10):
         candidate = float(f"{value:.{digits}g}")
-        if struct.unpack("<f", struct.pack("<f", candidate))[0] == value:
+        try:
+            same = struct.unpack("<f", struct.pack("<f", candidate))[0] == value
+        except OverflowError:
+            # Near float32's maximum a rounded candidate (3.403e38) lies past it: not the
+            # same float, so try more digits (9 always give ``value`` back).
+            continue
+        if same:
             return candidate
     return value
 
