@@ -19,8 +19,12 @@ uvicorn leaves these to a proxy in front, which a self-hosted service may not ha
 - **Malformed requests**: uvicorn's plain-text 400 becomes a JSON 400 that says only that
   the request was malformed, never what the parser said.
 
-Each refusal closes the connection (what is left of the request is never read), is logged
-and counted like any answer (:func:`apps.core.front.raw_refusal`). Requests within the
+A request line over the URL limit is a 414 however it arrives, even in one write with a
+header section over its own limit. Each refusal closes the connection (what is left of the
+request is never read), is logged and counted like any answer
+(:func:`apps.core.front.raw_refusal`). Pipelined requests read before the refused one are
+answered first, in order; the refusal follows the last of them (uvicorn wrote its 400 at
+once and closed, so their answers were lost). Requests within the
 limits are stamped with their arrival time as soon as their headers are complete: the
 request deadline and every duration logged count from there.
 """
@@ -37,6 +41,8 @@ from marketdata import deadline
 
 _HEAD_END = b"\r\n\r\n"
 _PREFIX_BYTES = 64  # enough of the request line to tell /v1/, /v2/ and the rest apart
+# What a request line holds besides its target: the method, two spaces, "HTTP/1.1", "\r".
+_LINE_EXTRA_BYTES = 32
 
 
 class Limits:
@@ -72,6 +78,8 @@ class FrontProtocol(HttpToolsProtocol):
         self.limits = Limits.current()
         self._refused = False
         self._refusal: tuple[int, str] | None = None
+        # A refusal waiting for the answers to the requests before it (_refuse).
+        self._deferred: tuple[str, int, str, str] | None = None
         self._head_timer: asyncio.TimerHandle | None = None
         self._write_timer: asyncio.TimerHandle | None = None
         self._new_head()
@@ -169,7 +177,9 @@ class FrontProtocol(HttpToolsProtocol):
             self._prefix += data[:_PREFIX_BYTES - len(self._prefix)]
         self._head_bytes += part
         self._tail = probe[-(len(_HEAD_END) - 1):]
-        if not self._line_done and self._line_bytes > self.limits.url_max + 32:
+        # The request line first, complete or not: a long URL sent in one write with its
+        # headers is over the head's limit too, and is still a 414, not a 431.
+        if self._line_bytes > self.limits.url_max + _LINE_EXTRA_BYTES:
             self._refuse(414, f"URL too long: at most {self.limits.url_max} bytes")
             return False
         if self._head_bytes > self.limits.head_max:
@@ -233,15 +243,50 @@ class FrontProtocol(HttpToolsProtocol):
         return method.decode("latin-1") if method.isalpha() else "-"
 
     def _refuse(self, status: int, message: str) -> None:
-        from apps.core.front import raw_refusal
-
+        """Answer ``status`` and close; after the answers of the requests read before this
+        one, when they are still to come (pipelining answers in order, RFC 9112 9.3.2)."""
         self._refused = True
         self._cancel_head_timer()
         if self.transport is None or self.transport.is_closing():
             return
-        self.transport.write(raw_refusal(self._path(), status, message, self._method(),
+        refusal = (self._path(), status, message, self._method())
+        if self._answers_pending():
+            # Nothing more is read (data_received drops it); on_response_complete sends
+            # the refusal once the last of those answers is out.
+            self._deferred = refusal
+            return
+        self._send_refusal(*refusal)
+
+    def _answers_pending(self) -> bool:
+        """Whether requests read before the refused one still have answers to send."""
+        cycle = self.cycle
+        if cycle is None or cycle.response_complete:
+            return False
+        if self._in_head:  # the refused request had no complete head: ``cycle`` came before
+            return True
+        # The refused request's head was complete (its body was not): ``cycle`` is its own.
+        # Still queued behind an earlier one, it never runs; running, it is refused now.
+        if self.pipeline and self.pipeline[0][0] is cycle:
+            self.pipeline.popleft()
+            return True
+        return False
+
+    def _send_refusal(self, path: str, status: int, message: str, method: str) -> None:
+        from apps.core.front import raw_refusal
+
+        self.transport.write(raw_refusal(path, status, message, method,
                                          self.server_state.default_headers))
         self.transport.close()
+
+    def on_response_complete(self) -> None:
+        if self._deferred is not None and not self.pipeline:
+            # The last answer before a refusal is out: now the refusal, and close.
+            self.server_state.total_requests += 1
+            refusal, self._deferred = self._deferred, None
+            if not self.transport.is_closing():  # not when that answer closed it
+                self._send_refusal(*refusal)
+            return
+        super().on_response_complete()
 
     def send_400_response(self, msg: str) -> None:
         """The parser could not read the request: a JSON 400 without its reasons."""

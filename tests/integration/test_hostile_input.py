@@ -1,5 +1,6 @@
 """The serving front through the real server (bin/serve, one worker, sandbox mode), over raw
-sockets: over-long URLs (414), header sections (431), malformed requests (400), heads and
+sockets: over-long URLs (414, even in one write with the rest of the head), header sections
+(431), malformed requests (400, after the answers to the requests pipelined before), heads and
 bodies that do not arrive (408), bodies too large (413) and too deep (400), all in the
 endpoint's JSON error shape with the connection closed; OPTIONS on the pages; a client that
 stops reading is disconnected; the access log counts from arrival."""
@@ -93,6 +94,39 @@ def test_an_over_long_url_is_a_414(service):
     raw, _, closed = exchange(service, b"GET /v1/quotes?symbols=" + b"A," * 3000
                               + b" HTTP/1.1\r\nHost: x\r\n\r\n")
     assert_refused(raw, closed, 414, v2=False)
+
+
+def test_a_64_kb_url_in_one_write_is_a_414_not_a_431(service):
+    # Over the URL limit and over the whole head's (URL + headers) in the same read: the
+    # head's limit answered first (431) before the fix.
+    raw, _, closed = exchange(service, b"GET /v2/quote/" + b"A" * 65536
+                              + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+    body = assert_refused(raw, closed, 414, v2=True)
+    assert body["error"] == "URL too long: at most 4096 bytes"
+
+
+def split_answers(raw: bytes) -> list[bytes]:
+    """The responses in ``raw`` one after the other, each whole (bodies by Content-Length)."""
+    out = []
+    while raw:
+        head, _, rest = raw.partition(b"\r\n\r\n")
+        length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                      if line.lower().startswith(b"content-length:"))
+        out.append(raw[:len(head) + 4 + length])
+        raw = rest[length:]
+    return out
+
+
+@pytest.mark.parametrize("path", ["/v1/ping", "/v2/health"])  # the loop's, a thread's
+def test_a_pipelined_request_before_garbage_is_answered_then_a_400(service, path):
+    raw, _, closed = exchange(service, f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+                              + b"GARBAGE\x00\x01 nonsense\r\n\r\n")
+    first, second = split_answers(raw)  # lost before the fix: the 400 alone
+    status, headers, body = answer(first)
+    assert status == 200 and body["status"] == "healthy", first[:300]
+    assert "connection" not in headers
+    body = assert_refused(second, closed, 400, v2=False)
+    assert body == {"detail": "Malformed HTTP request"}
 
 
 @pytest.mark.parametrize("headers", [
