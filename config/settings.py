@@ -455,6 +455,7 @@ SPECTACULAR_SETTINGS = {
                              "apps.core.schema.postprocess_nullable",
                              "apps.core.tabular.postprocess_csv",
                              "apps.core.schema_fields.postprocess_fields",
+                             "apps.core.units.postprocess_units",
                              "apps.core.schema.postprocess_code_generators",
                              "apps.core.schema.postprocess_examples"],
     "ENUM_NAME_OVERRIDES": {"SecurityTypeEnum": "marketdata.providers.algolia.SECURITY_TYPES"},
@@ -501,4 +502,8 @@ LOG_FORMAT = os.environ.get("LOG_FORMAT", "json").strip().lower()
 LOGGING = build_logging_config(LOG_LEVEL, LOG_FORMAT)
 # The MCP SDK logs a line per request at INFO (/mcp has its access line): warnings only.
 LOGGING["loggers"]["mcp"] = {"level": "DEBUG" if LOG_LEVEL.upper() == "DEBUG" else "WARNING"}
+# The indicator compiler's internals, warnings only whatever LOG_LEVEL says: at DEBUG numba
+# logs every bytecode and SSA step of each kernel it compiles (~89,000 lines in the first
+# minute on a fresh var/ directory), which buries the service's own lines.
+LOGGING["loggers"].update({name: {"level": "WARNING"} for name in ("numba", "llvmlite")})
 configure_structlog()

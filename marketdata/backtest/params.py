@@ -99,8 +99,9 @@ RUN_PARAMS: tuple[Param, ...] = (
           exclusive_minimum=True),
     Param("maxLeverage", NUMBER, "Multiplies the sizing: an entry's notional is "
           "positionSizePct x maxLeverage x cash; above 1 a long borrows cash", 1.0, 1.0, 10.0),
-    Param("maintenanceMarginPct", NUMBER, "A position is force-closed at the first close where "
-          "equity < maintenanceMarginPct x position value (0 = only when equity <= 0)",
+    Param("maintenanceMarginPct", NUMBER, "A fraction (0.25 = 25 %): a position is "
+          "force-closed at the first close where equity < maintenanceMarginPct x position "
+          "value (0 = only when equity <= 0)",
           0.25, 0.0, 1.0, exclusive_maximum=True),
     Param("marginInterestRate", NUMBER, "Annual interest on borrowed cash (a negative cash "
           "balance), accrued at each close", 0.0, 0.0, 1.0),
