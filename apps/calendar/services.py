@@ -1,28 +1,47 @@
-"""The v2 financial event calendar: upcoming earnings and dividend dates of many symbols.
+"""The v2 financial event calendar: upcoming earnings, dividend dates and monthly options
+expirations of many symbols, and the market-wide economic releases.
 
 Each symbol's calendar events are fetched through the data cache
-(:func:`marketdata.capabilities.fundamentals.calendar_events`), concurrently; events are
-kept when they fall in the forward window ``[now, now + days(range)]`` and returned as one
-list sorted by time.
+(:func:`marketdata.capabilities.fundamentals.calendar_events`), concurrently; the monthly
+options expirations of each served US-listed symbol follow from the market calendar (the
+third Friday; the business day before when that Friday is an exchange holiday); the
+economic releases come from :func:`marketdata.capabilities.macro.economic_releases`
+(FRED's release calendar with its key, else the schedule the service computes). Events
+are kept when they fall in the forward window ``[now, now + days(range)]`` and returned as
+one list sorted by time.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from apps.core.symbols import require_symbol
+from marketdata import cache_report
 from marketdata.capabilities.fundamentals import calendar_events
+from marketdata.capabilities.macro import economic_releases
 from marketdata.concurrency import gather_partial
+from marketdata.errors import MarketDataError, UpstreamError
+from marketdata.logs import get_logger
+from marketdata.markets import session_day
 from marketdata.records.fundamentals import CalendarEvents
 
 # The forward window of each TimeRange, in days (ytd has no forward meaning: a year).
 RANGE_DAYS: dict[str, int] = {"1d": 1, "5d": 5, "1mo": 30, "3mo": 90, "6mo": 180,
                               "1y": 365, "ytd": 365, "2y": 730, "5y": 1825, "10y": 3650,
                               "max": 36500}
-EVENT_KINDS = ("EARNINGS", "EX_DIVIDEND", "DIVIDEND")
+EVENT_KINDS = ("EARNINGS", "EX_DIVIDEND", "DIVIDEND", "OPTIONS_EXPIRATION", "ECONOMIC_RELEASE")
 _DAY = 86400
+# How far ahead monthly options expirations are listed (the longest listed options, LEAPS,
+# reach about two years; the exchange calendar's holidays are known that far).
+EXPIRATION_HORIZON_MONTHS = 24
+# Symbols with US-listed monthly options: plain tickers (a share class after a dash) and
+# indices; not suffixed foreign listings, currencies, futures or crypto pairs.
+_US_LISTED = re.compile(r"\^?[A-Z]{1,5}(?:-[A-Z])?", re.ASCII)
+
+log = get_logger("apps.calendar")
 
 
 def utc_now() -> datetime:
@@ -30,7 +49,8 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def _event(symbol: str, timestamp: int, kind: str, body: dict[str, Any]) -> dict[str, Any]:
+def _event(symbol: str | None, timestamp: int, kind: str,
+           body: dict[str, Any]) -> dict[str, Any]:
     return {"date": datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d"),
             "symbol": symbol, "timestamp": timestamp, "event": {kind: body}}
 
@@ -53,20 +73,88 @@ def events_of(symbol: str, events: CalendarEvents, start: int, end: int) -> list
             "revenueEstimateAvg": earnings.revenue_average}))
     for kind, stamp in (("EX_DIVIDEND", events.ex_dividend_date),
                         ("DIVIDEND", events.dividend_date)):
-        if stamp is not None and stamp + _DAY > start and stamp <= end:
+        if stamp is not None and _in_window(stamp, start, end):
             out.append(_event(symbol, stamp, kind, {"amount": None}))
+    return out
+
+
+def _whole_day(day: date) -> int:
+    return int(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp())
+
+
+def _in_window(stamp: int, start: int, end: int) -> bool:
+    """A whole day (00:00 UTC) is in the window while any part of it is."""
+    return stamp + _DAY > start and stamp <= end
+
+
+def monthly_expiration(year: int, month: int) -> date:
+    """The standard monthly options expiration of a month: its third Friday, or the
+    business day before when that Friday is an exchange holiday (Good Friday 2025-04-18
+    moved April 2025's to Thursday the 17th)."""
+    first = date(year, month, 1)
+    day = first + timedelta(days=(4 - first.weekday()) % 7 + 14)
+    while not session_day(day).is_session:
+        day -= timedelta(days=1)
+    return day
+
+
+def monthly_expirations(start: int, end: int) -> list[date]:
+    """The monthly expirations whose day is in ``[start, end]`` (whole days), at most
+    :data:`EXPIRATION_HORIZON_MONTHS` months after the start's month."""
+    first = datetime.fromtimestamp(start, UTC).date()
+    out = []
+    for offset in range(EXPIRATION_HORIZON_MONTHS + 1):
+        months = first.year * 12 + first.month - 1 + offset
+        day = monthly_expiration(months // 12, months % 12 + 1)
+        if _whole_day(day) > end:
+            break
+        if _in_window(_whole_day(day), start, end):
+            out.append(day)
+    return out
+
+
+def expirations_of(symbol: str, days: Sequence[date]) -> list[dict[str, Any]]:
+    """``OPTIONS_EXPIRATION`` events of a US-listed symbol (none for others):
+    ``contractCount`` is null (the chains are not loaded)."""
+    if not _US_LISTED.fullmatch(symbol):
+        return []
+    return [_event(symbol, _whole_day(day), "OPTIONS_EXPIRATION", {"contractCount": None})
+            for day in days]
+
+
+def releases_in(start: int, end: int) -> list[dict[str, Any]]:
+    """The market-wide ``ECONOMIC_RELEASE`` events of the window (``symbol`` null). When
+    their source fails the calendar goes on without them (logged, and the answer marked
+    partial so no cache keeps it)."""
+    first = datetime.fromtimestamp(start, UTC).date()
+    last = datetime.fromtimestamp(end, UTC).date()
+    try:
+        rows = economic_releases(first, last)
+    except MarketDataError as exc:
+        log.warning("economic releases left out", reason=exc.detail,
+                    error=type(exc).__name__)
+        if isinstance(exc, UpstreamError):
+            cache_report.note_incomplete()
+        return []
+    out = []
+    for row in rows:
+        stamp = _whole_day(date.fromisoformat(row.date))
+        if _in_window(stamp, start, end):
+            out.append(_event(None, stamp, "ECONOMIC_RELEASE",
+                              {"name": row.name, "seriesId": str(row.release_id)}))
     return out
 
 
 def _sort_key(event: dict[str, Any]) -> tuple[int, str, int]:
     kind = next(iter(event["event"]))
-    return event["timestamp"], event["symbol"], EVENT_KINDS.index(kind)
+    return event["timestamp"], event["symbol"] or "", EVENT_KINDS.index(kind)
 
 
 def calendar(symbols: Sequence[str], range_: str,
              now: datetime | None = None) -> list[dict[str, Any]]:
-    """Events of ``symbols`` in the forward window of ``range_`` from ``now``, sorted by
-    timestamp, then symbol, then kind.
+    """Events of ``symbols`` in the forward window of ``range_`` from ``now`` (their
+    earnings, dividend dates and monthly options expirations) and the economic releases of
+    the window, sorted by timestamp, then symbol (market-wide events first), then kind.
 
     A symbol that cannot be served (malformed, unknown to Yahoo, upstream error) is logged
     and left out. When none could be served and an upstream failure is among the reasons,
@@ -82,6 +170,9 @@ def calendar(symbols: Sequence[str], range_: str,
 
     fetched = gather_partial(load, symbols, what="calendar symbol")
     fetched.raise_if_nothing_served()
+    expirations = monthly_expirations(start, end)
     out = [event for _, (symbol, events) in fetched.values
-           for event in events_of(symbol, events, start, end)]
+           for event in (*events_of(symbol, events, start, end),
+                         *expirations_of(symbol, expirations))]
+    out += releases_in(start, end)
     return sorted(out, key=_sort_key)

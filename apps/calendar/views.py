@@ -1,4 +1,5 @@
-"""GET /v2/calendar: upcoming earnings and dividend dates of many symbols."""
+"""GET /v2/calendar: upcoming earnings, dividend dates and options expirations of many
+symbols, and the economic releases of the window."""
 
 from __future__ import annotations
 
@@ -35,11 +36,13 @@ _AMOUNT = object_schema({"amount": {"type": "null",
                         required=["amount"])
 EVENT_SCHEMA = object_schema({
     "date": {"type": "string", "format": "date", "description": "UTC date of `timestamp`"},
-    "symbol": {"type": "string"},
+    "symbol": {"type": ["string", "null"],
+               "description": "The symbol; null for a market-wide event (`ECONOMIC_RELEASE`)"},
     "timestamp": {"type": "integer", "description": "Unix seconds"},
     "event": {
         "type": "object", "minProperties": 1, "maxProperties": 1,
-        "description": "Keyed by event kind: `EARNINGS`, `EX_DIVIDEND` or `DIVIDEND`",
+        "description": "Keyed by event kind: `EARNINGS`, `EX_DIVIDEND`, `DIVIDEND`, "
+                       "`OPTIONS_EXPIRATION` or `ECONOMIC_RELEASE`",
         "properties": {
             "EARNINGS": object_schema({
                 "epsEstimateAvg": NUMBER, "epsEstimateHigh": NUMBER, "epsEstimateLow": NUMBER,
@@ -47,17 +50,29 @@ EVENT_SCHEMA = object_schema({
                 required=["epsEstimateAvg", "epsEstimateHigh", "epsEstimateLow",
                           "isEstimate", "revenueEstimateAvg"]),
             "EX_DIVIDEND": _AMOUNT,
-            "DIVIDEND": _AMOUNT}},
+            "DIVIDEND": _AMOUNT,
+            "OPTIONS_EXPIRATION": object_schema({"contractCount": {
+                "type": ["integer", "null"],
+                "description": "Listed contracts expiring that day: null (the chains are "
+                               "not loaded)"}}, required=["contractCount"]),
+            "ECONOMIC_RELEASE": object_schema({
+                "name": {"type": "string", "description": "The release's name (FRED's)"},
+                "seriesId": {"type": "string",
+                             "description": "FRED's release id, as a string (\"10\": the "
+                                            "Consumer Price Index)"}},
+                required=["name", "seriesId"])}},
 })
 CALENDAR_RESPONSE = {"type": "array", "items": EVENT_SCHEMA,
-                     "description": "Events sorted by timestamp, then symbol"}
+                     "description": "Events sorted by timestamp, then symbol (market-wide "
+                                    "events first)"}
 
 
 class V2CalendarView(V2ApiView):
     """Upcoming events of the symbols inside the forward window `[now, now + range]`
     (1d=1 day, 5d=5, 1mo=30, 3mo=90, 6mo=180, 1y and ytd=365, 2y=730, 5y=1825, 10y=3650,
-    max=36500 days), as one array sorted by `timestamp`, then `symbol`. Source: Yahoo's
-    quoteSummary `calendarEvents` module of each symbol.
+    max=36500 days), as one array sorted by `timestamp`, then `symbol` (market-wide events
+    first). Sources: Yahoo's quoteSummary `calendarEvents` module of each symbol; the US
+    market calendar; FRED's release calendar (with `FRED_API_KEY`).
 
     Event kinds (the single key of `event`):
     - `EARNINGS`: the next earnings date with the analysts' EPS estimates (average, high,
@@ -66,9 +81,25 @@ class V2CalendarView(V2ApiView):
       so.
     - `EX_DIVIDEND`: the ex-dividend date; `amount` is null (not in this source).
     - `DIVIDEND`: the dividend payment date; `amount` is null.
+    - `OPTIONS_EXPIRATION`: the standard monthly options expiration of each served
+      US-listed symbol (plain tickers, share classes such as `BRK-B`, `^` indices; not
+      suffixed foreign listings, currencies, futures or crypto pairs): the third Friday of
+      the month, or the business day before when that Friday is an exchange holiday (Good
+      Friday 2025-04-18: Thursday 2025-04-17), up to 24 months ahead; `contractCount` is
+      null (the chains are not loaded).
+    - `ECONOMIC_RELEASE` (`symbol` null, once per request whatever the symbols): a major US
+      economic release, `name` and `seriesId` (FRED's release id as a string): retail
+      sales (9), CPI (10), industrial production (13), PPI (46), the Employment Situation
+      (50), GDP (53), personal income and outlays (54), FOMC statements (101), weekly
+      jobless claims (180), JOLTS (192). With `FRED_API_KEY` from FRED's release calendar
+      (a release FRED lists on three or more consecutive days is its "no data" fill and
+      left out); without it (or when FRED fails) from the schedule the service computes:
+      weekly claims, the Employment Situation and the FOMC statements only. When neither
+      answers, the calendar is given without them (and not cached).
 
-    Dividend dates are whole UTC days (timestamp at 00:00 UTC) and are listed until their
-    day ends; earnings are listed while their time is in the window. A symbol that cannot
+    Dividend dates, options expirations and economic releases are whole UTC days
+    (timestamp at 00:00 UTC) and are listed until their day ends; earnings are listed
+    while their time is in the window. A symbol that cannot
     be served (malformed, unknown, upstream error) is left out; when no symbol could be
     served because of an upstream failure, that failure's status (502/503/504/429) is
     returned rather than an empty array. `fields` selects members of each event."""
@@ -76,7 +107,7 @@ class V2CalendarView(V2ApiView):
     query_serializer = CalendarQuery
     response_schema = CALENDAR_RESPONSE
     operation_id, tag = "get_calendar", "Calendar (v2)"
-    summary = "Earnings and dividend calendar of many symbols"
+    summary = "Earnings, dividend, options-expiration and economic-release calendar"
 
     csv_table = ""
     output = Output(EVENT_MEMBERS)

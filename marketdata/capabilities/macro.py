@@ -1,5 +1,5 @@
 """Macro and positioning data: an economic series, the Treasury's par yield curve of a
-year, a futures contract's weekly Commitments of Traders.
+year, a futures contract's weekly Commitments of Traders, the economic release calendar.
 
 Sources (the ``macro_series``, ``treasury_yields`` and ``cot`` rows of
 :mod:`marketdata.capabilities.table`): the FRED API with its key, else (or when it fails)
@@ -9,6 +9,7 @@ query is validated here (or by its record's lookup), before any source is asked.
 
 from __future__ import annotations
 
+from datetime import date, timedelta
 from typing import Any
 
 from marketdata.capabilities.table import call
@@ -21,7 +22,11 @@ from marketdata.records.macro import (
     Observation,
     normalize_series_id,
 )
+from marketdata.records.releases import ReleaseDate, major_releases
 from marketdata.symbols import display_symbol
+
+# How far ahead release dates are asked for (FRED's calendar reaches about a year).
+RELEASE_HORIZON_DAYS = 400
 
 
 def require_series_id(text: str) -> str:
@@ -39,6 +44,16 @@ def series(series_text: str) -> MacroSeries:
     series_id = require_series_id(series_text)
     observations: list[Observation] = call("macro_series", series_id)
     return MacroSeries(series_id, observations)
+
+
+def economic_releases(start: date, end: date) -> list[ReleaseDate]:
+    """The major US economic releases scheduled from ``start`` to ``end`` (inclusive; at
+    most :data:`RELEASE_HORIZON_DAYS` after ``start``: no agency schedules further), by
+    date: from FRED's release calendar with its key, else (or when it fails) the schedule
+    the service computes (:mod:`marketdata.records.releases`)."""
+    end = min(end, start + timedelta(days=RELEASE_HORIZON_DAYS))
+    rows: list[ReleaseDate] = call("economic_releases", start.isoformat(), end.isoformat())
+    return major_releases(rows)
 
 
 def treasury_yields(year: int, current_year: int) -> list[dict[str, Any]]:

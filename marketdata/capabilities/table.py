@@ -168,6 +168,12 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
                fetcher="marketdata.providers.fred:series_from_api"),
         Source("fred_graph", "FRED's keyless fredgraph.csv download",
                fetcher="marketdata.providers.fred:series_from_graph"))),
+    Capability("economic_releases", "Economic release calendar (/v2/calendar)", (
+        Source("fred_api", "FRED's release calendar (the FRED API)", "FRED_API_KEY",
+               fetcher="marketdata.providers.fred:release_dates"),
+        Source("release_rules", "the schedule the service computes (weekly claims, "
+               "the Employment Situation, FOMC statements)",
+               fetcher="marketdata.records.releases:scheduled_release_dates"))),
     Capability("treasury_yields", "Treasury yields (/v2/macro/treasury-yields)", (
         Source("treasury", "the U.S. Treasury's daily par yield curve CSV",
                fetcher="marketdata.providers.treasury:yield_curve"),)),

@@ -1,4 +1,5 @@
-"""FRED (St. Louis Fed): the observations of one economic series, two ways.
+"""FRED (St. Louis Fed): the observations of one economic series, two ways; and the
+release calendar.
 
 - ``fred_api`` (keyed, ``FRED_API_KEY``): ``GET https://api.stlouisfed.org/fred/series/
   observations?series_id={ID}&api_key={key}&file_type=json``, the full history as JSON
@@ -8,10 +9,17 @@
   the chart download: a CSV headed ``observation_date,{ID}`` (``DATE,{ID}`` on older
   answers); a missing value is ``.`` or an empty cell. Columns are found by header name.
 
-Both give :class:`~marketdata.records.macro.Observation` lists, oldest first, values as
-floats or None: :func:`series_from_api` and :func:`series_from_graph` are the fetchers of
-the ``macro_series`` capability, whose row picks the source (the API when the key is set,
-the CSV when it is not or when the API fails or refuses the key).
+- ``release_dates`` (keyed): ``GET https://api.stlouisfed.org/fred/releases/dates?
+  realtime_start=&realtime_end=&include_release_dates_with_no_data=true&order_by=
+  release_date&sort_order=asc&limit=1000&offset=&api_key=&file_type=json``, the dates
+  every release is scheduled on, JSON ``{realtime_start, realtime_end, order_by,
+  sort_order, count, offset, limit, release_dates: [{release_id, release_name, date}]}``
+  (:func:`release_dates`, the ``economic_releases`` capability's keyed fetcher).
+
+The series sources give :class:`~marketdata.records.macro.Observation` lists, oldest
+first, values as floats or None: :func:`series_from_api` and :func:`series_from_graph` are
+the fetchers of the ``macro_series`` capability, whose row picks the source (the API when
+the key is set, the CSV when it is not or when the API fails or refuses the key).
 
 How FRED answers trouble, and what it becomes here:
 - the API says an unknown series is HTTP 400 ``{"error_code": 400, "error_message":
@@ -52,6 +60,7 @@ from marketdata.records.macro import (  # noqa: F401 - the id rule, re-exported
     Observation,
     normalize_series_id,
 )
+from marketdata.records.releases import ReleaseDate
 from marketdata.symbols import display_symbol
 
 PROVIDER = ProviderConfig(name="fred", display_name="FRED (St. Louis Fed)",
@@ -60,12 +69,20 @@ PROVIDER = ProviderConfig(name="fred", display_name="FRED (St. Louis Fed)",
 
 API_URL = "https://api.stlouisfed.org/fred/series/observations"
 GRAPH_URL = "https://fred.stlouisfed.org/graph/fredgraph.csv"
+RELEASE_DATES_URL = "https://api.stlouisfed.org/fred/releases/dates"
 API_ENDPOINT = "series_observations"
 GRAPH_ENDPOINT = "fredgraph_csv"
+RELEASE_DATES_ENDPOINT = "releases_dates"
+# FRED's largest page of release dates, and how many pages one window may take.
+RELEASE_DATES_PAGE = 1000
+RELEASE_DATES_MAX_PAGES = 5
 
 # Macro data changes at most daily (most series monthly or quarterly); markets don't matter.
 MACRO_SERIES_TTL = TTLPolicy("macro_series", open=3600, extended=3600, closed=3600,
                              market_aware=False)
+# Release schedules change a few times a year.
+RELEASE_DATES_TTL = TTLPolicy("release_dates", open=21600, extended=21600, closed=21600,
+                              market_aware=False)
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 # A plain decimal as FRED and Treasury write them (float() alone would take "1_0", "nan").
@@ -111,6 +128,24 @@ def parse_api_observations(payload: Any) -> list[Observation]:
            if isinstance(row, dict) and isinstance(row.get("date"), str)
            and _ISO_DATE.fullmatch(row["date"])]
     return _oldest_first(out)
+
+
+def parse_release_dates(payload: Any) -> tuple[list[ReleaseDate], int]:
+    """``/fred/releases/dates`` JSON -> (release dates in FRED's order, FRED's ``count``).
+
+    Rows need an integer ``release_id``, a ``release_name`` and an ISO ``date``; others are
+    left out. A body without a ``release_dates`` list is a 502."""
+    rows = payload.get("release_dates") if isinstance(payload, dict) else None
+    if not isinstance(rows, list):
+        raise PROVIDER.bad_answer("returned a body without a 'release_dates' list")
+    out = [ReleaseDate(row["release_id"], row["release_name"].strip(), row["date"])
+           for row in rows
+           if isinstance(row, dict) and isinstance(row.get("release_id"), int)
+           and not isinstance(row["release_id"], bool)
+           and isinstance(row.get("release_name"), str)
+           and isinstance(row.get("date"), str) and _ISO_DATE.fullmatch(row["date"])]
+    count = payload.get("count")
+    return out, count if isinstance(count, int) and not isinstance(count, bool) else len(rows)
 
 
 def _columns(header: list[str], series_id: str) -> tuple[int, int] | None:
@@ -185,7 +220,7 @@ class FredProvider(KeyedProvider):
         if status == 423:  # FRED's "Locked": too many requests
             return UpstreamRateLimited(self.name, f"{self.display_name} rate limit exceeded",
                                        429)
-        if endpoint == API_ENDPOINT:
+        if endpoint in (API_ENDPOINT, RELEASE_DATES_ENDPOINT):
             message = _api_error_message(response).lower()
             if status in (401, 403) or (status == 400 and "api_key" in message):
                 return self.key_rejected(status)
@@ -201,6 +236,25 @@ class FredProvider(KeyedProvider):
                                 {"series_id": series_id, "file_type": "json"},
                                 not_found=_not_found(series_id).detail)
         return parse_api_observations(payload)
+
+    def release_dates_from_api(self, start: str, end: str) -> list[ReleaseDate]:
+        """Every release date FRED schedules from ``start`` to ``end`` (ISO), ascending:
+        ``realtime_start``/``realtime_end`` bound the dates, pages of
+        :data:`RELEASE_DATES_PAGE` followed by ``offset`` (at most
+        :data:`RELEASE_DATES_MAX_PAGES`)."""
+        out: list[ReleaseDate] = []
+        for page in range(RELEASE_DATES_MAX_PAGES):
+            payload = self.get_json(RELEASE_DATES_ENDPOINT, RELEASE_DATES_URL, {
+                "realtime_start": start, "realtime_end": end,
+                "include_release_dates_with_no_data": "true",
+                "order_by": "release_date", "sort_order": "asc",
+                "limit": RELEASE_DATES_PAGE, "offset": page * RELEASE_DATES_PAGE,
+                "file_type": "json"})
+            rows, count = parse_release_dates(payload)
+            out += rows
+            if (page + 1) * RELEASE_DATES_PAGE >= count or not rows:
+                break
+        return out
 
     def observations_from_graph(self, series_id: str) -> list[Observation]:
         response = self.get(GRAPH_ENDPOINT, GRAPH_URL, {"id": series_id}, auth=False,
@@ -219,6 +273,15 @@ def series_from_api(series_id: str) -> list[Observation]:
     return provider.cached(API_ENDPOINT, {"id": series_id},
                            lambda: provider.observations_from_api(series_id),
                            MACRO_SERIES_TTL, group="macro")
+
+
+def release_dates(start: str, end: str) -> list[ReleaseDate]:
+    """FRED's release calendar from ``start`` to ``end`` (ISO dates) from the keyed API,
+    through the cache (the ``economic_releases`` capability's keyed fetcher)."""
+    provider = fred_provider()
+    return provider.cached(RELEASE_DATES_ENDPOINT, {"start": start, "end": end},
+                           lambda: provider.release_dates_from_api(start, end),
+                           RELEASE_DATES_TTL, group="macro")
 
 
 def series_from_graph(series_id: str) -> list[Observation]:

@@ -1,11 +1,12 @@
-"""FRED's route table and its simulated provider: the API host ``api.stlouisfed.org`` and
-the site ``fred.stlouisfed.org`` (the keyless fredgraph.csv download)."""
+"""FRED's route table and its simulated provider: the API host ``api.stlouisfed.org``
+(series observations, the release calendar) and the site ``fred.stlouisfed.org`` (the
+keyless fredgraph.csv download)."""
 
 from __future__ import annotations
 
 import re
 
-from marketdata.sandbox.fred import graph, observations
+from marketdata.sandbox.fred import graph, observations, releases
 from marketdata.sandbox.providers import Route, SandboxOptions, SimulatedProvider
 from marketdata.sandbox.response import SandboxResponse
 
@@ -14,6 +15,7 @@ HOSTS = ("api.stlouisfed.org", "fred.stlouisfed.org")
 ROUTES = (
     Route(("GET",), re.compile(r"/fred/series/observations"),
           observations.handle_observations),
+    Route(("GET",), re.compile(r"/fred/releases/dates"), releases.handle_release_dates),
     Route(("GET",), re.compile(r"/graph/fredgraph\.csv"), graph.handle_graph_csv),
 )
 
