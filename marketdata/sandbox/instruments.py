@@ -16,6 +16,7 @@ from datetime import date
 from functools import lru_cache
 from typing import TypeVar
 
+from marketdata.sandbox.corporate_actions import SYNTHETIC, Dividends, actions_for
 from marketdata.sandbox.sessions import VENUES, Venue, local_epoch
 
 T = TypeVar("T")
@@ -482,6 +483,7 @@ def _security(sym: str, seed: int) -> Instrument:
             div_yield = 0.0
         elif sym in ("AAPL",):
             div_yield = 0.0042
+        div_yield = _known_dividend_yield(sym, level, div_yield)
         sector, industry = _FAMOUS_SECTORS.get(sym) or pick(_SECTORS, "sector", sym)
         shares = int(_log_uniform(5e7, 3e9, "shares", sym)) if not famous else \
             int(_log_uniform(2.4e9, 1.6e10, "shares", sym))
@@ -509,6 +511,18 @@ def _security(sym: str, seed: int) -> Instrument:
         sym, kind, short, long, display, exchange, currency, venue, level, hint,
         _first_trade_epoch(first, venue), growth, vol, volume, div_yield, seed,
         sector, industry, shares, pe)
+
+
+def _known_dividend_yield(sym: str, level: float, generated: float) -> float:
+    """The yield of a well-known company's real (approximate) dividend on ANCHOR_DAY: 0
+    for one that pays none, the generated yield for the others."""
+    actions = actions_for(sym)
+    if actions is None or actions.dividends == SYNTHETIC:
+        return generated
+    if not isinstance(actions.dividends, Dividends) or actions.dividends.first > ANCHOR_DAY:
+        return 0.0
+    quarterly = actions.adjusted_amount(ANCHOR_DAY, actions.dividends.amount_on(ANCHOR_DAY))
+    return round(4 * quarterly / level, 4)
 
 
 def sample_symbols(count: int = 100) -> list[str]:

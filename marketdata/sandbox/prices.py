@@ -22,6 +22,7 @@ from datetime import date
 
 import numpy as np
 
+from marketdata.sandbox.corporate_actions import CorporateActions, Dividends, actions_for
 from marketdata.sandbox.instruments import (
     ANCHOR_DAY,
     CRYPTO,
@@ -185,10 +186,32 @@ def _build_series(inst: Instrument) -> DailySeries:
         v = np.zeros(n, dtype=np.int64)
 
     div = np.zeros(n)
-    if inst.dividend_yield > 0 and inst.kind in (EQUITY, ETF) and n > 2:
+    actions = actions_for(inst.symbol) if inst.kind == EQUITY else None
+    if actions is not None and isinstance(actions.dividends, Dividends):
+        div = _real_dividends(actions, actions.dividends, days)
+    elif actions is not None and actions.dividends is None:
+        pass  # a company that pays no dividend
+    elif inst.dividend_yield > 0 and inst.kind in (EQUITY, ETF) and n > 2:
         div = _dividends(inst, table.months[start:], table.day_of_month[start:], c)
     return DailySeries(inst, table, start, opens, closes, days, o, h, lo, c, v, div,
                        np.nonzero(div)[0])
+
+
+def _real_dividends(actions: CorporateActions, schedule: Dividends,
+                    days: np.ndarray) -> np.ndarray:
+    """A well-known company's dividends (``corporate_actions``: approximate amounts and
+    days), each on the first session on or after its ex-date, in today's shares (divided
+    by the ratios of the splits after it, as Yahoo's are)."""
+    out = np.zeros(len(days))
+    if not len(days):
+        return out
+    last = date.fromisoformat(str(days[-1]))
+    for target, amount in schedule.ex_dates(last):
+        k = int(np.searchsorted(days, np.datetime64(target, "D"), side="left"))
+        if 0 < k < len(days):
+            ex_day = date.fromisoformat(str(days[k]))
+            out[k] += round(actions.adjusted_amount(ex_day, amount), 6)
+    return out
 
 
 def _dividends(inst: Instrument, months: np.ndarray, dom: np.ndarray,

@@ -87,7 +87,7 @@ def handle_prices(req: Request) -> SandboxResponse:
     if first >= last:
         return json_response([])
     factors = series.adj_factors(closed - 1)
-    splits = {i: ratio for i, ratio in split_sessions(inst.symbol) if i < closed}
+    splits = {i: num / den for i, num, den in split_sessions(inst.symbol) if i < closed}
     later = 1.0  # the product of the ratios of the splits after session i
     for i in splits:
         if i >= last:

@@ -5,10 +5,12 @@ client must run unchanged offline. Bars come from ``marketdata.sandbox.prices``:
 bars at the session open, intraday bars at their start, weekly bars at Monday 00:00 and
 monthly bars at the 1st 00:00 (exchange time), regular session only.
 
-Events (``events=div,split,capitalGain``, ``|`` also accepted) follow the prices: quarterly
-dividends (``prices``); a stock split whenever a split-prone equity's price has grown by
-its trigger factor since its last split (or first trade), the ratio being that growth
-rounded down (prices are split-adjusted, as Yahoo's are, so a split leaves no gap); a
+Events (``events=div,split,capitalGain``, ``|`` also accepted): dividends (``prices``);
+the real splits of the well-known companies of ``corporate_actions.py`` (AAPL, MSFT, NVDA,
+TSLA, GOOG...), and for other equities a stock split whenever a split-prone equity's price
+has grown by its trigger factor since its last split (or first trade), the ratio being
+that growth rounded down (prices are split-adjusted, as Yahoo's are, so a split leaves no
+gap); a
 yearly December capital gain for mutual funds (and one ETF in four) after a year whose
 return exceeded 2%, a share of that return (at most 5% of the price). Daily ``adjclose``
 accounts for dividends and capital gains, Yahoo-style.
@@ -23,6 +25,7 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
+from marketdata.sandbox.corporate_actions import actions_for
 from marketdata.sandbox.instruments import (
     EQUITY,
     ETF,
@@ -375,9 +378,9 @@ def _event_block(series: DailySeries, events: set[str], i0: int, i1: int) -> dic
                                                             "date": int(series.opens[i])}
                                 for i in idx}
     if "split" in events:
-        splits = {str(int(series.opens[i])): {"date": int(series.opens[i]), "numerator": ratio,
-                                              "denominator": 1, "splitRatio": f"{ratio}:1"}
-                  for i, ratio in split_sessions(series.inst.symbol) if i0 <= i <= i1}
+        splits = {str(int(series.opens[i])): {"date": int(series.opens[i]), "numerator": num,
+                                              "denominator": den, "splitRatio": f"{num}:{den}"}
+                  for i, num, den in split_sessions(series.inst.symbol) if i0 <= i <= i1}
         if splits:
             out["splits"] = splits
     if "capitalGain" in events:
@@ -400,20 +403,32 @@ SESSIONS_PER_YEAR = 252
 
 
 @lru_cache(maxsize=1024)
-def split_sessions(symbol: str) -> tuple[tuple[int, int], ...]:
-    """``(local session index, ratio)`` of every N:1 split, oldest first.
+def split_sessions(symbol: str) -> tuple[tuple[int, int, int], ...]:
+    """``(local session index, numerator, denominator)`` of every split, oldest first.
 
-    Two equities in three are split-prone: walking forward from the first trade, a split
-    goes ex on the first session whose previous close is ``trigger`` times the reference
-    close (the first close, then the close of the last split's session); the ratio is that
-    growth rounded down (2..10). Only past prices decide, so history never changes."""
+    The companies of :data:`~marketdata.sandbox.corporate_actions.ACTIONS` have their real
+    splits (on the first session on or after the ex-date, when the sandbox's history
+    reaches it), and no other. Of the other equities, two in three are split-prone:
+    walking forward from the first trade, an N:1 split goes ex on the first session whose
+    previous close is ``trigger`` times the reference close (the first close, then the
+    close of the last split's session); N is that growth rounded down (2..10). Only past
+    prices decide, so history never changes."""
     inst = get_instrument(symbol)
-    if inst is None or inst.kind != EQUITY or stable_hash("split-prone", inst.symbol) % 3 == 0:
+    if inst is None or inst.kind != EQUITY:
+        return ()
+    actions = actions_for(inst.symbol)
+    if actions is not None:
+        days = get_series(inst).days
+        found = ((int(np.searchsorted(days, np.datetime64(split.day, "D"))), split)
+                 for split in actions.splits)
+        return tuple((k, split.numerator, split.denominator) for k, split in found
+                     if 0 < k < len(days))
+    if stable_hash("split-prone", inst.symbol) % 3 == 0:
         return ()
     series = get_series(inst)
     closes = series.c
     trigger = SPLIT_TRIGGERS[stable_hash("split-trigger", inst.symbol) % len(SPLIT_TRIGGERS)]
-    out: list[tuple[int, int]] = []
+    out: list[tuple[int, int, int]] = []
     ref = 0  # session whose close is the reference
     while ref + 2 < len(closes):
         hits = np.nonzero(closes[ref:-1] >= closes[ref] * trigger)[0]
@@ -421,7 +436,7 @@ def split_sessions(symbol: str) -> tuple[tuple[int, int], ...]:
             break
         k = ref + int(hits[0]) + 1  # ex-date: the session after the close that got there
         ratio = int(min(max(closes[k - 1] / closes[ref], 2.0), MAX_SPLIT_RATIO))
-        out.append((k, ratio))
+        out.append((k, ratio, 1))
         ref = k
     return tuple(out)
 

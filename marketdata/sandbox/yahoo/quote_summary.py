@@ -26,6 +26,7 @@ from marketdata.sandbox.instruments import (
 from marketdata.sandbox.prices import get_series
 from marketdata.sandbox.response import SandboxResponse
 from marketdata.sandbox.yahoo import analysis_modules, fmt, report_modules
+from marketdata.sandbox.yahoo.chart import split_sessions
 from marketdata.sandbox.yahoo.common import Request, error_response, json_response
 from marketdata.sandbox.yahoo.market import MarketView, is_fund, market_view
 from marketdata.sandbox.yahoo.quote import quote_values
@@ -302,6 +303,17 @@ def summary_profile(view: MarketView) -> dict[str, Any] | None:
     return _light_profile(view)
 
 
+def _last_split(view: MarketView) -> dict[str, Any]:
+    """``lastSplitFactor`` ("4:1") and ``lastSplitDate`` (the ex-date, 00:00 UTC) of the
+    last split gone ex by now, as the chart's split events give them."""
+    past = [(k, num, den) for k, num, den in split_sessions(view.inst.symbol)
+            if k <= view.snap.index]
+    if not past:
+        return {"lastSplitFactor": None, "lastSplitDate": _pday(None)}
+    k, num, den = past[-1]
+    return {"lastSplitFactor": f"{num}:{den}", "lastSplitDate": _pday(view.ex_date_epoch(k))}
+
+
 def default_key_statistics(view: MarketView) -> dict[str, Any] | None:
     inst, snap = view.inst, view.snap
     if inst.kind == EQUITY:
@@ -341,8 +353,7 @@ def default_key_statistics(view: MarketView) -> dict[str, Any] | None:
             "mostRecentQuarter": _pday(_utc_midnight(view.now - 60 * 86400)),
             "earningsQuarterlyGrowth": fmt.pct(round(-0.1 + 0.4 * unit("eqg", inst.symbol), 3)),
             "netIncomeToCommon": fmt.big(net_income), "trailingEps": fmt.num(eps),
-            "forwardEps": fmt.num(view.forward_eps), "lastSplitFactor": None,
-            "lastSplitDate": _pday(None),
+            "forwardEps": fmt.num(view.forward_eps), **_last_split(view),
             "enterpriseToRevenue": fmt.num(round(ev / revenue, 3)),
             "enterpriseToEbitda": fmt.num(round(ev / (revenue * 0.3), 3)),
             "52WeekChange": fmt.pct(ret52), "SandP52WeekChange": fmt.pct(sp),
