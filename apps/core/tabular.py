@@ -17,7 +17,9 @@ The CSV is the JSON answer written as a table, never a second implementation of 
 - nested objects flattened into dotted names (``regularMarketPrice.raw``,
   ``event.EARNINGS.epsEstimateAvg``); arrays written as their JSON text in one cell;
 - null is an empty cell; numbers, booleans and strings exactly as the JSON writes them (the
-  data goes through orjson first, so a float is orjson's shortest round-trip form);
+  data goes through orjson first, so a float is orjson's shortest round-trip form), except
+  that a text cell a spreadsheet would run as a formula gets a leading ``'``
+  (:func:`neutralise`, OWASP's CSV-injection rule);
 - RFC 4180: comma separated, CRLF line ends, a field quoted when it holds a comma, a quote,
   CR or LF, quotes doubled; ``text/csv; charset=utf-8; header=present``;
 - ``fields`` keeps its meaning; names of the table's columns also select columns (the
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -179,13 +182,38 @@ def flatten(record: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+# CSV (formula) injection, OWASP's rule: a spreadsheet runs a cell that starts with one of
+# these as a formula (`=HYPERLINK(...)`, `@SUM(...)`, `+cmd|...`, `-2+3`), or, for the
+# control characters, may drop them and run what follows.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n", "\0")
+_ALWAYS_FORMULA = frozenset("=@\t\r\n\0")
+# ... but a sign and a plain number (`-1.20`, `+0.69%`, `-1,234.5`, `-1.5e-7`) is a number
+# to every spreadsheet, never a formula (no operator, name or reference follows the sign).
+_SIGNED_NUMBER = re.compile(
+    r"[+-](?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?%?",
+    re.ASCII)
+
+
+def neutralise(text: str) -> str:
+    """``text`` as a CSV cell no spreadsheet runs as a formula: ``'`` before text that starts
+    with ``=``, ``@``, tab, CR, LF or NUL, and before text that starts with ``+`` or ``-``
+    unless it is a signed plain number (``-1.20``, ``+0.69%``: v1's formatted strings stay
+    readable as numbers). Numbers of the JSON are not text and never get here."""
+    first = text[:1]
+    if first in _ALWAYS_FORMULA or (first in ("+", "-")
+                                    and _SIGNED_NUMBER.fullmatch(text) is None):
+        return "'" + text
+    return text
+
+
 def cell(value: Any) -> str:
-    """A JSON value as its CSV text: "" for null, strings as they are, anything else (numbers,
-    booleans, arrays, an empty object) as orjson writes it in the JSON body."""
+    """A JSON value as its CSV text: "" for null, strings as they are (but neutralised:
+    :func:`neutralise`), anything else (numbers, booleans, arrays, an empty object) as orjson
+    writes it in the JSON body."""
     if value is None:
         return ""
     if isinstance(value, str):
-        return value
+        return neutralise(value)
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
@@ -202,7 +230,7 @@ def write_csv(columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> byte
     """RFC 4180 text (CRLF, minimal quoting, quotes doubled), UTF-8, header row first."""
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow(columns)
+    writer.writerow([neutralise(name) for name in columns])  # names may be upstream keys
     writer.writerows([cell(row.get(name)) for name in columns] for row in rows)
     return buffer.getvalue().encode("utf-8")
 
@@ -577,7 +605,9 @@ def _paged(schema: Any, table: Table | Rows, resolve: Resolve) -> bool:
 def csv_description(columns: Sequence[str], paged: bool) -> str:
     text = ("The table of the JSON answer as CSV (RFC 4180: a header row of the JSON member "
             "names, CRLF line ends; nested objects as dotted names, arrays as their JSON text, "
-            "null an empty cell, numbers as the JSON writes them). ")
+            "null an empty cell, numbers as the JSON writes them; text starting with `=`, "
+            "`@`, tab, CR, LF or NUL, or with `+`/`-` but not a plain signed number, gets a "
+            "leading `'` so that no spreadsheet runs it as a formula). ")
     text += f"Columns: {', '.join(f'`{c}`' for c in columns)}." if columns else \
         "Columns: the members of the records."
     if paged:

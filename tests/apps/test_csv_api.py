@@ -114,12 +114,43 @@ def parse_csv(response) -> list[list[str]]:
     return list(csv.reader(io.StringIO(text, newline="")))
 
 
+def reads_as_number(text: str) -> bool:
+    """Whether a spreadsheet reads a signed ``text`` as a plain number (``-1.20``,
+    ``+0.69%``, ``-1,234.5``, ``+1e-7``): a sign, digits (thousands in groups of three after
+    commas), an optional fraction and exponent, an optional ``%``, and nothing else."""
+    body = text[1:].removesuffix("%")
+    if text[:1] not in ("+", "-") or not body.isascii():
+        return False
+    mantissa, marker, exponent = body.lower().partition("e")
+    if marker and not exponent.removeprefix("+").removeprefix("-").isdigit():
+        return False
+    whole, _, fraction = mantissa.partition(".")
+    if fraction and not fraction.isdigit():
+        return False
+    if not whole:
+        return fraction != ""
+    head, *groups = whole.split(",")
+    return head.isdigit() and (not groups or (len(head) <= 3 and all(
+        len(group) == 3 and group.isdigit() for group in groups)))
+
+
+def expected_text(text: str) -> str:
+    """A text cell as the CSV writes it (OWASP's CSV-injection rule): ``'`` before text a
+    spreadsheet would run as a formula: a start of ``=``, ``@``, tab, CR, LF or NUL, or of
+    ``+``/``-`` when the text is not a plain signed number."""
+    if text[:1] in ("=", "@", "\t", "\r", "\n", "\0") or (
+            text[:1] in ("+", "-") and not reads_as_number(text)):
+        return "'" + text
+    return text
+
+
 def expected_cell(value: Any) -> str:
-    """What the JSON body has for a value: "" for null, the string, else the JSON token."""
+    """What the JSON body has for a value: "" for null, the string (neutralised:
+    :func:`expected_text`), else the JSON token."""
     if value is None:
         return ""
     if isinstance(value, str):
-        return value
+        return expected_text(value)
     return orjson.dumps(value).decode()
 
 
@@ -128,11 +159,11 @@ def assert_same_table(csv_response, records: list[dict]) -> list[str]:
     header, *body = parse_csv(csv_response)
     columns = list(dict.fromkeys(name for row in rows for name in row))
     if rows:
-        assert header == columns
+        assert header == [expected_text(name) for name in columns]
     assert len(body) == len(rows)
     for line, row in zip(body, rows, strict=True):
-        assert line == [expected_cell(row.get(name)) for name in header], (line, row)
-        for cell, name in zip(line, header, strict=True):
+        assert line == [expected_cell(row.get(name)) for name in columns], (line, row)
+        for cell, name in zip(line, columns, strict=True):
             value = row.get(name)
             if isinstance(value, float) and not isinstance(value, bool):
                 assert float(cell) == value  # the same number, read back
@@ -452,7 +483,7 @@ def test_any_table_parses_back_to_its_strings(table):
     text = body.decode("utf-8")
     assert text.endswith("\r\n")
     parsed = list(csv.reader(io.StringIO(text, newline="")))
-    assert parsed[0] == names
+    assert parsed[0] == [expected_text(name) for name in names]
     assert parsed[1:] == [[tabular.cell(row[n]) for n in names] for row in rows]
     for row, line in zip(rows, parsed[1:], strict=True):
         for name, cell in zip(names, line, strict=True):
@@ -464,7 +495,7 @@ def test_any_table_parses_back_to_its_strings(table):
             elif isinstance(value, int | float):
                 assert orjson.loads(cell) == value and cell == orjson.dumps(value).decode()
             else:
-                assert cell == value
+                assert cell == expected_text(value)
 
 
 _JSON = st.recursive(_SCALARS, lambda inner: st.one_of(
@@ -480,7 +511,7 @@ def test_any_records_render_as_their_flattened_json(records):
     parsed = list(csv.reader(io.StringIO(body.decode("utf-8"), newline="")))
     flat = [tabular.flatten(r) for r in records]
     header = list(dict.fromkeys(n for row in flat for n in row))
-    assert parsed[0] == header or (not header and parsed[0] == [])
+    assert parsed[0] == [expected_text(n) for n in header] or (not header and parsed[0] == [])
     for row, line in zip(flat, parsed[1:], strict=True):
         for name, cell in zip(header, line, strict=True):
             value = row.get(name)
