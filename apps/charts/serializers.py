@@ -16,12 +16,15 @@ from apps.core.v2 import (
     STRING,
     FieldsQuery,
     IntervalRangeRule,
+    OrderedPageQuery,
+    OrderedQuery,
     PageQuery,
     SymbolsParam,
     connection_schema,
     interval_param,
     nullable,
     object_schema,
+    order_param,
     range_param,
 )
 from marketdata.errors import BadRequest
@@ -53,7 +56,8 @@ def check_absolute_window(start: int | None, end: int | None, now: int) -> None:
         raise BadRequest("`start` must be before `end` (which defaults to now)")
 
 
-class V2ChartQuery(PageQuery):
+class V2ChartQuery(OrderedPageQuery):
+    order = order_param("asc", "candles (and `patterns` with them)")
     interval = interval_param("1d")
     range = range_param("1mo", "History window; ignored when `start` is given")
     start = _epoch("Unix seconds: the window starts here (Yahoo's absolute window) instead "
@@ -72,7 +76,7 @@ class V2ChartQuery(PageQuery):
         if start is None:  # with `start`, `range` is ignored
             check_range_interval(attrs["range"], attrs["interval"])
         check_absolute_window(start, attrs.get("end"), int(time.time()))
-        return attrs
+        return super().validate(attrs)
 
 
 class V2ChartsQuery(IntervalRangeRule, PageQuery):
@@ -92,20 +96,25 @@ class V2CapitalGainsBatchQuery(V2CapitalGainsQuery):
     symbols = SymbolsParam(help_text="Comma-separated symbols (at most 50)")
 
 
-class V2DividendsQuery(PageQuery):
+class V2DividendsQuery(OrderedPageQuery):
     range = range_param("max", "Only dividends within this window back from now")
+    order = order_param("asc", "dividends (by ex-date)")
 
 
-class V2DividendsBatchQuery(V2DividendsQuery):
+class V2DividendsBatchQuery(PageQuery):
+    # No `order`: the batch pages over symbols, not over time.
+    range = range_param("max", "Only dividends within this window back from now")
     symbols = SymbolsParam(help_text="Comma-separated symbols (at most 50); `cursor`/`limit` "
                                      "page over them")
 
 
-class V2SplitsQuery(FieldsQuery):
+class V2SplitsQuery(OrderedQuery):
     range = range_param("max", "Only splits within this window back from now")
+    order = order_param("asc", "splits (by ex-date)")
 
 
-class V2SplitsBatchQuery(V2SplitsQuery):
+class V2SplitsBatchQuery(FieldsQuery):
+    range = range_param("max", "Only splits within this window back from now")
     symbols = SymbolsParam(help_text="Comma-separated symbols (at most 50)")
 
 
@@ -150,7 +159,8 @@ PATTERN_SCHEMA: dict[str, Any] = nullable(
 def chart_schema(paged: bool) -> dict[str, Any]:
     """GqlChart; ``paged``: candles (and patterns) may come as connections."""
     if paged:
-        candles = connection_schema(CANDLE_SCHEMA, "candles")
+        candles = connection_schema(CANDLE_SCHEMA, "candles, oldest first (`order=asc`, "
+                                                   "the default) or newest first (`order=desc`)")
         patterns = connection_schema(PATTERN_SCHEMA, "pattern names (same page as candles)")
     else:
         candles = {"type": "array", "items": CANDLE_SCHEMA}
@@ -208,7 +218,9 @@ DIVIDEND_ANALYTICS_SCHEMA = object_schema({
     required=("totalPaid", "paymentCount", "averagePayment", "cagr", "lastPayment",
               "firstPayment"))
 DIVIDENDS_RESPONSE = object_schema({
-    "dividends": connection_schema(DIVIDEND_SCHEMA, "dividends, oldest first"),
+    "dividends": connection_schema(DIVIDEND_SCHEMA, "dividends, oldest first (`order=asc`, "
+                                                    "the default) or newest first "
+                                                    "(`order=desc`)"),
     "analytics": DIVIDEND_ANALYTICS_SCHEMA,
 }, "Dividends of one symbol; `fields` selects these members")
 DIVIDENDS_BATCH_RESPONSE = object_schema({
@@ -219,12 +231,15 @@ DIVIDENDS_BATCH_RESPONSE = object_schema({
         "`{symbol, dividends}` items (request order)"),
     "errors": ERRORS_SCHEMA,
 }, required=("dividends", "errors"))
-SPLITS_RESPONSE: dict[str, Any] = {"type": "array", "items": _SPLIT_EVENT,
-                                   "description": "Stock splits, oldest first"}
+_SPLIT_LIST: dict[str, Any] = {"type": "array", "items": _SPLIT_EVENT,
+                               "description": "Stock splits, oldest first"}
+SPLITS_RESPONSE: dict[str, Any] = {
+    **_SPLIT_LIST, "description": "Stock splits, oldest first (`order=asc`, the default) or "
+                                  "newest first (`order=desc`)"}
 SPLITS_BATCH_RESPONSE = object_schema({
     "splits": {"type": "array", "description": "One entry per served symbol, in request "
                                                "order",
-               "items": object_schema({"symbol": _STR, "splits": SPLITS_RESPONSE},
+               "items": object_schema({"symbol": _STR, "splits": _SPLIT_LIST},
                                       required=("symbol", "splits"))},
     "errors": ERRORS_SCHEMA,
 }, required=("splits", "errors"))

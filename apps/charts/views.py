@@ -37,7 +37,7 @@ from apps.charts.services import (
     sparks_for,
 )
 from apps.core.tabular import Table
-from apps.core.v2 import Output, V2ApiView
+from apps.core.v2 import Output, V2ApiView, order_note
 from marketdata.indicators.patterns import PATTERNS
 
 TAG = "Charts (v2)"
@@ -76,7 +76,9 @@ class V2ChartView(V2ApiView):
 
     `cursor`/`limit` page the candles; `patterns` is paged the same way (the same
     positions and cursors), so `patterns.nodes[i]` belongs to `candles.nodes[i]`. Without
-    either both are bare arrays. `fields` selects top-level members."""
+    either both are bare arrays. `fields` selects top-level members.
+
+    """ + order_note("asc", "candles (and `patterns` with them)")
 
     query_serializer = V2ChartQuery
     response_schema = CHART_RESPONSE
@@ -172,7 +174,9 @@ class V2DividendsView(V2ApiView):
     `(last / first) ^ (1 / years) - 1` with years of 365.25 days, null unless every amount
     is positive and the first and last are at least a year apart. A symbol that pays none
     gives `dividends: []` and zero totals; an unknown symbol is a 404. `cursor`/`limit` page
-    the dividends; `fields` selects `dividends` and `analytics`."""
+    the dividends; `fields` selects `dividends` and `analytics`.
+
+    """ + order_note("asc", "dividends (by ex-date)")
 
     query_serializer = V2DividendsQuery
     response_schema = DIVIDENDS_RESPONSE
@@ -217,12 +221,14 @@ class V2SplitsView(V2ApiView):
     ex-date, Unix seconds; a 4-for-1 split is `numerator` 4, `denominator` 1, `ratio`
     `"4:1"`; a reverse split has the larger denominator), {_RANGE_RULE}. A symbol that never
     split gives `[]`; an unknown symbol is a 404. `fields` applies to each split. Not
-    paged."""
+    paged.
+
+    """ + order_note("asc", "splits (by ex-date)")
 
     query_serializer = V2SplitsQuery
     response_schema = SPLITS_RESPONSE
     csv_table = ""
-    output = Output(SPLIT_MEMBERS)
+    output = Output(SPLIT_MEMBERS, ordered=("",))
     operation_id, tag = "get_splits", EVENTS_TAG
     summary = "Stock splits of one symbol"
 

@@ -23,6 +23,12 @@ operation, its parameters and its error responses from the same declarations.
   validated, before any upstream call, by a bounded parser (no JSON: a regular expression
   of base64url whose bytes are the position's decimal digits). A cursor past the end gives
   an empty page.
+- ``order``: a time-ordered list's query derives from :class:`OrderedPageQuery` (or
+  :class:`OrderedQuery` when unpaged) and declares ``order = order_param(default, what)``,
+  its default being the list's order without it. Read in the other order, the list is
+  reversed by the paging itself (:func:`paginate`), whose cursors then encode
+  ``-(position + 1)``: a cursor carries its walk's direction, and one used with the other
+  ``order`` is a 400 before any upstream call.
 """
 
 from __future__ import annotations
@@ -88,10 +94,29 @@ def _cursor_pattern() -> str:
             f"(?:(?:{group}){{0,3}}(?:{one_left}|{two_left})?|(?:{group}){{4}}{one_left}?))")
 
 
+def _reversed_cursor_pattern() -> str:
+    """The language of a reversed walk's cursors (:func:`encode_cursor` with ``reverse``):
+    unpadded base64url of ``-`` and the decimal digits of position + 1 (no leading zero, at
+    most 16 digits). ``-`` and the first digit encode to ``LT`` and a multiple of 4 (the
+    digit is not 0: ``E``..``k``); then as in :func:`_cursor_pattern`."""
+    lead = "(?:M[DTjz]|N[DTjz]|O[DT])"
+    middle, last = "[AEIMQUYcgk]", "[w-z0-5]"
+    group = f"{lead}{middle}{last}"
+    one_left = "(?:M[AQgw]|N[AQgw]|O[AQ])"
+    two_left = f"{lead}{middle}"
+    return f"(?:LT[EIMQUYcgk](?:{last}(?:{group}){{0,4}}(?:{one_left}|{two_left})?)?)"
+
+
 _CURSOR_CORE = _cursor_pattern()
+_REVERSED_CURSOR_CORE = _reversed_cursor_pattern()
 # What the query may carry: the cursor, up to two '=' after it, blanks around it.
 CURSOR_PATTERN = f"^[{BLANK}]*{_CURSOR_CORE}={{0,2}}[{BLANK}]*$"
+# The cursor of a list with `order`: either walk's (see :class:`OrderedCursorParam`).
+ORDERED_CURSOR_PATTERN = (f"^[{BLANK}]*(?:{_CURSOR_CORE}|{_REVERSED_CURSOR_CORE})={{0,2}}"
+                          f"[{BLANK}]*$")
 _CURSOR_TEXT = re.compile(_CURSOR_CORE, re.ASCII)
+_ANY_CURSOR_TEXT = re.compile(f"{_CURSOR_CORE}|{_REVERSED_CURSOR_CORE}", re.ASCII)
+_REVERSED_POSITION = re.compile(rb"-[1-9][0-9]{0,15}")
 
 # -- the spec's enumerations, declared once -----------------------------------------------------
 INTERVALS = V2_INTERVALS
@@ -195,6 +220,8 @@ class Output:
     - ``page_params``: the names of the cursor and the page size, where ``limit`` already
       means something else (``pageCursor``/``pageLimit`` of a batch whose ``limit`` is a
       count per item).
+    - ``ordered``: the lists ``order`` reverses that are not paged (a paged list is read
+      in the request's ``order`` by its paging; see :class:`OrderedQuery`).
 
     Selection comes first, then paging (a member ``fields`` left out is not paged).
     """
@@ -204,6 +231,7 @@ class Output:
     at: tuple[str, ...] = ()
     paged: tuple[str, ...] = ()
     page_params: tuple[str, str] = ("cursor", "limit")
+    ordered: tuple[str, ...] = ()
 
     def apply(self, data: Any, params: Mapping[str, Any]) -> Any:
         if self.members:
@@ -211,12 +239,19 @@ class Output:
             data = _select_at(data, self.at, fields, self.always)
         if self.page_params != ("cursor", "limit"):
             cursor, limit = self.page_params
-            params = {"cursor": params.get(cursor), "limit": params.get(limit)}
+            params = {"cursor": params.get(cursor), "limit": params.get(limit),
+                      REVERSE: params.get(REVERSE)}
         for member in self.paged:
             if member == "":
                 data = page(data, params) if isinstance(data, list) else data
             elif isinstance(data, dict):
                 data = paginate_member(data, member, params)
+        if params.get(REVERSE):
+            for member in self.ordered:
+                if member == "" and isinstance(data, list):
+                    data = data[::-1]
+                elif isinstance(data, dict) and isinstance(data.get(member), list):
+                    data = {**data, member: data[member][::-1]}
         return data
 
 
@@ -344,29 +379,58 @@ def select(obj: dict[str, Any], fields: frozenset[str] | None,
 
 
 # -- cursors and connections ------------------------------------------------------------------
-def encode_cursor(position: int) -> str:
-    return base64.urlsafe_b64encode(json.dumps(position).encode()).rstrip(b"=").decode()
+def encode_cursor(position: int, reverse: bool = False) -> str:
+    """The cursor of ``position`` (0-based) in a walk: base64url (no padding) of its JSON;
+    a reversed walk's (a list read in the other ``order`` than its default) is of
+    ``-(position + 1)``, so a cursor carries its walk's direction."""
+    value = -(position + 1) if reverse else position
+    return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
 
 
-def cursor_position(cursor: Any) -> int | None:
-    """The position a cursor names, or None when it is not one of ours. Bounded work
-    whatever the input: a length check, then a regular expression, never a JSON parser."""
+@dataclass(frozen=True)
+class WalkCursor:
+    """A decoded cursor of a list with ``order``: the position, and whether it came from
+    the reversed walk."""
+
+    position: int
+    reverse: bool
+
+
+def _decode_cursor(cursor: Any, reversible: bool) -> WalkCursor | None:
+    """Bounded work whatever the input: a length check, then a regular expression, never a
+    JSON parser."""
     if not isinstance(cursor, str) or len(cursor) > 4 * MAX_CURSOR_LENGTH:
         return None
     padded = cursor.strip()
     text = padded.rstrip("=")
+    pattern = _ANY_CURSOR_TEXT if reversible else _CURSOR_TEXT
     if len(padded) > MAX_CURSOR_LENGTH or len(padded) - len(text) > 2 \
-            or not _CURSOR_TEXT.fullmatch(text):
+            or not pattern.fullmatch(text):
         return None
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (ValueError, binascii.Error):
         return None
-    if not _POSITION.fullmatch(raw):
+    if _POSITION.fullmatch(raw):
+        walk = WalkCursor(int(raw), False)
+    elif reversible and _REVERSED_POSITION.fullmatch(raw):
+        walk = WalkCursor(-int(raw) - 1, True)
+    else:
         return None
-    position = int(raw)
     # Canonical only: 'MB' decodes to b'0' too (base64 drops the spare bits); 'MA' is 0.
-    return position if encode_cursor(position) == text else None
+    return walk if encode_cursor(walk.position, walk.reverse) == text else None
+
+
+def cursor_position(cursor: Any) -> int | None:
+    """The position a cursor of a list without ``order`` names, or None when it is not one
+    of ours (a reversed walk's cursor is not)."""
+    walk = _decode_cursor(cursor, reversible=False)
+    return None if walk is None else walk.position
+
+
+def walk_cursor(cursor: Any) -> WalkCursor | None:
+    """The position and direction a cursor of a list with ``order`` names, or None."""
+    return _decode_cursor(cursor, reversible=True)
 
 
 @extend_schema_field({"type": "string", "pattern": CURSOR_PATTERN})
@@ -384,23 +448,51 @@ class CursorParam(serializers.CharField):
         return position
 
 
-def paginate(items: Sequence[Any], cursor: int | None, limit: int | None) -> Any:
+@extend_schema_field({"type": "string", "pattern": ORDERED_CURSOR_PATTERN})
+class OrderedCursorParam(serializers.CharField):
+    """The ``cursor`` of a list with ``order``: decoded to a :class:`WalkCursor`, which
+    :class:`OrderedQuery` checks against the request's ``order``."""
+
+    default_error_messages = {"invalid": "Invalid cursor"}
+
+    def to_internal_value(self, data: Any) -> WalkCursor:  # type: ignore[override]
+        walk = walk_cursor(super().to_internal_value(data))
+        if walk is None:
+            self.fail("invalid")
+        return walk
+
+
+def paginate(items: Sequence[Any], cursor: int | None, limit: int | None,
+             reverse: bool = False) -> Any:
     """Bare list without ``cursor`` and ``limit``; otherwise one page as a connection.
-    ``cursor`` is the position :class:`CursorParam` decoded."""
+    ``cursor`` is the position :class:`CursorParam` decoded. ``reverse``: the list is read
+    backwards (``order`` other than its default), positions and cursors are those of the
+    reversed list (its cursors say so: see :func:`encode_cursor`), so walking its pages
+    gives exactly the reversed list."""
+    if reverse:
+        items = list(reversed(items))
     if cursor is None and limit is None:
         return list(items)
     total = len(items)
     start = min(cursor + 1, total) if cursor is not None else 0
     end = total if limit is None else min(start + limit, total)
-    page = items[start:end]
-    edges = [{"cursor": encode_cursor(start + i), "node": node} for i, node in enumerate(page)]
+    return connection(items[start:end], start, end < total, reverse)
+
+
+def connection(page: Sequence[Any], start: int, has_next: bool,
+               reverse: bool = False) -> dict[str, Any]:
+    """One page as a connection ``{edges, nodes, pageInfo}``: ``page`` holds the items at
+    positions ``start``.. of the whole list (of its reversed walk with ``reverse``). Also
+    for a list paged upstream (filings search), where the whole list is never held."""
+    edges = [{"cursor": encode_cursor(start + i, reverse), "node": node}
+             for i, node in enumerate(page)]
     return {
         "edges": edges,
         "nodes": list(page),
         "pageInfo": {
             "startCursor": edges[0]["cursor"] if edges else None,
             "endCursor": edges[-1]["cursor"] if edges else None,
-            "hasNextPage": end < total,
+            "hasNextPage": has_next,
             "hasPreviousPage": start > 0,
         },
     }
@@ -413,12 +505,14 @@ def paginate_member(obj: dict[str, Any], member: str, params: Mapping[str, Any])
     value = obj.get(member)
     if not isinstance(value, list):
         return obj
-    return {**obj, member: paginate(value, params.get("cursor"), params.get("limit"))}
+    return {**obj, member: paginate(value, params.get("cursor"), params.get("limit"),
+                                    bool(params.get(REVERSE)))}
 
 
 def page(items: Sequence[Any], params: Mapping[str, Any]) -> Any:
-    """A top-level list paged by the request's ``cursor``/``limit``."""
-    return paginate(items, params.get("cursor"), params.get("limit"))
+    """A top-level list paged by the request's ``cursor``/``limit`` (and ``order``)."""
+    return paginate(items, params.get("cursor"), params.get("limit"),
+                    bool(params.get(REVERSE)))
 
 
 # -- JSON body members ----------------------------------------------------------------------
@@ -497,6 +591,61 @@ class PageQuery(FieldsQuery):
         required=False, min_value=0, max_value=MAX_LIMIT,
         help_text=f"Page size, 0..{MAX_LIMIT}; with `cursor` or `limit` the list comes as a "
                   "connection `{edges, nodes, pageInfo}`, with neither as a bare array")
+
+
+# -- order: time-ordered lists ----------------------------------------------------------------
+ORDERS = ("asc", "desc")
+# The validated query's flag that the list is read against its default order (set by
+# OrderedQuery, read by the paging).
+REVERSE = "reverse"
+ORDER_MISMATCH = ("Cursor from a page of the other order: a cursor continues the walk of "
+                  "the `order` that gave it")
+
+
+def order_param(default: str, what: str) -> serializers.ChoiceField:
+    """``order`` of a time-ordered list (``what``), ``default`` being its order without it."""
+    return choice(ORDERS, required=False, default=default, help_text=(
+        f"Order of the {what} in time: `asc` oldest first, `desc` newest first; default "
+        f"`{default}`. With `cursor`/`limit`, walking the pages of one order gives exactly "
+        "the other order's list reversed; a cursor belongs to the order of the page that "
+        "gave it (with the other order it is a 400)"))
+
+
+def order_note(default: str, what: str) -> str:
+    """The sentence of an operation's description that states its list's order."""
+    first = "oldest" if default == "asc" else "newest"
+    return (f"`order` (`asc` oldest first, `desc` newest first) orders the {what} in time; "
+            f"without it they come {first} first (`order={default}`). Cursors carry their "
+            "walk's order: a cursor used with the other `order` is a 400.")
+
+
+class OrderedQuery(FieldsQuery):
+    """A query with ``order`` (declared by each subclass with :func:`order_param`, whose
+    default is the list's order without it). Validation sets :data:`REVERSE` (the list is
+    read against its default order) and turns a :class:`WalkCursor` into its position,
+    refusing a cursor of the other order (400 before any upstream call). A subclass that
+    has its own ``validate`` calls this one."""
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        attrs = super().validate(attrs)
+        reverse = attrs["order"] != self.fields["order"].default
+        cursor = attrs.get("cursor")
+        if isinstance(cursor, WalkCursor):
+            if cursor.reverse != reverse:
+                raise serializers.ValidationError({"cursor": [ORDER_MISMATCH]},
+                                                  code="order_mismatch")
+            attrs["cursor"] = cursor.position
+        attrs[REVERSE] = reverse
+        return attrs
+
+
+class OrderedPageQuery(OrderedQuery, PageQuery):
+    """:class:`PageQuery` of a time-ordered list: ``order`` with a cursor that carries it."""
+
+    cursor = OrderedCursorParam(
+        required=False, help_text="`pageInfo.endCursor` of the previous page (opaque; it "
+                                  "belongs to that page's `order`); past the end gives an "
+                                  "empty page")
 
 
 # -- OpenAPI schema pieces ------------------------------------------------------------------

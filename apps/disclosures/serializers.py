@@ -4,7 +4,13 @@ congressional trades)."""
 from __future__ import annotations
 
 from apps.core.params import IntegerParam
-from apps.core.v2 import PageQuery, connection_schema, nullable, object_schema
+from apps.core.v2 import (
+    OrderedPageQuery,
+    connection_schema,
+    nullable,
+    object_schema,
+    order_param,
+)
 from marketdata.records.disclosures import (
     DEFAULT_FTD_MONTHS,
     FTD_MEMBERS,
@@ -13,15 +19,16 @@ from marketdata.records.disclosures import (
 )
 
 
-class V2FailsToDeliverQuery(PageQuery):
+class V2FailsToDeliverQuery(OrderedPageQuery):
+    order = order_param("desc", "balances (by settlement day)")
     months = IntegerParam(
         required=False, default=DEFAULT_FTD_MONTHS, min_value=1, max_value=MAX_FTD_MONTHS,
         help_text=f"Months of published data, 1..{MAX_FTD_MONTHS} (two SEC files a month); "
                   f"default {DEFAULT_FTD_MONTHS}")
 
 
-class V2CongressionalTradesQuery(PageQuery):
-    pass
+class V2CongressionalTradesQuery(OrderedPageQuery):
+    order = order_param("desc", "trades (by transaction date)")
 
 
 _FTD_KINDS = {"quantity": "integer", "price": "number"}
@@ -40,8 +47,9 @@ FAIL_TO_DELIVER_SCHEMA = object_schema(
             else nullable(_FTD_KINDS.get(name, "string"), description=_FTD_DESCRIPTIONS[name]))
      for name in FTD_MEMBERS},
     "One settlement day's fails-to-deliver balance", required=FTD_MEMBERS)
-FAILS_TO_DELIVER_RESPONSE = connection_schema(FAIL_TO_DELIVER_SCHEMA,
-                                              "balances, newest settlement day first")
+FAILS_TO_DELIVER_RESPONSE = connection_schema(
+    FAIL_TO_DELIVER_SCHEMA, "balances, newest settlement day first (`order=desc`, the "
+                            "default) or oldest first (`order=asc`)")
 
 _TRADE_DESCRIPTIONS = {
     "symbol": "The symbol asked for",
@@ -63,5 +71,6 @@ CONGRESSIONAL_TRADE_SCHEMA = object_schema(
                                        if name in _TRADE_DESCRIPTIONS else {})))
      for name in TRADE_MEMBERS},
     "One trade a member of Congress disclosed", required=TRADE_MEMBERS)
-CONGRESSIONAL_TRADES_RESPONSE = connection_schema(CONGRESSIONAL_TRADE_SCHEMA,
-                                                  "trades, newest transaction first")
+CONGRESSIONAL_TRADES_RESPONSE = connection_schema(
+    CONGRESSIONAL_TRADE_SCHEMA, "trades, newest transaction first (`order=desc`, the "
+                                "default) or oldest first (`order=asc`)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import Output, V2ApiView
+from apps.core.v2 import Output, V2ApiView, order_note
 from apps.disclosures.serializers import (
     CONGRESSIONAL_TRADES_RESPONSE,
     FAILS_TO_DELIVER_RESPONSE,
@@ -19,7 +19,7 @@ TAG = "Filings (v2)"
 
 
 class V2FailsToDeliverView(V2ApiView):
-    """Fails-to-deliver balances of a security: `[{symbol, date, quantity, price, name,
+    __doc__ = """Fails-to-deliver balances of a security: `[{symbol, date, quantity, price, name,
     description, cusip}]`, newest settlement day first.
 
     Each item is one settlement day's aggregate balance of shares that failed to be
@@ -32,7 +32,9 @@ class V2FailsToDeliverView(V2ApiView):
     FMP's rows cut to the same settlement days. A valid symbol without fails in the window
     gives `[]` (the files list only securities with a balance, so an unknown ticker cannot
     be told apart); a malformed one is a 404. `cursor`/`limit` page the items; `fields`
-    applies to each item."""
+    applies to each item.
+
+    """ + order_note("desc", "balances (by settlement day)")
 
     query_serializer = V2FailsToDeliverQuery
     response_schema = FAILS_TO_DELIVER_RESPONSE
@@ -46,10 +48,10 @@ class V2FailsToDeliverView(V2ApiView):
 
 
 class V2CongressionalTradesView(V2ApiView):
-    """Trades in a security disclosed by members of Congress (STOCK Act periodic transaction
-    reports): `[{symbol, chamber, firstName, lastName, office, district, tradeType, amount,
-    assetDescription, assetType, owner, transactionDate, disclosureDate, link}]`, newest
-    transaction first.
+    __doc__ = """Trades in a security disclosed by members of Congress (STOCK Act periodic
+    transaction reports): `[{symbol, chamber, firstName, lastName, office, district,
+    tradeType, amount, assetDescription, assetType, owner, transactionDate, disclosureDate,
+    link}]`, newest transaction first.
 
     Source: Financial Modeling Prep's `/stable/senate-trades` and `/stable/house-trades`
     (`chamber` says which), and only with `FMP_API_KEY`: no keyless source with documented
@@ -57,7 +59,9 @@ class V2CongressionalTradesView(V2ApiView):
     naming the setting (and `/v2/health` says so). `amount` is the disclosed range as a
     string; every member but `symbol` and `chamber` may be null. A symbol without trades
     gives `[]`; a malformed one is a 404. `cursor`/`limit` page the items; `fields` applies
-    to each item."""
+    to each item.
+
+    """ + order_note("desc", "trades (by transaction date)")
 
     query_serializer = V2CongressionalTradesQuery
     response_schema = CONGRESSIONAL_TRADES_RESPONSE

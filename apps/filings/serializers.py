@@ -14,11 +14,14 @@ from apps.core.v2 import (
     INTEGER,
     NUMBER,
     STRING,
+    CursorParam,
     FieldsQuery,
+    OrderedPageQuery,
     PageQuery,
     connection_schema,
     nullable,
     object_schema,
+    order_param,
 )
 from marketdata.records.filings import (
     DATA_POINT_MEMBERS,
@@ -75,8 +78,10 @@ class DayParam(AnyTextParam):
         return text
 
 
-class V2FilingsQuery(PageQuery):
-    """``cursor``/``limit`` page ``filings``."""
+class V2FilingsQuery(OrderedPageQuery):
+    """``cursor``/``limit`` page ``filings``; ``order`` orders them."""
+
+    order = order_param("desc", "filings (EDGAR's order: by filing date and time)")
 
 
 @extend_schema_field({"type": "string", "minLength": 1, "pattern": _TAXONOMY_PATTERN})
@@ -116,23 +121,39 @@ class V2FilingSearchQuery(FieldsQuery):
                                 "every form")
     startDate = DayParam(required=False, help_text="Filed on or after, `YYYY-MM-DD`")  # noqa: N815
     endDate = DayParam(required=False, help_text="Filed on or before, `YYYY-MM-DD`")  # noqa: N815
+    cursor = CursorParam(
+        required=False, help_text="`hits.pageInfo.endCursor` of the previous page (opaque): "
+                                  "the page after it (`from` is ignored with it)")
+    limit = IntegerParam(
+        required=False, min_value=1, max_value=MAX_SEARCH_SIZE,
+        help_text=f"Hits per page, 1..{MAX_SEARCH_SIZE}; with `cursor` or `limit`, `hits` "
+                  "is a connection `{edges, nodes, pageInfo}`, with neither a bare array "
+                  "(`size` is ignored with it)")
     # `from` is a Python keyword: declared below under its query name.
-    size = IntegerParam(required=False, default=MAX_SEARCH_SIZE, min_value=1,
-                        max_value=MAX_SEARCH_SIZE,
+    size = IntegerParam(required=False, min_value=1, max_value=MAX_SEARCH_SIZE,
                         help_text=f"Hits per page, 1..{MAX_SEARCH_SIZE} (default "
-                                  f"{MAX_SEARCH_SIZE})")
+                                  f"{MAX_SEARCH_SIZE}); the same as `limit` but for the "
+                                  "shape of `hits` (`limit` wins when both are given)")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         start, end = attrs.get("startDate"), attrs.get("endDate")
         if start and end and start > end:
             raise serializers.ValidationError({"endDate": ["endDate is before startDate"]})
+        # One window for both spellings: `offset` hits skipped, `size` per page; the
+        # connection's names win over their numeric aliases when both are given.
+        cursor = attrs.get("cursor")
+        attrs["offset"] = cursor + 1 if cursor is not None else attrs.get("from", 0)
+        attrs["size"] = next(v for v in (attrs.get("limit"), attrs.get("size"),
+                                          MAX_SEARCH_SIZE) if v is not None)
+        attrs["connection"] = cursor is not None or attrs.get("limit") is not None
         return attrs
 
 
 V2FilingSearchQuery._declared_fields["from"] = IntegerParam(
-    required=False, default=0, min_value=0, max_value=MAX_SEARCH_FROM,
-    help_text=f"Hits to skip, 0..{MAX_SEARCH_FROM} (default 0): the next page's is "
-              "`nextFrom` of this one")
+    required=False, min_value=0, max_value=MAX_SEARCH_FROM,
+    help_text=f"Hits to skip, 0..{MAX_SEARCH_FROM} (default 0; the numeric spelling of "
+              "`cursor`, which wins when both are given): the next page's is `nextFrom` "
+              "of this one")
 
 
 # ---- response schemas -----------------------------------------------------------------------
@@ -162,7 +183,8 @@ FILINGS_RESPONSE = object_schema({
     "tickers": {"type": "array", "items": {"type": "string"}},
     "exchanges": {"type": "array", "items": {"type": "string"}},
     **{name: nullable("boolean") for name in FILER_BOOLEANS},
-    "filings": connection_schema(FILING_SCHEMA, "filings, newest first"),
+    "filings": connection_schema(FILING_SCHEMA, "filings, newest first (`order=desc`, the "
+                                                "default) or oldest first (`order=asc`)"),
 }, "A filer and its recent filings; `fields` selects these members")
 
 DATA_POINT_SCHEMA = object_schema({
@@ -205,6 +227,7 @@ SEARCH_HIT_SCHEMA = object_schema({
 SEARCH_RESPONSE = object_schema({
     "totalHits": {**INTEGER, "description": "Matching documents in all (EDGAR counts at "
                                             "most 10,000)"},
-    "hits": {"type": "array", "items": SEARCH_HIT_SCHEMA},
+    "hits": connection_schema(SEARCH_HIT_SCHEMA, "hits, in EDGAR's order (relevance)"),
     "nextFrom": {**INTEGER, "description": "`from` of the next page; null on the last"},
-}, "One page of full-text search results")
+}, "One page of full-text search results: `hits` as a bare array without `cursor`/`limit`, "
+   "a connection with either (its cursors are the hits' positions in the whole result)")

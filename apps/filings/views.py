@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import FieldsQuery, Output, V2ApiView, paginate_member
+from apps.core.v2 import FieldsQuery, Output, V2ApiView, connection, order_note, paginate_member
 from apps.filings import services
 from apps.filings.serializers import (
     CIK_MEMBERS,
@@ -15,6 +15,7 @@ from apps.filings.serializers import (
     FACTS_RESPONSE,
     FILER_MEMBERS,
     FILINGS_RESPONSE,
+    MAX_SEARCH_FROM,
     SEARCH_MEMBERS,
     SEARCH_RESPONSE,
     V2FactsQuery,
@@ -50,7 +51,8 @@ class V2FilingsView(V2ApiView):
         "transaction flags as booleans). `filings` holds EDGAR's recent list (the latest "
         "1,000 filings or more, every form), each `{accessionNumber, filingDate, "
         "reportDate, form, size, primaryDocument, primaryDocDescription}`, null where the "
-        "filing has no value. `cursor`/`limit` page `filings`; `fields` selects members.")
+        "filing has no value. `cursor`/`limit` page `filings`; `fields` selects members.\n\n"
+        + order_note("desc", "filings"))
 
     query_serializer = V2FilingsQuery
     response_schema = FILINGS_RESPONSE
@@ -95,11 +97,19 @@ class V2FilingSearchView(V2ApiView):
         "double quotes); `forms` keeps those form types; `startDate`/`endDate` "
         "(`YYYY-MM-DD`) bound the filing date (one alone is completed with 2001-01-01 or "
         "today). Hits come in EDGAR's order (relevance), each `{fileDate, form, adsh, "
-        "displayNames, ciks}`. Paging is EDGAR's: `from` hits skipped, `size` hits per "
-        "page (1..100); `nextFrom` is the next page's `from`, null on the last page (EDGAR "
-        "serves the first 10,000 hits). 400 for a blank `q`, a date that is not "
-        "`YYYY-MM-DD`, `endDate` before `startDate`, or `from`/`size` out of range, before "
-        "any upstream call.")
+        "displayNames, ciks}`; EDGAR serves the first 10,000 hits, 1..100 a page.\n\n"
+        "Paging is the v2 lists' cursor connection: with `cursor` or `limit` (hits per "
+        "page, default 100), `hits` is `{edges, nodes, pageInfo}` and the next page is "
+        "`cursor=<pageInfo.endCursor>` (a cursor past the 10,000th hit gives an empty "
+        "page, `totalHits` null, without asking EDGAR); with neither, `hits` is a bare "
+        "array. `from` (hits skipped) and `size` (hits per page) stay accepted as the "
+        "numeric spellings of `cursor` and `limit` (`from=N` starts where "
+        "`cursor` of position N-1 would) and, alone, keep `hits` a bare array; "
+        "`nextFrom` is the next page's `from`, null on the last page, in both shapes. "
+        "`cursor` wins over `from` and `limit` over `size` when both are given. "
+        "400 for a blank `q`, a date that is not `YYYY-MM-DD`, `endDate` before "
+        "`startDate`, `from`/`size`/`limit` out of range, or a bad `cursor`, before any "
+        "upstream call.")
 
     query_serializer = V2FilingSearchQuery
     response_schema = SEARCH_RESPONSE
@@ -109,6 +119,13 @@ class V2FilingSearchView(V2ApiView):
 
     def get(self, request: Request) -> Response:
         q = self.params
-        return self.answer(services.search(q["q"], csv_items(q.get("forms")),
-                                           q.get("startDate"), q.get("endDate"), q["from"],
-                                           q["size"]))
+        offset = q["offset"]
+        if offset > MAX_SEARCH_FROM:  # a cursor past what EDGAR serves: an empty page
+            found = {"totalHits": None, "hits": [], "nextFrom": None}
+        else:
+            found = services.search(q["q"], csv_items(q.get("forms")), q.get("startDate"),
+                                    q.get("endDate"), offset, q["size"])
+        if q["connection"]:
+            found = {**found, "hits": connection(found["hits"], offset,
+                                                 found["nextFrom"] is not None)}
+        return self.answer(found)

@@ -8,7 +8,7 @@ from typing import Any
 from django.core.validators import MaxValueValidator
 
 from apps.core.params import IntegerParam
-from apps.core.v2 import NUMBER, PageQuery, connection_schema, object_schema
+from apps.core.v2 import NUMBER, OrderedPageQuery, connection_schema, object_schema, order_param
 from marketdata.records.macro import FIRST_YEAR, YIELD_MEMBERS
 
 
@@ -17,11 +17,14 @@ def current_year() -> int:
     return datetime.now(UTC).year
 
 
-class MacroSeriesQuery(PageQuery):
+class MacroSeriesQuery(OrderedPageQuery):
     """``cursor``/``limit`` page the observations; ``fields`` selects ``id``/``observations``."""
 
+    order = order_param("asc", "observations")
 
-class TreasuryYieldsQuery(PageQuery):
+
+class TreasuryYieldsQuery(OrderedPageQuery):
+    order = order_param("desc", "rows")
     year = IntegerParam(
         required=False, min_value=FIRST_YEAR,
         help_text=f"Calendar year, {FIRST_YEAR}..the current UTC year (its default)")
@@ -38,7 +41,7 @@ class TreasuryYieldsQuery(PageQuery):
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         attrs.setdefault("year", self.fields["year"].max_value)
-        return attrs
+        return super().validate(attrs)
 
 
 # ---- response schemas -----------------------------------------------------------------------
@@ -53,7 +56,9 @@ OBSERVATION_SCHEMA = object_schema(
 
 MACRO_SERIES_RESPONSE = object_schema({
     "id": {**_STR, "description": "The FRED series id, upper-cased"},
-    "observations": connection_schema(OBSERVATION_SCHEMA, "observations, oldest first"),
+    "observations": connection_schema(
+        OBSERVATION_SCHEMA, "observations, oldest first (`order=asc`, the default) or newest "
+                            "first (`order=desc`)"),
 }, "GqlMacroSeries; `fields` selects these members")
 
 TREASURY_ROW_SCHEMA = object_schema(
@@ -63,4 +68,6 @@ TREASURY_ROW_SCHEMA = object_schema(
         for name in YIELD_MEMBERS}},
     "Treasury yield row: the daily par yield curve of one day (`fields` selects members)")
 
-TREASURY_YIELDS_RESPONSE = connection_schema(TREASURY_ROW_SCHEMA, "rows, newest first")
+TREASURY_YIELDS_RESPONSE = connection_schema(TREASURY_ROW_SCHEMA, "rows, newest first "
+                                             "(`order=desc`, the default) or oldest first "
+                                             "(`order=asc`)")

@@ -7,7 +7,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import Output, V2ApiView
+from apps.core.v2 import Output, V2ApiView, order_note
 from apps.macro import serializers as macro
 from apps.macro.services import macro_series, treasury_yields
 from marketdata.records.macro import FIRST_YEAR, MAX_SERIES_ID_LENGTH, ROW_MEMBERS
@@ -22,7 +22,7 @@ _SERIES_ID = OpenApiParameter(
 
 
 class V2MacroSeriesView(V2ApiView):
-    """One economic time series from FRED (St. Louis Fed): `{id, observations}`.
+    __doc__ = """One economic time series from FRED (St. Louis Fed): `{id, observations}`.
 
     `id` is the series id upper-cased; `observations` are `{date, value}` oldest first, the
     series' whole history, `date` as `YYYY-MM-DD` (FRED's observation date: the start of
@@ -37,10 +37,13 @@ class V2MacroSeriesView(V2ApiView):
     the same numbers. Cached for an hour.
 
     `cursor`/`limit` page the observations (a connection `{edges, nodes, pageInfo}`), the
-    `id` stays as it is; with neither they are a bare array. `fields` selects `id` and/or
-    `observations`. 404 for an unknown series or a malformed id (letters, digits and
-    underscores only; checked before any upstream call); 400 for a bad `cursor`/`limit`;
-    502/503/504/429 when FRED cannot answer."""
+    `id` stays as it is; with neither they are a bare array. `order=desc&limit=5` gives
+    the newest five. `fields` selects `id` and/or `observations`. 404 for an unknown series
+    or a malformed id (letters, digits and underscores only; checked before any upstream
+    call); 400 for a bad `cursor`/`limit`/`order`; 502/503/504/429 when FRED cannot
+    answer.
+
+    """ + order_note("asc", "observations")
 
     query_serializer = macro.MacroSeriesQuery
     response_schema = macro.MACRO_SERIES_RESPONSE
@@ -74,7 +77,9 @@ class V2TreasuryYieldsView(V2ApiView):
     `year` defaults to the current UTC year; anything but an integer in
     {FIRST_YEAR}..current year is a 400 before any upstream call. `cursor`/`limit` page the
     rows; `fields` applies to each row (a requested member is present even when null).
-    502/503/504/429 when Treasury cannot answer."""
+    502/503/504/429 when Treasury cannot answer.
+
+    """ + order_note("desc", "rows")
 
     query_serializer = macro.TreasuryYieldsQuery
     response_schema = macro.TREASURY_YIELDS_RESPONSE

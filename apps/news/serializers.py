@@ -3,7 +3,14 @@ from typing import Any
 from rest_framework import serializers
 
 from apps.core.params import IntegerParam, QuerySerializer, SymbolParam
-from apps.core.v2 import PageQuery, connection_schema, nullable, object_schema
+from apps.core.v2 import (
+    OrderedPageQuery,
+    PageQuery,
+    connection_schema,
+    nullable,
+    object_schema,
+    order_param,
+)
 from marketdata.sentiment import LABEL_THRESHOLD, NEGATIVE, NEUTRAL, POSITIVE
 
 # The members of a v2 news item, and the reference's words for the sentiment labels
@@ -44,6 +51,13 @@ class V2NewsQuery(PageQuery):
                   "these")
 
 
+class V2MarketNewsQuery(OrderedPageQuery, V2NewsQuery):
+    """:class:`V2NewsQuery` of the market's news, a time-ordered list: with ``order``."""
+
+    order = order_param("desc", "articles (by publication time; the newest `count` "
+                                "articles either way)")
+
+
 V2_SENTIMENT_SCHEMA = object_schema({
     "label": {"type": "string", "enum": list(MARKET_LABELS.values()),
               "description": f"Bullish when score >= {LABEL_THRESHOLD}, Bearish when score "
@@ -76,3 +90,6 @@ V2_NEWS_ITEM_SCHEMA["example"] = {
     "time": "2025-02-25T00:20:00Z", "providerPublishTime": 1740442800,
     "sentiment": {"label": "Neutral", "score": 0.0, "confidence": 1.0}}
 V2_NEWS_RESPONSE: dict[str, Any] = connection_schema(V2_NEWS_ITEM_SCHEMA, "articles")
+V2_MARKET_NEWS_RESPONSE: dict[str, Any] = connection_schema(
+    V2_NEWS_ITEM_SCHEMA, "articles, newest first (`order=desc`, the default) or oldest first "
+                         "(`order=asc`)")

@@ -3,13 +3,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.schema import error_responses
-from apps.core.v2 import Output, V2ApiView
+from apps.core.v2 import Output, V2ApiView, order_note
 from apps.core.views import ApiView
 from apps.news.serializers import (
+    V2_MARKET_NEWS_RESPONSE,
     V2_NEWS_MEMBERS,
     V2_NEWS_RESPONSE,
     News,
     NewsQuery,
+    V2MarketNewsQuery,
     V2NewsQuery,
 )
 from apps.news.services import market_news, news_for_symbol, v2_market_news, v2_symbol_news
@@ -69,12 +71,14 @@ class V2MarketNewsView(V2ApiView):
 
     {_ITEM_DOC}
 
-    Errors: 400 for a bad `count`, `cursor` or `limit`, before any upstream call;
+    Errors: 400 for a bad `count`, `cursor`, `limit` or `order`, before any upstream call;
     502/503/504/429 when every one of the three searches fails (the body names the
-    provider)."""
+    provider).
 
-    query_serializer = V2NewsQuery
-    response_schema = V2_NEWS_RESPONSE
+    """ + order_note("desc", "articles (the newest `count` either way)")
+
+    query_serializer = V2MarketNewsQuery
+    response_schema = V2_MARKET_NEWS_RESPONSE
     output = Output(V2_NEWS_MEMBERS, paged=("",))
     operation_id, tag = "get_market_news", "News (v2)"
     summary = "General market news, with sentiment"

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from apps.core.v2 import INTEGER, PageQuery, connection_schema, object_schema
+from apps.core.v2 import (
+    INTEGER,
+    OrderedPageQuery,
+    connection_schema,
+    object_schema,
+    order_param,
+)
 from marketdata.records.macro import LEGACY_NULL_MEMBERS, POSITION_MEMBERS
 
 
-class V2CotQuery(PageQuery):
+class V2CotQuery(OrderedPageQuery):
     """`cursor`/`limit` page the weekly observations; `fields` selects top-level members."""
+
+    order = order_param("asc", "weekly observations")
 
 
 _STR = {"type": "string"}
@@ -30,5 +38,7 @@ COT_RESPONSE: dict[str, Any] = object_schema({
     "contractMarketCode": {**_STR, "description": "CFTC contract market code (newest row)"},
     "marketAndExchangeName": {**_STR, "description": "CFTC market and exchange name "
                                                      "(newest row)"},
-    "observations": connection_schema(OBSERVATION_SCHEMA, "weekly observations, oldest first"),
+    "observations": connection_schema(OBSERVATION_SCHEMA, "weekly observations, oldest "
+                                                     "first (`order=asc`, the default) or newest "
+                                                     "first (`order=desc`)"),
 }, "Weekly positioning; `fields` selects these members")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import Output, V2ApiView
+from apps.core.v2 import Output, V2ApiView, order_note
 from apps.positioning.serializers import COT_RESPONSE, V2CotQuery
 from apps.positioning.services import cot_for
 from marketdata.records.macro import (
@@ -54,9 +54,11 @@ class V2CotView(V2ApiView):
     `cursor`/`limit` page the observations (a connection `{{edges, nodes, pageInfo}}`; the
     other members stay as they are); with neither they are a bare array. `fields` selects
     top-level members. 404 for a malformed symbol, a root outside the table (never sent
-    upstream) or a code with no rows in either report; 400 for a bad `cursor`/`limit`
-    before any upstream call; 502/503/504/429 name the provider `cftc` when the CFTC
-    cannot answer."""
+    upstream) or a code with no rows in either report; 400 for a bad `cursor`/`limit`/
+    `order` before any upstream call; 502/503/504/429 name the provider `cftc` when the
+    CFTC cannot answer.
+
+    """ + order_note("asc", "observations")
 
     query_serializer = V2CotQuery
     path_descriptions = {"symbol": "A CFTC contract market code (six characters, e.g. 088691, "

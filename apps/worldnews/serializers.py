@@ -4,14 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from apps.core.v2 import PageQuery, connection_schema, nullable, object_schema
+from apps.core.v2 import (
+    OrderedPageQuery,
+    connection_schema,
+    nullable,
+    object_schema,
+    order_param,
+)
 from marketdata.sentiment import LABEL_THRESHOLD, NEGATIVE, NEUTRAL, POSITIVE
 
 NEWS_MEMBERS = ("title", "link", "source", "img", "time", "sentiment")
 
 
-class V2WorldNewsQuery(PageQuery):
+class V2WorldNewsQuery(OrderedPageQuery):
     """`cursor`/`limit` page over the articles; `fields` picks members of each article."""
+
+    order = order_param("desc", "articles (by the time GDELT saw them)")
 
 
 SENTIMENT_SCHEMA = object_schema({
@@ -37,5 +45,6 @@ NEWS_ITEM_SCHEMA = object_schema({
     "sentiment": SENTIMENT_SCHEMA,
 }, "News item (GqlNews); `fields` selects these members")
 
-WORLD_NEWS_RESPONSE: dict[str, Any] = connection_schema(NEWS_ITEM_SCHEMA, "articles, "
-                                                                          "newest first")
+WORLD_NEWS_RESPONSE: dict[str, Any] = connection_schema(
+    NEWS_ITEM_SCHEMA, "articles, newest first (`order=desc`, the default) or oldest first "
+                      "(`order=asc`)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import Output, V2ApiView
+from apps.core.v2 import Output, V2ApiView, order_note
 from apps.worldnews.serializers import NEWS_MEMBERS, WORLD_NEWS_RESPONSE, V2WorldNewsQuery
 from apps.worldnews.services import world_news
 from marketdata.records.news import WORLD_NEWS_MAX_ARTICLES as MAX_RECORDS
@@ -41,11 +41,13 @@ class V2WorldNewsView(V2ApiView):
     `fields` selects members of each article (a requested member is present even when
     null).
 
-    Errors: 400 for a bad `cursor`/`limit`, before any upstream call; 404 for a malformed
-    symbol (no upstream call), one the quote provider does not know, one without a name of
-    at least five letters to search for, or one whose query GDELT refuses (a refusal of its
-    grammar, which retrying does not cure); 429 when GDELT asks us to slow down;
-    502/503/504 when GDELT or the quote provider fails (the body names the provider)."""
+    Errors: 400 for a bad `cursor`/`limit`/`order`, before any upstream call; 404 for a
+    malformed symbol (no upstream call), one the quote provider does not know, one without
+    a name of at least five letters to search for, or one whose query GDELT refuses (a
+    refusal of its grammar, which retrying does not cure); 429 when GDELT asks us to slow
+    down; 502/503/504 when GDELT or the quote provider fails (the body names the provider).
+
+    """ + order_note("desc", "articles (by the time GDELT saw them)")
 
     query_serializer = V2WorldNewsQuery
     response_schema = WORLD_NEWS_RESPONSE

@@ -8,6 +8,7 @@ against the in-process simulator.
 from __future__ import annotations
 
 import time
+from datetime import date, datetime, timezone
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -246,10 +247,10 @@ def test_upstream_failures(api, yahoo, kind):
 
 
 def test_chart_through_the_sandbox(api, sandbox_upstream):
-    response = api.get("/v2/chart/KO?range=10y&events=true&patterns=true")
+    response = api.get("/v2/chart/AAPL?range=10y&events=true&patterns=true")
     assert response.status_code == 200, response.content
     body = response.json()
-    assert body["symbol"] == "KO" and body["meta"]["symbol"] == "KO"
+    assert body["symbol"] == "AAPL" and body["meta"]["symbol"] == "AAPL"
     assert set(body["meta"]) == META_KEYS
     assert isinstance(body["meta"]["gmtOffset"], int)
     candles = body["candles"]
@@ -257,16 +258,17 @@ def test_chart_through_the_sandbox(api, sandbox_upstream):
     stamps = {c["timestamp"] for c in candles}
     events = body["events"]
     assert events["dividends"] and all(d["timestamp"] in stamps for d in events["dividends"])
-    # KO splits 5:1 in the sandbox's 2020 (its price had grown fivefold).
+    # AAPL's real 4:1 split of 2020-08-31 (its 7:1 of 2014 is before the ten years).
     (split,) = events["splits"]
-    assert split["ratio"] == "5:1" and split["timestamp"] in stamps
+    assert split["ratio"] == "4:1" and split["timestamp"] in stamps
+    assert datetime.fromtimestamp(split["timestamp"], timezone.utc).date() == date(2020, 8, 31)
     assert events["capitalGains"] == []
-    window = api.get(f"/v2/chart/KO?start={split['timestamp'] - 5 * 86400}"
+    window = api.get(f"/v2/chart/AAPL?start={split['timestamp'] - 5 * 86400}"
                      f"&end={split['timestamp'] + 5 * 86400}&events=true").json()
     assert window["range"] is None
     assert window["events"]["splits"] == [split]
     assert 5 <= len(window["candles"]) <= 8
-    paged = api.get("/v2/chart/KO?range=1mo&patterns=true&limit=5").json()
+    paged = api.get("/v2/chart/AAPL?range=1mo&patterns=true&limit=5").json()
     assert len(paged["candles"]["nodes"]) == len(paged["patterns"]["nodes"]) == 5
 
 

@@ -377,3 +377,14 @@ def test_sandbox_trades(api, sandboxed, settings):
             assert row["amount"].startswith("$") and row["transactionDate"] <= \
                 row["disclosureDate"]
     assert api.get("/v2/filings/SAP.DE/congressional-trades").json() == []
+
+
+def test_trades_order_asc_is_oldest_transaction_first(api, yahoo, keyed):
+    yahoo.get(f"{STABLE}/senate-trades", SENATE)
+    yahoo.get(f"{STABLE}/house-trades", HOUSE)
+    newest_first = api.get("/v2/filings/AAPL/congressional-trades").json()
+    assert api.get("/v2/filings/AAPL/congressional-trades?order=desc").json() == newest_first
+    oldest = api.get("/v2/filings/AAPL/congressional-trades?order=asc&limit=1").json()
+    assert oldest["nodes"] == newest_first[-1:]
+    assert oldest["nodes"][0]["transactionDate"] == "2024-12-19"
+    assert_api_error(api.get("/v2/filings/AAPL/congressional-trades?order=newest"), 400)

@@ -267,10 +267,51 @@ def test_search_next_page_and_fields(api, yahoo):
     assert len(calls(yahoo, "efts.sec.gov")) == 2  # the repeat came from the cache
 
 
+def test_search_pages_as_a_cursor_connection(api, yahoo):
+    """With `cursor` or `limit`, `hits` is the v2 connection (cursors: positions in the
+    whole result), `totalHits` and `nextFrom` kept; `from` is the cursor's numeric alias."""
+    from apps.core.v2 import encode_cursor
+
+    yahoo.get(sec.SEARCH_URL, search_body(2, 5))
+    first = api.get("/v2/filings/search?q=apple&limit=2").json()
+    assert set(first) == {"totalHits", "hits", "nextFrom"}
+    assert first["totalHits"] == 5 and first["nextFrom"] == 2
+    hits = first["hits"]
+    assert set(hits) == {"edges", "nodes", "pageInfo"} and len(hits["nodes"]) == 2
+    assert [e["cursor"] for e in hits["edges"]] == [encode_cursor(0), encode_cursor(1)]
+    assert hits["pageInfo"] == {"startCursor": encode_cursor(0), "endCursor": encode_cursor(1),
+                                "hasNextPage": True, "hasPreviousPage": False}
+    second = api.get(f"/v2/filings/search?q=apple&limit=2&cursor={encode_cursor(1)}").json()
+    assert [e["cursor"] for e in second["hits"]["edges"]] == [encode_cursor(2),
+                                                              encode_cursor(3)]
+    assert second["hits"]["pageInfo"]["hasPreviousPage"] is True
+    alias = api.get("/v2/filings/search?q=apple&limit=2&from=2").json()
+    assert alias == second  # `from=2` starts where the cursor of position 1 does
+    last = api.get(f"/v2/filings/search?q=apple&cursor={encode_cursor(3)}").json()
+    assert last["hits"]["pageInfo"]["hasNextPage"] is False and last["nextFrom"] is None
+    queries = [parse_qs(urlsplit(c.request.url).query) for c in calls(yahoo, "efts.sec.gov")]
+    assert [(q.get("from"), q["size"]) for q in queries] == [
+        (None, ["2"]), (["2"], ["2"]), (["4"], ["100"])]  # the alias came from the cache
+    # Without cursor/limit, `from`/`size` keep today's bare array; with both spellings the
+    # connection's win (cursor of position 1 over from=0, limit=2 over size=7).
+    assert isinstance(api.get("/v2/filings/search?q=apple&size=2&from=2").json()["hits"], list)
+    both = f"/v2/filings/search?q=apple&limit=2&size=7&cursor={encode_cursor(1)}&from=0"
+    assert api.get(both).json() == second
+
+
+def test_search_cursor_past_what_edgar_serves_is_an_empty_page(api, yahoo):
+    from apps.core.v2 import encode_cursor
+
+    body = api.get(f"/v2/filings/search?q=apple&cursor={encode_cursor(9_999)}").json()
+    assert body["hits"]["nodes"] == [] and body["hits"]["pageInfo"]["hasNextPage"] is False
+    assert body["nextFrom"] is None and not yahoo.mock.calls
+
+
 @pytest.mark.parametrize("query", [
     "", "q=", "q=%20%20", "q=x&startDate=2024-13-01", "q=x&startDate=20240101",
     "q=x&endDate=yesterday", "q=x&startDate=2024-05-01&endDate=2024-04-30", "q=x&size=0",
-    "q=x&size=101", "q=x&from=-1", "q=x&from=10000", "q=x&size=ten"])
+    "q=x&size=101", "q=x&from=-1", "q=x&from=10000", "q=x&size=ten", "q=x&limit=0",
+    "q=x&limit=101", "q=x&cursor=!!", "q=x&cursor=LTE"])
 def test_search_bad_parameters_are_400_before_any_upstream_call(api, yahoo, query):
     assert_api_error(api.get(f"/v2/filings/search?{query}"), 400)
     assert len(yahoo.mock.calls) == 0
@@ -301,12 +342,13 @@ def test_openapi_operations():
     paths = openapi()["paths"]
     expected = {
         "/v2/filings/{symbol}": ("get_filings", {"symbol", "fields", "cursor", "limit",
-                                                 "format"}),
+                                                 "order", "format"}),
         "/v2/filings/{symbol}/facts": ("get_filings_facts", {
             "symbol", "fields", "cursor", "limit", "taxonomy", "concepts", "form"}),
         "/v2/filings/{symbol}/cik": ("get_filings_cik", {"symbol", "fields"}),
         "/v2/filings/search": ("get_filings_search", {
-            "q", "forms", "startDate", "endDate", "from", "size", "fields"}),
+            "q", "forms", "startDate", "endDate", "cursor", "limit", "from", "size",
+            "fields"}),
     }
     for path, (operation_id, params) in expected.items():
         op = paths[path]["get"]

@@ -23,6 +23,7 @@ from apps.core.v2 import (
     CURSOR_PATTERN,
     HOLDER_TYPES,
     MAX_LIMIT,
+    ORDERED_CURSOR_PATTERN,
     REGIONS,
     TIME_RANGES,
     VALUE_FORMATS,
@@ -36,6 +37,7 @@ from apps.core.v2 import (
     paginate_member,
     requested_fields,
     select,
+    walk_cursor,
 )
 
 ITEMS = [{"n": i, "square": i * i, "label": f"item {i}"} for i in range(7)]
@@ -241,6 +243,71 @@ def test_every_cursor_matches_the_documented_pattern(position):
 @given(st.from_regex(CURSOR_PATTERN, fullmatch=True))
 def test_every_string_of_the_pattern_is_a_cursor(text):
     assert cursor_position(text) is not None
+
+
+# -- order: reversed walks ---------------------------------------------------------------------
+@settings(max_examples=150, deadline=None)
+@given(total=st.integers(0, 40), limit=st.integers(1, 12))
+def test_walking_a_reversed_list_gives_it_exactly_reversed(total, limit):
+    items = list(range(total))
+    assert paginate(items, None, None, reverse=True) == items[::-1]
+    seen: list[int] = []
+    cursor = None
+    for _ in range(total + 2):
+        got = paginate(items, cursor, limit, reverse=True)
+        assert [walk_cursor(e["cursor"]).reverse for e in got["edges"]] == [True] * len(
+            got["nodes"])
+        seen.extend(got["nodes"])
+        if not got["pageInfo"]["hasNextPage"]:
+            break
+        cursor = walk_cursor(got["pageInfo"]["endCursor"]).position
+    assert seen == items[::-1]
+
+
+def test_a_reversed_walks_cursor_carries_its_direction():
+    assert [encode_cursor(n, reverse=True) for n in (0, 1, 9)] == ["LTE", "LTI", "LTEw"]
+    assert walk_cursor("LTE") == walk_cursor(" LTE= ") == walk_cursor_of(0, True)
+    assert walk_cursor("MA") == walk_cursor_of(0, False)
+    assert cursor_position("LTE") is None  # a list without `order` refuses it
+    assert walk_cursor("LTA") is None  # -0: not canonical
+    assert walk_cursor("LTAx") is None  # -01: a leading zero
+
+
+def walk_cursor_of(position: int, reverse: bool):
+    from apps.core.v2 import WalkCursor
+
+    return WalkCursor(position, reverse)
+
+
+@pytest.mark.parametrize("position", [*range(0, 1200), 10**15 - 1, 10**16 - 2,
+                                      1234567890123456, 999999999999999])
+def test_every_reversed_cursor_matches_the_documented_pattern(position):
+    text = encode_cursor(position, reverse=True)
+    assert re.fullmatch(ORDERED_CURSOR_PATTERN, text) and len(text) <= 24
+    assert not re.fullmatch(CURSOR_PATTERN, text)
+    assert walk_cursor(text) == walk_cursor_of(position, True)
+    assert walk_cursor(encode_cursor(position)) == walk_cursor_of(position, False)
+
+
+@given(st.from_regex(ORDERED_CURSOR_PATTERN, fullmatch=True))
+def test_every_string_of_the_ordered_pattern_is_a_cursor(text):
+    assert walk_cursor(text) is not None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=40) | st.from_regex(r"LT[A-Za-z0-9_-]{1,22}={0,3}", fullmatch=True))
+def test_ordered_cursor_parser_never_raises(text):
+    walk = walk_cursor(text)
+    assert walk is None or encode_cursor(walk.position, walk.reverse) == text.strip().rstrip("=")
+    assert (walk is not None) == bool(re.fullmatch(ORDERED_CURSOR_PATTERN, text))
+
+
+def test_output_reverses_an_unpaged_ordered_list():
+    out = Output(("n",), ordered=("",))
+    assert out.apply([1, 2, 3], {"reverse": True}) == [3, 2, 1]
+    assert out.apply([1, 2, 3], {"reverse": False}) == [1, 2, 3]
+    member = Output(ordered=("xs",))
+    assert member.apply({"xs": [1, 2], "y": 0}, {"reverse": True}) == {"xs": [2, 1], "y": 0}
 
 
 # -- enums and the derived OpenAPI operation ------------------------------------------------------

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from apps.charts.views import CHART_MEMBERS
+from apps.core.v2 import encode_cursor
 from marketdata.indicators.indicator_set import MEMBERS as INDICATOR_MEMBERS
 from marketdata.providers.yahoo.full_quote import QUOTE_MEMBERS
 
@@ -106,3 +107,100 @@ def test_fields_never_returns_an_unrequested_member(api, sandbox_upstream, endpo
             assert set(filtered) == known | set(endpoint.always), (asked, sorted(filtered))
         else:  # nothing known asked for: everything
             assert set(filtered) >= set(endpoint.members) - {"bogus"}
+
+
+# -- order: time-ordered lists ----------------------------------------------------------------
+@dataclass(frozen=True)
+class Ordered:
+    """A time-ordered list with ``order``: its URL, where the list sits (None: the body),
+    the member of an item that dates it, and the list's default order."""
+
+    url: str
+    member: str | None
+    key: str
+    default: str
+
+    def with_query(self, extra: str) -> str:
+        return self.url + ("&" if "?" in self.url else "?") + extra
+
+
+ORDERED = [
+    Ordered("/v2/macro/series/DGS10", "observations", "date", "asc"),
+    Ordered("/v2/macro/treasury-yields?year=2024", None, "date", "desc"),
+    Ordered("/v2/positioning/cot/GC=F", "observations", "reportDate", "asc"),
+    Ordered("/v2/filings/AAPL", "filings", "filingDate", "desc"),
+    Ordered("/v2/filings/AAPL/fails-to-deliver", None, "date", "desc"),
+    Ordered("/v2/news?count=30", None, "providerPublishTime", "desc"),
+    Ordered("/v2/worldnews/news/AAPL", None, "time", "desc"),
+    Ordered("/v2/dividends/AAPL", "dividends", "timestamp", "asc"),
+    Ordered("/v2/splits/NVDA", None, "timestamp", "asc"),
+    Ordered("/v2/chart/AAPL?range=3mo", "candles", "timestamp", "asc"),
+]
+_ORDERED_IDS = [o.url for o in ORDERED]
+_PAGED_ORDERED = [o for o in ORDERED if not o.url.startswith("/v2/splits/")]  # not paged
+
+
+def _list(body: Any, endpoint: Ordered) -> Any:
+    return body if endpoint.member is None else body[endpoint.member]
+
+
+@pytest.mark.parametrize("endpoint", ORDERED, ids=_ORDERED_IDS)
+def test_order_desc_gives_the_newest_first(api, sandbox_upstream, endpoint):
+    """``order=desc`` (with ``limit=5`` where the list is paged) gives the newest five,
+    newest first; ``order=asc`` the oldest; the default is the documented one."""
+    default = _list(_get(api, endpoint.url), endpoint)
+    asc = _list(_get(api, endpoint.with_query("order=asc")), endpoint)
+    desc = _list(_get(api, endpoint.with_query("order=desc")), endpoint)
+    assert len(asc) >= (5 if endpoint in _PAGED_ORDERED else 2) and desc == asc[::-1]
+    assert default == (asc if endpoint.default == "asc" else desc)
+    keys = [item[endpoint.key] for item in desc]
+    assert keys == sorted(keys, reverse=True), keys[:10]
+    if endpoint in _PAGED_ORDERED:
+        newest = _list(_get(api, endpoint.with_query("order=desc&limit=5")), endpoint)
+        assert newest["nodes"] == desc[:5]
+        assert newest["pageInfo"]["hasNextPage"] is True
+
+
+@pytest.mark.parametrize("endpoint", _PAGED_ORDERED, ids=[o.url for o in _PAGED_ORDERED])
+@_SETTINGS
+@given(limit=st.integers(min_value=1, max_value=9), order=st.sampled_from(("asc", "desc")))
+def test_walking_one_order_gives_the_other_reversed(api, sandbox_upstream, endpoint, limit,
+                                                    order):
+    other = "desc" if order == "asc" else "asc"
+    everything = _list(_get(api, endpoint.with_query(f"order={other}")), endpoint)
+    # At most ~4 pages: the walk of a long list (DGS10 has ~9,000 days) starts near its end.
+    skip = max(len(everything) - 4 * limit, 0)
+    cursor = encode_cursor(skip - 1, order != endpoint.default) if skip else None
+    seen: list[Any] = []
+    for _ in range(len(everything) + 2):
+        query = f"order={order}&limit={limit}" + (f"&cursor={cursor}" if cursor else "")
+        connection = _list(_get(api, endpoint.with_query(query)), endpoint)
+        assert [edge["node"] for edge in connection["edges"]] == connection["nodes"]
+        seen.extend(connection["nodes"])
+        if not connection["pageInfo"]["hasNextPage"]:
+            break
+        cursor = connection["pageInfo"]["endCursor"]
+    assert seen == everything[::-1][skip:]
+
+
+@pytest.mark.parametrize("endpoint", ORDERED, ids=_ORDERED_IDS)
+@pytest.mark.parametrize("value", ["", "up", "DESC", "ascending"])
+def test_invalid_order_is_400_before_any_upstream_call(api, sandbox_upstream, endpoint, value):
+    response = api.get(endpoint.with_query(f"order={value}"))
+    assert response.status_code == 400, response.content
+    assert response.json() == {"error": "order: Input should be 'asc' or 'desc'", "status": 400}
+    assert sandbox_upstream.request_log == []
+
+
+@pytest.mark.parametrize("endpoint", _PAGED_ORDERED, ids=[o.url for o in _PAGED_ORDERED])
+def test_a_cursor_of_the_other_order_is_400(api, sandbox_upstream, endpoint):
+    for order, other in (("asc", "desc"), ("desc", "asc")):
+        cursor = _list(_get(api, endpoint.with_query(f"order={order}&limit=2")),
+                       endpoint)["pageInfo"]["endCursor"]
+        sandbox_upstream.reset_log()
+        response = api.get(endpoint.with_query(f"order={other}&cursor={cursor}"))
+        assert response.status_code == 400, response.content
+        body = response.json()
+        assert body["status"] == 400 and body["error"].startswith("cursor: Cursor from a page "
+                                                                  "of the other order")
+        assert sandbox_upstream.request_log == []
