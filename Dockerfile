@@ -26,9 +26,13 @@ COPY bin/healthcheck bin/
 COPY config/ config/
 COPY marketdata/ marketdata/
 COPY apps/ apps/
+# The build's commands load config.production, which refuses a weak SECRET_KEY: a random
+# one, for these two commands only (a RUN's variables are not kept in the image).
 RUN useradd --create-home --uid 10001 app && mkdir -p /app/var \
-    && SECRET_KEY=build-only METRICS_TOKEN=build-only python manage.py collectstatic --noinput -v 0 \
-    && SECRET_KEY=build-only METRICS_TOKEN=build-only python manage.py compress_explorer_assets \
+    && export METRICS_TOKEN=build-only \
+        SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(50))')" \
+    && python manage.py collectstatic --noinput -v 0 \
+    && python manage.py compress_explorer_assets \
     && chown -R app /app/var
 USER app
 EXPOSE 8000

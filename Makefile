@@ -10,7 +10,7 @@ PYTEST_WORKERS ?= auto
 BASE_STAMP := $(VENV)/.base-$(shell cat requirements/base.lock | sha1sum | cut -c1-10)
 DEV_STAMP  := $(VENV)/.dev-$(shell cat requirements/dev.lock | sha1sum | cut -c1-10)
 
-.PHONY: run test quick lint schema typecheck unit sandbox bench bench-indicators bench-backtest fleet fuzz lock clean
+.PHONY: run test quick lint schema typecheck unit sandbox bench bench-indicators bench-backtest fleet fuzz explore lock clean
 
 $(BIN)/python:
 	@bin/check-python $(PYTHON)
@@ -36,10 +36,12 @@ test: $(DEV_STAMP) lint schema typecheck unit
 quick: $(DEV_STAMP) lint
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m "not integration" $(PYTEST_ARGS)
 
-## lint: ruff, and the import layers (import-linter contracts in pyproject.toml)
+## lint: ruff, the import layers (import-linter contracts in pyproject.toml), and the locks:
+## each installs on every Python 3.11.x, Debian 12's 3.11.2 included (bin/check-locks, offline)
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	PYTHONPATH=. $(BIN)/lint-imports --no-cache
+	$(BIN)/python bin/check-locks requirements/base.lock requirements/dev.lock
 
 schema: $(DEV_STAMP)
 	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file /dev/null
@@ -56,6 +58,13 @@ unit: $(DEV_STAMP)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder \
 		-m "not alone" $(PYTEST_ARGS)
 	$(BIN)/python -m pytest -m alone $(ALONE_TESTS) $(PYTEST_ARGS) || [ $$? -eq 5 ]
+
+## explore: the property tests with fresh random examples (HYPOTHESIS_PROFILE=explore); make
+## quick and make test run them repeatably (tests/conftest.py). Turn each failure it finds into
+## an @example beside its test, then fix the code.
+explore: $(DEV_STAMP)
+	HYPOTHESIS_PROFILE=explore $(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m "not integration" \
+		$(PYTEST_ARGS) $$(grep -rl "from hypothesis" tests)
 
 ## sandbox: the Yahoo simulator as an HTTP server on :9000
 sandbox: $(BASE_STAMP)
@@ -84,7 +93,10 @@ fuzz: $(DEV_STAMP)
 	PYTHON=$(BIN)/python bin/fuzz $(FUZZ_ARGS)
 
 ## lock: re-resolve requirements/base.lock and dev.lock from base.txt and dev.txt (PyPI,
-## hashes of every file of each release); dev.lock is constrained to base.lock's pins
+## hashes of every file of each release); dev.lock is constrained to base.lock's pins.
+## pip-compile keeps only what the Python it runs on needs: a dependency behind a marker
+## (redis's async-timeout below 3.11.3) is pinned in base.txt, and the locks are checked
+## for every 3.11.x afterwards (bin/check-locks, also in `make lint`).
 LOCK_FLAGS := --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url \
 	--no-emit-find-links --annotation-style line --index-url https://pypi.org/simple
 lock: $(DEV_STAMP)
@@ -92,6 +104,8 @@ lock: $(DEV_STAMP)
 		-o requirements/base.lock requirements/base.txt
 	env -u PIP_FIND_LINKS PIP_CONFIG_FILE=/dev/null $(BIN)/pip-compile $(LOCK_FLAGS) \
 		-c requirements/base.lock -o requirements/dev.lock requirements/dev.txt
+	$(BIN)/pip install -q --require-hashes -r requirements/dev.lock
+	$(BIN)/python bin/check-locks requirements/base.lock requirements/dev.lock
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache

@@ -47,7 +47,21 @@ else:
 os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", os.path.join(_VAR_DIR, "prometheus"))
 
 
+def check_settings():
+    """The settings load, or the refusal's one line (what to set) and exit, before gunicorn
+    binds or starts a worker: a worker would print a traceback and be restarted. In a
+    process of its own (config.startup), so the master imports no application module."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "config.startup"], check=False,
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if done.returncode:
+        sys.exit(done.returncode)
+
+
 def on_starting(server):
+    check_settings()
     # Not through marketdata.metrics: importing it would create the master's own files.
     path = os.environ["PROMETHEUS_MULTIPROC_DIR"]
     os.makedirs(path, exist_ok=True)
@@ -63,14 +77,40 @@ def child_exit(server, worker):
     multiprocess.mark_process_dead(worker.pid)
 
 
-def when_ready(server):
+def open_url(address):
+    """The URL a person opens for a listening address (``(host, port)`` or a Unix path):
+    ``http://localhost:PORT`` when it listens on every address or on loopback."""
+    if isinstance(address, str):
+        return f"unix:{address}"
+    host, port = address[0], address[1]
+    if host in ("0.0.0.0", "::", "127.0.0.1", "::1", ""):  # noqa: S104
+        host = "localhost"
+    elif ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
+def banner(addresses):
+    """The start banner: the upstream mode, and the URLs to open (the explorer at ``/``,
+    the API reference at ``/docs``) on the addresses gunicorn really bound."""
     mode = os.environ.get("MARKETDATA_UPSTREAM", "live").upper()
     why = os.environ.get("MARKETDATA_UPSTREAM_REASON", "")
     line = "=" * 72
-    server.log.info(f"\n{line}\n  UPSTREAM MODE: {mode}{'  (' + why + ')' if why else ''}\n"
-                    f"  {'Data is SYNTHETIC (deterministic simulator), not market data.' if mode == 'SANDBOX' else 'Data comes from the real providers.'}\n"  # noqa: E501
-                    f"  Listening on {bind}; docs at /docs; workers={workers} threads={threads}\n"
-                    f"{line}")
+    data = ("Data is SYNTHETIC (deterministic simulator), not market data." if mode == "SANDBOX"
+            else "Data comes from the real providers.")
+    bound = [address if isinstance(address, str) else
+             f"[{address[0]}]:{address[1]}" if ":" in address[0] else f"{address[0]}:{address[1]}"
+             for address in addresses] or [bind]
+    urls = sorted({open_url(address) for address in addresses})
+    opens = "".join(f"  Open {url}/ (the explorer) and {url}/docs (the API reference)\n"
+                    for url in urls if url.startswith("http"))
+    return (f"\n{line}\n  UPSTREAM MODE: {mode}{'  (' + why + ')' if why else ''}\n"
+            f"  {data}\n{opens}"
+            f"  Listening on {', '.join(bound)}; workers={workers} threads={threads}\n{line}")
+
+
+def when_ready(server):
+    server.log.info(banner([listener.sock.getsockname() for listener in server.LISTENERS]))
 
 
 def post_worker_init(worker):

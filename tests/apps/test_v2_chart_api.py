@@ -8,7 +8,7 @@ against the in-process simulator.
 from __future__ import annotations
 
 import time
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -261,7 +261,7 @@ def test_chart_through_the_sandbox(api, sandbox_upstream):
     # AAPL's real 4:1 split of 2020-08-31 (its 7:1 of 2014 is before the ten years).
     (split,) = events["splits"]
     assert split["ratio"] == "4:1" and split["timestamp"] in stamps
-    assert datetime.fromtimestamp(split["timestamp"], timezone.utc).date() == date(2020, 8, 31)
+    assert datetime.fromtimestamp(split["timestamp"], UTC).date() == date(2020, 8, 31)
     assert events["capitalGains"] == []
     window = api.get(f"/v2/chart/AAPL?start={split['timestamp'] - 5 * 86400}"
                      f"&end={split['timestamp'] + 5 * 86400}&events=true").json()

@@ -1,5 +1,6 @@
-"""config/gunicorn.conf.py: the control socket in the instance's var directory (or off), and
-the Prometheus multiprocess directory set for the workers and emptied at every start."""
+"""config/gunicorn.conf.py: the control socket in the instance's var directory (or off), the
+Prometheus multiprocess directory set for the workers and emptied at every start, and the
+start banner naming the URLs to open on the address gunicorn really bound."""
 
 from __future__ import annotations
 
@@ -84,3 +85,51 @@ def test_one_worker_per_core_once_redis_is_shared(load, monkeypatch, env, worker
         monkeypatch.delenv(name, raising=False)
     expected = (os.cpu_count() or 1) if workers == "cpus" else workers
     assert load(**env)["workers"] == expected
+
+
+class _Listener:
+    """What gunicorn's listeners give: ``.sock.getsockname()``."""
+
+    def __init__(self, address):
+        self.sock = self
+        self.address = address
+
+    def getsockname(self):
+        return self.address
+
+
+def _server(*addresses):
+    lines: list[str] = []
+    server = type("Server", (), {"LISTENERS": [_Listener(a) for a in addresses],
+                                 "log": type("Log", (), {"info": staticmethod(lines.append)})})
+    return server, lines
+
+
+def test_the_banner_names_the_urls_to_open_on_the_real_bind(load, monkeypatch):
+    """gunicorn bound port 8123 (PORT said 8000): the banner names what it really bound."""
+    monkeypatch.setenv("MARKETDATA_UPSTREAM", "sandbox")
+    conf = load(PORT="8000")
+    server, lines = _server(("0.0.0.0", 8123))
+    conf["when_ready"](server)
+    (banner,) = lines
+    assert "Open http://localhost:8123/ (the explorer) and http://localhost:8123/docs " \
+           "(the API reference)" in banner
+    assert "Listening on 0.0.0.0:8123;" in banner and ":8000" not in banner
+    assert "UPSTREAM MODE: SANDBOX" in banner
+
+
+@pytest.mark.parametrize(("address", "url"), [
+    (("127.0.0.1", 8000), "http://localhost:8000"),
+    (("::", 8000, 0, 0), "http://localhost:8000"),
+    (("192.0.2.7", 9000), "http://192.0.2.7:9000"),
+    (("2001:db8::1", 9000, 0, 0), "http://[2001:db8::1]:9000"),
+])
+def test_the_url_of_each_kind_of_address(load, address, url):
+    conf = load()
+    assert conf["open_url"](address) == url
+    assert f"Open {url}/ (the explorer) and {url}/docs" in conf["banner"]([address])
+
+
+def test_a_unix_socket_has_no_url_to_open(load):
+    banner = load()["banner"](["/run/md.sock"])
+    assert "Open " not in banner and "Listening on /run/md.sock;" in banner

@@ -111,13 +111,45 @@ def test_plain_http_admin_turns_the_secure_cookies_off(tmp_path, value):
     assert values["CSRF_COOKIE_SECURE"] is False
 
 
+def _refusal(result: subprocess.CompletedProcess) -> str:
+    """The one line a refused start prints (config.startup.refuse), and nothing else."""
+    assert result.returncode == 3, result.stderr
+    assert "Traceback" not in result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("marketdata: cannot start: ")
+    return line
+
+
 def test_production_refuses_a_missing_secret_key(tmp_path):
     env = _env(tmp_path, DJANGO_SETTINGS_MODULE="config.production")
     del env["SECRET_KEY"]
     result = subprocess.run([sys.executable, "manage.py", "check"], env=env, cwd=ROOT,
                             capture_output=True, text=True, timeout=120)
-    assert result.returncode != 0
-    assert "SECRET_KEY must be set in production" in result.stderr
+    assert "SECRET_KEY is not set; set it to a long random value" in _refusal(result)
+    assert not (tmp_path / "secret_key").exists()  # no development key generated
+
+
+@pytest.mark.parametrize("key", [
+    "abc",
+    "x" * 49 + "y",  # 50 characters, 2 distinct
+    "0123456789" * 4 + "abcdefghi",  # 49 characters
+    "django-insecure-" + "0123456789abcdefghij" * 3,  # a generated development key's prefix
+], ids=["short", "two-distinct", "49-characters", "django-insecure"])
+def test_production_refuses_what_the_deploy_check_calls_insecure(tmp_path, key):
+    env = _env(tmp_path, DJANGO_SETTINGS_MODULE="config.production", SECRET_KEY=key)
+    result = subprocess.run([sys.executable, "manage.py", "check"], env=env, cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    line = _refusal(result)
+    assert "SECRET_KEY is too weak for production" in line and "token_urlsafe(50)" in line
+    assert key not in line  # the secret is not echoed
+
+
+def test_a_key_the_deploy_check_accepts_starts(tmp_path):
+    key = "abcde" * 10  # 50 characters, 5 distinct: Django's own minimum
+    env = _env(tmp_path, DJANGO_SETTINGS_MODULE="config.production", SECRET_KEY=key)
+    result = subprocess.run([sys.executable, "manage.py", "check"], env=env, cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
 
 
 @pytest.mark.parametrize("public", ["", "0", "false"])
@@ -126,8 +158,7 @@ def test_production_refuses_an_open_metrics_endpoint(tmp_path, public):
     del env["METRICS_TOKEN"]
     result = subprocess.run([sys.executable, "manage.py", "check"], env=env, cwd=ROOT,
                             capture_output=True, text=True, timeout=120)
-    assert result.returncode != 0
-    assert "/metrics would be open to anyone: set METRICS_TOKEN" in result.stderr
+    assert "/metrics would be open to anyone: set METRICS_TOKEN" in _refusal(result)
 
 
 def test_production_serves_open_metrics_when_the_operator_says_so(tmp_path):
@@ -143,9 +174,8 @@ def test_production_refuses_sandbox_mode(tmp_path):
                MARKETDATA_UPSTREAM="sandbox")
     result = subprocess.run([sys.executable, "manage.py", "check"], env=env, cwd=ROOT,
                             capture_output=True, text=True, timeout=120)
-    assert result.returncode != 0
     assert "MARKETDATA_UPSTREAM=sandbox is not available with config.production" in \
-        result.stderr
+        _refusal(result)
 
 
 def test_production_runs_without_the_simulator(tmp_path):

@@ -15,12 +15,18 @@ to apply:
 ``collectstatic`` writes into this host's ``STATIC_ROOT``, so it runs under a ``flock`` in
 that folder. Each wait is bounded (``--lock-timeout``, default 300 s): an instance that
 cannot get the lock fails to start, loudly, rather than starting on an unknown schema.
+
+Then the indicator and backtest kernels are compiled into numba's cache
+(``NUMBA_CACHE_DIR``, ``var/numba``), once per host under a ``flock`` too, saying so in one
+line: on a fresh clone that takes about 25 s, which the first worker otherwise spent with no
+output before it answered anything; with the cache in place a worker loads them in ~0.3 s.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,10 +34,12 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser, OutputWrapper
 from django.db import connection
 
 from apps.explorer import assets
+from marketdata.backtest import warmup as backtest_warmup
+from marketdata.indicators import warmup as indicators_warmup
 
 # This project's advisory lock key (any 64-bit integer; "mdmigrat" in ASCII).
 ADVISORY_LOCK_ID = 0x6D646D6967726174
@@ -90,9 +98,35 @@ def migration_lock(timeout: float) -> contextlib.AbstractContextManager[None]:
     return file_lock(beside.with_name(beside.name + ".migrate.lock"), timeout, "migration")
 
 
+def kernel_cache() -> Path:
+    """numba's cache directory (config.settings sets NUMBA_CACHE_DIR before numba loads)."""
+    return Path(os.environ.get("NUMBA_CACHE_DIR") or Path(settings.VAR_DIR) / "numba")
+
+
+def compile_kernels(out: OutputWrapper, timeout: float) -> None:
+    """Compile the indicator and backtest kernels into :func:`kernel_cache` (or load them
+    from it), saying in one line what happens and how long it took."""
+    cache = kernel_cache()
+    with contextlib.suppress(ValueError):
+        cache = cache.relative_to(Path(settings.BASE_DIR))
+    compiled = any(kernel_cache().glob("*/*.nbi"))  # numba's index of a compiled function
+    if compiled:
+        out.write(f"marketdata: loading the indicator kernels compiled in {cache}/... ",
+                  ending="")
+    else:
+        out.write(f"marketdata: compiling the indicator kernels into {cache}/ "
+                  f"(once, ~25 s)... ", ending="")
+    out.flush()
+    started = time.monotonic()
+    with file_lock(Path(settings.VAR_DIR) / "kernels.lock", timeout, "kernel compilation"):
+        indicators_warmup.warm_up()
+        backtest_warmup.warm_up()
+    out.write(f"done in {time.monotonic() - started:.1f} s")
+
+
 class Command(BaseCommand):
-    help = ("Migrate, collect static files and compress the explorer's assets, once at a "
-            "time across instances started together")
+    help = ("Migrate, collect static files, compress the explorer's assets and compile the "
+            "indicator kernels, once at a time across instances started together")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--lock-timeout", type=float, default=300.0,
@@ -108,3 +142,5 @@ class Command(BaseCommand):
             call_command("collectstatic", interactive=False, verbosity=0)
         # The explorer's assets compressed once per host, not by each worker (apps.explorer).
         assets.warm()
+        # The kernels compiled here, saying so, not silently in the first worker.
+        compile_kernels(self.stdout, timeout)
