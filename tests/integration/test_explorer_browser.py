@@ -5,7 +5,9 @@
   no request to another host; a search leads to a chart with the API's number of candles;
   an overlay and the RSI pane draw; a backtest's equity curve ends at the API's
   ``finalEquity``; an unknown symbol shows the error text; the macro panel draws a FRED
-  series and the Treasury curve; screenshots of each panel are saved
+  series and the Treasury curve; the RSI and EMA of a day are the same on a 6-month, a
+  1-year and a 5-year chart (warmed up on earlier history); no two tick labels of a chart
+  overlap, at 390 px as at 1280 px; screenshots of each panel are saved
   (``EXPLORER_SCREENSHOTS``, default ``docs/screenshots``: the README links them);
 - with every upstream request failing: the page names the provider that is down;
 - with the v2 bucket empty: the page says it is rate limited, and for how long.
@@ -263,6 +265,114 @@ def test_a_narrow_window_keeps_every_panel_readable(browser, sandboxed):
         assert narrow.errors == []
     finally:
         narrow.close()
+
+
+def _chart_for(page: Page, range_: str) -> dict:
+    """Redraw the price chart of the open symbol for ``range_`` (daily bars) and read what
+    plotly drew: the window's dates and each indicator trace's values by date."""
+    page.page.select_option("#chart-range", range_)
+    page.page.select_option("#chart-interval", "1d")
+    page.page.click("#chart-form button[type=submit]")
+    page.page.wait_for_selector(f"#price-chart[data-range='{range_}'][data-state=ready]")
+    return page.page.evaluate("""() => {
+        const data = document.getElementById('price-chart').data;
+        const candles = data.find((trace) => trace.type === 'candlestick');
+        const lines = {};
+        data.filter((trace) => ['RSI 14', 'EMA 50'].includes(trace.name)).forEach((trace) => {
+            lines[trace.name] = {x: trace.x, y: trace.y};
+        });
+        return {window: candles.x, lines,
+                history: document.getElementById('price-chart').dataset.history};
+    }""")
+
+
+def test_indicators_are_warmed_up_the_same_whatever_the_range(page):
+    """A recursive indicator (RSI, EMA) on a given day does not depend on the chart's range:
+    the page asks for earlier history and draws only the chart's window, from its first bar."""
+    page.open("/#AAPL")
+    page.page.check("#overlay-ema")
+    page.page.select_option("#chart-oscillator", "RSI")
+    charts = {range_: _chart_for(page, range_) for range_ in ("6mo", "1y", "5y")}
+    by_date: dict[str, dict[str, dict[str, float | None]]] = {}
+    for range_, chart in charts.items():
+        for name, line in chart["lines"].items():
+            by_date.setdefault(name, {})[range_] = dict(zip(line["x"], line["y"], strict=True))
+    assert set(by_date) == {"RSI 14", "EMA 50"}
+    for name, ranges in by_date.items():
+        short = ranges["6mo"]
+        for other in ("1y", "5y"):
+            differ = {day: (value, ranges[other][day]) for day, value in short.items()
+                      if ranges[other][day] != value}
+            assert differ == {}, (name, "6mo vs " + other, sorted(differ.items())[:5])
+    for range_, chart in charts.items():
+        for name, line in chart["lines"].items():
+            # Drawn only on the window's bars, and converged from its very first bar.
+            assert line["x"] == chart["window"], (range_, name)
+            assert line["y"][0] is not None, (range_, name, "no value on the first bar")
+            assert None not in line["y"], (range_, name)
+    # The 5-year chart's studies come from a longer history than the 6-month one's.
+    assert charts["5y"]["history"] != charts["6mo"]["history"], charts["5y"]["history"]
+    assert page.errors == []
+
+
+def _overlapping_ticks(page: Page, selector: str) -> list[list[str]]:
+    """Pairs of a chart's x-axis tick labels, or of its y-axis ones (every pane's), whose
+    boxes overlap."""
+    return page.page.evaluate("""(selector) => {
+        const pairs = [];
+        ['.xtick text', '.ytick text'].forEach((ticks) => {
+            const labels = Array.from(document.querySelectorAll(selector + ' ' + ticks))
+                .filter((node) => node.textContent.trim())
+                .map((node) => ({text: node.textContent, box: node.getBoundingClientRect()}))
+                .filter((label) => label.box.width > 0);
+            labels.forEach((a, i) => labels.slice(i + 1).forEach((b) => {
+                const apart = a.box.right <= b.box.left || b.box.right <= a.box.left ||
+                    a.box.bottom <= b.box.top || b.box.bottom <= a.box.top;
+                if (!apart) pairs.push([a.text, b.text]);
+            }));
+        });
+        return pairs;
+    }""", selector)
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_axis_labels_do_not_overlap(browser, sandboxed, width):
+    shown = Page(browser, sandboxed.base_url, width=width, height=844)
+    try:
+        shown.open("/#AAPL")
+        shown.page.check("#overlay-ema")  # every overlay: the legend's most rows
+        shown.page.check("#overlay-bbands")
+        charts = ["#price-chart"]
+        for range_ in ("6mo", "5y"):  # a short and a long window (daily bars)
+            _chart_for(shown, range_)
+            assert shown.page.locator("#price-chart .xtick text").count() >= 2
+            assert _overlapping_ticks(shown, "#price-chart") == [], (width, range_)
+        shown.page.locator("#macro-panel").scroll_into_view_if_needed()
+        shown.ready("#macro-chart")
+        shown.ready("#curve-chart")
+        charts += ["#macro-chart", "#curve-chart"]
+        shown.page.wait_for_selector("#backtest-strategy option[value=sma_crossover]",
+                                     state="attached")
+        shown.page.click("#backtest-run")
+        shown.page.wait_for_selector("#equity-chart[data-final-equity]")
+        charts.append("#equity-chart")
+        for selector in charts:
+            assert _overlapping_ticks(shown, selector) == [], (width, selector)
+        if width > 390:
+            # Narrowed (a phone turned, a window resized): the charts refit their ticks.
+            before = shown.page.evaluate(
+                "document.getElementById('price-chart').layout.xaxis.nticks")
+            shown.page.set_viewport_size({"width": 390, "height": 844})
+            # (Functions, not expressions: the page's policy forbids eval.)
+            shown.page.wait_for_function("""(before) =>
+                document.getElementById('price-chart').layout.xaxis.nticks < before &&
+                document.querySelectorAll('#price-chart .xtick text').length <= before / 2""",
+                                         arg=before)
+            for selector in charts:
+                assert _overlapping_ticks(shown, selector) == [], ("resized", selector)
+        assert shown.errors == []
+    finally:
+        shown.close()
 
 
 @pytest.fixture(scope="module")

@@ -143,10 +143,52 @@
     return Array.isArray(value) ? value : (value && value.nodes) || [];
   }
 
-  /** Draw into a chart container, shown first: plotly measures it. */
-  function draw(element, traces, layout) {
+  // Tick labels that fit the chart's size (plotly rotates x labels that do not, and a narrow
+  // window's rotated labels still run into each other): x labels side by side and never
+  // rotated, one per slot of `chars` characters of plotly's 12 px font; y labels at least
+  // TICK_ROW_PX apart in each pane.
+  const TICK_CHAR_PX = 7;
+  const TICK_GAP_PX = 16;
+  const TICK_ROW_PX = 28;
+
+  /** {"xaxis.nticks": n, "yaxis2.nticks": m, ...} for `layout` drawn in `element`. */
+  function fittedTicks(element, layout, chars) {
+    const margin = layout.margin;
+    const width = element.clientWidth - margin.l - margin.r;
+    const height = element.clientHeight - margin.t - margin.b;
+    const counts = { "xaxis.nticks": Math.max(2, Math.floor(width / (chars * TICK_CHAR_PX + TICK_GAP_PX))) };
+    Object.keys(layout).filter((key) => /^yaxis\d*$/.test(key)).forEach((key) => {
+      const domain = layout[key].domain || [0, 1];
+      counts[key + ".nticks"] = Math.max(2, Math.floor(height * (domain[1] - domain[0]) / TICK_ROW_PX));
+    });
+    return counts;
+  }
+
+  /** Draw into a chart container, shown first: plotly measures it. `tickChars`: the x-axis
+   * labels' length in characters, to fit the ticks to the size (after a resize too). */
+  function draw(element, traces, layout, tickChars) {
     element.hidden = false;
+    element.dataset.tickChars = String(tickChars);
+    layout.xaxis = Object.assign({}, layout.xaxis, { tickangle: 0, automargin: true });
+    Object.entries(fittedTicks(element, layout, tickChars)).forEach(([path, count]) => {
+      const axis = path.split(".")[0];
+      layout[axis] = Object.assign({}, layout[axis], { nticks: count });
+    });
     Plotly.react(element, traces, layout, PLOT_CONFIG);
+  }
+
+  /** After a resize: as many tick labels as the new size holds. */
+  function refitTicks() {
+    document.querySelectorAll(".chart[data-tick-chars]").forEach((element) => {
+      const layout = element.layout;
+      if (element.hidden || !layout || !layout.margin) return;
+      const counts = fittedTicks(element, layout, Number(element.dataset.tickChars));
+      const changed = Object.entries(counts).some(([path, count]) => {
+        const axis = layout[path.split(".")[0]];
+        return !axis || axis.nticks !== count;
+      });
+      if (changed) Plotly.relayout(element, counts);
+    });
   }
 
   /** Nothing to draw: the container goes away (an error says why), never a blank chart. */
@@ -394,16 +436,107 @@
     }
   }
 
-  function indicatorPath(symbol, settings, fn, period) {
+  // -- indicator warm-up ------------------------------------------------------------------
+  // /v1/indicator computes from the first bar of the range it is asked for. A recursive
+  // indicator (EMA, RSI's Wilder averages, MACD) starts from a seed, a simple average, whose
+  // weight then fades by (1 - alpha) a bar: asked for the chart's own range, its first values
+  // are mostly seed (AAPL's RSI 14 read 96.9 on a 6-month chart and 66.5 on a 1-year one for
+  // the same day). So the page asks for a longer range, long enough for the seed's weight to
+  // fall below CONVERGED on the chart's first bar, and draws only the chart's window. Where
+  // no longer range exists (1m bars beyond 5 days, 1h beyond a year, ...), the values whose
+  // seed still weighs more than VISIBLE are left out and the status line says from when
+  // each study is drawn; a history that starts at the listing is the whole story, drawn.
+  const CONVERGED = 1e-6; // the seed's weight left: far below the API's rounding (2 decimals)
+  const VISIBLE = 1e-3;   // more than this left: still visibly the seed, not drawn
+  const OSCILLATOR_PERIODS = { RSI: { period: 14 }, MACD: { fast: 12, slow: 26, signal: 9 } };
+  const HISTORY_RANGES = ["1d", "5d", "1mo", "3mo", "6mo", "1y", "2y", "5y", "10y", "max"];
+  // Trading days in a range (252 a year) and bars in a trading day of regular hours.
+  const RANGE_DAYS = { "1d": 1, "5d": 5, "1mo": 21, "3mo": 63, "6mo": 126, "1y": 252, "2y": 504,
+    "5y": 1260, "10y": 2520, max: Infinity };
+  const BARS_PER_DAY = { "1m": 390, "5m": 78, "15m": 26, "30m": 13, "1h": 7, "1d": 1, "1wk": 1 / 5, "1mo": 1 / 21 };
+  const CALENDAR_DAYS = { "1d": 1, "5d": 7, "1mo": 31, "3mo": 92, "6mo": 183, "1y": 366, "2y": 731,
+    "5y": 1827, "10y": 3653 };
+
+  function rangeDays(range) {
+    if (range !== "ytd") return RANGE_DAYS[range];
+    const now = new Date();
+    const elapsed = (now - Date.UTC(now.getUTCFullYear(), 0, 1)) / 86400000;
+    return Math.ceil(elapsed * 252 / 365) + 1;
+  }
+
+  /** Bars until a recursive average's seed weighs less than `left` (alpha: its weight on
+   * each new bar). */
+  function fade(alpha, left) {
+    return alpha >= 1 ? 0 : Math.ceil(Math.log(left) / Math.log(1 - alpha));
+  }
+
+  /** How a study warms up: `lead` bars before its first value, then `steps` values until
+   * its seed weighs less than `left`. SMA and Bollinger bands have no seed: exact from their
+   * first value. */
+  function warmUp(fn, period, left) {
+    const ema = (p) => fade(2 / (p + 1), left);
+    if (fn === "EMA") return { lead: period - 1, steps: ema(period) };
+    if (fn === "RSI") return { lead: period, steps: fade(1 / period, left) };
+    if (fn === "MACD") {
+      // The MACD line (fast - slow EMA) from the slow EMA's first value; the signal line is
+      // an EMA of it, seeded on its first `signal` values.
+      const { slow, signal } = OSCILLATOR_PERIODS.MACD;
+      return { lead: slow - 1, steps: ema(slow) + signal - 1 + ema(signal) };
+    }
+    return { lead: period - 1, steps: 0 };
+  }
+
+  /** The studies of a chart, overlays first: function and look-back period (MACD: none,
+   * the API's defaults, OSCILLATOR_PERIODS.MACD). */
+  function studiesOf(settings) {
+    const studies = settings.overlays.map((overlay) => ({ fn: overlay.fn, period: overlay.period }));
+    if (settings.oscillator === "RSI") studies.push({ fn: "RSI", period: OSCILLATOR_PERIODS.RSI.period });
+    else if (settings.oscillator) studies.push({ fn: settings.oscillator, period: null });
+    return studies;
+  }
+
+  /** The range /v1/indicator is asked for: the shortest the interval allows (no ytd: its
+   * start moves) holding the chart's window and, before it, every study's warm-up to
+   * CONVERGED; else the longest it allows. 3 % of slack each way for the calendar. */
+  function historyRange(settings) {
+    const warm = Math.max(0, ...studiesOf(settings).map((study) => {
+      const need = warmUp(study.fn, study.period, CONVERGED);
+      return need.lead + need.steps;
+    }));
+    const need = rangeDays(settings.range) * 1.03 + warm / (BARS_PER_DAY[settings.interval] || 1);
+    const longer = HISTORY_RANGES.filter((range) => compatible(range, settings.interval) &&
+      (settings.range === "ytd" || HISTORY_RANGES.indexOf(range) >= HISTORY_RANGES.indexOf(settings.range)));
+    if (!longer.length) return settings.range;
+    return longer.find((range) => rangeDays(range) * 0.97 >= need) || longer[longer.length - 1];
+  }
+
+  /** A study's values without those its seed still shows (more than VISIBLE of its weight
+   * left), unless the history starts at the listing (`whole`): what any computation gives.
+   * `series` maps each bar's timestamp to its values. */
+  function settled(series, study, whole) {
+    const { steps } = warmUp(study.fn, study.period, VISIBLE);
+    if (whole || !steps) return series;
+    const times = Array.from(series.keys()).sort((a, b) => a - b);
+    return new Map(times.slice(steps).map((time) => [time, series.get(time)]));
+  }
+
+  /** Whether the history asked for starts at the symbol's listing (its whole life). */
+  function wholeHistory(range, meta) {
+    if (range === "max") return true;
+    const listed = Number(meta.firstTradeDate);
+    return Number.isFinite(listed) && listed * 1000 > Date.now() - CALENDAR_DAYS[range] * 86400000;
+  }
+
+  function indicatorPath(symbol, range, interval, fn, period) {
     let path = "/v1/indicator?function=" + fn + "&symbol=" + encode(symbol) + "&range=" +
-      settings.range + "&interval=" + settings.interval + "&epoch=true";
+      range + "&interval=" + interval + "&epoch=true";
     if (period) path += "&lookBackPeriod=" + period;
     return path;
   }
 
   /** {timestamp: values} of /v1/indicator's "Technical Analysis" (epoch keys). */
-  async function indicator(symbol, settings, fn, period) {
-    const { body } = await api(indicatorPath(symbol, settings, fn, period));
+  async function indicator(symbol, range, interval, fn, period) {
+    const { body } = await api(indicatorPath(symbol, range, interval, fn, period));
     const series = new Map();
     Object.entries(body["Technical Analysis"] || {}).forEach(([key, values]) => {
       series.set(Number(key), values);
@@ -421,8 +554,10 @@
     $("chart-status").textContent = "Loading " + symbol + " (" + settings.range + ", " + settings.interval + ")\u2026";
     showError("chart-error", "");
     const chartPath = "/v2/chart/" + encode(symbol) + "?range=" + settings.range + "&interval=" + settings.interval;
-    const wanted = settings.overlays.map((overlay) => indicator(symbol, settings, overlay.fn, overlay.period));
-    if (settings.oscillator) wanted.push(indicator(symbol, settings, settings.oscillator, null));
+    // One longer range for every study: the service fetches its candles once.
+    const history = historyRange(settings);
+    const wanted = studiesOf(settings).map((study) =>
+      indicator(symbol, history, settings.interval, study.fn, study.period));
     const [chart, ...studies] = await Promise.allSettled([api(chartPath), ...wanted]);
     if (run !== state.chartRun) return;
     if (chart.status === "rejected") {
@@ -442,13 +577,21 @@
     const withTime = intraday(settings.interval);
     const x = candles.map((candle) => timeLabel(candle.timestamp, withTime));
     const failures = [];
+    const whole = wholeHistory(history, meta);
+    const late = []; // studies drawn from a later bar than the window's first
+    const series = (study, result, name) => {
+      const kept = settled(result.value, study, whole);
+      const first = candles.findIndex((candle) => kept.has(candle.timestamp));
+      if (first !== 0 && candles.length) late.push(name + (first > 0 ? " drawn from " + x[first] : " not drawn"));
+      return kept;
+    };
     const overlays = settings.overlays.map((overlay, index) => {
       const result = studies[index];
       if (result.status === "rejected") {
         failures.push(overlay.fn + ": " + explain(result.reason, "indicator", overlay.fn));
         return null;
       }
-      return { overlay, series: result.value };
+      return { overlay, series: series(overlay, result, overlay.fn + " " + overlay.period) };
     }).filter(Boolean);
     let oscillator = null;
     if (settings.oscillator) {
@@ -456,11 +599,18 @@
       if (result.status === "rejected") {
         failures.push(settings.oscillator + ": " + explain(result.reason, "indicator", settings.oscillator));
       } else {
-        oscillator = { fn: settings.oscillator, series: result.value };
+        const study = studiesOf(settings)[settings.overlays.length];
+        const name = study.period ? study.fn + " " + study.period : study.fn;
+        oscillator = { fn: settings.oscillator, series: series(study, result, name) };
       }
     }
     showError("chart-error", failures.join(" "));
+    element.dataset.history = history;
     drawPriceChart(symbol, settings, candles, x, overlays, oscillator);
+    if (late.length) {
+      $("chart-status").textContent += " \u00b7 warming up without earlier " + settings.interval +
+        " history: " + late.join(", ");
+    }
   }
 
   function aligned(candles, series, member) {
@@ -503,7 +653,7 @@
     const markers = tradeMarkers(symbol, settings, x, candles);
     traces.push(...markers);
     if (oscillator && oscillator.fn === "RSI") {
-      traces.push({ type: "scatter", mode: "lines", name: "RSI 14", x, y: aligned(candles, oscillator.series, "value"), line: { color: COLORS.rsi, width: 1.5 }, xaxis: "x", yaxis: "y3" });
+      traces.push({ type: "scatter", mode: "lines", name: "RSI " + OSCILLATOR_PERIODS.RSI.period, x, y: aligned(candles, oscillator.series, "value"), line: { color: COLORS.rsi, width: 1.5 }, xaxis: "x", yaxis: "y3" });
     } else if (oscillator && oscillator.fn === "MACD") {
       const value = aligned(candles, oscillator.series, "value");
       const signal = aligned(candles, oscillator.series, "signal");
@@ -516,9 +666,9 @@
     const layout = {
       margin: { l: 56, r: 16, t: 28, b: 40 },
       showlegend: true,
-      legend: { orientation: "h", x: 0, y: 1.06 },
+      legend: { orientation: "h", x: 0, y: 1.01, yanchor: "bottom" }, // above the plot: the top margin grows to hold it
       hovermode: "x unified",
-      xaxis: { type: "category", rangeslider: { visible: false }, nticks: 8, anchor: pane ? "y3" : "y2", showspikes: true },
+      xaxis: { type: "category", rangeslider: { visible: false }, anchor: pane ? "y3" : "y2", showspikes: true },
       yaxis: { domain: pane ? [0.42, 1] : [0.24, 1], title: { text: state.currency || "Price" }, tickformat: ",." + state.priceHint + "f" },
       yaxis2: { domain: pane ? [0.26, 0.38] : [0, 0.2], title: { text: "Volume" }, tickformat: "~s" },
       shapes: [],
@@ -533,7 +683,7 @@
         }));
       }
     }
-    draw(element, traces, layout);
+    draw(element, traces, layout, intraday(settings.interval) ? 16 : 10);
     const interval = settings.interval;
     element.dataset.state = "ready";
     element.dataset.symbol = symbol;
@@ -852,7 +1002,7 @@
       yaxis2: { domain: [0, 0.28], title: { text: "Drawdown (%)" }, ticksuffix: " %" },
     };
     const element = $("equity-chart");
-    draw(element, traces, layout);
+    draw(element, traces, layout, 8);
     const last = curve[curve.length - 1];
     element.dataset.points = String(curve.length);
     element.dataset.finalEquity = String(result.finalEquity);
@@ -908,7 +1058,7 @@
       }], {
         title: { text: title, font: { size: 14 } }, margin: { l: 56, r: 16, t: 40, b: 40 },
         xaxis: { type: "date" }, hovermode: "x",
-      });
+      }, 8);
       element.dataset.state = "ready";
       element.dataset.series = id;
       element.dataset.points = String(observations.length);
@@ -965,7 +1115,7 @@
         title: { text: "Treasury par yield curve on " + row.date, font: { size: 14 } },
         margin: { l: 56, r: 16, t: 40, b: 40 }, xaxis: { type: "category", title: { text: "Maturity" } },
         yaxis: { title: { text: "Yield (%)" }, ticksuffix: " %" },
-      });
+      }, 3);
       element.dataset.state = "ready";
       element.dataset.date = row.date;
       element.dataset.points = String(points.length);
@@ -1027,6 +1177,11 @@
     });
     setUpBacktest();
     setUpMacro();
+    let resizing = null;
+    window.addEventListener("resize", () => {
+      clearTimeout(resizing);
+      resizing = setTimeout(refitTicks, 200);
+    });
     const fromHash = decodeURIComponent(location.hash.slice(1)).trim().toUpperCase();
     loadSymbol(fromHash || "AAPL");
   }
