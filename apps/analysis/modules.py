@@ -19,9 +19,22 @@ from typing import Any
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.params import choice
 from apps.core.symbols import require_symbol
-from apps.core.v2 import Output, V2ApiView, connection_schema, nullable, object_schema
-from marketdata.errors import NotFound
+from apps.core.v2 import (
+    ORDER_MISMATCH,
+    ORDERS,
+    REVERSE,
+    OrderedCursorParam,
+    Output,
+    PageQuery,
+    V2ApiView,
+    WalkCursor,
+    connection_schema,
+    nullable,
+    object_schema,
+)
+from marketdata.errors import FieldError, InvalidParameters, NotFound
 from marketdata.records.fundamentals import ModuleData
 
 # A v2 member list's row: member -> NUM | INT | STR, or a nested row.
@@ -81,6 +94,9 @@ class ModuleType:
     v2_members: tuple[str, ...] = ()  # v2's known top-level members; () = not served by v2
     v2_list: str | None = None  # the v2 member `cursor`/`limit` page; None: not a list type
     v2_row: RowShape | None = None  # the members of each ``v2_list`` row
+    # The order in time of ``v2_list`` as served ("asc"/"desc"); None: not time-ordered
+    # (then `order` is refused).
+    v2_order: str | None = None
     # v2: module record -> whether there is data (defaults to the v1 builder finding some).
     v2_has_data: Callable[[Any], Any] | None = None
     v1_member: str | None = None  # the v1 body member it fills (None: ``v1_name``)
@@ -174,14 +190,57 @@ def _no_data(kind: ModuleType, symbol: str) -> NotFound:
     return NotFound(f"No {kind.label} data found for {symbol}")
 
 
+def module_order_param(endpoint: ModuleEndpoint) -> Any:
+    """``order`` of a module endpoint: each time-ordered type's list has its own default
+    order, so the parameter has none (absent: the type's order)."""
+    ordered = [t for t in endpoint.v2_types.values() if t.v2_order]
+    defaults = "; ".join(f"`{t.route}` `{t.v2_list}` {t.v2_order}" for t in ordered)
+    return choice(ORDERS, required=False, help_text=(
+        "Order in time of a time-ordered type's list: `asc` oldest first, `desc` newest "
+        f"first; default the type's own ({defaults}). No effect on the other types. With "
+        "`cursor`/`limit`, walking the pages of one order gives exactly the other order's "
+        "list reversed; a cursor belongs to the order of the page that gave it (with the "
+        "other order it is a 400)"))
+
+
+class V2ModuleQuery(PageQuery):
+    """`fields`, `cursor`/`limit` (the cursor carries its walk's order) and `order` (whose
+    default depends on the type: see :func:`ordered_params`); a subclass declares
+    ``order = module_order_param(ENDPOINT)``."""
+
+    cursor = OrderedCursorParam(
+        required=False, help_text="`pageInfo.endCursor` of the previous page (opaque; it "
+                                  "belongs to that page's `order`); past the end gives an "
+                                  "empty page")
+
+
+def ordered_params(params: dict[str, Any], endpoint: ModuleEndpoint,
+                   route: str) -> dict[str, Any]:
+    """The validated query of the endpoint's type ``route`` with :data:`REVERSE` set
+    (``order`` against the type's own order; a type that is not time-ordered ignores it, as
+    a type without a list ignores `cursor`/`limit`) and the cursor's position;
+    InvalidParameters (a 400 before any upstream call) for a cursor of the other order."""
+    kind = endpoint.v2_types[route]
+    order = params.get("order") if kind.v2_order else None
+    reverse = order is not None and order != kind.v2_order
+    cursor = params.get("cursor")
+    if isinstance(cursor, WalkCursor):
+        if cursor.reverse != reverse:
+            raise InvalidParameters([FieldError("cursor", ORDER_MISMATCH)])
+        cursor = cursor.position
+    return {**params, "cursor": cursor, REVERSE: reverse}
+
+
 class V2ModuleView(V2ApiView):
     """Base of the v2 data-module views: ``endpoint`` serves the type named in the path;
     `fields` selects among the type's known members and whatever else the module has,
-    `cursor`/`limit` page the type's list member."""
+    `cursor`/`limit` page the type's list member, `order` reads a time-ordered type's list
+    in either order."""
 
     endpoint: ModuleEndpoint
 
     def get(self, request: Request, symbol: str, type: str) -> Response:
+        self.params = ordered_params(self.params, self.endpoint, type)
         kind, body = self.endpoint.v2_module(symbol, type)
         return self.answer(body, Output(members=(*kind.v2_members, *body),
                                         paged=(kind.v2_list,) if kind.v2_list else ()))

@@ -122,10 +122,11 @@ EARNINGS_ROW = {"maxAge": INT, "quarter": INT, "period": STR, "currency": STR, "
 ANALYSIS = ModuleEndpoint("analysis_type", fundamentals.analysis, (
     ModuleType("recommendations", "recommendations", RECOMMENDATION_TREND, _recommendations,
                "recommendations", v2_members=("trend", "maxAge"), v2_list="trend",
-               v2_row=RECOMMENDATION_ROW),
+               v2_row=RECOMMENDATION_ROW, v2_order="desc"),
     ModuleType("upgrades_downgrades", "upgrades-downgrades", UPGRADE_DOWNGRADE_HISTORY,
                _upgrades_downgrades, "upgrades/downgrades",
-               v2_members=("history", "maxAge"), v2_list="history", v2_row=GRADE_CHANGE_ROW),
+               v2_members=("history", "maxAge"), v2_list="history", v2_row=GRADE_CHANGE_ROW,
+               v2_order="desc"),
     ModuleType("price_targets", "price-targets", FINANCIAL_DATA, _price_targets,
                "price targets"),
     ModuleType("earnings_estimate", "earnings-estimate", EARNINGS_TREND, _earnings_estimate,
@@ -135,7 +136,7 @@ ANALYSIS = ModuleEndpoint("analysis_type", fundamentals.analysis, (
                "revenue estimate"),
     ModuleType("earnings_history", "earnings-history", EARNINGS_HISTORY, _earnings_history,
                "earnings history", v2_members=("history", "defaultMethodology", "maxAge"),
-               v2_list="history", v2_row=EARNINGS_ROW),
+               v2_list="history", v2_row=EARNINGS_ROW, v2_order="asc"),
     ModuleType("sustainability", "sustainability", ESG_SCORES, _sustainability,
                "sustainability"),
 ))

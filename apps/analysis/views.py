@@ -102,7 +102,8 @@ class V2AnalysisView(V2ModuleView):
 
     Types (type -> Yahoo module: members; the member `cursor`/`limit` page):
     - `recommendations` -> recommendationTrend: `trend` `[{period, strongBuy, buy, hold,
-      sell, strongSell}]` (`0m` is this month, `-1m` the one before), `maxAge`. Paged: `trend`.
+      sell, strongSell}]` (`0m` is this month, `-1m` the one before) newest first, `maxAge`.
+      Paged: `trend`.
     - `upgrades-downgrades` -> upgradeDowngradeHistory: `history` `[{epochGradeDate, firm,
       toGrade, fromGrade, action, priceTargetAction, currentPriceTarget, priorPriceTarget}]`
       newest first, `maxAge`. Paged: `history`.
@@ -118,8 +119,15 @@ class V2AnalysisView(V2ModuleView):
     pageInfo}` while the other members stay as they are; with neither it is the bare
     array. 404 when the symbol is malformed or unknown, or when Yahoo has no data of that
     type for it (`No ... data found for SYM`: Yahoo's 404 for the module, an empty list, or
-    only placeholder rows); 400 for an unknown type or a bad `cursor`/`limit`, before any
-    upstream call."""
+    only placeholder rows); 400 for an unknown type or a bad `cursor`/`limit`/`order`,
+    before any upstream call.
+
+    `order` (`asc` oldest first, `desc` newest first) orders a time-ordered type's list in
+    time: `recommendations` `trend` and `upgrades-downgrades` `history` (without it newest
+    first, `order=desc`) and `earnings-history` `history` (without it oldest first,
+    `order=asc`); it has no effect on the other types. The other order is the list
+    reversed. Cursors carry their walk's order: a cursor used with the other `order` is a
+    400."""
 
     endpoint = ANALYSIS
     query_serializer = V2AnalysisQuery

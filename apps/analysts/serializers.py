@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from apps.core.v2 import INTEGER, NUMBER, FieldsQuery, PageQuery, connection_schema, object_schema
+from apps.core.v2 import (
+    INTEGER,
+    NUMBER,
+    FieldsQuery,
+    OrderedPageQuery,
+    OrderedQuery,
+    connection_schema,
+    object_schema,
+    order_param,
+)
 from marketdata.records.analysts import SUMMARY_PERIODS
 
 GRADING_ACTION_MEMBERS = ("date", "symbol", "gradingCompany", "newGrade", "previousGrade")
@@ -14,12 +23,20 @@ SUMMARY_MEMBERS = ("symbol", *(f"{period}{what}" for period in SUMMARY_PERIODS
                                for what in ("Count", "Avg")))
 
 
-class V2GradingActionsQuery(PageQuery):
-    """``fields`` (of each action), ``cursor``/``limit`` (actions per page)."""
+class V2GradingActionsQuery(OrderedPageQuery):
+    """``fields`` (of each action), ``cursor``/``limit`` (actions per page), ``order``."""
+
+    order = order_param("desc", "grading actions (by `date`)")
 
 
 class V2PriceTargetQuery(FieldsQuery):
     """``fields`` only."""
+
+
+class V2EarningsSurprisesQuery(OrderedQuery):
+    """``fields`` and ``order`` of the reported quarters (not paged)."""
+
+    order = order_param("desc", "reported quarters (by `date`)")
 
 
 _STRING = {"type": "string"}
@@ -36,8 +53,9 @@ GRADING_ACTION_SCHEMA = object_schema({
                                                          "there was none (an initiation)"},
 }, "One analyst rating action (GqlGradingAction)", required=GRADING_ACTION_MEMBERS)
 
-GRADING_ACTIONS_RESPONSE = connection_schema(GRADING_ACTION_SCHEMA, "grading actions, newest "
-                                                                    "first")
+GRADING_ACTIONS_RESPONSE = connection_schema(
+    GRADING_ACTION_SCHEMA, "grading actions, newest first (`order=desc`, the default) or "
+                           "oldest first (`order=asc`)")
 
 PRICE_TARGET_CONSENSUS_RESPONSE = object_schema({
     "symbol": _STRING,
@@ -62,7 +80,9 @@ PRICE_TARGET_SUMMARY_RESPONSE = object_schema({
 SURPRISE_MEMBERS = ("symbol", "date", "actualEps", "estimatedEps", "surprise",
                     "surprisePercent")
 EARNINGS_SURPRISES_RESPONSE = object_schema({
-    "surprises": {"type": "array", "description": "Reported quarters, newest first",
+    "surprises": {"type": "array", "description": "Reported quarters, newest first "
+                                                  "(`order=desc`, the default) or oldest "
+                                                  "first (`order=asc`)",
                   "items": object_schema({
                       "symbol": _STRING,
                       "date": {**_STRING, "format": "date",

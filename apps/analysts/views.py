@@ -13,6 +13,7 @@ from apps.analysts.serializers import (
     PRICE_TARGET_CONSENSUS_RESPONSE,
     PRICE_TARGET_SUMMARY_RESPONSE,
     SUMMARY_MEMBERS,
+    V2EarningsSurprisesQuery,
     V2GradingActionsQuery,
     V2PriceTargetQuery,
 )
@@ -22,7 +23,7 @@ from apps.analysts.services import (
     price_target_consensus,
     price_target_summary,
 )
-from apps.core.v2 import Output, V2ApiView
+from apps.core.v2 import Output, V2ApiView, order_note
 
 TAG = "Analysts (v2)"
 _SOURCES = ("Source: Financial Modeling Prep when `FMP_API_KEY` is set; when FMP refuses "
@@ -44,7 +45,11 @@ class V2GradingActionsView(V2ApiView):
 
     `cursor`/`limit` page the actions (a connection `{{edges, nodes, pageInfo}}`); with
     neither, the bare array of every action. `fields` applies to each action (a requested
-    member is present even when null). {_ERRORS}"""
+    member is present even when null). 400 for a bad `cursor`, `limit` or `order`, before
+    any upstream call. {_ERRORS}
+
+    """ + order_note("desc", "actions (`order=asc` is the `desc` list reversed: rows of "
+                             "the same day in the reverse of the source's order)")
 
     query_serializer = V2GradingActionsQuery
     response_schema = GRADING_ACTIONS_RESPONSE
@@ -107,7 +112,7 @@ class V2PriceTargetSummaryView(V2ApiView):
 
 
 class V2EarningsSurprisesView(V2ApiView):
-    """Reported quarters of a stock and how they compared with the analysts' estimate:
+    __doc__ = """Reported quarters of a stock and how they compared with the analysts' estimate:
     `{surprises: [{symbol, date, actualEps, estimatedEps, surprise, surprisePercent}]}`,
     newest first.
 
@@ -124,12 +129,14 @@ class V2EarningsSurprisesView(V2ApiView):
     the estimate is missing or 0). Only reported quarters are listed (FMP's and Alpha
     Vantage's future rows without an actual EPS are left out). A symbol without reported
     quarters, an unknown and a malformed one are 404s. `fields` selects `surprises`. Not
-    paged."""
+    paged. 400 for a bad `order`, before any upstream call.
 
-    query_serializer = V2PriceTargetQuery
+    """ + order_note("desc", "reported quarters")
+
+    query_serializer = V2EarningsSurprisesQuery
     response_schema = EARNINGS_SURPRISES_RESPONSE
     csv_table = "surprises"
-    output = Output(("surprises",))
+    output = Output(("surprises",), ordered=("surprises",))
     operation_id, tag = "get_earnings_surprises", TAG
     summary = "Earnings surprises of a stock"
 

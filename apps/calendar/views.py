@@ -12,18 +12,22 @@ from apps.core.v2 import (
     BOOLEAN,
     INTEGER,
     NUMBER,
-    FieldsQuery,
+    OrderedQuery,
     Output,
     SymbolsParam,
     V2ApiView,
     object_schema,
+    order_note,
+    order_param,
     range_param,
 )
 
 EVENT_MEMBERS = ("date", "symbol", "timestamp", "event")
 
 
-class CalendarQuery(FieldsQuery):
+class CalendarQuery(OrderedQuery):
+    order = order_param("asc", "events (by `timestamp`, then `symbol`; `desc` is the `asc` "
+                               "list reversed)")
     symbols = SymbolsParam(
         help_text=f"Comma-separated symbols (at most {settings.QUOTES_MAX_SYMBOLS})")
     range = range_param("1mo", "Forward window from now: 1d=1 day, 5d=5, 1mo=30, 3mo=90, "
@@ -64,11 +68,12 @@ EVENT_SCHEMA = object_schema({
 })
 CALENDAR_RESPONSE = {"type": "array", "items": EVENT_SCHEMA,
                      "description": "Events sorted by timestamp, then symbol (market-wide "
-                                    "events first)"}
+                                    "events first): `order=asc`, the default; `order=desc` "
+                                    "gives that list reversed"}
 
 
 class V2CalendarView(V2ApiView):
-    """Upcoming events of the symbols inside the forward window `[now, now + range]`
+    __doc__ = """Upcoming events of the symbols inside the forward window `[now, now + range]`
     (1d=1 day, 5d=5, 1mo=30, 3mo=90, 6mo=180, 1y and ytd=365, 2y=730, 5y=1825, 10y=3650,
     max=36500 days), as one array sorted by `timestamp`, then `symbol` (market-wide events
     first). Sources: Yahoo's quoteSummary `calendarEvents` module of each symbol; the US
@@ -102,7 +107,11 @@ class V2CalendarView(V2ApiView):
     while their time is in the window. A symbol that cannot
     be served (malformed, unknown, upstream error) is left out; when no symbol could be
     served because of an upstream failure, that failure's status (502/503/504/429) is
-    returned rather than an empty array. `fields` selects members of each event."""
+    returned rather than an empty array. `fields` selects members of each event. Not
+    paged; 400 for a bad `order` before any upstream call.
+
+    """ + order_note("asc", "events (`desc` is the `asc` list reversed: the latest first, "
+                            "market-wide events last among those of one time)")
 
     query_serializer = CalendarQuery
     response_schema = CALENDAR_RESPONSE
@@ -110,7 +119,7 @@ class V2CalendarView(V2ApiView):
     summary = "Earnings, dividend, options-expiration and economic-release calendar"
 
     csv_table = ""
-    output = Output(EVENT_MEMBERS)
+    output = Output(EVENT_MEMBERS, ordered=("",))
 
     def get(self, request: Request) -> Response:
         q = self.params

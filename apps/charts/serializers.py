@@ -88,11 +88,13 @@ class V2ChartsQuery(IntervalRangeRule, PageQuery):
         help_text="Add `patterns` to each chart (aligned with its candles)")
 
 
-class V2CapitalGainsQuery(FieldsQuery):
+class V2CapitalGainsQuery(OrderedQuery):
     range = range_param("max", "Only capital gains within this window back from now")
+    order = order_param("asc", "capital gains (by distribution date)")
 
 
-class V2CapitalGainsBatchQuery(V2CapitalGainsQuery):
+class V2CapitalGainsBatchQuery(FieldsQuery):
+    range = range_param("max", "Only capital gains within this window back from now")
     symbols = SymbolsParam(help_text="Comma-separated symbols (at most 50)")
 
 
@@ -189,14 +191,18 @@ CHARTS_RESPONSE = object_schema({
 
 CAPITAL_GAIN_SCHEMA = object_schema({"amount": NUMBER, "timestamp": INTEGER},
                                     "One capital gain distribution")
-CAPITAL_GAINS_RESPONSE: dict[str, Any] = {
+_CAPITAL_GAIN_LIST: dict[str, Any] = {
     "type": "array", "items": CAPITAL_GAIN_SCHEMA,
     "description": "Capital gain distributions, oldest first"}
+CAPITAL_GAINS_RESPONSE: dict[str, Any] = {
+    **_CAPITAL_GAIN_LIST, "description": "Capital gain distributions, oldest first "
+                                         "(`order=asc`, the default) or newest first "
+                                         "(`order=desc`)"}
 CAPITAL_GAINS_BATCH_RESPONSE = object_schema({
     "capitalGains": {"type": "array", "description": "One entry per served symbol, in "
                                                      "request order",
                      "items": object_schema({"symbol": _STR,
-                                             "capitalGains": CAPITAL_GAINS_RESPONSE},
+                                             "capitalGains": _CAPITAL_GAIN_LIST},
                                             required=("symbol", "capitalGains"))},
     "errors": ERRORS_SCHEMA,
 }, required=("capitalGains", "errors"))

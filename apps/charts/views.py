@@ -119,19 +119,21 @@ class V2ChartsView(V2ApiView):
 
 
 class V2CapitalGainsView(V2ApiView):
-    """Capital gain distributions of one symbol (a fund), oldest first: `[{amount,
+    __doc__ = """Capital gain distributions of one symbol (a fund), oldest first: `[{amount,
     timestamp}]`.
 
     From Yahoo's chart events over the symbol's whole history, kept when within `range`
     back from now (1d, 5d: days; 1mo: 30 days; 3mo: 90; 6mo: 180; 1y: 365; 2y: 730; 5y:
     1825; 10y: 3650; ytd: since Jan 1 UTC; max: all). A symbol without capital gains (most
     stocks, many funds) gives `[]`; an unknown symbol is a 404. `fields` applies to each
-    item."""
+    item. Not paged.
+
+    """ + order_note("asc", "capital gains (by distribution date)")
 
     query_serializer = V2CapitalGainsQuery
     response_schema = CAPITAL_GAINS_RESPONSE
     csv_table = ""
-    output = Output(CAPITAL_GAIN_MEMBERS)
+    output = Output(CAPITAL_GAIN_MEMBERS, ordered=("",))
     operation_id, tag = "get_capital_gains", TAG
     summary = "Capital gains of one symbol"
 

@@ -602,11 +602,13 @@ ORDER_MISMATCH = ("Cursor from a page of the other order: a cursor continues the
                   "the `order` that gave it")
 
 
-def order_param(default: str, what: str) -> serializers.ChoiceField:
-    """``order`` of a time-ordered list (``what``), ``default`` being its order without it."""
+def order_param(default: str, what: str,
+                paging: str = "`cursor`/`limit`") -> serializers.ChoiceField:
+    """``order`` of a time-ordered list (``what``), ``default`` being its order without it;
+    ``paging`` names the list's paging parameters."""
     return choice(ORDERS, required=False, default=default, help_text=(
         f"Order of the {what} in time: `asc` oldest first, `desc` newest first; default "
-        f"`{default}`. With `cursor`/`limit`, walking the pages of one order gives exactly "
+        f"`{default}`. With {paging}, walking the pages of one order gives exactly "
         "the other order's list reversed; a cursor belongs to the order of the page that "
         "gave it (with the other order it is a 400)"))
 
@@ -624,17 +626,21 @@ class OrderedQuery(FieldsQuery):
     default is the list's order without it). Validation sets :data:`REVERSE` (the list is
     read against its default order) and turns a :class:`WalkCursor` into its position,
     refusing a cursor of the other order (400 before any upstream call). A subclass that
-    has its own ``validate`` calls this one."""
+    has its own ``validate`` calls this one. ``cursor_name``: the cursor parameter
+    (``pageCursor`` of a :class:`BatchPageQuery`)."""
+
+    cursor_name = "cursor"
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         attrs = super().validate(attrs)
-        reverse = attrs["order"] != self.fields["order"].default
-        cursor = attrs.get("cursor")
+        # `fields` the parameter shadows Serializer.fields for the type checker.
+        reverse = attrs["order"] != self.fields["order"].default  # type: ignore[index]
+        cursor = attrs.get(self.cursor_name)
         if isinstance(cursor, WalkCursor):
             if cursor.reverse != reverse:
-                raise serializers.ValidationError({"cursor": [ORDER_MISMATCH]},
+                raise serializers.ValidationError({self.cursor_name: [ORDER_MISMATCH]},
                                                   code="order_mismatch")
-            attrs["cursor"] = cursor.position
+            attrs[self.cursor_name] = cursor.position
         attrs[REVERSE] = reverse
         return attrs
 
@@ -642,10 +648,20 @@ class OrderedQuery(FieldsQuery):
 class OrderedPageQuery(OrderedQuery, PageQuery):
     """:class:`PageQuery` of a time-ordered list: ``order`` with a cursor that carries it."""
 
-    cursor = OrderedCursorParam(
+    cursor = OrderedCursorParam(  # type: ignore[assignment]
         required=False, help_text="`pageInfo.endCursor` of the previous page (opaque; it "
                                   "belongs to that page's `order`); past the end gives an "
                                   "empty page")
+
+
+class OrderedBatchPageQuery(OrderedQuery, BatchPageQuery):
+    """:class:`BatchPageQuery` of a time-ordered list (whose ``limit`` is a count, not a
+    page size): ``order`` with a ``pageCursor`` that carries it."""
+
+    cursor_name = "pageCursor"
+    pageCursor = OrderedCursorParam(  # type: ignore[assignment]  # noqa: N815
+        required=False, help_text="`pageInfo.endCursor` of the previous page (opaque; it "
+                                  "belongs to that page's `order`)")
 
 
 # -- OpenAPI schema pieces ------------------------------------------------------------------

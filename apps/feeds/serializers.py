@@ -6,12 +6,13 @@ from rest_framework import serializers
 
 from apps.core.params import AnyTextParam, IntegerParam
 from apps.core.v2 import (
-    BatchPageQuery,
     FieldsQuery,
-    PageQuery,
+    OrderedBatchPageQuery,
+    OrderedPageQuery,
     connection_schema,
     nullable,
     object_schema,
+    order_param,
 )
 from apps.news.serializers import V2_SENTIMENT_SCHEMA
 from marketdata.records.feeds import (
@@ -66,7 +67,9 @@ class SourcesParam(AnyTextParam):
         return out
 
 
-class FeedsQuery(PageQuery):
+class FeedsQuery(OrderedPageQuery):
+    order = order_param("desc", "entries (by the publication moment; undated entries last "
+                                "with `desc`, first with `asc`)")
     sources = SourcesParam(
         required=False,
         help_text="Comma-separated feed slugs (case-insensitive; `-`, `_` and spaces "
@@ -79,7 +82,9 @@ class FeedsQuery(PageQuery):
                   f"default {DEFAULT_FORM_TYPE}; ignored by the other feeds")
 
 
-class MarketNewsQuery(BatchPageQuery):
+class MarketNewsQuery(OrderedBatchPageQuery):
+    order = order_param("desc", "articles (by publication time; the latest `limit` "
+                                "articles either way)", paging="`pageCursor`/`pageLimit`")
     limit = IntegerParam(
         required=False, default=20, min_value=1, max_value=MAX_MARKET_NEWS,
         help_text=f"How many articles, 1 to {MAX_MARKET_NEWS}; default 20. "
@@ -102,7 +107,9 @@ FEED_ENTRY_SCHEMA = object_schema({
     "source": {"type": "string", "description": "The publisher's display name"},
     "sentiment": V2_SENTIMENT_SCHEMA,
 }, "Feed entry; `fields` selects these members", required=FEED_MEMBERS)
-FEEDS_RESPONSE: dict[str, Any] = connection_schema(FEED_ENTRY_SCHEMA, "feed entries")
+FEEDS_RESPONSE: dict[str, Any] = connection_schema(
+    FEED_ENTRY_SCHEMA, "feed entries, newest first (`order=desc`, the default) or oldest "
+                       "first (`order=asc`)")
 
 MARKET_NEWS_ITEM_SCHEMA = object_schema({
     "title": {"type": "string"},
@@ -115,7 +122,9 @@ MARKET_NEWS_ITEM_SCHEMA = object_schema({
                                  "offset; null when unknown"),
     "sentiment": V2_SENTIMENT_SCHEMA,
 }, "News item; `fields` selects these members", required=MARKET_NEWS_MEMBERS)
-MARKET_NEWS_RESPONSE: dict[str, Any] = connection_schema(MARKET_NEWS_ITEM_SCHEMA, "articles")
+MARKET_NEWS_RESPONSE: dict[str, Any] = connection_schema(
+    MARKET_NEWS_ITEM_SCHEMA, "articles, newest first (`order=desc`, the default) or oldest "
+                             "first (`order=asc`)")
 
 FEAR_AND_GREED_RESPONSE = object_schema({
     "value": {"type": "integer", "minimum": 0, "maximum": 100,

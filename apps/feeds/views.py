@@ -1,7 +1,7 @@
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import Output, V2ApiView
+from apps.core.v2 import Output, V2ApiView, order_note
 from apps.feeds.serializers import (
     FEAR_AND_GREED_MEMBERS,
     FEAR_AND_GREED_RESPONSE,
@@ -41,7 +41,9 @@ class V2FeedsView(V2ApiView):
     selects members of each entry.
 
     Errors: 400 for an unknown source (naming it and listing the valid slugs), a bad
-    `formType`, `cursor` or `limit`, before any upstream call."""
+    `formType`, `cursor`, `limit` or `order`, before any upstream call.
+
+    """ + order_note("desc", "entries (undated entries last with `desc`, first with `asc`)")
 
     query_serializer = FeedsQuery
     response_schema = FEEDS_RESPONSE
@@ -68,8 +70,10 @@ _MARKET_NEWS_DOC = f"""Items `{{title, link, source, img, time, sentiment}}`: `t
     connection `{{edges, nodes, pageInfo}}`; a bare array without either); `fields`
     selects members of each article.
 
-    Errors: 400 for a bad `limit`, `pageCursor` or `pageLimit`, before any upstream call;
-    502/503/504/429 when the sources fail (the body names the provider)."""
+    Errors: 400 for a bad `limit`, `pageCursor`, `pageLimit` or `order`, before any
+    upstream call; 502/503/504/429 when the sources fail (the body names the provider).
+
+    """ + order_note("desc", "articles (the latest `limit` either way)")
 
 
 class V2CryptoNewsView(V2ApiView):

@@ -4,9 +4,9 @@ sub-route bodies and v2's raw module (for the docs)."""
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
-from apps.analysis.modules import v2_module_schema
+from apps.analysis.modules import V2ModuleQuery, module_order_param, v2_module_schema
 from apps.core.params import QuerySerializer, choice
-from apps.core.v2 import INTEGER, NUMBER, STRING, PageQuery
+from apps.core.v2 import INTEGER, NUMBER, STRING
 from apps.holders.services import ALIASES, HOLDER_TYPES, HOLDERS
 
 # The sub-route form's names in the docs: the reference's only. The underscore spellings
@@ -130,8 +130,11 @@ HOLDERS_EXAMPLE = {
 
 
 # -- v2 ---------------------------------------------------------------------------------------
-class V2HoldersQuery(PageQuery):
-    """`fields` selects top-level members; `cursor`/`limit` page the list types' list."""
+class V2HoldersQuery(V2ModuleQuery):
+    """`fields` selects top-level members; `cursor`/`limit` page the list types' list;
+    `order` reads `insider-transactions` in either order."""
+
+    order = module_order_param(HOLDERS)
 
 
 V2_HOLDERS_RESPONSE = v2_module_schema(
@@ -140,7 +143,8 @@ V2_HOLDERS_RESPONSE = v2_module_schema(
                       "pctHeld, position, value, pctChange}`, largest first",
      "transactions": "insider-transactions: `{maxAge, shares, value, filerUrl, "
                      "transactionText, filerName, filerRelation, moneyText, startDate, "
-                     "ownership}`, newest first",
+                     "ownership}`, newest first (`order=desc`, the default) or oldest first "
+                     "(`order=asc`)",
      "holders": "insider-roster: `{maxAge, name, relation, url, transactionDescription, "
                 "latestTransDate, positionDirect, positionDirectDate, ...}`"},
     {"maxAge": INTEGER,

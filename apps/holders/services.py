@@ -83,7 +83,7 @@ HOLDERS = ModuleEndpoint("holder_type", fundamentals.holders, (
                _insider_transactions, "insider transactions",
                v1_member="insider_transactions", reference_key="transactions",
                v2_members=("transactions", "maxAge"), v2_list="transactions",
-               v2_row=TRANSACTION_ROW),
+               v2_row=TRANSACTION_ROW, v2_order="desc"),
     ModuleType("insider_purchases", "insider-purchases", NET_SHARE_PURCHASE_ACTIVITY,
                _insider_purchases, "insider purchases", v1_member="insider_purchases",
                reference_key="summary",

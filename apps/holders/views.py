@@ -122,8 +122,13 @@ class V2HoldersView(V2ModuleView):
     `{edges, nodes, pageInfo}` while the other members stay as they are; with neither it
     is the bare array. 404 when the symbol is malformed or unknown, or when Yahoo has no
     data of that type for it (`No ... data found for SYM`: Yahoo's 404 for the module, an
-    empty list, or no numbers); 400 for an unknown type or a bad `cursor`/`limit`, before
-    any upstream call."""
+    empty list, or no numbers); 400 for an unknown type or a bad `cursor`/`limit`/`order`,
+    before any upstream call.
+
+    `order` (`asc` oldest first, `desc` newest first) orders `insider-transactions`'
+    `transactions` in time; without it they come newest first (`order=desc`); it has no
+    effect on the other types. The other order is the list reversed. Cursors carry their
+    walk's order: a cursor used with the other `order` is a 400."""
 
     endpoint = HOLDERS
     query_serializer = V2HoldersQuery

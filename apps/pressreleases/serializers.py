@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from apps.core.params import IntegerParam
-from apps.core.v2 import STRING, FieldsQuery, object_schema
+from apps.core.v2 import STRING, OrderedQuery, object_schema, order_param
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 100
 MEMBERS = ("date", "symbol", "title", "text")
 
 
-class V2PressReleasesQuery(FieldsQuery):
+class V2PressReleasesQuery(OrderedQuery):
+    order = order_param("desc", "releases (by `date`; the latest `limit` releases either way)")
     limit = IntegerParam(
         required=False, default=DEFAULT_LIMIT, min_value=1, max_value=MAX_LIMIT,
         help_text=f"Maximum releases, 1..{MAX_LIMIT}; default {DEFAULT_LIMIT}. Not paging: "
@@ -31,4 +32,5 @@ PRESS_RELEASE_SCHEMA = object_schema({
 
 PRESS_RELEASES_RESPONSE: dict[str, Any] = {
     "type": "array", "items": PRESS_RELEASE_SCHEMA,
-    "description": "Press releases, newest first (`fields` applies to each)"}
+    "description": "Press releases, newest first (`order=desc`, the default) or oldest first "
+                   "(`order=asc`); `fields` applies to each"}

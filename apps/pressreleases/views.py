@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import Output, V2ApiView
+from apps.core.v2 import Output, V2ApiView, order_note
 from apps.pressreleases.serializers import (
     MEMBERS,
     PRESS_RELEASES_RESPONSE,
@@ -15,7 +15,7 @@ from apps.pressreleases.services import press_releases
 
 
 class V2PressReleasesView(V2ApiView):
-    """A company's latest press releases, newest first: `[{date, symbol, title, text}]`.
+    __doc__ = """A company's latest press releases, newest first: `[{date, symbol, title, text}]`.
 
     Sources: Financial Modeling Prep when `FMP_API_KEY` is set (a refused key or an FMP
     failure falls back; when FMP has nothing for the symbol, EDGAR is asked too); else SEC
@@ -42,7 +42,9 @@ class V2PressReleasesView(V2ApiView):
 
     `limit` (1..100, default 10) is the maximum number of releases, not paging: the answer
     is always a bare array. `fields` applies to each release. 400 for a `limit` outside
-    1..100 or not an integer, before any upstream call."""
+    1..100 or not an integer, or a bad `order`, before any upstream call.
+
+    """ + order_note("desc", "releases (the latest `limit` either way)")
 
     query_serializer = V2PressReleasesQuery
     response_schema = PRESS_RELEASES_RESPONSE
@@ -50,7 +52,7 @@ class V2PressReleasesView(V2ApiView):
     summary = "Press releases of a company"
 
     csv_table = ""
-    output = Output(MEMBERS)
+    output = Output(MEMBERS, ordered=("",))
 
     def get(self, request: Request, symbol: str) -> Response:
         return self.answer(press_releases(symbol, self.params["limit"]))

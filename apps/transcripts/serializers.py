@@ -7,10 +7,11 @@ from apps.core.v2 import (
     INTEGER,
     STRING,
     FieldsQuery,
-    PageQuery,
+    OrderedPageQuery,
     connection_schema,
     nullable,
     object_schema,
+    order_param,
 )
 from apps.quotes.serializers import LangParam
 from apps.transcripts.services import MIN_YEAR, latest_year
@@ -112,8 +113,9 @@ class V2TranscriptQuery(V2EarningsTranscriptQuery):
     lang = _lang_param()
 
 
-class V2TranscriptsAllQuery(PageQuery):
+class V2TranscriptsAllQuery(OrderedPageQuery):
     lang = _lang_param()
+    order = order_param("desc", "calls (by fiscal year and quarter)")
 
 
 _QUARTER = nullable("string", enum=[*QUARTERS, None])
@@ -181,4 +183,6 @@ _CALL = object_schema({
     "transcript": TRANSCRIPT_RESPONSE,
 }, "A listed call and its transcript document; `fields` selects these members (all "
    "present without it)")
-TRANSCRIPTS_ALL_RESPONSE = connection_schema(_CALL, "earnings calls, newest first")
+TRANSCRIPTS_ALL_RESPONSE = connection_schema(_CALL, "earnings calls, newest first "
+                                             "(`order=desc`, the default) or oldest first "
+                                             "(`order=asc`)")

@@ -253,14 +253,14 @@ def _call_item(call: EarningsCall, transcript: Transcript,
 
 
 def v2_all_transcripts(symbol_text: str, cursor: int | None = None,
-                       limit: int | None = None) -> Any:
-    """Every listed call with its transcript, newest first: the bare list, or with
-    ``cursor``/``limit`` one page of the calls as a connection (positions are the calls'
-    places in the listing). Only the page's transcripts are fetched, concurrently; a call
-    whose transcript cannot be had is left out. When none of a non-empty page can be had:
-    the telling upstream failure, else 404."""
+                       limit: int | None = None, reverse: bool = False) -> Any:
+    """Every listed call with its transcript, newest first (oldest first with ``reverse``):
+    the bare list, or with ``cursor``/``limit`` one page of the calls as a connection
+    (positions are the calls' places in the listing read in that order). Only the page's
+    transcripts are fetched, concurrently; a call whose transcript cannot be had is left
+    out. When none of a non-empty page can be had: the telling upstream failure, else 404."""
     symbol = require_symbol(symbol_text)
-    window = paginate(fundamentals.earnings_calls(symbol), cursor, limit)
+    window = paginate(fundamentals.earnings_calls(symbol), cursor, limit, reverse)
     calls: list[EarningsCall] = window if isinstance(window, list) else window["nodes"]
     if not calls:
         return window

@@ -4,7 +4,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.schema import error_responses
-from apps.core.v2 import Output, V2ApiView
+from apps.core.v2 import REVERSE, Output, V2ApiView, order_note
 from apps.core.views import ApiView
 from apps.transcripts.serializers import (
     EARNINGS_TRANSCRIPT_RESPONSE,
@@ -128,7 +128,10 @@ class V2TranscriptsAllView(V2ApiView):
     calls' transcripts are fetched; cursors are the calls' places in the listing, so a
     page may hold fewer than `limit` items. {_LANG} `fields` applies to each item. 404
     also when no transcript of the page could be had; when that is because of upstream
-    failures, the failure's status. {_ERRORS}"""
+    failures, the failure's status. 400 for a bad `cursor`, `limit` or `order`, before any
+    upstream call. {_ERRORS}
+
+    """ + order_note("desc", "calls (by fiscal year and quarter)")
 
     query_serializer = V2TranscriptsAllQuery
     response_schema = TRANSCRIPTS_ALL_RESPONSE
@@ -138,7 +141,7 @@ class V2TranscriptsAllView(V2ApiView):
 
     def get(self, request: Request, symbol: str) -> Response:
         q = self.params
-        answer = v2_all_transcripts(symbol, q.get("cursor"), q.get("limit"))
+        answer = v2_all_transcripts(symbol, q.get("cursor"), q.get("limit"), q[REVERSE])
         if isinstance(answer, list):
             return self.answer(answer)
         # A page of the calls: `fields` applies to its nodes (in `edges` and `nodes`).

@@ -436,7 +436,7 @@ def openapi() -> dict[str, Any]:
 
 @pytest.mark.parametrize(("path", "operation", "params"), [
     ("/v2/grading-actions/{symbol}", "get_grading_actions", {"symbol", "fields", "cursor",
-                                                             "limit", "format"}),
+                                                             "limit", "order", "format"}),
     ("/v2/price-target-consensus/{symbol}", "get_price_target_consensus", {"symbol", "fields"}),
     ("/v2/price-target-summary/{symbol}", "get_price_target_summary", {"symbol", "fields"}),
 ])

@@ -281,8 +281,8 @@ def test_openapi_operation(api):
     operation = api.get("/openapi.json").json()["paths"]["/v2/calendar"]["get"]
     assert operation["operationId"] == "get_calendar"
     assert operation["tags"] == ["Calendar (v2)"]
-    assert {p["name"] for p in operation["parameters"]} == {"symbols", "range", "fields",
-                                                            "format"}
+    assert {p["name"] for p in operation["parameters"]} == {"symbols", "range", "order",
+                                                            "fields", "format"}
     assert {"200", "400", "404", "429", "500"} <= set(operation["responses"])
 
 

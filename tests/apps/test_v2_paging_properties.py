@@ -8,7 +8,9 @@ return every requested one (null when there is no value).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -110,18 +112,34 @@ def test_fields_never_returns_an_unrequested_member(api, sandbox_upstream, endpo
 
 
 # -- order: time-ordered lists ----------------------------------------------------------------
+def _moment(text: str) -> datetime:
+    """An ISO 8601 time with or without an offset (FMP's wall time), compared as a moment."""
+    moment = datetime.fromisoformat(text)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
 @dataclass(frozen=True)
 class Ordered:
     """A time-ordered list with ``order``: its URL, where the list sits (None: the body),
-    the member of an item that dates it, and the list's default order."""
+    the member of an item that dates it (or a function of the item), the list's default
+    order, whether ``cursor``/``limit`` page it, and the names of those two parameters."""
 
     url: str
     member: str | None
-    key: str
+    key: str | Callable[[Any], Any]
     default: str
+    paged: bool = True
+    page: tuple[str, str] = ("cursor", "limit")
 
     def with_query(self, extra: str) -> str:
         return self.url + ("&" if "?" in self.url else "?") + extra
+
+    def when(self, item: Any) -> Any:
+        return self.key(item) if callable(self.key) else item[self.key]
+
+    def paging(self, limit: int, cursor: str | None = None) -> str:
+        name, size = self.page
+        return f"{size}={limit}" + (f"&{name}={cursor}" if cursor else "")
 
 
 ORDERED = [
@@ -133,11 +151,29 @@ ORDERED = [
     Ordered("/v2/news?count=30", None, "providerPublishTime", "desc"),
     Ordered("/v2/worldnews/news/AAPL", None, "time", "desc"),
     Ordered("/v2/dividends/AAPL", "dividends", "timestamp", "asc"),
-    Ordered("/v2/splits/NVDA", None, "timestamp", "asc"),
+    Ordered("/v2/splits/NVDA", None, "timestamp", "asc", paged=False),
     Ordered("/v2/chart/AAPL?range=3mo", "candles", "timestamp", "asc"),
+    Ordered("/v2/feeds", None, lambda entry: _moment(entry["published"]), "desc"),
+    Ordered("/v2/crypto/news", None, lambda article: _moment(article["time"]), "desc",
+            page=("pageCursor", "pageLimit")),
+    Ordered("/v2/forex/news", None, lambda article: _moment(article["time"]), "desc",
+            page=("pageCursor", "pageLimit")),
+    Ordered("/v2/grading-actions/AAPL", None, "date", "desc"),
+    Ordered("/v2/press-releases/AAPL", None, "date", "desc", paged=False),
+    Ordered("/v2/earnings-surprises/AAPL", "surprises", "date", "desc", paged=False),
+    Ordered("/v2/transcripts/AAPL/all", None, lambda call: (call["year"], call["quarter"]),
+            "desc"),
+    Ordered("/v2/capital-gains/VTSAX", None, "timestamp", "asc", paged=False),
+    Ordered("/v2/calendar?symbols=AAPL,MSFT&range=3mo", None, "timestamp", "asc",
+            paged=False),
+    Ordered("/v2/holders/AAPL/insider-transactions", "transactions", "startDate", "desc"),
+    Ordered("/v2/analysis/AAPL/upgrades-downgrades", "history", "epochGradeDate", "desc"),
+    Ordered("/v2/analysis/AAPL/earnings-history", "history", "quarter", "asc"),
+    Ordered("/v2/analysis/AAPL/recommendations", "trend",
+            lambda month: int(month["period"].removesuffix("m")), "desc"),
 ]
 _ORDERED_IDS = [o.url for o in ORDERED]
-_PAGED_ORDERED = [o for o in ORDERED if not o.url.startswith("/v2/splits/")]  # not paged
+_PAGED_ORDERED = [o for o in ORDERED if o.paged]
 
 
 def _list(body: Any, endpoint: Ordered) -> Any:
@@ -151,14 +187,15 @@ def test_order_desc_gives_the_newest_first(api, sandbox_upstream, endpoint):
     default = _list(_get(api, endpoint.url), endpoint)
     asc = _list(_get(api, endpoint.with_query("order=asc")), endpoint)
     desc = _list(_get(api, endpoint.with_query("order=desc")), endpoint)
-    assert len(asc) >= (5 if endpoint in _PAGED_ORDERED else 2) and desc == asc[::-1]
+    assert len(asc) >= 2 and desc == asc[::-1]
     assert default == (asc if endpoint.default == "asc" else desc)
-    keys = [item[endpoint.key] for item in desc]
+    keys = [endpoint.when(item) for item in desc]
     assert keys == sorted(keys, reverse=True), keys[:10]
     if endpoint in _PAGED_ORDERED:
-        newest = _list(_get(api, endpoint.with_query("order=desc&limit=5")), endpoint)
+        newest = _list(_get(api, endpoint.with_query("order=desc&" + endpoint.paging(5))),
+                       endpoint)
         assert newest["nodes"] == desc[:5]
-        assert newest["pageInfo"]["hasNextPage"] is True
+        assert newest["pageInfo"]["hasNextPage"] is (len(desc) > 5)
 
 
 @pytest.mark.parametrize("endpoint", _PAGED_ORDERED, ids=[o.url for o in _PAGED_ORDERED])
@@ -173,7 +210,7 @@ def test_walking_one_order_gives_the_other_reversed(api, sandbox_upstream, endpo
     cursor = encode_cursor(skip - 1, order != endpoint.default) if skip else None
     seen: list[Any] = []
     for _ in range(len(everything) + 2):
-        query = f"order={order}&limit={limit}" + (f"&cursor={cursor}" if cursor else "")
+        query = f"order={order}&" + endpoint.paging(limit, cursor)
         connection = _list(_get(api, endpoint.with_query(query)), endpoint)
         assert [edge["node"] for edge in connection["edges"]] == connection["nodes"]
         seen.extend(connection["nodes"])
@@ -195,12 +232,30 @@ def test_invalid_order_is_400_before_any_upstream_call(api, sandbox_upstream, en
 @pytest.mark.parametrize("endpoint", _PAGED_ORDERED, ids=[o.url for o in _PAGED_ORDERED])
 def test_a_cursor_of_the_other_order_is_400(api, sandbox_upstream, endpoint):
     for order, other in (("asc", "desc"), ("desc", "asc")):
-        cursor = _list(_get(api, endpoint.with_query(f"order={order}&limit=2")),
+        cursor = _list(_get(api, endpoint.with_query(f"order={order}&{endpoint.paging(2)}")),
                        endpoint)["pageInfo"]["endCursor"]
         sandbox_upstream.reset_log()
-        response = api.get(endpoint.with_query(f"order={other}&cursor={cursor}"))
+        name = endpoint.page[0]
+        response = api.get(endpoint.with_query(f"order={other}&{name}={cursor}"))
         assert response.status_code == 400, response.content
         body = response.json()
-        assert body["status"] == 400 and body["error"].startswith("cursor: Cursor from a page "
-                                                                  "of the other order")
+        assert body["status"] == 400 and body["error"].startswith(
+            f"{name}: Cursor from a page of the other order"), body
         assert sandbox_upstream.request_log == []
+
+
+@pytest.mark.parametrize("url", ["/v2/holders/AAPL/institutional",
+                                 "/v2/holders/AAPL/major",
+                                 "/v2/holders/AAPL/insider-roster",
+                                 "/v2/analysis/AAPL/earnings-estimate"])
+def test_order_has_no_effect_on_a_module_type_that_is_not_time_ordered(api, sandbox_upstream,
+                                                                       url):
+    """The module endpoints' `order` applies to their time-ordered types (its default is
+    each type's own order); another type ignores it, as a type without a list ignores
+    `cursor`/`limit`: neither order reverses a list that is not ordered in time."""
+    plain = _get(api, url)
+    assert _get(api, f"{url}?order=asc") == plain
+    assert _get(api, f"{url}?order=desc") == plain
+    paged = _get(api, f"{url}?limit=2")
+    for order in ("asc", "desc"):
+        assert _get(api, f"{url}?limit=2&order={order}") == paged

@@ -365,7 +365,7 @@ def test_openapi_operation():
     assert op["operationId"] == "get_press_releases"
     assert op["tags"] == ["Press releases (v2)"]
     params = {p["name"]: p for p in op["parameters"]}
-    assert set(params) == {"symbol", "limit", "fields", "format"}
+    assert set(params) == {"symbol", "limit", "order", "fields", "format"}
     assert params["limit"]["schema"]["minimum"] == 1
     assert params["limit"]["schema"]["maximum"] == 100
     assert params["limit"]["schema"]["default"] == 10
