@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.core.cache import cache as django_cache
 
-from marketdata import deadline, lanes, markets, metrics
+from marketdata import deadline, lanes, markets, metrics, outages
 from marketdata.cache_report import (  # noqa: F401  re-exported for callers
     HIT,
     MISS,
@@ -144,8 +144,8 @@ class CacheStats:
             try:
                 django_cache.add(key, 0, timeout=None)
                 django_cache.incr(key, count)
-            except Exception:
-                log.warning("cache stats flush failed", exc_info=True)
+            except Exception as exc:  # noqa: BLE001 - reported as an outage
+                outages.failed(exc, "cache stats flush")
                 return
         if pending:
             known = set(_safe_get(self.PREFIX + "_index") or ())
@@ -169,42 +169,55 @@ stats = CacheStats()
 
 
 # -- backend access that never fails a request ----------------------------------------------
+# A failure is reported to the backend's outage tracker (marketdata.outages), which logs an
+# outage once when it starts, a summary every 30 s and once when it ends: never a line
+# (let alone a traceback) per failed call, which flooded the log when Redis went away.
 def _safe_get(key: str) -> Any:
     try:
-        return django_cache.get(key)
-    except Exception:
-        log.warning("cache get failed", cache_key=key[-40:], exc_info=True)
+        value = django_cache.get(key)
+    except Exception as exc:  # noqa: BLE001 - reported as an outage
+        outages.failed(exc, "cache get")
         return None
+    outages.succeeded("cache get")
+    return value
 
 
 def _safe_get_many(keys: list[str]) -> dict[str, Any]:
     try:
-        return django_cache.get_many(keys)
-    except Exception:
-        log.warning("cache get_many failed", exc_info=True)
+        values = django_cache.get_many(keys)
+    except Exception as exc:  # noqa: BLE001 - reported as an outage
+        outages.failed(exc, "cache get_many")
         return {}
+    outages.succeeded("cache get_many")
+    return values
 
 
 def _safe_set(key: str, value: Any, timeout: float | None) -> None:
     try:
         django_cache.set(key, value, timeout=timeout)
-    except Exception:
-        log.warning("cache set failed", cache_key=key[-40:], exc_info=True)
+    except Exception as exc:  # noqa: BLE001 - reported as an outage
+        outages.failed(exc, "cache set")
+        return
+    outages.succeeded("cache set")
 
 
 def _safe_add(key: str, value: Any, timeout: float) -> bool:
     try:
-        return bool(django_cache.add(key, value, timeout=timeout))
-    except Exception:
-        log.warning("cache add failed", cache_key=key[-40:], exc_info=True)
+        added = bool(django_cache.add(key, value, timeout=timeout))
+    except Exception as exc:  # noqa: BLE001 - reported as an outage
+        outages.failed(exc, "cache add")
         return True
+    outages.succeeded("cache add")
+    return added
 
 
 def _safe_delete(key: str) -> None:
     try:
         django_cache.delete(key)
-    except Exception:
-        log.warning("cache delete failed", cache_key=key[-40:], exc_info=True)
+    except Exception as exc:  # noqa: BLE001 - reported as an outage
+        outages.failed(exc, "cache delete")
+        return
+    outages.succeeded("cache delete")
 
 
 # -- keys and entries -----------------------------------------------------------------------
@@ -323,9 +336,11 @@ def _single_flight(provider: str, flight_key: str, check: Callable[[], T | None]
     already produced it (or raises a remembered error), else None.
 
     Waiting is bounded by the request deadline. With a ``stale`` copy in hand it is also
-    bounded by ``STALE_GRACE_SECONDS``: the leader's upstream call then runs in the
-    background with a single attempt (no retries), and the stale copy is returned as soon
-    as that attempt fails or the grace runs out; a late answer still refreshes the cache.
+    bounded by the request's stale budget (``STALE_GRACE_SECONDS`` from its first wait with
+    a stale copy, shared by every call of the answer: :func:`marketdata.deadline.
+    stale_wait_until`): the leader's upstream call then runs in the background with a
+    single attempt (no retries), and the stale copy is returned as soon as that attempt
+    fails or the budget runs out; a late answer still refreshes the cache.
     Without a deadline (work outside a request) a waiter that outlasts
     ``CACHE_FLIGHT_TIMEOUT_SECONDS`` calls the upstream itself, as before.
 
@@ -336,7 +351,7 @@ def _single_flight(provider: str, flight_key: str, check: Callable[[], T | None]
     started = time.monotonic()
     limit = deadline.current()
     if stale is not None:
-        grace_end = started + deadline.stale_grace_seconds()
+        grace_end = deadline.stale_wait_until(started)
         limit = grace_end if limit is None else min(limit, grace_end)
     wait_until = limit if limit is not None else started + _lock_timeout()
     with _key_locks.lock(flight_key) as key_lock:

@@ -10,11 +10,22 @@ caller's context).
 
 Work outside a request (stream pollers, management commands) has no deadline; the
 upstream client then bounds each call by ``REQUEST_DEADLINE_SECONDS`` from its start.
+
+The stale budget: a request that holds a stale copy of an upstream answer waits for the
+upstream at most ``STALE_GRACE_SECONDS`` before it serves the copy (:mod:`marketdata.cache`).
+That budget belongs to the whole answer, not to each upstream call behind it: the
+middleware gives each request one :class:`StaleBudget` (in a context variable, so the
+fan-out's pool threads share it), which starts at the request's first wait with a stale
+copy in hand; every later such wait, in sequence or in parallel, ends when it ends. An
+answer built from many calls (press releases: ticker table, filing list, one index and one
+exhibit per filing) is then served stale within the same short budget as a single call,
+instead of waiting the grace once per call (issue 39: 6.5 s and 9.9 s instead of ~2 s).
 """
 
 from __future__ import annotations
 
 import contextvars
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -42,6 +53,55 @@ def stale_grace_seconds() -> float:
     """How long a request with a stale copy in hand waits for the upstream
     (``STALE_GRACE_SECONDS``, 2 by default)."""
     return float(getattr(settings, "STALE_GRACE_SECONDS", 2.0))
+
+
+class StaleBudget:
+    """The time one request may wait for upstreams while it holds stale copies: ``seconds``
+    from its first such wait (:meth:`ends`), shared by every wait of the request."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.started: float | None = None
+        self._lock = threading.Lock()
+
+    def ends(self, now: float) -> float:
+        """When a wait starting ``now`` must end: the budget's end (started now by the
+        first wait)."""
+        with self._lock:
+            if self.started is None:
+                self.started = now
+            return self.started + self.seconds
+
+
+_stale_budget: contextvars.ContextVar[StaleBudget | None] = contextvars.ContextVar(
+    "stale_budget", default=None)
+
+
+def stale_wait_until(now: float) -> float:
+    """When a wait for an upstream that starts ``now`` (a monotonic time) with a stale
+    copy in hand must end: the request's stale budget's end, or ``now`` plus the grace
+    outside a request (no budget)."""
+    budget = _stale_budget.get()
+    if budget is None:
+        return now + stale_grace_seconds()
+    return budget.ends(now)
+
+
+def current_stale_budget() -> StaleBudget | None:
+    return _stale_budget.get()
+
+
+@contextmanager
+def stale_budget(budget: StaleBudget | None = None) -> Iterator[StaleBudget]:
+    """Run the block (one request) with ``budget``, by default a fresh one of
+    ``STALE_GRACE_SECONDS``."""
+    if budget is None:
+        budget = StaleBudget(stale_grace_seconds())
+    token = _stale_budget.set(budget)
+    try:
+        yield budget
+    finally:
+        _stale_budget.reset(token)
 
 
 def current() -> float | None:

@@ -18,6 +18,8 @@ What is counted, and where:
   ``marketdata.cache``;
 - rate-limit refusals by limit: the metrics middleware (a 429 that never got past the
   rate-limit middleware);
+- dependency outages (Redis): calls that failed and fell back, outages started, and
+  whether one is in progress: ``marketdata.outages``;
 - sampled every few seconds in each process and at every scrape: circuit-breaker states
   (how many live processes have each breaker in each state), open quote streams and
   pollers (summed over live processes). Samplers are registered by the apps that know
@@ -101,6 +103,16 @@ POLLERS = Gauge("marketdata_stream_pollers", "Active quote-stream pollers (one p
                 "and process)", multiprocess_mode="livesum")
 STREAM_SUBSCRIPTIONS = Gauge("marketdata_stream_subscriptions", "Symbol subscriptions of "
                              "open quote streams", multiprocess_mode="livesum")
+DEPENDENCY_FALLBACKS = Counter("marketdata_dependency_fallbacks", "Calls to a dependency "
+                               "(redis: cache, response cache, rate-limit counters, stream "
+                               "locks and layer) that failed and fell back: the request went "
+                               "on without it (marketdata.outages)", ["dependency"])
+DEPENDENCY_OUTAGES = Counter("marketdata_dependency_outages", "Outages of a dependency seen "
+                             "by a process (each starts at its first failed call and ends at "
+                             "a call that works after the failures stopped)", ["dependency"])
+DEPENDENCY_DOWN = Gauge("marketdata_dependency_down", "1 while an outage of the dependency "
+                        "is in progress in at least one live process, else 0",
+                        ["dependency"], multiprocess_mode="livemax")
 STREAM_LEADING = Gauge("marketdata_stream_leading_symbols", "Symbols whose upstream polling "
                        "this instance leads (one leader per symbol across a fleet)",
                        multiprocess_mode="livesum")
@@ -153,6 +165,18 @@ def record_rate_limited(limit: str) -> None:
 
 def record_parked(provider: str, lane: str) -> None:
     _guard(lambda: PARKED.labels(provider, lane).inc())
+
+
+def record_dependency_fallback(dependency: str) -> None:
+    _guard(lambda: DEPENDENCY_FALLBACKS.labels(dependency).inc())
+
+
+def record_dependency_outage(dependency: str) -> None:
+    _guard(lambda: DEPENDENCY_OUTAGES.labels(dependency).inc())
+
+
+def set_dependency_down(dependency: str, down: bool) -> None:
+    _guard(lambda: DEPENDENCY_DOWN.labels(dependency).set(1 if down else 0))
 
 
 # -- sampled gauges ---------------------------------------------------------------------------

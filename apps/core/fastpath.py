@@ -57,11 +57,10 @@ from apps.core.symbols import encoded_slash_in_path
 from apps.ratelimit import limits
 from apps.ratelimit.counters import get_async_store
 from marketdata import cache as md_cache
-from marketdata import deadline
+from marketdata import deadline, outages
 from marketdata.logs import AccessLog, get_logger
 
 log = get_logger("apps.core.fastpath")
-ratelimit_log = get_logger("apps.ratelimit")
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -441,8 +440,11 @@ class FastPath:
             return False
         try:
             entry = await setup.store.aget(key)
-        except Exception:  # noqa: BLE001 - a cache outage: Django decides what to answer
+        except Exception as exc:  # noqa: BLE001 - a cache outage: Django decides what to answer
+            outages.failed(exc, "response cache get")
             entry = None
+        else:
+            outages.succeeded("response cache get")
         _raise_if_cancelled()
         if entry is None:
             return False
@@ -522,10 +524,9 @@ class FastPath:
                                                   store=setup.counters)
         except Exception as exc:  # noqa: BLE001 - as RateLimitMiddleware: let it through
             _raise_if_cancelled()
-            ratelimit_log.warning("rate-limit counters unavailable; request allowed",
-                                  error=f"{type(exc).__name__}: {exc}",
-                                  correlation_id=correlation_id)
+            outages.failed(exc, "rate-limit counters", correlation_id=correlation_id)
             return None, []
+        outages.succeeded("rate-limit counters")
         _raise_if_cancelled()
         if not v1:
             bucket = list(_encode(limits.bucket_headers(take, setup.bucket).items()))

@@ -24,7 +24,7 @@ from django.utils.cache import patch_vary_headers
 from apps.core import encoding, response_cache
 from apps.core.symbols import encoded_slash_in_path
 from marketdata import cache as md_cache
-from marketdata import deadline
+from marketdata import deadline, outages
 from marketdata.logs import AccessLog, get_logger
 
 log = get_logger("apps.core.access")
@@ -42,6 +42,7 @@ def new_correlation_id() -> str:
 RUNS_KEY = "marketdata.runs"
 CORRELATION_KEY = "marketdata.correlation_id"
 LIMIT_HEADERS_KEY = "marketdata.rate_limit_headers"
+STALE_BUDGET_KEY = "marketdata.stale_budget"
 
 
 def request_scope(request: HttpRequest) -> dict | None:
@@ -96,7 +97,9 @@ class RequestContextMiddleware:
 
 
 class RequestDeadlineMiddleware:
-    """The request deadline (``REQUEST_DEADLINE_SECONDS``) for everything below it.
+    """The request deadline (``REQUEST_DEADLINE_SECONDS``) for everything below it, and its
+    stale budget (``STALE_GRACE_SECONDS`` of waiting in all while it holds stale copies,
+    however many upstream calls its answer needs: :class:`marketdata.deadline.StaleBudget`).
 
     It counts from arrival at the ASGI front (config.asgi stamps it), so a wait for a
     worker thread is part of it; under plain WSGI, from now. Placed after the response
@@ -109,8 +112,16 @@ class RequestDeadlineMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         token = deadline.set_deadline(arrival_of(request, time.monotonic()) + self.seconds)
+        # One budget for every run of the request (a parked request runs again).
+        scope = request_scope(request)
+        budget = scope.get(STALE_BUDGET_KEY) if scope is not None else None
+        if budget is None:
+            budget = deadline.StaleBudget(deadline.stale_grace_seconds())
+            if scope is not None:
+                scope[STALE_BUDGET_KEY] = budget
         try:
-            return self.get_response(request)
+            with deadline.stale_budget(budget):
+                return self.get_response(request)
         finally:
             deadline.reset(token)
 
@@ -167,8 +178,11 @@ class ResponseCacheMiddleware:
         if store is not None and key is not None:
             try:
                 entry = store.get(key)
-            except Exception:  # noqa: BLE001 - a cache outage must not fail the request
+            except Exception as exc:  # noqa: BLE001 - a cache outage must not fail the request
+                outages.failed(exc, "response cache get")
                 entry = None
+            else:
+                outages.succeeded("response cache get")
             if entry is not None:
                 response = HttpResponse(entry.body, content_type=entry.content_type)
                 for name, value in entry.headers[1:]:
@@ -217,10 +231,15 @@ class ResponseCacheMiddleware:
                              if response.has_header(name))
             entry = response_cache.new_entry(response.content, response["Content-Type"],
                                              replayed, ttl)
-            store.set(key, entry, ttl)
         except Exception:
-            log.warning("response cache write failed", exc_info=True)
+            log.warning("response cache entry could not be made", exc_info=True)
             return
+        try:
+            store.set(key, entry, ttl)
+        except Exception as exc:  # noqa: BLE001 - a cache outage (logged as one)
+            outages.failed(exc, "response cache set")
+            return
+        outages.succeeded("response cache set")
         response.representations = entry  # type: ignore[attr-defined]  # for HttpCaching
 
 

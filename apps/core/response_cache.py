@@ -48,6 +48,9 @@ _MAX_PLAIN_KEY = 160
 # Headers that describe the body (which provider answered; for a tabular view, that it
 # varies with Accept and, for a CSV page, where the next page is) and so travel with it.
 REPLAYED_HEADERS = ("X-Search-Provider", "Vary", "Link")
+# The request headers a key is made of besides the URL (:func:`cache_key`): the only ones
+# an entry's ``Vary`` may name, since every request with the entry's key gets its bytes.
+KEY_HEADERS = frozenset({"accept", "accept-language"})
 
 
 def storable(accept: str, content_type: str) -> bool:
@@ -165,7 +168,8 @@ def decode(blob: Any) -> Entry | None:
         expires, length = _HEAD.unpack_from(blob, 4)
         start = 4 + _HEAD.size
         head = orjson.loads(blob[start:start + length])
-        headers = tuple((str(n), str(v)) for n, v in head["h"])
+        # An entry stored before its Vary was reduced serves the endpoint's all the same.
+        headers = endpoint_headers(tuple((str(n), str(v)) for n, v in head["h"]))
         tag = str(head["t"])
         sizes = [(str(coding), int(size)) for coding, size in head["e"]]
     except (struct.error, orjson.JSONDecodeError, TypeError, ValueError, KeyError):
@@ -184,12 +188,35 @@ def decode(blob: Any) -> Entry | None:
     return Entry(blob[start:end], headers, expires, tag, tuple(encoded))
 
 
+def endpoint_headers(headers: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """``headers`` with ``Vary`` reduced to the endpoint's rule: the members naming a
+    header of the key (:data:`KEY_HEADERS`; a tabular view's ``Accept``), in their order,
+    and no ``Vary`` when none is left.
+
+    The rest were added for the request that filled the entry, not for the endpoint: the
+    CSRF and session middleware (inside the response cache) add ``Cookie`` when that
+    request carried one, and every later hit would repeat it. The headers of the layers
+    in front of the cache (CORS's ``Origin``, ``Accept-Encoding``, ``Accept-Language``)
+    are added per response on both paths, hits included."""
+    out = []
+    for name, value in headers:
+        if name.lower() == "vary":
+            kept = [m.strip() for m in value.split(",") if m.strip().lower() in KEY_HEADERS]
+            if not kept:
+                continue
+            value = ", ".join(kept)
+        out.append((name, value))
+    return tuple(out)
+
+
 def new_entry(body: bytes, content_type: str, replayed: tuple[tuple[str, str], ...],
               ttl: float) -> Entry:
     """An entry for ``body``, with its ETag digest and its compressed variants (made here,
-    once, at :data:`apps.core.encoding.ENTRY_QUALITY`)."""
-    return Entry(body, (("Content-Type", content_type), *replayed), time.time() + ttl,
-                 encoding.digest(body), encoding.encode_all(body, content_type))
+    once, at :data:`apps.core.encoding.ENTRY_QUALITY`); its ``Vary`` is the endpoint's
+    (:func:`endpoint_headers`)."""
+    return Entry(body, (("Content-Type", content_type), *endpoint_headers(replayed)),
+                 time.time() + ttl, encoding.digest(body),
+                 encoding.encode_all(body, content_type))
 
 
 def language_dependent(path: str, query: str) -> bool:

@@ -40,7 +40,7 @@ from apps.similar.services import similar_quotes
 from apps.stream.hub import stream_stats
 from apps.transcripts.services import earnings_transcript
 from marketdata import cache as md_cache
-from marketdata import lanes
+from marketdata import lanes, outages
 from marketdata.capabilities.fundamentals import earnings_calls
 from marketdata.concurrency import BatchTimeout, DeadlinePool
 from marketdata.errors import MarketDataError, UpstreamError
@@ -184,9 +184,12 @@ def cache_round_trip() -> dict[str, Any]:
         django_cache.set(key, "ok", timeout=10)
         ok = django_cache.get(key) == "ok"
         django_cache.delete(key)
-    except Exception:  # reported (and logged), not raised
-        log.warning("health cache probe failed", exc_info=True)
+    except Exception as exc:  # noqa: BLE001 - reported, and logged once per outage
+        outages.failed(exc, "health cache probe")
         ok = False
+    else:
+        if ok:
+            outages.succeeded("health cache probe")
     latency = round((time.perf_counter() - started) * 1000, 2)
     return {"status": HEALTHY if ok else UNHEALTHY, "latency_ms": latency}
 

@@ -19,6 +19,7 @@ from typing import Any
 from django.core.cache import cache as django_cache
 from django.db import connections
 
+from marketdata import outages
 from marketdata.logs import get_logger
 
 log = get_logger("apps.health.readiness")
@@ -73,10 +74,15 @@ def _probe(name: str, call: Callable[[], None]) -> ProbeResult:
         call()
     except Exception as exc:  # reported in the body and logged, never raised
         latency = round((time.perf_counter() - started) * 1000, 2)
-        # The class name only: driver messages can carry host names and user names.
-        log.warning("readiness probe failed", probe=name, error=type(exc).__name__,
-                    exc_info=True)
+        if name == "cache":  # logged once per outage, not at every probe
+            outages.failed(exc, "readiness cache probe")
+        else:
+            # The class name only: driver messages can carry host names and user names.
+            log.warning("readiness probe failed", probe=name, error=type(exc).__name__,
+                        exc_info=True)
         return ProbeResult(name, False, latency, type(exc).__name__)
+    if name == "cache":
+        outages.succeeded("readiness cache probe")
     return ProbeResult(name, True, round((time.perf_counter() - started) * 1000, 2))
 
 

@@ -40,9 +40,7 @@ import orjson
 
 from apps.core import encoding
 from apps.ratelimit import limits
-from marketdata.logs import get_logger
-
-ratelimit_log = get_logger("apps.ratelimit")
+from marketdata import outages
 
 Message = dict[str, Any]
 Scope = dict[str, Any]
@@ -118,9 +116,9 @@ async def charge(scope: Scope, body: bytes) -> Charge | None:
     try:
         take = await limits.take_v2_async(limits.client_ip(meta), config)
     except Exception as exc:  # noqa: BLE001 - redis/socket errors of any kind
-        ratelimit_log.warning("rate-limit counters unavailable; request allowed",
-                              error=f"{type(exc).__name__}: {exc}")
+        outages.failed(exc, "rate-limit counters")  # logged once per outage
         return None
+    outages.succeeded("rate-limit counters")
     headers = [(name.lower().encode("latin-1"), value.encode("latin-1"))
                for name, value in limits.bucket_headers(take, config).items()]
     if take.allowed:

@@ -14,7 +14,8 @@ A request parked by the serving front on a full upstream lane runs again later
 the rate-limit headers the first one got.
 
 When the counters cannot be reached (Redis down), requests are let through without
-rate-limit headers and a warning is logged: the data endpoints keep working without the
+rate-limit headers and the outage is logged once (:mod:`marketdata.outages`: when it
+starts, a summary every 30 s, when it ends): the data endpoints keep working without the
 cache, and a counter outage must not turn into an API outage.
 """
 
@@ -28,9 +29,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from apps.core.middleware import LIMIT_HEADERS_KEY, RUNS_KEY, request_scope
 from apps.ratelimit import limits
-from marketdata.logs import get_logger
+from marketdata import outages
 
-log = get_logger("apps.ratelimit")
 T = TypeVar("T")
 
 # Never limited (the spec also lists /docs, /openapi.json and /redoc, which live outside
@@ -44,11 +44,15 @@ class _CountersUnavailable(Exception):
 
 
 def _decide(decision: Callable[[], T]) -> T:
-    """Run one counter decision; a backend failure becomes ``_CountersUnavailable``."""
+    """Run one counter decision; a backend failure becomes ``_CountersUnavailable`` (and is
+    reported to the outage tracker: logged once per outage, not once per request)."""
     try:
-        return decision()
+        result = decision()
     except Exception as exc:  # redis/socket errors of any kind
+        outages.failed(exc, "rate-limit counters")
         raise _CountersUnavailable(f"{type(exc).__name__}: {exc}") from exc
+    outages.succeeded("rate-limit counters")
+    return result
 
 
 def _health_headers(reset_in: int) -> dict[str, str]:
@@ -87,8 +91,8 @@ class RateLimitMiddleware:
                 config = limits.bucket_config()
                 if config.enabled and not limits.is_admin(request.META):
                     return self._v2(request, config)
-        except _CountersUnavailable as exc:
-            log.warning("rate-limit counters unavailable; request allowed", error=str(exc))
+        except _CountersUnavailable:
+            pass  # let through without headers; logged by marketdata.outages
         return self.get_response(request)
 
     def _v1(self, request: HttpRequest, path: str) -> HttpResponse:

@@ -47,6 +47,7 @@ from django.conf import settings
 from apps.core.errors import error_body
 from apps.stream.events import quote_group
 from apps.stream.leadership import Leadership, lease_seconds, make_leadership
+from marketdata import outages
 from marketdata.capabilities import quotes as quote_data
 from marketdata.errors import MarketDataError, NotFound
 from marketdata.logs import get_logger
@@ -252,7 +253,7 @@ class StreamHub:
             # Handed to another process at once rather than at the lock's expiry.
             await asyncio.wait_for(self.leadership.release(emptied), RELEASE_TIMEOUT)
         except Exception as exc:  # noqa: BLE001 - the locks expire on their own
-            log.warning("stream leadership release failed", error=f"{type(exc).__name__}: {exc}")
+            outages.failed(exc, "stream leadership release")  # logged once per outage
         await self.sync_groups()
 
     async def sync_groups(self) -> None:
@@ -273,7 +274,7 @@ class StreamHub:
                     await self.layer.group_add(quote_group(symbol), self.channel)
                     self.joined.add(symbol)
             except Exception as exc:  # noqa: BLE001 - each poller retries its own symbol
-                log.warning("stream subscribe failed", error=f"{type(exc).__name__}: {exc}")
+                outages.failed(exc, "stream layer subscribe")  # logged once per outage
             leave = sorted(self.joined - wanted)
             if leave:
                 self.joined.difference_update(leave)
@@ -285,8 +286,7 @@ class StreamHub:
                         if isinstance(result, BaseException):
                             raise result
                 except Exception as exc:  # noqa: BLE001 - Redis groups also expire on their own
-                    log.warning("stream unsubscribe failed",
-                                error=f"{type(exc).__name__}: {exc}")
+                    outages.failed(exc, "stream layer unsubscribe")
             if not wanted and self._receiver is not None:
                 receiver, channel = self._receiver, self.channel
                 self._receiver = self.channel = None
@@ -319,9 +319,10 @@ class StreamHub:
             except Exception as exc:  # noqa: BLE001 - a layer outage must not end the streams
                 if self.channel != channel:
                     return
-                log.warning("stream receive failed", error=f"{type(exc).__name__}: {exc}")
+                outages.failed(exc, "stream layer receive")  # logged once per outage
                 await asyncio.sleep(1.0)
                 continue
+            outages.succeeded("stream layer receive")
             if message.get("type") == MESSAGE_TYPE:
                 self.dispatch(message)
 
@@ -436,10 +437,11 @@ class StreamHub:
             [self.layer.group_send(quote_group(m["symbol"]), m) for m in messages])
         unsent = [m for m, r in zip(messages, results, strict=True)
                   if isinstance(r, BaseException)]
-        if unsent:
+        if not unsent:
+            outages.succeeded("stream layer publish")
+        else:
             error = next(r for r in results if isinstance(r, BaseException))
-            log.warning("stream publish failed", failures=len(unsent),
-                        error=f"{type(error).__name__}: {error}")
+            outages.failed(error, "stream layer publish")  # logged once per outage
             # The layer is down, not the data: this process's own subscribers still get it.
             for message in unsent:
                 self.dispatch(message)

@@ -18,9 +18,7 @@ from typing import Protocol
 
 from django.conf import settings
 
-from marketdata.logs import get_logger
-
-log = get_logger("apps.stream.leadership")
+from marketdata import outages
 
 # KEYS: lock per symbol; ARGV: token, ttl (ms). Returns the 1-based indexes now led, and
 # for each symbol another process holds, its index and the milliseconds its lock has left.
@@ -116,9 +114,9 @@ class RedisLeadership:
                                               args=[self.token, self.ttl_ms])
         except Exception as exc:  # noqa: BLE001 - a lock outage must not stop the stream
             # Poll anyway: a duplicate upstream call per process beats a silent stream.
-            log.warning("stream leadership unavailable; polling without it",
-                        error=f"{type(exc).__name__}: {exc}")
+            outages.failed(exc, "stream leadership")  # logged once per outage
             return set(symbols)
+        outages.succeeded("stream leadership")
         self.others_expire_in = {symbols[int(i) - 1]: max(0, int(ms)) / 1000
                                  for i, ms in zip(held[::2], held[1::2], strict=True)}
         return {symbols[int(i) - 1] for i in indexes}
@@ -129,7 +127,7 @@ class RedisLeadership:
         try:
             await self._release(keys=self._keys(symbols), args=[self.token])
         except Exception as exc:  # noqa: BLE001 - the locks expire on their own
-            log.warning("stream leadership release failed", error=f"{type(exc).__name__}: {exc}")
+            outages.failed(exc, "stream leadership release")
 
     async def close(self) -> None:
         await self.client.aclose()

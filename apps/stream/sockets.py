@@ -39,6 +39,7 @@ from apps.stream.hub import (
     message_order,
     traffic,
 )
+from marketdata import outages
 from marketdata.errors import MarketDataError
 from marketdata.logs import get_logger
 
@@ -77,9 +78,9 @@ async def handshake_refusal(scope: dict[str, Any]) -> tuple[int, dict[str, Any],
         try:
             take = await limits.take_v2_async(limits.client_ip(meta), config)
         except Exception as exc:  # noqa: BLE001 - as the HTTP path: counters down, let it in
-            log.warning("rate-limit counters unavailable; stream allowed",
-                        error=f"{type(exc).__name__}: {exc}")
+            outages.failed(exc, "rate-limit counters")  # logged once per outage
             return None
+        outages.succeeded("rate-limit counters")
         if not take.allowed:
             body = {**limits.v2_rate_limit_body(take), "status": 429}
             return 429, body, {"retry-after": str(take.retry_after)}

@@ -47,7 +47,7 @@ def test_not_ready_with_the_cache_down(api, logs):
     assert body["checks"]["cache"]["status"] == "failed"
     assert body["checks"]["cache"]["error"]  # the exception class, e.g. ConnectionInterrupted
     assert "127.0.0.1:1" not in response.content.decode()
-    assert any(r.get("probe") == "cache" and r["message"] == "readiness probe failed"
+    assert any(r.get("operation") == "readiness cache probe" and r["outage"] == "started"
                for r in logs.records())
 
 

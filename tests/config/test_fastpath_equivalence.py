@@ -337,6 +337,59 @@ def test_a_stored_vary_is_merged_not_repeated(sandbox_upstream, monkeypatch):
     assert time.time() < store.get(key).expires
 
 
+COOKIE = {"cookie": "sessionid=abc123; csrftoken=x", "accept": "application/json"}
+
+
+@pytest.mark.parametrize("target", ["/v1/sectors", "/v2/quote/AAPL", "/v2/filings/AAPL"])
+def test_the_first_requesters_cookie_never_reaches_later_hits(sandbox_upstream, target):
+    """The request that fills an entry carries a Cookie (the CSRF and session middleware
+    then add ``Vary: Cookie`` to its answer): a later hit's Vary, on either path, is the
+    endpoint's own (what a fresh answer to a cookie-less request says), and the stored
+    entry keeps no per-request header."""
+    from django.core.cache import cache
+
+    from apps.core import response_cache
+    from tests.conftest import clear_cache
+
+    own = django_path(target, CORRELATION).header("vary")  # computed, not a stored hit
+    clear_cache(cache)
+    first = django_path(target, {**CORRELATION, **COOKIE})
+    assert first.status == 200 and "Cookie" in first.header("vary"), first.header("vary")
+    key = response_cache.cache_key("GET", target, "")
+    store = response_cache.get_store()
+    entry = store.get(key)
+    stored = [(n, v) for n, v in entry.headers if n.lower() == "vary"]
+    assert all("cookie" not in v.lower() for _, v in stored), stored
+    if target == "/v2/filings/AAPL":  # a tabular view: its own Vary is kept
+        assert stored == [("Vary", "Accept")]
+    fast = fast_path(target, CORRELATION)
+    assert fast.answered_by_fast_path and fast.header("vary") == own, fast.header("vary")
+    # The Django path's hit: a marked body proves the answer is the stored entry.
+    store.set(key, response_cache.Entry(b'{"stored":1}', entry.headers, entry.expires,
+                                        "", entry.encoded), 60)
+    hit = django_path(target, CORRELATION)
+    assert hit.body == b'{"stored":1}' and hit.header("vary") == own, hit.header("vary")
+
+
+def test_an_entry_stored_with_a_requesters_vary_serves_the_endpoints(sandbox_upstream):
+    """An entry written before the fix (``Vary: Accept, Cookie``) is read without the
+    per-request member on both paths."""
+    from apps.core import response_cache
+
+    target = "/v1/sectors"
+    django_path(target, CORRELATION)
+    key = response_cache.cache_key("GET", target, "")
+    store = response_cache.get_store()
+    entry = store.get(key)
+    store.set(key, response_cache.Entry(entry.body, (*entry.headers, ("Vary", "Accept, Cookie")),
+                                        entry.expires, entry.etag, entry.encoded), 60)
+    assert store.get(key).headers[-1] == ("Vary", "Accept")
+    for path in (fast_path, django_path):
+        hit = path(target, CORRELATION)
+        assert hit.header("x-cache") == "HIT"
+        assert hit.header("vary").startswith("Accept, origin"), hit.header("vary")
+
+
 # -- CSV (apps.core.tabular): its own entries, replayed with Vary and Link ---------------------
 CSV_SAMPLES = [
     "/v1/historical?symbol=AAPL&range=1mo&interval=1d",

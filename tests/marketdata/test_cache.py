@@ -659,6 +659,57 @@ class TestDeadlineAndGrace:
         assert get(fetch) == "v"
         assert fetch.calls == 2
 
+    def test_one_stale_budget_for_every_call_of_an_answer(self, clock, settings,
+                                                          monkeypatch):
+        """An answer built from many upstream calls that each have a stale copy, with the
+        upstream hanging: every call's wait ends with the request's one stale budget, in
+        sequence and in a fan-out, instead of a grace per call (issue 39: press releases
+        took 6.5 s and 9.9 s, trending and filings 4 s, where one call takes 2 s)."""
+        from marketdata import deadline
+        from marketdata.concurrency import gather_partial
+
+        settings.STALE_GRACE_SECONDS = 0.2
+        names = [f"S{n}" for n in range(3)] + [f"F{n}" for n in range(4)]
+        for name in names:
+            get(Fetch("old"), {"symbol": name})
+        clock(61)
+        hang = threading.Event()
+        waits = []
+        original = md_cache._produce_within_grace
+
+        def recording(produce, release, stale, wait_until):
+            waits.append(wait_until)
+            return original(produce, release, stale, wait_until)
+
+        def hanging():  # the upstream answers once released
+            hang.wait(10)
+            return "new"
+
+        monkeypatch.setattr(md_cache, "_produce_within_grace", recording)
+        try:
+            with deadline.stale_budget() as budget:
+                served = [get(hanging, {"symbol": name}) for name in names[:3]]
+                fanned = gather_partial(lambda name: get(hanging, {"symbol": name}),
+                                        names[3:])
+        finally:
+            hang.set()
+        assert served == ["old"] * 3 and [v for _, v in fanned.values] == ["old"] * 4
+        assert len(waits) == 7
+        assert set(waits) == {budget.started + 0.2}  # one budget waited, not seven
+
+    def test_outside_a_request_each_wait_has_its_own_grace(self, settings):
+        """No budget (a stream poller, a command): each wait gets the grace from its own
+        start; with one (a request), every wait ends at the first one's end."""
+        from marketdata import deadline
+
+        settings.STALE_GRACE_SECONDS = 0.05
+        assert deadline.current_stale_budget() is None
+        assert deadline.stale_wait_until(100.0) == 100.05
+        assert deadline.stale_wait_until(200.0) == 200.05
+        with deadline.stale_budget() as budget:
+            waits = [deadline.stale_wait_until(t) for t in (100.0, 150.0, 300.0)]
+        assert waits == [100.05] * 3 and budget.started == 100.0
+
     def test_a_batch_with_every_item_stale_serves_them_after_the_grace(self, clock, settings):
         settings.STALE_GRACE_SECONDS = 0.2
         calls = []
