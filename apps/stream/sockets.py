@@ -1,6 +1,6 @@
 """WebSocket ``/v2/stream``: live ticks and price alerts from the shared pollers.
 
-The frame protocol is in docs/websocket-streams.md (served at ``/docs/websockets``). In
+The frame protocol is served at ``/docs/websockets`` (docs/api-notes.md, "WebSocket streams"). In
 short: the client sends ``{"subscribe": [...]}``, ``{"unsubscribe": [...]}`` and
 ``{"alerts": [...]}`` frames (:mod:`apps.stream.frames`); the server sends a tick frame
 when a subscribed symbol's quote changes, alert frames in alert mode, and
