@@ -8,7 +8,6 @@ sort_order, count, offset, limit, release_dates: [{release_id, release_name, dat
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from urllib.parse import parse_qs, urlsplit
@@ -17,16 +16,16 @@ import pytest
 import responses
 
 from marketdata.errors import CredentialsRejected, UpstreamBadResponse
-from marketdata.providers import fred
 from marketdata.providers.fred import (
     RELEASE_DATES_URL,
-    FredProvider,
     parse_release_dates,
     release_dates,
 )
 from marketdata.records.releases import ReleaseDate, drop_phantom_runs, major_releases
+from tests.marketdata.providers import test_fred
 
-KEY = "0123456789abcdef0123456789abcdef"
+# The FRED tests' own fixtures (a key set and no backoff, autouse; a responses mock) and key.
+KEY, _fast, mock = test_fred.KEY, test_fred._fast, test_fred.mock
 
 
 def body(rows: list[tuple[int, str, str]], count: int | None = None, offset: int = 0) -> dict:
@@ -35,19 +34,6 @@ def body(rows: list[tuple[int, str, str]], count: int | None = None, offset: int
             "count": len(rows) if count is None else count, "offset": offset, "limit": 1000,
             "release_dates": [{"release_id": rid, "release_name": name, "date": day}
                               for rid, name, day in rows]}
-
-
-@pytest.fixture(autouse=True)
-def _fast(monkeypatch, settings):
-    monkeypatch.setattr(FredProvider, "config", dataclasses.replace(
-        fred.PROVIDER, backoff_seconds=0.001, backoff_max_seconds=0.001))
-    settings.FRED_API_KEY = KEY
-
-
-@pytest.fixture
-def mock():
-    with responses.RequestsMock(assert_all_requests_are_fired=False) as m:
-        yield m
 
 
 def _add(mock, payload, status: int = 200) -> None:
