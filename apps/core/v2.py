@@ -37,7 +37,7 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -433,33 +433,33 @@ def walk_cursor(cursor: Any) -> WalkCursor | None:
     return _decode_cursor(cursor, reversible=True)
 
 
-@extend_schema_field({"type": "string", "pattern": CURSOR_PATTERN})
-class CursorParam(serializers.CharField):
-    """The ``cursor`` query parameter, decoded to its position during validation (so a bad
-    cursor is a 400 before any upstream call)."""
+class _DecodedCursor(serializers.CharField):
+    """A cursor parameter decoded during validation by ``decode`` (None: not one of ours),
+    so a bad cursor is a 400 before any upstream call."""
 
     default_error_messages = {"invalid": "Invalid cursor"}
+    decode: Callable[[str], Any]
 
-    # The text parameter validates into a position (DRF's CharField is typed to give a str).
-    def to_internal_value(self, data: Any) -> int:  # type: ignore[override]
-        position = cursor_position(super().to_internal_value(data))
-        if position is None:
+    def to_internal_value(self, data: Any) -> Any:
+        decoded = type(self).decode(super().to_internal_value(data))
+        if decoded is None:
             self.fail("invalid")
-        return position
+        return decoded
+
+
+@extend_schema_field({"type": "string", "pattern": CURSOR_PATTERN})
+class CursorParam(_DecodedCursor):
+    """The ``cursor`` query parameter, decoded to its position."""
+
+    decode = staticmethod(cursor_position)
 
 
 @extend_schema_field({"type": "string", "pattern": ORDERED_CURSOR_PATTERN})
-class OrderedCursorParam(serializers.CharField):
+class OrderedCursorParam(_DecodedCursor):
     """The ``cursor`` of a list with ``order``: decoded to a :class:`WalkCursor`, which
     :class:`OrderedQuery` checks against the request's ``order``."""
 
-    default_error_messages = {"invalid": "Invalid cursor"}
-
-    def to_internal_value(self, data: Any) -> WalkCursor:  # type: ignore[override]
-        walk = walk_cursor(super().to_internal_value(data))
-        if walk is None:
-            self.fail("invalid")
-        return walk
+    decode = staticmethod(walk_cursor)
 
 
 def paginate(items: Sequence[Any], cursor: int | None, limit: int | None,
