@@ -96,7 +96,8 @@ def _is_holiday(day: date) -> bool:
     return not session.is_session and "good friday" not in (session.holiday or "").lower()
 
 
-def _weekday_on_or_after(day: date, weekday: int) -> date:
+def weekday_on_or_after(day: date, weekday: int) -> date:
+    """The first ``weekday`` (Monday 0) on or after ``day``."""
     return day + timedelta(days=(weekday - day.weekday()) % 7)
 
 
@@ -104,7 +105,7 @@ def employment_situation_day(year: int, month: int) -> date:
     """The release day of the Employment Situation for the reference month ``month``."""
     twelfth = date(year, month, 12)
     week_end = twelfth + timedelta(days=(5 - twelfth.weekday()) % 7)  # the Saturday
-    release = _weekday_on_or_after(week_end, 4) + timedelta(days=14)  # the third Friday
+    release = weekday_on_or_after(week_end, 4) + timedelta(days=14)  # the third Friday
     if release.month == 1 and release.day <= 3:
         release += timedelta(days=7)
     while _is_holiday(release):
@@ -122,7 +123,7 @@ def scheduled_release_dates(start: str, end: str) -> list[ReleaseDate]:
         if first <= day <= last:
             out.append(ReleaseDate(release_id, MAJOR_RELEASES[release_id], day.isoformat()))
 
-    thursday = _weekday_on_or_after(first - timedelta(days=1), 3)
+    thursday = weekday_on_or_after(first - timedelta(days=1), 3)
     while thursday <= last + timedelta(days=1):
         add(JOBLESS_CLAIMS, thursday - timedelta(days=1) if _is_holiday(thursday)
             else thursday)

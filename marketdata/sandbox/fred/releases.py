@@ -28,26 +28,17 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
+from marketdata.records.releases import MAJOR_RELEASES, weekday_on_or_after
 from marketdata.sandbox.common import Request, json_response
 from marketdata.sandbox.fred.observations import JSON_TYPE, KEY_HELP, error
 from marketdata.sandbox.response import SandboxResponse
 
 MAX_LIMIT = 1000
-NAMES = {
-    9: "Advance Monthly Sales for Retail and Food Services", 10: "Consumer Price Index",
-    13: "G.17 Industrial Production and Capacity Utilization", 18: "H.15 Selected Interest Rates",
-    46: "Producer Price Index", 50: "Employment Situation", 53: "Gross Domestic Product",
-    54: "Personal Income and Outlays", 86: "Commercial Paper", 101: "FOMC Press Release",
-    180: "Unemployment Insurance Weekly Claims Report",
-    192: "Job Openings and Labor Turnover Survey",
-}
+# FRED's names: the major releases the service keeps, and two it leaves out.
+NAMES = {**MAJOR_RELEASES, 18: "H.15 Selected Interest Rates", 86: "Commercial Paper"}
 FOMC_MONTHS = (1, 3, 5, 6, 7, 9, 10, 12)
 # Longest window served at once (FRED's own calendar reaches about a year ahead).
 MAX_DAYS = 800
-
-
-def _on_or_after(day: date, weekday: int) -> date:
-    return day + timedelta(days=(weekday - day.weekday()) % 7)
 
 
 def _last(year: int, month: int, weekday: int) -> date:
@@ -58,13 +49,13 @@ def _last(year: int, month: int, weekday: int) -> date:
 
 def _month_rows(year: int, month: int) -> list[tuple[int, date]]:
     first = date(year, month, 1)
-    cpi = _on_or_after(date(year, month, 10), 2)
-    rows = [(50, _on_or_after(first, 4)), (192, _on_or_after(first, 1)), (10, cpi),
-            (46, cpi + timedelta(days=1)), (9, _on_or_after(date(year, month, 14), 4)),
-            (13, _on_or_after(date(year, month, 15), 1)), (53, _last(year, month, 3)),
+    cpi = weekday_on_or_after(date(year, month, 10), 2)
+    rows = [(50, weekday_on_or_after(first, 4)), (192, weekday_on_or_after(first, 1)), (10, cpi),
+            (46, cpi + timedelta(days=1)), (9, weekday_on_or_after(date(year, month, 14), 4)),
+            (13, weekday_on_or_after(date(year, month, 15), 1)), (53, _last(year, month, 3)),
             (54, _last(year, month, 4))]
     if month in FOMC_MONTHS:
-        rows.append((101, _on_or_after(first, 2) + timedelta(days=14)))
+        rows.append((101, weekday_on_or_after(first, 2) + timedelta(days=14)))
     return rows
 
 
