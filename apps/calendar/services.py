@@ -27,6 +27,7 @@ from marketdata.errors import MarketDataError, UpstreamError
 from marketdata.logs import get_logger
 from marketdata.markets import session_day
 from marketdata.records.fundamentals import CalendarEvents
+from marketdata.records.releases import weekday_on_or_after
 
 # The forward window of each TimeRange, in days (ytd has no forward meaning: a year).
 RANGE_DAYS: dict[str, int] = {"1d": 1, "5d": 5, "1mo": 30, "3mo": 90, "6mo": 180,
@@ -91,8 +92,7 @@ def monthly_expiration(year: int, month: int) -> date:
     """The standard monthly options expiration of a month: its third Friday, or the
     business day before when that Friday is an exchange holiday (Good Friday 2025-04-18
     moved April 2025's to Thursday the 17th)."""
-    first = date(year, month, 1)
-    day = first + timedelta(days=(4 - first.weekday()) % 7 + 14)
+    day = weekday_on_or_after(date(year, month, 1), 4) + timedelta(days=14)
     while not session_day(day).is_session:
         day -= timedelta(days=1)
     return day
