@@ -5,6 +5,10 @@ BIN    := $(VENV)/bin
 # pytest-xdist workers (one per core): each test file runs on one worker (module fixtures
 # start their servers once), each worker has its own cache key prefix and test database.
 PYTEST_WORKERS ?= auto
+# Python writes its bytecode caches in the tests (even where the machine sets
+# PYTHONDONTWRITEBYTECODE): without them every run, and every server a test starts, compiles
+# the project again and pytest rewrites every test module's asserts (collection 24 s -> 10 s).
+unexport PYTHONDONTWRITEBYTECODE
 # Installs come from the lock files (every transitive pin, with hashes); `make lock`
 # regenerates them from requirements/base.txt and dev.txt.
 BASE_STAMP := $(VENV)/.base-$(shell cat requirements/base.lock | sha1sum | cut -c1-10)
@@ -32,9 +36,11 @@ run: $(BASE_STAMP)
 ## test: lint, OpenAPI validation, type checking and the whole test suite (in parallel)
 test: $(DEV_STAMP) lint schema typecheck unit
 
-## quick: lint and every test but the integration tests (no server processes started)
-quick: $(DEV_STAMP) lint
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m "not integration" $(PYTEST_ARGS)
+## quick: lint, type check and every test that starts no process (a test that starts one
+## without the `process` or `integration` marker fails: --forbid-processes)
+quick: $(DEV_STAMP) lint typecheck
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m "not integration and not process" \
+		--forbid-processes $(PYTEST_ARGS)
 
 ## lint: ruff, the import layers (import-linter contracts in pyproject.toml), and the locks:
 ## each installs on every Python 3.11.x, Debian 12's 3.11.2 included (bin/check-locks, offline)
@@ -53,11 +59,18 @@ typecheck: $(DEV_STAMP)
 # The fleet test (HAProxy, three instances, a Sentinel set, load) and the browser tests
 # (Chromium, three instances) run after the rest, alone: beside the timed tests they take
 # the CPU those measure (CI failed on that with either of them in the parallel run).
+# The property tests draw their examples from one seed per commit (printed; replay a failure
+# with `make test HYPOTHESIS_SEED=N`), with an example database that lives as long as the run.
 ALONE_TESTS := tests/integration/test_fleet.py tests/integration/test_explorer_browser.py
+HYPOTHESIS_SEED ?= $(shell git rev-parse --short=8 HEAD 2>/dev/null | xargs -I{} printf '%d' 0x{} || echo 0)
+UNIT_ARGS := --hypothesis-seed=$(HYPOTHESIS_SEED) --durations=15 --durations-min=2
 unit: $(DEV_STAMP)
+	@echo "hypothesis seed: $(HYPOTHESIS_SEED) (replay: make test HYPOTHESIS_SEED=$(HYPOTHESIS_SEED))"
+	@db=$$(mktemp -d); trap 'rm -rf "$$db"' EXIT; \
+	export HYPOTHESIS_PROFILE=ci HYPOTHESIS_DATABASE_DIR="$$db"; set -e; \
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder \
-		-m "not alone" $(PYTEST_ARGS)
-	$(BIN)/python -m pytest -m alone $(ALONE_TESTS) $(PYTEST_ARGS) || [ $$? -eq 5 ]
+		-m "not alone" $(UNIT_ARGS) $(PYTEST_ARGS); \
+	$(BIN)/python -m pytest -m alone $(ALONE_TESTS) $(UNIT_ARGS) $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 ## explore: the property tests with fresh random examples (HYPOTHESIS_PROFILE=explore); make
 ## quick and make test run them repeatably (tests/conftest.py). Turn each failure it finds into

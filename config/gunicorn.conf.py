@@ -61,7 +61,9 @@ def check_settings():
 
 
 def on_starting(server):
-    check_settings()
+    # bin/serve checked them a moment ago, in this environment (MARKETDATA_SETTINGS_CHECKED).
+    if os.environ.get("MARKETDATA_SETTINGS_CHECKED") != "1":
+        check_settings()
     # Not through marketdata.metrics: importing it would create the master's own files.
     path = os.environ["PROMETHEUS_MULTIPROC_DIR"]
     os.makedirs(path, exist_ok=True)

@@ -21,6 +21,7 @@ import pytest
 import responses
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 # Property tests are repeatable by default: the seed comes from each test's name (derandomize),
 # no example database, and no timing (deadline, too_slow), so `make quick` and CI run the same
@@ -32,6 +33,14 @@ hypothesis_settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow])
 hypothesis_settings.register_profile(
     "explore", derandomize=False, deadline=None, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow])
+# `make test` (CI): examples drawn from the seed the Makefile passes (--hypothesis-seed, one
+# per commit, printed), so each commit explores new ones and any failure replays; the example
+# database is a folder that lives as long as the run (HYPOTHESIS_DATABASE_DIR).
+hypothesis_settings.register_profile(
+    "ci", derandomize=False, deadline=None, print_blob=True,
+    database=DirectoryBasedExampleDatabase(os.environ["HYPOTHESIS_DATABASE_DIR"])
+    if os.environ.get("HYPOTHESIS_DATABASE_DIR") else None,
     suppress_health_check=[HealthCheck.too_slow])
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
@@ -62,9 +71,47 @@ def recording():
     return load_recording
 
 
+# What every test starts from: live mode (mocked by `responses`), no host map, and polled
+# ticks (the stream tests that want pushed ticks say so).
+TEST_BASELINE_SETTINGS = {"MARKETDATA_UPSTREAM": "live", "UPSTREAM_HOST_MAP": "",
+                          "STREAM_PUSH": False}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _baseline_settings():
+    """:data:`TEST_BASELINE_SETTINGS` set once for the whole run, on the settings object
+    itself: through pytest-django's ``settings`` fixture each test would send
+    ``setting_changed`` for each of them twice, and a changed setting drops what is built
+    from the settings (the OpenAPI document: seconds to build again)."""
+    from django.conf import settings as django_settings
+
+    for name, value in TEST_BASELINE_SETTINGS.items():
+        setattr(django_settings, name, value)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _run_dir(tmp_path_factory):
+    """The folder this run's server processes share (tests/integration/servers.py): the
+    parent of each xdist worker's temporary folder, so the workers prepare one data folder."""
+    from tests.integration import servers
+
+    base = tmp_path_factory.getbasetemp()
+    servers.RUN_DIR = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "run"
+
+
+@pytest.fixture(scope="session")
+def server_pool(tmp_path_factory, _run_dir):
+    """This worker's shared sandbox and services (tests/integration/servers.ServicePool)."""
+    from tests.integration.servers import ServicePool
+
+    pool = ServicePool(tmp_path_factory.mktemp("pool"))
+    yield pool
+    pool.stop()
+
+
 @pytest.fixture(autouse=True)
 def _clean_state(settings):
-    """Every test starts with live mode (mocked by `responses`), a fresh upstream client
+    """Every test starts from :data:`TEST_BASELINE_SETTINGS`, a fresh upstream client
     (breakers closed, no cookies, no crumb) and an empty cache."""
     from django.core.cache import cache
 
@@ -72,9 +119,9 @@ def _clean_state(settings):
     from marketdata import capabilities, outages
     from marketdata.http import reset_client
 
-    settings.MARKETDATA_UPSTREAM = "live"
-    settings.UPSTREAM_HOST_MAP = ""
-    settings.STREAM_PUSH = False  # the stream tests that want pushed ticks say so
+    for name, value in TEST_BASELINE_SETTINGS.items():
+        if getattr(settings, name) != value:  # left changed by a module-scoped override
+            setattr(settings, name, value)
     reset_client()
     # A fresh channel layer per test: each test's event loop is new, and channels-redis
     # keeps per-loop receive state (locks, cleaners) that a finished loop can leave held.
@@ -223,3 +270,67 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     ``alone``.)"""
     sizes = Counter(item.nodeid.split("::", 1)[0] for item in items)
     items.sort(key=lambda item: -sizes[item.nodeid.split("::", 1)[0]])
+
+
+# -- tiers -----------------------------------------------------------------------------------
+# `make quick` runs every test that starts no process (``-m "not integration and not
+# process"``) with ``--forbid-processes``: a test there that starts one fails, saying which
+# marker it lacks, so the quick tier stays quick by construction, not by review.
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--forbid-processes", action="store_true",
+                     help="fail a test that starts a process without the 'process' or "
+                          "'integration' marker (make quick)")
+    parser.addoption("--slow-seconds", type=float, default=2.0,
+                     help="list the tests slower than this at the end, with their reasons")
+
+
+@pytest.fixture(autouse=True)
+def _processes_only_where_marked(request, monkeypatch):
+    if not request.config.getoption("--forbid-processes"):
+        return
+    if request.node.get_closest_marker("process") or \
+            request.node.get_closest_marker("integration"):
+        return
+    import subprocess
+
+    def refuse(self, args, *_args, **_kwargs):
+        pytest.fail(f"{request.node.nodeid} starts a process ({args!r}): mark it "
+                    f"@pytest.mark.process (make test runs it; make quick does not)",
+                    pytrace=False)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse)
+
+
+_durations: dict[str, float] = {}
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
+    report = yield
+    _durations[item.nodeid] = _durations.get(item.nodeid, 0.0) + call.duration
+    if call.when == "teardown":
+        slow = item.get_closest_marker("slow")
+        report.user_properties = [
+            *report.user_properties, ("seconds", round(_durations.pop(item.nodeid), 2)),
+            ("slow_reason", slow.args[0] if slow and slow.args else "")]
+    return report
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    """The tests slower than ``--slow-seconds`` (set-up and teardown included, as a module's
+    servers start in its first test's set-up), each with the reason its ``slow`` marker
+    gives: a test is slow for a stated reason or it is a defect to fix."""
+    threshold = config.getoption("--slow-seconds")
+    rows = []
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            props = dict(getattr(report, "user_properties", ()) or ())
+            if getattr(report, "when", "") == "teardown" and props.get("seconds", 0) > threshold:
+                rows.append((props["seconds"], report.nodeid, props.get("slow_reason") or
+                             "NO REASON GIVEN (mark it @pytest.mark.slow(reason))"))
+    if not rows:
+        return
+    terminalreporter.write_sep("=", f"{len(rows)} tests over {threshold:g} s")
+    for seconds, nodeid, reason in sorted(rows, reverse=True):
+        terminalreporter.write_line(f"{seconds:7.2f} s  {nodeid}  -- {reason}")

@@ -7,7 +7,7 @@ at the libraries' best (:data:`apps.core.encoding.DOCUMENT_QUALITY`: 1.3 MB is 7
 brotli, 124 KB in gzip); :class:`apps.core.middleware.HttpCachingMiddleware` then serves
 the encoding the client accepts, its ETag and 304s. The document depends on settings
 only (not on the request: no per-host servers, no permission filtering), so it is rebuilt
-after a setting changes (tests) and otherwise at the next deployment.
+after one of :data:`DOCUMENT_SETTINGS` changes (tests) and otherwise at the next deployment.
 """
 
 from __future__ import annotations
@@ -43,9 +43,18 @@ _lock = threading.Lock()
 _document: encoding.Precomputed | None = None
 
 
-def _forget(**_kwargs: Any) -> None:
+# The settings the document is generated from (drf-spectacular's and DRF's, the URLs and
+# the apps that declare the views); no view or schema hook reads another. Any other change
+# (tests flip the upstream mode, keys, limits) keeps the document: building it again costs
+# seconds.
+DOCUMENT_SETTINGS = frozenset({"SPECTACULAR_SETTINGS", "REST_FRAMEWORK", "ROOT_URLCONF",
+                               "INSTALLED_APPS"})
+
+
+def _forget(setting: str = "", **_kwargs: Any) -> None:
     global _document
-    _document = None
+    if setting in DOCUMENT_SETTINGS:
+        _document = None
 
 
 setting_changed.connect(_forget, weak=False)

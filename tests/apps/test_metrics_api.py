@@ -267,6 +267,7 @@ def _sample(text: str, line_start: str) -> float:
     return 0.0
 
 
+@pytest.mark.process
 def test_counters_add_up_across_processes(tmp_path):
     """Two worker processes answer requests, a third scrapes: the scrape counts them all
     (what gunicorn's workers do with PROMETHEUS_MULTIPROC_DIR, set by gunicorn.conf.py)."""

@@ -134,6 +134,7 @@ def test_compose_refuses_an_open_metrics_endpoint_by_default():
 
 
 @pytest.mark.skipif(shutil.which("haproxy") is None, reason="needs haproxy (Debian package)")
+@pytest.mark.process
 def test_haproxy_accepts_the_compose_configuration(tmp_path):
     """The configuration the compose balancer loads, checked by HAProxy itself."""
     env = {"MD_LB_BIND": ":8000", "MD_STATS_BIND": ":8404"}  # as compose sets them
@@ -144,6 +145,7 @@ def test_haproxy_accepts_the_compose_configuration(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.process
 def test_healthcheck_fails_without_a_server(unused_port: int = 9):
     result = subprocess.run([sys.executable, str(ROOT / "bin" / "healthcheck")],
                             env={"PORT": str(unused_port)}, capture_output=True, text=True,
@@ -152,6 +154,7 @@ def test_healthcheck_fails_without_a_server(unused_port: int = 9):
     assert "no answer" in result.stderr
 
 
+@pytest.mark.process
 def test_healthcheck_names_an_allowed_host():
     code = "import runpy, sys; print(runpy.run_path(sys.argv[1])['probe_host']())"
 

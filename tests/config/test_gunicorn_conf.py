@@ -52,9 +52,10 @@ def test_gunicorn_accepts_the_settings(load):
     assert config.control_socket == conf["control_socket"]
 
 
-def test_multiprocess_dir_is_set_and_emptied_at_start(load, tmp_path):
+def test_multiprocess_dir_is_set_and_emptied_at_start(load, tmp_path, monkeypatch):
     import os
 
+    monkeypatch.setenv("MARKETDATA_SETTINGS_CHECKED", "1")  # as bin/serve: no second check
     conf = load()
     path = tmp_path / "var" / "prometheus"
     assert os.environ["PROMETHEUS_MULTIPROC_DIR"] == str(path)
@@ -133,3 +134,18 @@ def test_the_url_of_each_kind_of_address(load, address, url):
 def test_a_unix_socket_has_no_url_to_open(load):
     banner = load()["banner"](["/run/md.sock"])
     assert "Open " not in banner and "Listening on /run/md.sock;" in banner
+
+
+def test_the_settings_are_checked_at_start_unless_bin_serve_did(load, monkeypatch):
+    import subprocess
+
+    runs = []
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: runs.append(a) or
+                        subprocess.CompletedProcess(a, 0))
+    conf = load()
+    monkeypatch.delenv("MARKETDATA_SETTINGS_CHECKED", raising=False)
+    conf["on_starting"](None)
+    assert len(runs) == 1 and runs[0][0][-1] == "config.startup"
+    monkeypatch.setenv("MARKETDATA_SETTINGS_CHECKED", "1")
+    conf["on_starting"](None)
+    assert len(runs) == 1

@@ -269,6 +269,16 @@ def test_the_document_is_rebuilt_after_a_setting_changes(sandbox_upstream, setti
     assert django_path("/openapi.json").status == 200 and openapi._document is not None
 
 
+def test_a_setting_the_document_is_not_built_from_keeps_it(sandbox_upstream, settings):
+    from apps.core import openapi
+
+    django_path("/openapi.json")
+    built = openapi._document
+    settings.V2_RATE_LIMIT_CAPACITY = 3
+    settings.FRED_API_KEY = "another"
+    assert openapi._document is built
+
+
 def test_the_document_describes_304_and_the_limit_headers():
     from drf_spectacular.generators import SchemaGenerator
 

@@ -12,6 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.process  # the settings in a fresh interpreter
+
 ROOT = Path(__file__).resolve().parents[2]
 
 CODE = """

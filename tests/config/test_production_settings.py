@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.process  # runs manage.py and Python with the production settings
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # What an operator behind an HTTPS-terminating proxy sets (README "Configuration").

@@ -28,6 +28,7 @@ def _fake_python(tmp_path: Path, version: str) -> str:
     return str(script)
 
 
+@pytest.mark.process
 def test_make_checks_the_interpreter_before_installing(tmp_path):
     check = str(ROOT / "bin" / "check-python")
     for good in ("3.11.0", "3.11.2", "3.11.14"):

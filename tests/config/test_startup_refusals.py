@@ -52,6 +52,7 @@ def test_secret_key_strength_is_djangos_own(key, problem):
         assert found.startswith(problem) and "set it to a long random value" in found
 
 
+@pytest.mark.process
 def test_a_settings_refusal_under_production_is_one_line(tmp_path):
     """config.settings' ImproperlyConfigured, reached through config.production."""
     env = _env(tmp_path, DJANGO_SETTINGS_MODULE="config.production",
@@ -61,6 +62,7 @@ def test_a_settings_refusal_under_production_is_one_line(tmp_path):
     _one_line(result, "V2_RATE_LIMIT_SCOPE must be 'global' or 'ip'")
 
 
+@pytest.mark.process
 def test_make_run_refuses_a_bad_setting_in_one_line(tmp_path):
     """bin/serve loads the development settings before manage.py prepare (whose refusal
     would be Django's traceback)."""
@@ -72,6 +74,7 @@ def test_make_run_refuses_a_bad_setting_in_one_line(tmp_path):
     assert not (tmp_path / "db.sqlite3").exists()  # refused before prepare migrated
 
 
+@pytest.mark.process
 def test_gunicorn_refuses_a_weak_production_key_in_one_line(tmp_path):
     """The Docker image's command: the master loads the settings before any worker starts
     (a worker's refusal would be a traceback and a restart)."""

@@ -36,3 +36,12 @@ def _responses_match_the_schema(request, monkeypatch):
 @pytest.fixture
 def unvalidated_responses():
     """Opt-out of :func:`_responses_match_the_schema` for the requesting test."""
+
+
+@pytest.fixture(autouse=True)
+def _shared_sandbox_restored(request):
+    """After each test that used the worker's shared servers, the sandbox's faults and
+    latency are set back (a test that breaks an upstream path breaks it for itself only)."""
+    yield
+    if "server_pool" in request.fixturenames:
+        request.getfixturevalue("server_pool").restore()

@@ -3,12 +3,15 @@ under its production command (gunicorn via bin/serve)."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 import uuid
@@ -102,17 +105,59 @@ def sandbox_host_map(sandbox_url: str) -> str:
     return ",".join(f"{host}={sandbox_url}" for host in hosts)
 
 
+# The run's data folder: set by tests/conftest.py (a folder every xdist worker of the run
+# shares), prepared once by the first service start that uses it.
+RUN_DIR: Path | None = None
+
+
+def prepared_var_dir() -> Path:
+    """The data folder (migrations, static files, compressed assets, the secret key) that
+    every service of this test run shares, prepared by ``manage.py prepare`` once per run,
+    not per start (the run's workers take turns under a lock; the second finds it done).
+    The indicator kernels are numba's cache in ``NUMBA_CACHE_DIR``, kept between runs."""
+    base = RUN_DIR or Path(tempfile.gettempdir()) / f"marketdata-tests-{os.getpid()}"
+    var_dir = base / "var"
+    done = var_dir / ".prepared"
+    base.mkdir(parents=True, exist_ok=True)
+    with open(base / "prepare.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            env = {**os.environ, "MARKETDATA_VAR_DIR": str(var_dir),
+                   "MARKETDATA_UPSTREAM": "sandbox"}
+            run = subprocess.run([PYTHON, "manage.py", "prepare"], cwd=ROOT, env=env,
+                                 capture_output=True, text=True, timeout=600)
+            assert run.returncode == 0, f"manage.py prepare failed:\n{run.stdout}{run.stderr}"
+            done.touch()
+    return var_dir
+
+
 def start_service(tmp: Path, extra_env: dict[str, str] | None = None,
-                  port: int | None = None) -> Process:
-    """bin/serve (migrate, collectstatic, gunicorn) on ``port`` (default: a free one)."""
+                  port: int | None = None, own_var_dir: bool = False) -> Process:
+    """bin/serve (gunicorn) on ``port`` (default: a free one), on the run's prepared data
+    folder (:func:`prepared_var_dir`: bin/serve skips ``prepare``) with this instance's own
+    metrics folder, no control socket and, without DATABASE_URL, its own copy of the prepared
+    SQLite database. ``own_var_dir``: a fresh data folder that bin/serve prepares itself,
+    for the tests of that path."""
     port = port or free_port()
     env = {k: v for k, v in os.environ.items() if k != "MARKETDATA_UPSTREAM"}
     env.update({
         "PORT": str(port), "HOST": "127.0.0.1", "PYTHON": PYTHON,
-        "MARKETDATA_VAR_DIR": str(tmp / f"var-{port}"),
         "CACHE_KEY_PREFIX": f"it-{uuid.uuid4().hex[:8]}",
         "LOG_LEVEL": "INFO",
     })
+    if own_var_dir:
+        env["MARKETDATA_VAR_DIR"] = str(tmp / f"var-{port}")
+    else:
+        var_dir = prepared_var_dir()
+        instance = tmp / f"instance-{port}"
+        instance.mkdir(parents=True, exist_ok=True)
+        env.update({"MARKETDATA_VAR_DIR": str(var_dir), "MARKETDATA_SKIP_PREPARE": "1",
+                    "PROMETHEUS_MULTIPROC_DIR": str(instance / "prometheus"),
+                    # No test but the production command's uses it (own_var_dir).
+                    "GUNICORN_CONTROL_SOCKET": "off"})
+        if not env.get("DATABASE_URL"):
+            shutil.copyfile(var_dir / "db.sqlite3", instance / "db.sqlite3")
+            env["DATABASE_URL"] = f"sqlite:///{instance / 'db.sqlite3'}"
     env.update(extra_env or {})
     log_path = tmp / f"service-{port}.log"
     proc = _spawn([str(ROOT / "bin" / "serve")], env, log_path)
@@ -166,3 +211,64 @@ def get_json(service: Process, path: str) -> tuple[int, Any, Any]:
     status, headers, body = http("GET", f"{service.base_url}{path}")
     assert "json" in headers.get("Content-Type", ""), (path, headers)
     return status, headers, json.loads(body)
+
+
+# Sandbox behaviour every test on the shared sandbox starts from (ServicePool.restore).
+SANDBOX_DEFAULTS = {"fail_rate": 0.0, "latency_ms": 0, "faults": []}
+
+
+class ServicePool:
+    """The servers one test worker shares across its test files (a session fixture,
+    ``tests/conftest.py``): one sandbox HTTP server, and the service in live mode on it, one
+    process per distinct environment (the default, a keyed FMP, a refused FRED key, ...),
+    each started on first use and kept until the run ends. A test file asks for its stack
+    instead of starting processes; only a test that needs a process of its own (the
+    production command's layout, a kill or restart, a sandbox clock of its own, a log it
+    reads whole) starts one, saying why beside it.
+
+    What one file leaves behind must not reach the next: the sandbox's faults and latency
+    are set back after every test (:meth:`restore`); its request log is only ever read as a
+    difference or after a reset; answers cached by the service are shared, as they are
+    between the tests of one file (tests that need a cold cache ask for a fresh symbol)."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self._sandbox: Process | None = None
+        self._services: dict[tuple[tuple[str, str], ...], Process] = {}
+        self.starts = 0
+
+    def sandbox(self) -> Process:
+        if self._sandbox is None or self._sandbox.proc.poll() is not None:
+            self._sandbox = start_sandbox(self.tmp)
+            self.starts += 1
+        return self._sandbox
+
+    def service(self, env: dict[str, str] | None = None) -> Process:
+        """The service on the shared sandbox with ``env`` over the defaults."""
+        key = tuple(sorted((env or {}).items()))
+        service = self._services.get(key)
+        if service is None or service.proc.poll() is not None:
+            sandbox = self.sandbox()
+            service = self._services[key] = start_service(self.tmp, {
+                "MARKETDATA_UPSTREAM": "live",
+                "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url), **(env or {})})
+            self.starts += 1
+        return service
+
+    def stack(self, env: dict[str, str] | None = None) -> tuple[Process, Process]:
+        """(service, sandbox), as :func:`service_on_sandbox` gives them."""
+        service = self.service(env)
+        return service, self.sandbox()
+
+    def restore(self) -> None:
+        """The shared sandbox back to :data:`SANDBOX_DEFAULTS` (after every test)."""
+        if self._sandbox is not None and self._sandbox.proc.poll() is None:
+            status, _, body = http("POST", f"{self._sandbox.base_url}/__sandbox__/config",
+                                   SANDBOX_DEFAULTS, timeout=10)
+            assert status == 200, body
+
+    def stop(self) -> None:
+        for service in self._services.values():
+            service.stop()
+        if self._sandbox is not None:
+            self._sandbox.stop()

@@ -10,20 +10,15 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.integration.servers import http, start_sandbox, start_service
+from tests.integration.servers import http
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("data-stack")
-    sandbox = start_sandbox(tmp)
-    host_map = f"*.yahoo.com={sandbox.base_url},*.algolia.net={sandbox.base_url}"
-    service = start_service(tmp, {"MARKETDATA_UPSTREAM": "live", "UPSTREAM_HOST_MAP": host_map})
-    yield sandbox, service
-    service.stop()
-    sandbox.stop()
+def stack(server_pool):
+    service, sandbox = server_pool.stack()
+    return sandbox, service
 
 
 def _get(service, path: str) -> tuple[int, dict[str, str], object]:

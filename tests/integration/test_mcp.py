@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.integration.servers import http, service_on_sandbox
+from tests.integration.servers import http
 
 pytestmark = pytest.mark.integration
 
@@ -35,15 +35,14 @@ _addresses = (f"198.18.{n // 250}.{n % 250 + 1}" for n in itertools.count())
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory):
+def stack(server_pool):
     env = {"USE_SECURITY": "true", "APP_RATE_LIMIT_PER_DAY": str(V1_QUOTA),
            "V2_RATE_LIMIT_SCOPE": "ip", "V2_RATE_LIMIT_CAPACITY": str(V2_CAPACITY),
            "V2_RATE_LIMIT_REFILL_PER_SECOND": "0.01", "TRUSTED_PROXIES": "127.0.0.1",
            "ADMIN_API_KEY": ADMIN_KEY, "ALLOWED_HOSTS": "127.0.0.1,localhost",
            "CORS_ALLOWED_ORIGINS": "http://allowed.example",
            "REQUEST_BODY_TIMEOUT_SECONDS": "1", "REQUEST_BODY_MAX_BYTES": "65536"}
-    with service_on_sandbox(tmp_path_factory.mktemp("mcp"), env) as pair:
-        yield pair
+    return server_pool.stack(env)
 
 
 @pytest.fixture

@@ -32,7 +32,8 @@ def test_two_workers_metrics_readyz_and_control_socket(tmp_path):
     service = start_service(tmp_path, {
         "MARKETDATA_UPSTREAM": "sandbox", "WEB_CONCURRENCY": "2", "HOME": str(home),
         "NUMBA_CACHE_DIR": str(ROOT / "var" / "numba"), "METRICS_TOKEN": "scrape-token",
-        "ALLOWED_HOSTS": "md.example.com,127.0.0.1"})
+        "ALLOWED_HOSTS": "md.example.com,127.0.0.1"},
+        own_var_dir=True)  # the production layout: its own data folder and control socket
     var_dir = Path(service.env["MARKETDATA_VAR_DIR"])
     try:
         socket_path = var_dir / "gunicorn.ctl"

@@ -99,7 +99,8 @@ def test_stampede_makes_one_upstream_call(stack):
 def test_make_run_path_falls_back_to_sandbox(tmp_path):
     """No MARKETDATA_UPSTREAM and no reachable Yahoo: bin/serve picks the sandbox, says so
     in the banner, the X-Data-Source header and /v1/health."""
-    service = start_service(tmp_path, {"UPSTREAM_HOST_MAP": "*.yahoo.com=http://127.0.0.1:9"})
+    service = start_service(tmp_path, {"UPSTREAM_HOST_MAP": "*.yahoo.com=http://127.0.0.1:9"},
+                            own_var_dir=True)  # make run's whole path: prepare included
     try:
         status, headers, body = http("GET", f"{service.base_url}/v1/historical?symbol=AAPL"
                                             "&range=1mo&interval=1d")

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from tests.integration.servers import get_json, http, sandbox_host_map, start_sandbox, start_service
+from tests.integration.servers import get_json, http
 
 pytestmark = pytest.mark.integration
 
@@ -19,18 +19,9 @@ REFUSED_KEY = "integration-INVALID-key-9876543210"
 
 
 @pytest.fixture(scope="module")
-def stacks(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("v2-analysts")
-    sandbox = start_sandbox(tmp)
-    host_map = sandbox_host_map(sandbox.base_url)
-    keyed = start_service(tmp, {"MARKETDATA_UPSTREAM": "live", "UPSTREAM_HOST_MAP": host_map,
-                                "FMP_API_KEY": GOOD_KEY})
-    refused = start_service(tmp, {"MARKETDATA_UPSTREAM": "live",
-                                  "UPSTREAM_HOST_MAP": host_map, "FMP_API_KEY": REFUSED_KEY})
-    yield sandbox, keyed, refused
-    refused.stop()
-    keyed.stop()
-    sandbox.stop()
+def stacks(server_pool):
+    return (server_pool.sandbox(), server_pool.service({"FMP_API_KEY": GOOD_KEY}),
+            server_pool.service({"FMP_API_KEY": REFUSED_KEY}))
 
 
 _get = get_json

@@ -12,7 +12,6 @@ import pytest
 from marketdata.backtest.strategies import STRATEGIES
 from tests.integration.servers import (
     http,
-    service_on_sandbox,
 )
 
 pytestmark = pytest.mark.integration
@@ -22,10 +21,8 @@ MEMBERS = {"symbol", "strategyName", "startTimestamp", "endTimestamp", "initialC
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    with service_on_sandbox(tmp_path_factory.mktemp("v2-backtest"),
-                            {"V2_RATE_LIMIT_CAPACITY": "0"}) as pair:
-        yield pair
+def stack(server_pool):
+    return server_pool.stack({"V2_RATE_LIMIT_CAPACITY": "0"})
 
 
 def _call(service, method: str, path: str, body=None):

@@ -9,20 +9,14 @@ import json
 
 import pytest
 
-from tests.integration.servers import http, start_sandbox, start_service
+from tests.integration.servers import http
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("v2-stack")
-    sandbox = start_sandbox(tmp)
-    host_map = f"*.yahoo.com={sandbox.base_url},*.algolia.net={sandbox.base_url}"
-    service = start_service(tmp, {"MARKETDATA_UPSTREAM": "live", "UPSTREAM_HOST_MAP": host_map})
-    yield service
-    service.stop()
-    sandbox.stop()
+def stack(server_pool):
+    return server_pool.service()
 
 
 def _get(service, path: str, headers: dict[str, str] | None = None):

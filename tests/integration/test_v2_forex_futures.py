@@ -13,7 +13,6 @@ import pytest
 from tests.integration.servers import (
     get_json,
     http,
-    service_on_sandbox,
 )
 
 pytestmark = pytest.mark.integration
@@ -25,9 +24,8 @@ FUTURES_MEMBERS = ["symbol", "name", "exchange", "underlying", "expirationDate",
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    with service_on_sandbox(tmp_path_factory.mktemp("v2-forex-futures")) as pair:
-        yield pair
+def stack(server_pool):
+    return server_pool.stack()
 
 
 _get = get_json

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tests.integration.servers import get_json, http, sandbox_host_map, start_sandbox, start_service
+from tests.integration.servers import get_json, http
 
 pytestmark = pytest.mark.integration
 
@@ -20,30 +20,22 @@ ROW = {"date", "y1M", "y2M", "y3M", "y4M", "y6M", "y1", "y2", "y3", "y5", "y7", 
 
 
 @pytest.fixture(scope="module")
-def sandbox(tmp_path_factory):
-    server = start_sandbox(tmp_path_factory.mktemp("macro-sandbox"))
-    yield server
-    server.stop()
+def sandbox(server_pool):
+    return server_pool.sandbox()
 
 
-def _service(tmp_path_factory, sandbox, key: str):
-    env = {"MARKETDATA_UPSTREAM": "live", "UPSTREAM_HOST_MAP": sandbox_host_map(
-        sandbox.base_url), "FRED_API_KEY": key}
-    return start_service(tmp_path_factory.mktemp("macro-service"), env)
+def _service(server_pool, key: str):
+    return server_pool.service({"FRED_API_KEY": key})
 
 
 @pytest.fixture(scope="module")
-def keyless(tmp_path_factory, sandbox):
-    service = _service(tmp_path_factory, sandbox, "")
-    yield service
-    service.stop()
+def keyless(server_pool):
+    return _service(server_pool, "")
 
 
 @pytest.fixture(scope="module")
-def keyed(tmp_path_factory, sandbox):
-    service = _service(tmp_path_factory, sandbox, "integration-key")
-    yield service
-    service.stop()
+def keyed(server_pool):
+    return _service(server_pool, "integration-key")
 
 
 _get = get_json
@@ -75,15 +67,12 @@ def test_series_paging_fields_and_cache(keyless):
     assert headers.get("X-Cache") == "HIT"
 
 
-def test_a_refused_key_falls_back(tmp_path_factory, sandbox):
-    service = _service(tmp_path_factory, sandbox, "INVALID-integration-key")
-    try:
-        status, _, body = _get(service, "/v2/macro/series/CPIAUCSL")
-        assert status == 200 and body["observations"]
-        assert "INVALID-integration-key" not in service.log()
-        assert "provider_key_rejected" in service.log()
-    finally:
-        service.stop()
+def test_a_refused_key_falls_back(server_pool):
+    service = _service(server_pool, "INVALID-integration-key")
+    status, _, body = _get(service, "/v2/macro/series/CPIAUCSL")
+    assert status == 200 and body["observations"]
+    assert "INVALID-integration-key" not in service.log()
+    assert "provider_key_rejected" in service.log()
 
 
 def test_treasury_yields(keyless):

@@ -13,16 +13,14 @@ import pytest
 from marketdata.providers.cftc import LEGACY_NULL_MEMBERS, OBSERVATION_MEMBERS, WEEKS
 from tests.integration.servers import (
     http,
-    service_on_sandbox,
 )
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    with service_on_sandbox(tmp_path_factory.mktemp("v2-positioning")) as pair:
-        yield pair
+def stack(server_pool):
+    return server_pool.stack()
 
 
 def _get(base_url: str, path: str):

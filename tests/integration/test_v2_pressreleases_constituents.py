@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from tests.integration.servers import get_json, http, sandbox_host_map, start_sandbox, start_service
+from tests.integration.servers import get_json, http
 
 pytestmark = pytest.mark.integration
 
@@ -22,37 +22,27 @@ CONSTITUENT = ["symbol", "name", "sector", "subSector", "headquarters", "dateFir
 
 
 @pytest.fixture(scope="module")
-def sandbox(tmp_path_factory):
-    server = start_sandbox(tmp_path_factory.mktemp("pr-sandbox"))
-    yield server
-    server.stop()
+def sandbox(server_pool):
+    return server_pool.sandbox()
 
 
-def _service(tmp_path_factory, sandbox, key: str):
-    env = {"MARKETDATA_UPSTREAM": "live", "UPSTREAM_HOST_MAP": sandbox_host_map(
-        sandbox.base_url), "FMP_API_KEY": key}
-    return start_service(tmp_path_factory.mktemp("pr-service"), env)
+def _service(server_pool, key: str):
+    return server_pool.service({"FMP_API_KEY": key})
 
 
 @pytest.fixture(scope="module")
-def keyless(tmp_path_factory, sandbox):
-    service = _service(tmp_path_factory, sandbox, "")
-    yield service
-    service.stop()
+def keyless(server_pool):
+    return _service(server_pool, "")
 
 
 @pytest.fixture(scope="module")
-def keyed(tmp_path_factory, sandbox):
-    service = _service(tmp_path_factory, sandbox, "integration-key")
-    yield service
-    service.stop()
+def keyed(server_pool):
+    return _service(server_pool, "integration-key")
 
 
 @pytest.fixture(scope="module")
-def refused(tmp_path_factory, sandbox):
-    service = _service(tmp_path_factory, sandbox, "INVALID-integration-key")
-    yield service
-    service.stop()
+def refused(server_pool):
+    return _service(server_pool, "INVALID-integration-key")
 
 
 _get = get_json

@@ -17,7 +17,6 @@ import pytest
 from tests.integration.servers import (
     get_json,
     http,
-    service_on_sandbox,
 )
 
 pytestmark = pytest.mark.integration
@@ -25,9 +24,8 @@ MEMBERS = {"title", "link", "source", "img", "time", "sentiment"}
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    with service_on_sandbox(tmp_path_factory.mktemp("v2-worldnews")) as pair:
-        yield pair
+def stack(server_pool):
+    return server_pool.stack()
 
 
 _get = get_json

@@ -17,7 +17,7 @@ import pytest
 
 from tests.conftest import REDIS_URL
 
-pytestmark = [pytest.mark.redis,
+pytestmark = [pytest.mark.redis, pytest.mark.process,
               pytest.mark.skipif(not REDIS_URL, reason="needs a real Redis (set REDIS_URL)")]
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -193,6 +193,7 @@ def test_schedules_are_cached_and_rebuilt_outside_their_window():
     assert later is not first and later.covers(date(2028, 6, 1))
 
 
+@pytest.mark.process
 def test_import_builds_no_calendar():
     root = Path(__file__).resolve().parents[2]
     code = ("import sys, marketdata.exchange_hours as m; "

@@ -85,6 +85,7 @@ def _settings_with(env: dict[str, str]) -> subprocess.CompletedProcess:
                           timeout=60)
 
 
+@pytest.mark.process
 def test_settings_build_the_cache_and_the_channel_layer_on_the_sentinels():
     done = _settings_with({"REDIS_SENTINELS": "127.0.0.1:26379", "REDIS_SENTINEL_SERVICE": "md"})
     assert done.returncode == 0, done.stderr
@@ -92,6 +93,7 @@ def test_settings_build_the_cache_and_the_channel_layer_on_the_sentinels():
                                   "[('127.0.0.1', 26379)] {'sentinels'")
 
 
+@pytest.mark.process
 def test_settings_refuse_a_bad_sentinel_variable_at_start():
     done = _settings_with({"REDIS_SENTINELS": "127.0.0.1:port"})
     assert done.returncode != 0
