@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.integration.servers import http, sandbox_host_map, start_sandbox, start_service
+from tests.integration.servers import http
 
 pytestmark = pytest.mark.integration
 
@@ -37,151 +37,129 @@ def _calls(sandbox, prefix: str) -> int:
     return json.loads(body)["count"]
 
 
-def test_a_failing_sector_path_leaves_the_other_yahoo_endpoints_up(tmp_path):
-    sandbox = start_sandbox(tmp_path)
-    service = start_service(tmp_path, {"MARKETDATA_UPSTREAM": "live",
-                                       "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url),
-                                       "WEB_CONCURRENCY": "1"})
-    try:
-        _configure(sandbox, faults=[{"path_prefix": "/v1/finance/sectors/", "fail_rate": 1.0}])
-        # Two /v1/sectors requests: 22 failing calls (x retries), far past the breaker's 5.
-        for _ in range(2):
-            status, headers, body = http("GET", f"{service.base_url}/v1/sectors")
-            assert status in (502, 503), body
-            assert json.loads(body)["provider"] == "yahoo"
-        status, _, body = http("GET", f"{service.base_url}/v1/sectors/details/Industrials")
-        assert status in (502, 503), body  # remembered failure or the open sector breaker
+def test_a_failing_sector_path_leaves_the_other_yahoo_endpoints_up(server_pool):
+    service, sandbox = server_pool.stack({"WEB_CONCURRENCY": "1"})
+    _configure(sandbox, faults=[{"path_prefix": "/v1/finance/sectors/", "fail_rate": 1.0}])
+    # Two /v1/sectors requests: 22 failing calls (x retries), far past the breaker's 5.
+    for _ in range(2):
+        status, headers, body = http("GET", f"{service.base_url}/v1/sectors")
+        assert status in (502, 503), body
+        assert json.loads(body)["provider"] == "yahoo"
+    status, _, body = http("GET", f"{service.base_url}/v1/sectors/details/Industrials")
+    assert status in (502, 503), body  # remembered failure or the open sector breaker
 
-        sector_calls = _calls(sandbox, "/v1/finance/sectors/")
-        chart_calls = _calls(sandbox, "/v8/finance/chart/")
-        # Meanwhile every other Yahoo endpoint answers from upstream.
-        symbols = [_symbol("CONT") for _ in range(6)]
-        for symbol in symbols:
-            status, headers, body = http("GET", f"{service.base_url}/v1/historical?symbol="
-                                                f"{symbol}&range=1mo&interval=1d")
-            assert status == 200, body
-            assert headers["X-Cache"] == "MISS"
-        for path in (f"/v1/quotes?symbols={symbols[0]},{symbols[1]}",
-                     f"/v1/simple-quotes?symbols={symbols[2]}",
-                     f"/v1/financials/{symbols[3]}?statement=income",
-                     "/v1/gainers?count=25", f"/v1/news?symbol={symbols[4]}",
-                     f"/v1/analysis/{symbols[5]}?analysis_type=recommendations"):
-            status, headers, body = http("GET", f"{service.base_url}{path}")
-            assert status in (200, 404), (path, body)  # 404: no news tagged with the symbol
-            assert status == 200 or "not found" in body.decode().lower() \
-                or "no news" in body.decode().lower(), (path, body)
-        assert _calls(sandbox, "/v8/finance/chart/") == chart_calls + 6
-        assert _calls(sandbox, "/v1/finance/sectors/") == sector_calls  # still refused
+    sector_calls = _calls(sandbox, "/v1/finance/sectors/")
+    chart_calls = _calls(sandbox, "/v8/finance/chart/")
+    # Meanwhile every other Yahoo endpoint answers from upstream.
+    symbols = [_symbol("CONT") for _ in range(6)]
+    for symbol in symbols:
+        status, headers, body = http("GET", f"{service.base_url}/v1/historical?symbol="
+                                            f"{symbol}&range=1mo&interval=1d")
+        assert status == 200, body
+        assert headers["X-Cache"] == "MISS"
+    for path in (f"/v1/quotes?symbols={symbols[0]},{symbols[1]}",
+                 f"/v1/simple-quotes?symbols={symbols[2]}",
+                 f"/v1/financials/{symbols[3]}?statement=income",
+                 "/v1/gainers?count=25", f"/v1/news?symbol={symbols[4]}",
+                 f"/v1/analysis/{symbols[5]}?analysis_type=recommendations"):
+        status, headers, body = http("GET", f"{service.base_url}{path}")
+        assert status in (200, 404), (path, body)  # 404: no news tagged with the symbol
+        assert status == 200 or "not found" in body.decode().lower() \
+            or "no news" in body.decode().lower(), (path, body)
+    assert _calls(sandbox, "/v8/finance/chart/") == chart_calls + 6
+    assert _calls(sandbox, "/v1/finance/sectors/") == sector_calls  # still refused
 
-        status, _, body = http("GET", f"{service.base_url}/v1/health")
-        circuits = {(c["provider"], c["endpoint"]): c for c in json.loads(body)["circuits"]}
-        assert circuits["yahoo", "sector"]["state"] == "open"
-        assert circuits["yahoo", "chart"]["state"] == "closed"
-    finally:
-        service.stop()
-        sandbox.stop()
+    status, _, body = http("GET", f"{service.base_url}/v1/health")
+    circuits = {(c["provider"], c["endpoint"]): c for c in json.loads(body)["circuits"]}
+    assert circuits["yahoo", "sector"]["state"] == "open"
+    assert circuits["yahoo", "chart"]["state"] == "closed"
 
 
 DEADLINE = 4.0
 
 
-def test_a_hanging_upstream_never_holds_a_request_past_its_deadline(tmp_path):
-    sandbox = start_sandbox(tmp_path)
-    service = start_service(tmp_path, {"MARKETDATA_UPSTREAM": "live",
-                                       "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url),
-                                       "WEB_CONCURRENCY": "1", "WEB_THREADS": "16",
-                                       "REQUEST_DEADLINE_SECONDS": str(DEADLINE),
-                                       "STALE_GRACE_SECONDS": "1",
-                                       "CACHE_TTL_CAP_SECONDS": "1"})
-    try:
-        warm = f"{service.base_url}/v1/historical?symbol={_symbol('WARM')}&range=5d&interval=1d"
-        status, _, fresh = http("GET", warm)
-        assert status == 200
-        # Every upstream answer now takes 15 s: longer than the deadline and the 10 s read
-        # timeout.
-        _configure(sandbox, latency_ms=15000)
-        time.sleep(1.5)  # the warm key is stale now
+def test_a_hanging_upstream_never_holds_a_request_past_its_deadline(server_pool):
+    service, sandbox = server_pool.stack({
+        "WEB_CONCURRENCY": "1", "WEB_THREADS": "16", "REQUEST_DEADLINE_SECONDS": str(DEADLINE),
+        "STALE_GRACE_SECONDS": "1", "CACHE_TTL_CAP_SECONDS": "1"})
+    warm = f"{service.base_url}/v1/historical?symbol={_symbol('WARM')}&range=5d&interval=1d"
+    status, _, fresh = http("GET", warm)
+    assert status == 200
+    # Every upstream answer now takes 15 s: longer than the deadline and the 10 s read
+    # timeout.
+    _configure(sandbox, latency_ms=15000)
+    time.sleep(1.5)  # the warm key is stale now
 
-        urls = [warm]
-        for n in range(40):
-            symbol = _symbol("HANG")
-            urls.append([f"/v1/historical?symbol={symbol}&range=1mo&interval=1d",
-                         f"/v1/simple-quotes?symbols={symbol}",
-                         f"/v1/quotes?symbols={symbol}",
-                         f"/v1/search?query={symbol.lower()}",
-                         f"/v1/financials/{symbol}?statement=balance"][n % 5])
-        urls = [u if u.startswith("http") else service.base_url + u for u in urls]
+    urls = [warm]
+    for n in range(40):
+        symbol = _symbol("HANG")
+        urls.append([f"/v1/historical?symbol={symbol}&range=1mo&interval=1d",
+                     f"/v1/simple-quotes?symbols={symbol}",
+                     f"/v1/quotes?symbols={symbol}",
+                     f"/v1/search?query={symbol.lower()}",
+                     f"/v1/financials/{symbol}?statement=balance"][n % 5])
+    urls = [u if u.startswith("http") else service.base_url + u for u in urls]
 
-        def timed(url):
+    def timed(url):
+        started = time.monotonic()
+        status, headers, body = http("GET", url, timeout=30)
+        return url, status, headers, body, time.monotonic() - started
+
+    pings = []
+    with ThreadPoolExecutor(max_workers=len(urls)) as pool:
+        futures = [pool.submit(timed, url) for url in urls]
+        time.sleep(0.5)
+        while not all(f.done() for f in futures) and len(pings) < 20:
             started = time.monotonic()
-            status, headers, body = http("GET", url, timeout=30)
-            return url, status, headers, body, time.monotonic() - started
+            status, _, _ = http("GET", f"{service.base_url}/v1/ping", timeout=10)
+            pings.append((status, time.monotonic() - started))
+            time.sleep(0.2)
+        results = [f.result() for f in futures]
 
-        pings = []
-        with ThreadPoolExecutor(max_workers=len(urls)) as pool:
-            futures = [pool.submit(timed, url) for url in urls]
-            time.sleep(0.5)
-            while not all(f.done() for f in futures) and len(pings) < 20:
-                started = time.monotonic()
-                status, _, _ = http("GET", f"{service.base_url}/v1/ping", timeout=10)
-                pings.append((status, time.monotonic() - started))
-                time.sleep(0.2)
-            results = [f.result() for f in futures]
-
-        assert pings and all(status == 200 for status, _ in pings)
-        assert max(seconds for _, seconds in pings) < 1.0, pings
-        for url, status, headers, body, seconds in results:
-            # 2 s of slack for a loaded machine: still far below the 10 s read timeout and
-            # the 15 s the upstream would hold a request that ignored its deadline.
-            assert seconds <= DEADLINE + 2.0, (url, status, seconds)
-            if url == warm:
-                assert status == 200 and headers["X-Cache"] == "STALE", (status, body)
-                assert body == fresh
-                continue
-            assert status in (503, 504), (url, status, body)
-            error = json.loads(body)
-            assert error["provider"] in ("yahoo", "algolia"), error
-            assert error["detail"]
-    finally:
-        service.stop()
-        sandbox.stop()
+    assert pings and all(status == 200 for status, _ in pings)
+    assert max(seconds for _, seconds in pings) < 1.0, pings
+    for url, status, headers, body, seconds in results:
+        # 2 s of slack for a loaded machine: still far below the 10 s read timeout and
+        # the 15 s the upstream would hold a request that ignored its deadline.
+        assert seconds <= DEADLINE + 2.0, (url, status, seconds)
+        if url == warm:
+            assert status == 200 and headers["X-Cache"] == "STALE", (status, body)
+            assert body == fresh
+            continue
+        assert status in (503, 504), (url, status, body)
+        error = json.loads(body)
+        assert error["provider"] in ("yahoo", "algolia"), error
+        assert error["detail"]
 
 
 GRACE = 2.0
 
 
-def test_a_fan_out_answer_is_served_stale_within_one_grace(tmp_path):
+def test_a_fan_out_answer_is_served_stale_within_one_grace(server_pool):
     """Every upstream hanging, answers built from several upstream calls that each have a
     stale copy (press releases: ticker table, filing list, an index and an exhibit per
     filing; trending: the list, then a quote batch; filings: ticker table, then the filer)
     are served stale within the same short budget as a single call: one
     STALE_GRACE_SECONDS for the whole answer, not one per call (issue 39: 6.5 s and 9.9 s
     for press releases, 4 s for trending and filings)."""
-    sandbox = start_sandbox(tmp_path)
-    service = start_service(tmp_path, {"MARKETDATA_UPSTREAM": "live",
-                                       "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url),
-                                       "WEB_CONCURRENCY": "1", "WEB_THREADS": "16",
-                                       "STALE_GRACE_SECONDS": str(GRACE),
-                                       "CACHE_TTL_CAP_SECONDS": "1"})
+    service, sandbox = server_pool.stack({
+    "WEB_CONCURRENCY": "1", "WEB_THREADS": "16", "STALE_GRACE_SECONDS": str(GRACE),
+    "CACHE_TTL_CAP_SECONDS": "1"})
     targets = ["/v2/press-releases/AAPL?limit=3", "/v2/trending?region=US",
-               "/v2/filings/AAPL", "/v1/historical?symbol=AAPL&range=5d&interval=1d"]
-    try:
-        fresh = {}
-        for target in targets:
-            status, _, body = http("GET", service.base_url + target, timeout=30)
-            assert status == 200, (target, body[:300])
-            fresh[target] = body
-        _configure(sandbox, latency_ms=15000)  # longer than the deadline and read timeout
-        time.sleep(1.5)  # every entry is stale now (and no response-cache entry is left)
-        for target in targets:
-            started = time.monotonic()
-            status, headers, body = http("GET", service.base_url + target, timeout=30)
-            seconds = time.monotonic() - started
-            assert status == 200 and headers["X-Cache"] == "STALE", (target, status, body)
-            assert body == fresh[target], target
-            # One grace and a loaded machine's slack; a grace per upstream call would be
-            # two (trending, filings) to eight (three press releases) of them.
-            assert seconds <= GRACE + 1.5, (target, seconds)
-    finally:
-        service.stop()
-        sandbox.stop()
+           "/v2/filings/AAPL", "/v1/historical?symbol=AAPL&range=5d&interval=1d"]
+    fresh = {}
+    for target in targets:
+        status, _, body = http("GET", service.base_url + target, timeout=30)
+        assert status == 200, (target, body[:300])
+        fresh[target] = body
+    _configure(sandbox, latency_ms=15000)  # longer than the deadline and read timeout
+    time.sleep(1.5)  # every entry is stale now (and no response-cache entry is left)
+    for target in targets:
+        started = time.monotonic()
+        status, headers, body = http("GET", service.base_url + target, timeout=30)
+        seconds = time.monotonic() - started
+        assert status == 200 and headers["X-Cache"] == "STALE", (target, status, body)
+        assert body == fresh[target], target
+        # One grace and a loaded machine's slack; a grace per upstream call would be
+        # two (trending, filings) to eight (three press releases) of them.
+        assert seconds <= GRACE + 1.5, (target, seconds)

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.integration.servers import http, sandbox_host_map, start_sandbox, start_service
+from tests.integration.servers import http, start_service
 
 pytestmark = pytest.mark.integration
 
@@ -230,28 +230,21 @@ def test_a_client_that_stops_reading_is_disconnected_and_holds_nothing(service):
     assert "closing a connection whose client stopped reading" in service.log()
 
 
-def test_the_access_log_counts_from_arrival(tmp_path):
+def test_the_access_log_counts_from_arrival(server_pool):
     """One thread, two requests: the second waited for the first's upstream (1.5 s) and is
     logged with that wait, as is the latency metric."""
-    sandbox = start_sandbox(tmp_path)
-    service = start_service(tmp_path, {"MARKETDATA_UPSTREAM": "live", "WEB_CONCURRENCY": "1",
-                                       "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url),
-                                       "WEB_THREADS": "1"})
-    try:
-        http("GET", f"{service.base_url}/v2/macro/treasury-yields?limit=1")  # warm
-        http("POST", f"{sandbox.base_url}/__sandbox__/config",
-             {"faults": [{"path_prefix": "/v8/finance/chart", "fail_rate": 0.0,
-                          "latency_ms": 1500}]})
-        slow = f"/v2/chart/S{uuid.uuid4().hex[:5].upper()}?range=5d"
-        waiting = f"/v2/macro/series/W{uuid.uuid4().hex[:5].upper()}?limit=1"
-        with ThreadPoolExecutor(2) as pool:
-            first = pool.submit(http, "GET", service.base_url + slow)
-            time.sleep(0.3)
-            second = pool.submit(http, "GET", service.base_url + waiting)
-            first.result(), second.result()
-        line = next(json.loads(text) for text in service.log().splitlines()
-                    if '"path":"/v2/macro/series/' in text and "API response sent" in text)
-        assert line["duration_ms"] >= 1000, line  # the wait for the thread is in it
-    finally:
-        service.stop()
-        sandbox.stop()
+    service, sandbox = server_pool.stack({"WEB_CONCURRENCY": "1", "WEB_THREADS": "1"})
+    http("GET", f"{service.base_url}/v2/macro/treasury-yields?limit=1")  # warm
+    http("POST", f"{sandbox.base_url}/__sandbox__/config",
+         {"faults": [{"path_prefix": "/v8/finance/chart", "fail_rate": 0.0,
+                      "latency_ms": 1500}]})
+    slow = f"/v2/chart/S{uuid.uuid4().hex[:5].upper()}?range=5d"
+    waiting = f"/v2/macro/series/W{uuid.uuid4().hex[:5].upper()}?limit=1"
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(http, "GET", service.base_url + slow)
+        time.sleep(0.3)
+        second = pool.submit(http, "GET", service.base_url + waiting)
+        first.result(), second.result()
+    line = next(json.loads(text) for text in service.log().splitlines()
+                if '"path":"/v2/macro/series/' in text and "API response sent" in text)
+    assert line["duration_ms"] >= 1000, line  # the wait for the thread is in it

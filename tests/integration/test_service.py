@@ -13,20 +13,19 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.integration.servers import http, sandbox_host_map, start_sandbox, start_service
+from tests.integration.servers import http, start_service
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("stack")
-    sandbox = start_sandbox(tmp, latency_ms=50)
-    service = start_service(tmp, {"MARKETDATA_UPSTREAM": "live",
-                                  "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url)})
-    yield sandbox, service
-    service.stop()
-    sandbox.stop()
+@pytest.fixture
+def stack(server_pool):
+    """(sandbox, service): the worker's shared pair, the sandbox answering after 50 ms (so
+    concurrent misses overlap; set back after each test)."""
+    service, sandbox = server_pool.stack()
+    status, _, _ = http("POST", f"{sandbox.base_url}/__sandbox__/config", {"latency_ms": 50})
+    assert status == 200
+    return sandbox, service
 
 
 def _sandbox_calls(sandbox, prefix: str) -> int:
@@ -113,41 +112,34 @@ def test_make_run_path_falls_back_to_sandbox(tmp_path):
         service.stop()
 
 
-def test_failing_upstream_serves_stale_or_names_yahoo(tmp_path):
-    sandbox = start_sandbox(tmp_path)
-    service = start_service(tmp_path, {"MARKETDATA_UPSTREAM": "live",
-                                       "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url),
-                                       "CACHE_TTL_CAP_SECONDS": "1"})
-    try:
-        symbol = _symbol("STAL")
-        quote_url = f"{service.base_url}/v1/simple-quotes?symbols={symbol}"
-        chart_url = f"{service.base_url}/v1/historical?symbol={symbol}&range=5d&interval=1d"
-        fresh_quote = http("GET", quote_url)
-        fresh_chart = http("GET", chart_url)
-        assert fresh_quote[0] == 200 and fresh_chart[0] == 200
+def test_failing_upstream_serves_stale_or_names_yahoo(server_pool):
+    service, sandbox = server_pool.stack({"CACHE_TTL_CAP_SECONDS": "1"})
+    symbol = _symbol("STAL")
+    quote_url = f"{service.base_url}/v1/simple-quotes?symbols={symbol}"
+    chart_url = f"{service.base_url}/v1/historical?symbol={symbol}&range=5d&interval=1d"
+    fresh_quote = http("GET", quote_url)
+    fresh_chart = http("GET", chart_url)
+    assert fresh_quote[0] == 200 and fresh_chart[0] == 200
 
-        status, _, _ = http("POST", f"{sandbox.base_url}/__sandbox__/config", {"fail_rate": 1.0})
-        assert status == 200
-        time.sleep(1.5)  # past every (capped) TTL
+    status, _, _ = http("POST", f"{sandbox.base_url}/__sandbox__/config", {"fail_rate": 1.0})
+    assert status == 200
+    time.sleep(1.5)  # past every (capped) TTL: the service's own clock, in its process
 
-        status, headers, body = http("GET", quote_url)
-        assert status == 200 and headers["X-Cache"] == "STALE"
-        assert body == fresh_quote[2]
-        status, headers, body = http("GET", chart_url)
-        assert status == 200 and headers["X-Cache"] == "STALE"
-        assert body == fresh_chart[2]
+    status, headers, body = http("GET", quote_url)
+    assert status == 200 and headers["X-Cache"] == "STALE"
+    assert body == fresh_quote[2]
+    status, headers, body = http("GET", chart_url)
+    assert status == 200 and headers["X-Cache"] == "STALE"
+    assert body == fresh_chart[2]
 
-        status, headers, body = http("GET", f"{service.base_url}/v1/historical?symbol="
-                                            f"{_symbol('COLD')}&range=5d&interval=1d")
-        assert status in (502, 503), body
-        error = json.loads(body)
-        assert error["provider"] == "yahoo"
-        assert "Yahoo Finance" in error["detail"]
-        assert b"Traceback" not in body
-        assert headers["X-Correlation-ID"]
-    finally:
-        service.stop()
-        sandbox.stop()
+    status, headers, body = http("GET", f"{service.base_url}/v1/historical?symbol="
+                                        f"{_symbol('COLD')}&range=5d&interval=1d")
+    assert status in (502, 503), body
+    error = json.loads(body)
+    assert error["provider"] == "yahoo"
+    assert "Yahoo Finance" in error["detail"]
+    assert b"Traceback" not in body
+    assert headers["X-Correlation-ID"]
 
 
 @pytest.mark.skipif(not os.environ.get("DATABASE_URL"), reason="DATABASE_URL not set")
