@@ -93,6 +93,16 @@ ADMIN_KEY = "s3cret-admin-key"
 
 
 @pytest.fixture
+def one_health_check(monkeypatch):
+    """/v1/health with only its local check (Market Hours): for the tests of what limits
+    the endpoint (cooldown, quota, outage), not of the checks (tests/apps/test_health_api.py),
+    which cost seconds a request against the in-process sandbox."""
+    from apps.health import checks
+
+    monkeypatch.setattr(checks, "CHECKS", tuple(c for c in checks.CHECKS if not c.upstream))
+
+
+@pytest.fixture
 def limited(settings, sandbox_upstream):
     """v1 rate limiting on: a daily quota of 5 per client, the admin key ``ADMIN_KEY``, no
     trusted proxies; the in-process sandbox answers upstream calls."""

@@ -18,7 +18,8 @@ from apps.ratelimit import cachestats, limits
 from marketdata.cache import stats
 from tests.conftest import REDIS_URL
 
-pytestmark = pytest.mark.django_db
+# The limits in front of /v1/health are tested here, not its checks.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("one_health_check")]
 
 COUNTERS = "/admin/ratelimit/ratelimitcounter/"
 RESET = "/admin/ratelimit/ratelimitcounter/reset/"

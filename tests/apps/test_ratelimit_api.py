@@ -10,6 +10,9 @@ import pytest
 
 from tests.apps.conftest import ADMIN_KEY
 
+# The limits in front of /v1/health are tested here, not its checks.
+pytestmark = pytest.mark.usefixtures("one_health_check")
+
 ORIGIN = "https://dashboard.example"
 QUOTES = "/v1/simple-quotes?symbols=AAPL"
 
