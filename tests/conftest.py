@@ -321,6 +321,7 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     """The tests slower than ``--slow-seconds`` (set-up and teardown included, as a module's
     servers start in its first test's set-up), each with the reason its ``slow`` marker
     gives: a test is slow for a stated reason or it is a defect to fix."""
+    _report_server_starts(terminalreporter)
     threshold = config.getoption("--slow-seconds")
     rows = []
     for reports in terminalreporter.stats.values():
@@ -334,3 +335,21 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     terminalreporter.write_sep("=", f"{len(rows)} tests over {threshold:g} s")
     for seconds, nodeid, reason in sorted(rows, reverse=True):
         terminalreporter.write_line(f"{seconds:7.2f} s  {nodeid}  -- {reason}")
+
+
+def _report_server_starts(terminalreporter) -> None:
+    """How many server processes the run started, and how long they took to answer."""
+    from tests.integration import servers
+
+    if servers.RUN_DIR is None:  # the controller of an xdist run: the workers' folder
+        base = terminalreporter.config._tmp_path_factory.getbasetemp()
+        servers.RUN_DIR = base / "run"
+    starts = servers.read_starts()
+    if not starts:
+        return
+    kinds = Counter(start["kind"] for start in starts)
+    slowest = max(starts, key=lambda start: start["seconds"])
+    terminalreporter.write_sep("=", f"{len(starts)} server starts")
+    terminalreporter.write_line(", ".join(f"{n} {kind}" for kind, n in kinds.most_common()) +
+                                f"; mean {sum(s['seconds'] for s in starts) / len(starts):.1f} s,"
+                                f" slowest {slowest['seconds']} s ({slowest['test']})")

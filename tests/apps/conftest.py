@@ -93,13 +93,17 @@ ADMIN_KEY = "s3cret-admin-key"
 
 
 @pytest.fixture
-def one_health_check(monkeypatch):
-    """/v1/health with only its local check (Market Hours): for the tests of what limits
-    the endpoint (cooldown, quota, outage), not of the checks (tests/apps/test_health_api.py),
-    which cost seconds a request against the in-process sandbox."""
+def instant_health_checks(monkeypatch):
+    """/v1/health with every check (same names, same answer shape) succeeding at once: for
+    the tests of what limits the endpoint (cooldown, quota, outage), not of the checks
+    (tests/apps/test_health_api.py), which cost seconds a request on the in-process
+    sandbox."""
+    import dataclasses
+
     from apps.health import checks
 
-    monkeypatch.setattr(checks, "CHECKS", tuple(c for c in checks.CHECKS if not c.upstream))
+    monkeypatch.setattr(checks, "CHECKS", tuple(
+        dataclasses.replace(check, call=lambda: [{"ok": True}]) for check in checks.CHECKS))
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from marketdata.cache import stats
 from tests.conftest import REDIS_URL
 
 # The limits in front of /v1/health are tested here, not its checks.
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("one_health_check")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("instant_health_checks")]
 
 COUNTERS = "/admin/ratelimit/ratelimitcounter/"
 RESET = "/admin/ratelimit/ratelimitcounter/reset/"

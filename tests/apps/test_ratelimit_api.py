@@ -11,7 +11,7 @@ import pytest
 from tests.apps.conftest import ADMIN_KEY
 
 # The limits in front of /v1/health are tested here, not its checks.
-pytestmark = pytest.mark.usefixtures("one_health_check")
+pytestmark = pytest.mark.usefixtures("instant_health_checks")
 
 ORIGIN = "https://dashboard.example"
 QUOTES = "/v1/simple-quotes?symbols=AAPL"

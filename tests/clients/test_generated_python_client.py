@@ -25,7 +25,9 @@ import pytest
 from tests.clients.examples import body_examples, example_arguments
 from tests.integration.servers import PYTHON, http, start_service
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow(
+                  "generates a client with openapi-python-client and calls every operation")]
 
 GENERATOR = Path(PYTHON).parent / "openapi-python-client"
 # Operations whose examples cannot answer 200 here, and what they answer instead.

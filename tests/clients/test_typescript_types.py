@@ -14,6 +14,7 @@ import pytest
 
 pytestmark = [
     pytest.mark.integration,
+    pytest.mark.slow("npm ci, openapi-typescript and tsc"),
     pytest.mark.skipif(shutil.which("node") is None or shutil.which("npm") is None,
                        reason="node and npm are not installed"),
 ]

@@ -87,11 +87,13 @@ def start_sandbox(tmp: Path, latency_ms: int = 0, fail_rate: float = 0.0,
                    *extra_args],
                   env, log_path)
     server = Process(f"http://127.0.0.1:{port}", proc, log_path)
+    started = time.monotonic()
     try:
         wait_for(f"{server.base_url}/__sandbox__/requests", timeout=30)
     except TimeoutError:
         server.stop()
         raise AssertionError(f"sandbox did not start:\n{server.log()}") from None
+    record_start("sandbox", time.monotonic() - started)
     return server
 
 
@@ -108,6 +110,24 @@ def sandbox_host_map(sandbox_url: str) -> str:
 # The run's data folder: set by tests/conftest.py (a folder every xdist worker of the run
 # shares), prepared once by the first service start that uses it.
 RUN_DIR: Path | None = None
+
+
+def record_start(kind: str, seconds: float) -> None:
+    """One line per server start in the run's folder, for the count and the slowest start
+    printed at the end of the run (tests/conftest.py)."""
+    if RUN_DIR is None:
+        return
+    RUN_DIR.mkdir(parents=True, exist_ok=True)
+    test = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]
+    with open(RUN_DIR / "starts.log", "a") as log:
+        log.write(json.dumps({"kind": kind, "seconds": round(seconds, 2), "test": test}) + "\n")
+
+
+def read_starts() -> list[dict[str, Any]]:
+    path = RUN_DIR / "starts.log" if RUN_DIR else None
+    if path is None or not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def prepared_var_dir() -> Path:
@@ -162,11 +182,14 @@ def start_service(tmp: Path, extra_env: dict[str, str] | None = None,
     log_path = tmp / f"service-{port}.log"
     proc = _spawn([str(ROOT / "bin" / "serve")], env, log_path)
     server = Process(f"http://127.0.0.1:{port}", proc, log_path, env)
+    started = time.monotonic()
     try:
         wait_for(f"{server.base_url}/v1/ping", timeout=90)
     except TimeoutError:
         server.stop()
         raise AssertionError(f"service did not start:\n{server.log()}") from None
+    record_start("service" if not own_var_dir else "service (own data folder)",
+                 time.monotonic() - started)
     return server
 
 

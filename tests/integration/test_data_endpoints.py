@@ -12,7 +12,8 @@ import pytest
 
 from tests.integration.servers import http
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow("the first test waits for the worker's shared servers to start")]
 
 
 @pytest.fixture(scope="module")

@@ -37,6 +37,7 @@ TIMEOUT_MS = 30_000
 
 pytestmark = [
     pytest.mark.integration,
+    pytest.mark.slow("Chromium against three service processes"),
     pytest.mark.alone,
     pytest.mark.skipif(not os.path.exists(CHROMIUM),
                        reason="needs Debian's chromium (.ci/run installs it)"),

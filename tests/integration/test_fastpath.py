@@ -18,7 +18,9 @@ import pytest
 
 from tests.integration.servers import http, start_service
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow(
+                  "two services per stack (fast path on and off); a quota raced across them")]
 
 VOLATILE = {"date", "x-correlation-id"}
 TARGETS = [

@@ -19,7 +19,9 @@ import pytest
 
 from tests.integration.servers import http
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow(
+                  "waits out real upstream hangs and deadlines in the service's process")]
 
 
 def _symbol(prefix: str) -> str:

@@ -17,6 +17,7 @@ from tests.integration import redis_sentinel
 
 pytestmark = [
     pytest.mark.integration,
+    pytest.mark.slow("HAProxy, three instances and a Sentinel set under 60 s of load"),
     pytest.mark.alone,
     pytest.mark.skipif(shutil.which("haproxy") is None and not os.path.exists("/usr/sbin/haproxy"),
                        reason="needs haproxy (Debian's package; .ci/run installs it)"),

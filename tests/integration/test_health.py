@@ -10,7 +10,9 @@ import pytest
 
 from tests.integration.servers import http
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow(
+                  "a service's 28 health checks against the sandbox, then a real deadline")]
 
 CHECK_COUNT = 28
 LOCAL_CHECKS = {"Market Hours"}  # computed from the calendar, no upstream call

@@ -17,7 +17,8 @@ import pytest
 
 from tests.integration.servers import http, start_service
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow("waits out the service's real header, body and write timeouts")]
 
 LIMITS = {"REQUEST_HEADER_TIMEOUT_SECONDS": "1", "REQUEST_BODY_TIMEOUT_SECONDS": "1",
           "RESPONSE_WRITE_TIMEOUT_SECONDS": "1", "REQUEST_URL_MAX_BYTES": "4096",

@@ -15,7 +15,8 @@ import pytest
 
 from tests.integration.servers import http, service_on_sandbox
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow("its own service at LOG_LEVEL=DEBUG, whose whole log it reads")]
 
 
 def _canary(label: str) -> str:

@@ -23,7 +23,8 @@ import pytest
 
 from tests.integration.servers import http
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow("the official MCP client through a service process")]
 
 V1_QUOTA = 5
 # Every /mcp message but a tool call takes a token too: a session's handshake and its first

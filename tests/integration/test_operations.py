@@ -16,7 +16,9 @@ import pytest
 
 from tests.integration.servers import ROOT, http, start_service
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow(
+                  "the production command's own layout: a fresh data folder, prepared")]
 
 
 def _metric(text: str, line_start: str) -> float:

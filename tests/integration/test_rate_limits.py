@@ -23,6 +23,7 @@ from tests.integration.servers import PYTHON, ROOT, http, start_service
 
 pytestmark = [
     pytest.mark.integration,
+    pytest.mark.slow("two and three service processes sharing one Redis"),
     pytest.mark.skipif(not os.environ.get("REDIS_URL"),
                        reason="needs REDIS_URL: the counters are shared through Redis"),
 ]

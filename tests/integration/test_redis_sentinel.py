@@ -18,6 +18,7 @@ from tests.integration import redis_sentinel
 from tests.integration.servers import ROOT
 
 pytestmark = [pytest.mark.integration,
+              pytest.mark.slow("a Redis Sentinel set and a real failover"),
               pytest.mark.skipif(not redis_sentinel.available(), reason="needs redis-server")]
 
 # Runs in a fresh interpreter with the Sentinel variables, so config.settings builds every

@@ -12,7 +12,8 @@ import pytest
 
 from tests.integration.servers import get_json, http, service_on_sandbox
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow("its own service with a Tiingo key")]
 
 KEY = "tiingo-integration-key-5f0c2a9e"
 

@@ -15,7 +15,8 @@ import pytest
 
 from tests.integration.servers import http, start_service
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow("200 concurrent requests, make run's whole path, a real TTL")]
 
 
 @pytest.fixture

@@ -27,7 +27,8 @@ import pytest
 from marketdata.sandbox.fred.series import OTHER_SERIES
 from tests.integration.servers import http, sandbox_host_map, start_sandbox, start_service
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow("a fresh service per test, saturated by hanging upstream calls")]
 
 DEADLINE = 4.0
 

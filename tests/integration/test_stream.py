@@ -28,7 +28,8 @@ from tests.integration.servers import (
 )
 from tests.sse import SseParser
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow("stream cycles of the service's real interval (1 s), two processes")]
 
 STREAM_FIELDS = {"symbol", "name", "price", "change", "percentChange", "logo"}
 

@@ -12,7 +12,8 @@ import pytest
 
 from tests.integration.servers import get_json, http
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow("the first test waits for the keyed and refused services to start")]
 
 GOOD_KEY = "integration-fmp-key-0123456789"
 REFUSED_KEY = "integration-INVALID-key-9876543210"

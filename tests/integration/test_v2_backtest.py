@@ -14,7 +14,8 @@ from tests.integration.servers import (
     http,
 )
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow("backtests computed by a service process")]
 
 MEMBERS = {"symbol", "strategyName", "startTimestamp", "endTimestamp", "initialCapital",
            "finalEquity", "maxLeverageUsed", "diagnostics", "equityCurve", "trades", "metrics"}

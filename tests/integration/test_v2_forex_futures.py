@@ -15,7 +15,8 @@ from tests.integration.servers import (
     http,
 )
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow("the first test waits for the worker's shared servers to start")]
 
 FOREX_MEMBERS = ["symbol", "baseCurrency", "quoteCurrency", "price", "bid", "ask", "change",
                  "changePercent", "timestamp"]

@@ -13,7 +13,8 @@ import pytest
 
 from tests.integration.servers import get_json, http
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow("keyless, keyed and refused services, started on first use")]
 
 ROW = {"date", "y1M", "y2M", "y3M", "y4M", "y6M", "y1", "y2", "y3", "y5", "y7", "y10", "y20",
        "y30"}

@@ -15,7 +15,8 @@ from tests.integration.servers import (
     http,
 )
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow("the first test waits for the worker's shared servers to start")]
 
 
 @pytest.fixture(scope="module")

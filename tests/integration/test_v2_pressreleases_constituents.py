@@ -14,7 +14,8 @@ import pytest
 
 from tests.integration.servers import get_json, http
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow("keyless, keyed and refused services, started on first use")]
 
 RELEASE = ["date", "symbol", "title", "text"]
 CONSTITUENT = ["symbol", "name", "sector", "subSector", "headquarters", "dateFirstAdded", "cik",

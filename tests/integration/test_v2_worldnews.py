@@ -19,7 +19,8 @@ from tests.integration.servers import (
     http,
 )
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow("waits out the GDELT throttle's real interval")]
 MEMBERS = {"title", "link", "source", "img", "time", "sentiment"}
 
 

@@ -17,7 +17,8 @@ from websockets.exceptions import InvalidStatus
 
 from tests.integration.servers import Process, http, sandbox_host_map, start_sandbox, start_service
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.slow("stream cycles of the service's real interval (1 s), two processes")]
 
 TIME_LAPSE = ("--clock-start", "2026-11-24T14:31:00Z", "--clock-speed", "60")
 
