@@ -90,6 +90,18 @@ def _baseline_settings():
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _sandbox_series_kept():
+    """The in-process sandbox keeps every daily series it builds for the whole run. Its bound
+    of 96 (marketdata.sandbox.prices) holds a long-running sandbox server's memory; here the
+    screener, movers and sector tests walk hundreds of symbols, and at 96 each test rebuilt
+    them all (half of the CPU of tests/config/test_fastpath_equivalence.py: 30 s -> 23 s;
+    the worker's peak memory did not change)."""
+    from marketdata.sandbox import prices
+
+    prices.SERIES_CACHE_SIZE = 100_000
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _run_dir(tmp_path_factory):
     """The folder this run's server processes share (tests/integration/servers.py): the
     parent of each xdist worker's temporary folder, so the workers prepare one data folder."""
