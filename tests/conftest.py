@@ -102,6 +102,44 @@ def _sandbox_series_kept():
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _middleware_built_once():
+    """Django's test client builds the whole middleware chain for each new client: ~20 ms,
+    mostly WhiteNoise listing every static file, for each of thousands of API tests. Here the
+    chain is built once and shared by every client, as one server process shares it between
+    requests, and built again after any setting changes (a middleware may read settings
+    when it is made)."""
+    from django.core.signals import setting_changed
+    from django.test.client import AsyncClientHandler, ClientHandler
+
+    built: dict[tuple[type, bool], tuple[Any, ...]] = {}
+    names = ("_view_middleware", "_template_response_middleware", "_exception_middleware",
+             "_middleware_chain")
+    originals = {cls: cls.load_middleware for cls in (ClientHandler, AsyncClientHandler)}
+
+    def patched(cls):
+        def load_middleware(self, is_async: bool = False) -> None:
+            key = (cls, is_async)
+            if key not in built:
+                originals[cls](self, is_async)
+                built[key] = tuple(getattr(self, name) for name in names)
+                return
+            for name, value in zip(names, built[key], strict=True):
+                setattr(self, name, value)
+        return load_middleware
+
+    def forget(**_kwargs: Any) -> None:
+        built.clear()
+
+    for cls in originals:
+        cls.load_middleware = patched(cls)
+    setting_changed.connect(forget, weak=False)
+    yield
+    setting_changed.disconnect(forget)
+    for cls, original in originals.items():
+        cls.load_middleware = original
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _run_dir(tmp_path_factory):
     """The folder this run's server processes share (tests/integration/servers.py): the
     parent of each xdist worker's temporary folder, so the workers prepare one data folder."""
