@@ -178,13 +178,21 @@ def _clean_state(settings):
     from channels.layers import channel_layers
 
     channel_layers.backends.clear()
-    clear_cache(cache)
+    global _cache_left_clean
+    if not _cache_left_clean:  # the first test of this process (each test empties it after)
+        clear_cache(cache)
+        _cache_left_clean = True
     md_cache.stats._pending.clear()
     capabilities.reset_warnings()
     outages.reset()
     yield
     reset_client()
     clear_cache(cache)
+
+
+# True once a test has emptied this process's cache on its way out: the next test starts
+# from an empty cache without a second SCAN of the shared Redis (~2 ms a test).
+_cache_left_clean = False
 
 
 def clear_cache(cache) -> None:

@@ -18,6 +18,7 @@ Validators are compiled lazily, once per (operation, status, media type).
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import re
 import zlib
@@ -38,6 +39,11 @@ API_PREFIXES = ("/v1/", "/v2/")
 EVENT_STREAM = "text/event-stream"
 MAX_ERRORS = 5
 MAX_MESSAGE = 300
+
+
+# Answers found valid, by operation and digest of the body (bounded; emptied when full).
+VALIDATED_CAP = 50_000
+_validated: set[tuple[Any, ...]] = set()
 
 
 class ResponseMismatch(AssertionError):
@@ -236,7 +242,16 @@ def check_exchange(method: str, path: str, status: int, headers: Mapping[str, st
         body = None
     if body is not None:
         body = decoded_body(body, headers.get("Content-Encoding"))
+    # The same answer to the same operation was already found valid (the property tests
+    # fetch one long list many times): not validated again.
+    key = (method.upper(), path, status, content_type,
+           None if body is None else hashlib.blake2b(body, digest_size=16).digest())
+    if key in _validated:
+        return
     document_validator().validate(method, path, status, content_type, body)
+    if len(_validated) >= VALIDATED_CAP:
+        _validated.clear()
+    _validated.add(key)
 
 
 def check_response(response: Any) -> None:
