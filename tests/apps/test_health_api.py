@@ -208,6 +208,7 @@ def test_an_empty_answer_is_a_failure(api, sandbox_upstream, settings, monkeypat
     assert body["status"] == "degraded"
 
 
+@pytest.mark.slow("waits out the health deadline (2 s): the wall clock is what it tests")
 def test_a_check_past_the_deadline_times_out(api, sandbox_upstream, settings, monkeypatch,
                                              release):
     settings.HEALTH_CHECK_TIMEOUT_SECONDS = SLOW_OK

@@ -138,6 +138,7 @@ def test_input_schemas_are_valid_json_schemas(document, tools):
         assert "$ref" not in json.dumps(schema), spec.name
 
 
+@pytest.mark.slow("resolves every tool's output schema from the OpenAPI document")
 def test_output_schemas_are_objects_with_every_reference_resolved(document, tools):
     operations = _operations(document)
     for spec in tools.values():

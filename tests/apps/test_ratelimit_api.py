@@ -256,6 +256,7 @@ def test_health_has_its_own_cooldown_outside_the_quota(api, limited):
     assert api.get("/v1/health", HTTP_X_API_KEY=ADMIN_KEY).status_code == 200
 
 
+@pytest.mark.slow("waits out the cooldown in the cache's own expiry (Redis's clock in CI)")
 def test_health_cooldown_expires(api, limited):
     limited.HEALTH_COOLDOWN_SECONDS = 2
     # Warm the checks' data first (the admin key bypasses the cooldown), so the timed part

@@ -51,6 +51,7 @@ def _fallbacks() -> float:
                                      {"dependency": "redis"}) or 0.0
 
 
+@pytest.mark.slow("200 requests, each waiting out a dead Redis's connect timeout")
 def test_200_requests_against_a_dead_redis_log_the_outage_once(api, sandbox_upstream,
                                                                 dead_redis, caplog):
     targets = ["/v2/quote/AAPL", "/v1/simple-quotes?symbols=MSFT", "/v2/quote/MSFT?lang=en",

@@ -90,6 +90,7 @@ def test_stream_responses_carry_no_x_cache(settings, sandbox_upstream):
 
 
 @pytest.mark.timeout(300)
+@pytest.mark.slow("1,000 SSE clients through the ASGI app, several stream cycles")
 def test_a_thousand_clients_share_pollers_and_leave_nothing_behind(settings, sandbox_upstream):
     from apps.stream.hub import get_hub
     from config.asgi import application

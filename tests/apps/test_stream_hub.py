@@ -261,6 +261,7 @@ def test_a_process_that_does_not_lead_a_symbol_does_not_poll_it():
     assert fetch.calls == []
 
 
+@pytest.mark.slow("one stream cycle over hundreds of symbols")
 def test_a_cycle_of_many_symbols_reaches_the_hub_without_drops():
     """All of a cycle's messages land on the hub's one channel at once: the configured
     layer must hold them all (a full channel drops silently)."""
@@ -630,6 +631,7 @@ def test_a_claim_says_how_long_the_other_holders_locks_have_left():
 
 
 @redis_only
+@pytest.mark.slow("waits out a poller lease (the lease's own clock is the cache's)")
 def test_a_dead_leaders_symbol_is_polled_right_after_its_lock_ends():
     """The leader renewed at cycle 1 and died: at cycle 2 the other process finds a lock
     with less than the lease minus half an interval left, and claims and polls the symbol

@@ -198,6 +198,7 @@ def test_order_desc_gives_the_newest_first(api, sandbox_upstream, endpoint):
         assert newest["pageInfo"]["hasNextPage"] is (len(desc) > 5)
 
 
+@pytest.mark.slow("walks DGS10's ~9,000 observations page by page, 12 examples")
 @pytest.mark.parametrize("endpoint", _PAGED_ORDERED, ids=[o.url for o in _PAGED_ORDERED])
 @_SETTINGS
 @given(limit=st.integers(min_value=1, max_value=9), order=st.sampled_from(("asc", "desc")))

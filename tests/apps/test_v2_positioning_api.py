@@ -288,6 +288,7 @@ _SETTINGS = settings(max_examples=12, deadline=None,
 @pytest.mark.parametrize("symbol", ["GC=F", "ES=F"])
 @_SETTINGS
 @given(limit=st.integers(min_value=1, max_value=97))
+@pytest.mark.slow("walks a contract's whole weekly history page by page")
 def test_following_end_cursor_visits_every_observation_once(api, sandbox_upstream, symbol,
                                                             limit):
     path = URL.format(symbol=symbol)

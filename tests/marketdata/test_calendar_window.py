@@ -67,6 +67,7 @@ SECOND_WINDOW_MICS = ["XKRX", "XMOS", "XHKG", "XTAI", "XNYS", "XTAE", "XKLS", "X
     *((mic, "2026-11-18", "2027-12-30") for mic in MICS),
     *((mic, "2028-01-24", "2029-03-03") for mic in SECOND_WINDOW_MICS),
 ])
+@pytest.mark.slow("builds exchange_calendars' own calendar to compare against")
 def test_same_sessions_as_the_package(mic, start, end):
     assert_same(outcome(windowed_calendar, mic, start=start, end=end),
                 outcome(package_calendar, mic, start=start, end=end))

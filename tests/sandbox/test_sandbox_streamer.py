@@ -93,6 +93,7 @@ def server() -> Iterator[tuple[str, UpstreamSandbox]]:
 HEADERS = {"X-Upstream-Host": "streamer.finance.yahoo.com"}
 
 
+@pytest.mark.slow("ticks at the streamer's real cadence over a socket")
 def test_the_server_streams_ticks_over_a_real_websocket(server):
     base, _ = server
 
