@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import logging
-import time
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
-from marketdata.sandbox.core import UpstreamSandbox
+from marketdata.sandbox.core import UpstreamSandbox, make_clock
 from marketdata.sandbox.server import make_server
 
 log = logging.getLogger("marketdata.sandbox")
@@ -33,18 +32,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _instant(text: str) -> datetime:
     moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-def make_clock(start: datetime | None, speed: float = 1.0) -> Callable[[], datetime] | None:
-    """A sandbox clock starting at ``start`` and running ``speed`` times real time (None:
-    the real clock). For demos and load tests that need prices to move now: a session's
-    minute paths at 60x give every symbol a new price every second."""
-    if start is None and speed == 1.0:
-        return None
-    if speed <= 0:
-        raise ValueError("--clock-speed must be positive")
-    origin, launched = start or datetime.now(UTC), time.monotonic()
-    return lambda: origin + timedelta(seconds=(time.monotonic() - launched) * speed)
 
 
 def serve(host: str, port: int, latency_ms: int = 0, fail_rate: float = 0.0, seed: int = 0,

@@ -21,7 +21,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import unquote
 
@@ -101,7 +101,10 @@ class UpstreamSandbox:
                  crumb_ttl_seconds: float | None = None,
                  providers: Iterable[ProviderFactory] | None = None,
                  request_log_size: int = REQUEST_LOG_CAP) -> None:
-        self.clock: Callable[[], datetime] = clock or _utc_now
+        self._clock_source: Callable[[], datetime] = clock or _utc_now
+        # What every provider and request reads the time from: a stable callable, so that
+        # set_clock can change the time of a running sandbox (tests, the control endpoint).
+        self.clock: Callable[[], datetime] = self._now
         self.fail_rate = float(fail_rate)
         self.latency_ms = int(latency_ms)
         self.faults: list[PathFault] = []
@@ -157,6 +160,14 @@ class UpstreamSandbox:
                 self.fail_rate = float(fail_rate)
             if latency_ms is not None:
                 self.latency_ms = int(latency_ms)
+
+    def _now(self) -> datetime:
+        return self._clock_source()
+
+    def set_clock(self, clock: Callable[[], datetime] | None) -> None:
+        """The sandbox's time from now on (None: real UTC time), e.g. a session replayed at
+        60x (:func:`make_clock`) or one frozen instant."""
+        self._clock_source = clock or _utc_now
 
     def reset_log(self) -> None:
         with self._lock:
@@ -294,6 +305,18 @@ def _as_lists(query: dict[str, Any]) -> dict[str, list[str]]:
 
 _singleton: UpstreamSandbox | None = None
 _singleton_lock = threading.Lock()
+
+
+def make_clock(start: datetime | None, speed: float = 1.0) -> Callable[[], datetime] | None:
+    """A sandbox clock starting at ``start`` and running ``speed`` times real time (None:
+    the real clock). For demos and load tests that need prices to move now: a session's
+    minute paths at 60x give every symbol a new price every second."""
+    if start is None and speed == 1.0:
+        return None
+    if speed <= 0:
+        raise ValueError("--clock-speed must be positive")
+    origin, launched = start or datetime.now(UTC), time.monotonic()
+    return lambda: origin + timedelta(seconds=(time.monotonic() - launched) * speed)
 
 
 def get_sandbox() -> UpstreamSandbox:

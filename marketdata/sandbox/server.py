@@ -17,7 +17,9 @@ server has control endpoints, which are not logged:
 - ``POST /__sandbox__/config`` with {"fail_rate": 1.0, "latency_ms": 0} changes behaviour;
   ``"faults": [{"path_prefix": "/v1/finance/sectors/", "fail_rate": 1.0, "latency_ms": 0}]``
   makes one upstream path fail or hang while the others stay healthy (``[]`` clears);
-  ``{"path_prefix": "wss://", "fail_rate": 1.0}`` refuses and drops the price streamer
+  ``{"path_prefix": "wss://", "fail_rate": 1.0}`` refuses and drops the price streamer;
+  ``"clock": {"start": "2026-11-24T14:31:00Z", "speed": 60}`` replays a session at 60x
+  (as ``--clock-start``/``--clock-speed``), ``"clock": null`` goes back to real time
 
 A WebSocket upgrade for ``streamer.finance.yahoo.com`` (by ``X-Upstream-Host`` or ``Host``)
 is the simulated price streamer (marketdata.sandbox.yahoo.streamer); any other is a 404.
@@ -32,6 +34,8 @@ import sys
 import threading
 import time
 import tracemalloc
+from collections.abc import Callable
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -44,7 +48,7 @@ from websockets.server import ServerProtocol
 
 from marketdata.http import UPSTREAM_HOST_HEADER
 from marketdata.sandbox.common import json_response
-from marketdata.sandbox.core import PathFault, UpstreamSandbox
+from marketdata.sandbox.core import PathFault, UpstreamSandbox, make_clock
 from marketdata.sandbox.providers import normalise_host
 from marketdata.sandbox.response import SandboxResponse
 
@@ -75,10 +79,13 @@ def handle_control(sandbox: UpstreamSandbox, method: str, path: str,
             fail_rate = conf.get("fail_rate")
             latency_ms = conf.get("latency_ms")
             faults = conf.get("faults")
+            clock = _clock(conf["clock"]) if "clock" in conf else None
             sandbox.configure(fail_rate=None if fail_rate is None else float(fail_rate),
                               latency_ms=None if latency_ms is None else int(latency_ms),
                               faults=None if faults is None
                               else [PathFault.from_dict(f) for f in faults])
+            if "clock" in conf:
+                sandbox.set_clock(clock)
         except (orjson.JSONDecodeError, AttributeError, TypeError, ValueError) as exc:
             return json_response({"ok": False, "error": str(exc)}, 400)
         return json_response({"ok": True, "fail_rate": sandbox.fail_rate,
@@ -86,6 +93,20 @@ def handle_control(sandbox: UpstreamSandbox, method: str, path: str,
                               "faults": [f.as_dict() for f in sandbox.faults]})
     return json_response({"ok": False, "error": f"unknown control endpoint {method} {path}"},
                          404)
+
+
+def _clock(conf: Any) -> Callable[[], datetime] | None:
+    """``{"start": ISO instant, "speed": 60}`` as a clock (:func:`make_clock`); null: the
+    real clock."""
+    if conf is None:
+        return None
+    if not isinstance(conf, dict) or set(conf) - {"start", "speed"}:
+        raise ValueError('clock: null or {"start": "2026-11-24T14:31:00Z", "speed": 60}')
+    start = conf.get("start")
+    instant = None if start is None else datetime.fromisoformat(str(start).replace("Z", "+00:00"))
+    if instant is not None and instant.tzinfo is None:  # as --clock-start: UTC
+        instant = instant.replace(tzinfo=UTC)
+    return make_clock(instant, float(conf.get("speed", 1.0)))
 
 
 def _rss_mib() -> float | None:

@@ -237,7 +237,7 @@ def get_json(service: Process, path: str) -> tuple[int, Any, Any]:
 
 
 # Sandbox behaviour every test on the shared sandbox starts from (ServicePool.restore).
-SANDBOX_DEFAULTS = {"fail_rate": 0.0, "latency_ms": 0, "faults": []}
+SANDBOX_DEFAULTS = {"fail_rate": 0.0, "latency_ms": 0, "faults": [], "clock": None}
 
 
 class ServicePool:
@@ -249,9 +249,9 @@ class ServicePool:
     production command's layout, a kill or restart, a sandbox clock of its own, a log it
     reads whole) starts one, saying why beside it.
 
-    What one file leaves behind must not reach the next: the sandbox's faults and latency
-    are set back after every test (:meth:`restore`); its request log is only ever read as a
-    difference or after a reset; answers cached by the service are shared, as they are
+    What one file leaves behind must not reach the next: the sandbox's faults, latency and
+    clock are set back after every test (:meth:`restore`); its request log is only ever read
+    as a difference or after a reset; answers cached by the service are shared, as they are
     between the tests of one file (tests that need a cold cache ask for a fresh symbol)."""
 
     def __init__(self, tmp: Path) -> None:

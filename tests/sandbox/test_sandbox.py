@@ -649,6 +649,22 @@ def test_http_server_serves_and_counts(server: tuple[str, YahooSandbox]) -> None
     assert _http(f"{base}/v8/finance/chart/AAPL?range=1d&interval=1d")[0] == 200
 
 
+def test_the_clock_changes_at_run_time(server: tuple[str, YahooSandbox]) -> None:
+    base, sb = server
+    start = datetime(2026, 11, 24, 14, 31, tzinfo=UTC)
+    body = b'{"clock": {"start": "2026-11-24T14:31:00Z", "speed": 60}}'
+    assert _http(f"{base}/__sandbox__/config", body)[0] == 200
+    first = sb.clock()
+    assert start <= first < datetime(2026, 11, 24, 14, 41, tzinfo=UTC)
+    chart = json.loads(_http(f"{base}/v8/finance/chart/AAPL?range=1d&interval=1m")[2])
+    last_bar = chart["chart"]["result"][0]["timestamp"][-1]
+    assert last_bar <= sb.clock().timestamp(), "the data is the replayed session's"
+    assert _http(f"{base}/__sandbox__/config", b'{"clock": {"start": "tomorrow"}}')[0] == 400
+    assert _http(f"{base}/__sandbox__/config", b'{"clock": {"speed": 0}}')[0] == 400
+    assert _http(f"{base}/__sandbox__/config", b'{"clock": null}')[0] == 200
+    assert abs((sb.clock() - datetime.now(UTC)).total_seconds()) < 5
+
+
 def test_http_server_reports_its_memory(server: tuple[str, YahooSandbox]) -> None:
     base, _ = server
     assert _http(f"{base}/v8/finance/chart/MSFT?range=5d&interval=1d")[0] == 200
