@@ -62,7 +62,7 @@ typecheck: $(DEV_STAMP)
 # The property tests draw their examples from one seed per commit (printed; replay a failure
 # with `make test HYPOTHESIS_SEED=N`), with an example database that lives as long as the run.
 ALONE_TESTS := tests/integration/test_fleet.py tests/integration/test_explorer_browser.py
-HYPOTHESIS_SEED ?= $(shell git rev-parse --short=8 HEAD 2>/dev/null | xargs -I{} printf '%d' 0x{} || echo 0)
+HYPOTHESIS_SEED ?= $(shell printf '%d' 0x$$(git rev-parse --short=8 HEAD 2>/dev/null || echo 0))
 UNIT_ARGS := --hypothesis-seed=$(HYPOTHESIS_SEED) --durations=15 --durations-min=2
 unit: $(DEV_STAMP)
 	@echo "hypothesis seed: $(HYPOTHESIS_SEED) (replay: make test HYPOTHESIS_SEED=$(HYPOTHESIS_SEED))"

@@ -139,14 +139,19 @@ def _middleware_built_once():
         cls.load_middleware = original
 
 
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder this run's server processes share (tests/integration/servers.py): beside
+    the xdist workers' temporary folders (the controller's own), so the workers prepare one
+    data folder and the controller reads what they started."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "run"
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _run_dir(tmp_path_factory):
-    """The folder this run's server processes share (tests/integration/servers.py): the
-    parent of each xdist worker's temporary folder, so the workers prepare one data folder."""
     from tests.integration import servers
 
-    base = tmp_path_factory.getbasetemp()
-    servers.RUN_DIR = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "run"
+    servers.RUN_DIR = run_dir(tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
@@ -360,18 +365,14 @@ def _processes_only_where_marked(request, monkeypatch):
     monkeypatch.setattr(subprocess.Popen, "__init__", refuse)
 
 
-_durations: dict[str, float] = {}
-
-
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
+    """The ``slow`` marker's reason rides on the teardown report (xdist sends a report's
+    user properties to the controller, which prints the list)."""
     report = yield
-    _durations[item.nodeid] = _durations.get(item.nodeid, 0.0) + call.duration
-    if call.when == "teardown":
-        slow = item.get_closest_marker("slow")
-        report.user_properties = [
-            *report.user_properties, ("seconds", round(_durations.pop(item.nodeid), 2)),
-            ("slow_reason", slow.args[0] if slow and slow.args else "")]
+    slow = item.get_closest_marker("slow")
+    if call.when == "teardown" and slow and slow.args:
+        report.user_properties = [*report.user_properties, ("slow_reason", slow.args[0])]
     return report
 
 
@@ -381,13 +382,18 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     gives: a test is slow for a stated reason or it is a defect to fix."""
     _report_server_starts(terminalreporter)
     threshold = config.getoption("--slow-seconds")
-    rows = []
+    seconds: Counter[str] = Counter()
+    reasons: dict[str, str] = {}
     for reports in terminalreporter.stats.values():
         for report in reports:
-            props = dict(getattr(report, "user_properties", ()) or ())
-            if getattr(report, "when", "") == "teardown" and props.get("seconds", 0) > threshold:
-                rows.append((props["seconds"], report.nodeid, props.get("slow_reason") or
-                             "NO REASON GIVEN (mark it @pytest.mark.slow(reason))"))
+            if getattr(report, "when", None) in ("setup", "call", "teardown"):
+                seconds[report.nodeid] += report.duration
+                reasons.update(
+                    (report.nodeid, value) for key, value in report.user_properties
+                    if key == "slow_reason")
+    rows = [(round(total, 2), nodeid, reasons.get(nodeid) or
+             "NO REASON GIVEN (mark it @pytest.mark.slow(reason))")
+            for nodeid, total in seconds.items() if total > threshold]
     if not rows:
         return
     terminalreporter.write_sep("=", f"{len(rows)} tests over {threshold:g} s")
@@ -399,9 +405,8 @@ def _report_server_starts(terminalreporter) -> None:
     """How many server processes the run started, and how long they took to answer."""
     from tests.integration import servers
 
-    if servers.RUN_DIR is None:  # the controller of an xdist run: the workers' folder
-        base = terminalreporter.config._tmp_path_factory.getbasetemp()
-        servers.RUN_DIR = base / "run"
+    if servers.RUN_DIR is None:  # the controller of an xdist run runs no fixture
+        servers.RUN_DIR = run_dir(terminalreporter.config._tmp_path_factory)
     starts = servers.read_starts()
     if not starts:
         return

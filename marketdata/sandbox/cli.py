@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import logging
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 
-from marketdata.sandbox.core import UpstreamSandbox, make_clock
+from marketdata.sandbox.core import UpstreamSandbox, make_clock, parse_instant
 from marketdata.sandbox.server import make_server
 
 log = logging.getLogger("marketdata.sandbox")
@@ -21,17 +21,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--crumb-ttl", type=float, default=None,
                         help="expire issued crumbs after this many seconds")
-    parser.add_argument("--clock-start", type=_instant, default=None,
+    parser.add_argument("--clock-start", type=parse_instant, default=None,
                         help="the simulated time at start-up (ISO 8601 in UTC, e.g. "
                              "2026-11-24T14:31:00Z: a trading session); default now")
     parser.add_argument("--clock-speed", type=float, default=1.0,
                         help="simulated seconds per real second (60: a session minute, and "
                              "so a new price, every second); default 1")
-
-
-def _instant(text: str) -> datetime:
-    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def serve(host: str, port: int, latency_ms: int = 0, fail_rate: float = 0.0, seed: int = 0,

@@ -307,6 +307,12 @@ _singleton: UpstreamSandbox | None = None
 _singleton_lock = threading.Lock()
 
 
+def parse_instant(text: str) -> datetime:
+    """An ISO 8601 instant (``Z`` allowed); without a zone, UTC."""
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
 def make_clock(start: datetime | None, speed: float = 1.0) -> Callable[[], datetime] | None:
     """A sandbox clock starting at ``start`` and running ``speed`` times real time (None:
     the real clock). For demos and load tests that need prices to move now: a session's

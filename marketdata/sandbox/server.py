@@ -35,7 +35,7 @@ import threading
 import time
 import tracemalloc
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -48,7 +48,7 @@ from websockets.server import ServerProtocol
 
 from marketdata.http import UPSTREAM_HOST_HEADER
 from marketdata.sandbox.common import json_response
-from marketdata.sandbox.core import PathFault, UpstreamSandbox, make_clock
+from marketdata.sandbox.core import PathFault, UpstreamSandbox, make_clock, parse_instant
 from marketdata.sandbox.providers import normalise_host
 from marketdata.sandbox.response import SandboxResponse
 
@@ -103,10 +103,8 @@ def _clock(conf: Any) -> Callable[[], datetime] | None:
     if not isinstance(conf, dict) or set(conf) - {"start", "speed"}:
         raise ValueError('clock: null or {"start": "2026-11-24T14:31:00Z", "speed": 60}')
     start = conf.get("start")
-    instant = None if start is None else datetime.fromisoformat(str(start).replace("Z", "+00:00"))
-    if instant is not None and instant.tzinfo is None:  # as --clock-start: UTC
-        instant = instant.replace(tzinfo=UTC)
-    return make_clock(instant, float(conf.get("speed", 1.0)))
+    return make_clock(None if start is None else parse_instant(str(start)),
+                      float(conf.get("speed", 1.0)))
 
 
 def _rss_mib() -> float | None:

@@ -11,7 +11,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 import uuid
@@ -130,12 +129,11 @@ def read_starts() -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def prepared_var_dir() -> Path:
+def prepared_var_dir(base: Path) -> Path:
     """The data folder (migrations, static files, compressed assets, the secret key) that
     every service of this test run shares, prepared by ``manage.py prepare`` once per run,
     not per start (the run's workers take turns under a lock; the second finds it done).
     The indicator kernels are numba's cache in ``NUMBA_CACHE_DIR``, kept between runs."""
-    base = RUN_DIR or Path(tempfile.gettempdir()) / f"marketdata-tests-{os.getpid()}"
     var_dir = base / "var"
     done = var_dir / ".prepared"
     base.mkdir(parents=True, exist_ok=True)
@@ -156,8 +154,8 @@ def start_service(tmp: Path, extra_env: dict[str, str] | None = None,
     """bin/serve (gunicorn) on ``port`` (default: a free one), on the run's prepared data
     folder (:func:`prepared_var_dir`: bin/serve skips ``prepare``) with this instance's own
     metrics folder, no control socket and, without DATABASE_URL, its own copy of the prepared
-    SQLite database. ``own_var_dir``: a fresh data folder that bin/serve prepares itself,
-    for the tests of that path."""
+    SQLite database. ``own_var_dir`` (or outside a test run: the benches): a fresh data
+    folder that bin/serve prepares itself."""
     port = port or free_port()
     env = {k: v for k, v in os.environ.items() if k != "MARKETDATA_UPSTREAM"}
     env.update({
@@ -165,10 +163,10 @@ def start_service(tmp: Path, extra_env: dict[str, str] | None = None,
         "CACHE_KEY_PREFIX": f"it-{uuid.uuid4().hex[:8]}",
         "LOG_LEVEL": "INFO",
     })
-    if own_var_dir:
+    if own_var_dir or RUN_DIR is None:
         env["MARKETDATA_VAR_DIR"] = str(tmp / f"var-{port}")
     else:
-        var_dir = prepared_var_dir()
+        var_dir = prepared_var_dir(RUN_DIR)
         instance = tmp / f"instance-{port}"
         instance.mkdir(parents=True, exist_ok=True)
         env.update({"MARKETDATA_VAR_DIR": str(var_dir), "MARKETDATA_SKIP_PREPARE": "1",
@@ -236,6 +234,14 @@ def get_json(service: Process, path: str) -> tuple[int, Any, Any]:
     return status, headers, json.loads(body)
 
 
+def configure_sandbox(sandbox: Process, **conf: Any) -> dict[str, Any]:
+    """``POST /__sandbox__/config`` (faults, fail_rate, latency_ms, clock: see
+    marketdata/sandbox/server.py); the sandbox's configuration after it."""
+    status, _, body = http("POST", f"{sandbox.base_url}/__sandbox__/config", conf, timeout=10)
+    assert status == 200, body
+    return json.loads(body)
+
+
 # Sandbox behaviour every test on the shared sandbox starts from (ServicePool.restore).
 SANDBOX_DEFAULTS = {"fail_rate": 0.0, "latency_ms": 0, "faults": [], "clock": None}
 
@@ -258,12 +264,10 @@ class ServicePool:
         self.tmp = tmp
         self._sandbox: Process | None = None
         self._services: dict[tuple[tuple[str, str], ...], Process] = {}
-        self.starts = 0
 
     def sandbox(self) -> Process:
         if self._sandbox is None or self._sandbox.proc.poll() is not None:
             self._sandbox = start_sandbox(self.tmp)
-            self.starts += 1
         return self._sandbox
 
     def service(self, env: dict[str, str] | None = None) -> Process:
@@ -275,7 +279,6 @@ class ServicePool:
             service = self._services[key] = start_service(self.tmp, {
                 "MARKETDATA_UPSTREAM": "live",
                 "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url), **(env or {})})
-            self.starts += 1
         return service
 
     def stack(self, env: dict[str, str] | None = None) -> tuple[Process, Process]:
@@ -286,9 +289,7 @@ class ServicePool:
     def restore(self) -> None:
         """The shared sandbox back to :data:`SANDBOX_DEFAULTS` (after every test)."""
         if self._sandbox is not None and self._sandbox.proc.poll() is None:
-            status, _, body = http("POST", f"{self._sandbox.base_url}/__sandbox__/config",
-                                   SANDBOX_DEFAULTS, timeout=10)
-            assert status == 200, body
+            configure_sandbox(self._sandbox, **SANDBOX_DEFAULTS)
 
     def stop(self) -> None:
         for service in self._services.values():

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.integration.servers import http
+from tests.integration.servers import configure_sandbox, http
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.slow(
@@ -28,11 +28,6 @@ def _symbol(prefix: str) -> str:
     return f"{prefix}{uuid.uuid4().hex[:4].upper()}"
 
 
-def _configure(sandbox, **config) -> None:
-    status, _, body = http("POST", f"{sandbox.base_url}/__sandbox__/config", config)
-    assert status == 200, body
-
-
 def _calls(sandbox, prefix: str) -> int:
     status, _, body = http("GET", f"{sandbox.base_url}/__sandbox__/requests?path_prefix={prefix}")
     assert status == 200
@@ -41,7 +36,7 @@ def _calls(sandbox, prefix: str) -> int:
 
 def test_a_failing_sector_path_leaves_the_other_yahoo_endpoints_up(server_pool):
     service, sandbox = server_pool.stack({"WEB_CONCURRENCY": "1"})
-    _configure(sandbox, faults=[{"path_prefix": "/v1/finance/sectors/", "fail_rate": 1.0}])
+    configure_sandbox(sandbox, faults=[{"path_prefix": "/v1/finance/sectors/", "fail_rate": 1.0}])
     # Two /v1/sectors requests: 22 failing calls (x retries), far past the breaker's 5.
     for _ in range(2):
         status, headers, body = http("GET", f"{service.base_url}/v1/sectors")
@@ -89,7 +84,7 @@ def test_a_hanging_upstream_never_holds_a_request_past_its_deadline(server_pool)
     assert status == 200
     # Every upstream answer now takes 15 s: longer than the deadline and the 10 s read
     # timeout.
-    _configure(sandbox, latency_ms=15000)
+    configure_sandbox(sandbox, latency_ms=15000)
     time.sleep(1.5)  # the warm key is stale now
 
     urls = [warm]
@@ -154,7 +149,7 @@ def test_a_fan_out_answer_is_served_stale_within_one_grace(server_pool):
         status, _, body = http("GET", service.base_url + target, timeout=30)
         assert status == 200, (target, body[:300])
         fresh[target] = body
-    _configure(sandbox, latency_ms=15000)  # longer than the deadline and read timeout
+    configure_sandbox(sandbox, latency_ms=15000)  # longer than the deadline and read timeout
     time.sleep(1.5)  # every entry is stale now (and no response-cache entry is left)
     for target in targets:
         started = time.monotonic()

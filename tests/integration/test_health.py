@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.integration.servers import http
+from tests.integration.servers import configure_sandbox, http
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.slow(
@@ -25,9 +25,7 @@ DEADLINE = 2.0
 def _stack(server_pool, latency_ms: int, **env: str):
     """(service, sandbox): the worker's shared sandbox answering after ``latency_ms``."""
     service, sandbox = server_pool.stack({"USE_SECURITY": "false", **env})
-    status, _, _ = http("POST", f"{sandbox.base_url}/__sandbox__/config",
-                        {"latency_ms": latency_ms})
-    assert status == 200
+    configure_sandbox(sandbox, latency_ms=latency_ms)
     return service, sandbox
 
 

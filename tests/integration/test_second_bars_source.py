@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from tests.integration.servers import get_json, http, service_on_sandbox
+from tests.integration.servers import configure_sandbox, get_json, http, service_on_sandbox
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.slow("its own service with a Tiingo key")]
@@ -23,9 +23,8 @@ def stack(tmp_path_factory):
     with service_on_sandbox(tmp_path_factory.mktemp("second-bars"),
                             {"TIINGO_API_KEY": KEY}) as pair:
         _, sandbox = pair
-        status, _, _ = http("POST", f"{sandbox.base_url}/__sandbox__/config", {"faults": [
-            {"path_prefix": "/v8/finance/chart", "fail_rate": 1.0}]})
-        assert status == 200
+        configure_sandbox(sandbox, faults=[
+            {"path_prefix": "/v8/finance/chart", "fail_rate": 1.0}])
         yield pair
 
 

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.integration.servers import http, start_service
+from tests.integration.servers import configure_sandbox, http, start_service
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.slow("200 concurrent requests, make run's whole path, a real TTL")]
@@ -24,8 +24,7 @@ def stack(server_pool):
     """(sandbox, service): the worker's shared pair, the sandbox answering after 50 ms (so
     concurrent misses overlap; set back after each test)."""
     service, sandbox = server_pool.stack()
-    status, _, _ = http("POST", f"{sandbox.base_url}/__sandbox__/config", {"latency_ms": 50})
-    assert status == 200
+    configure_sandbox(sandbox, latency_ms=50)
     return sandbox, service
 
 
@@ -122,8 +121,7 @@ def test_failing_upstream_serves_stale_or_names_yahoo(server_pool):
     fresh_chart = http("GET", chart_url)
     assert fresh_quote[0] == 200 and fresh_chart[0] == 200
 
-    status, _, _ = http("POST", f"{sandbox.base_url}/__sandbox__/config", {"fail_rate": 1.0})
-    assert status == 200
+    configure_sandbox(sandbox, fail_rate=1.0)
     time.sleep(1.5)  # past every (capped) TTL: the service's own clock, in its process
 
     status, headers, body = http("GET", quote_url)

@@ -25,7 +25,13 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from marketdata.sandbox.fred.series import OTHER_SERIES
-from tests.integration.servers import http, sandbox_host_map, start_sandbox, start_service
+from tests.integration.servers import (
+    configure_sandbox,
+    http,
+    sandbox_host_map,
+    start_sandbox,
+    start_service,
+)
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.slow("a fresh service per test, saturated by hanging upstream calls")]
@@ -58,10 +64,8 @@ def stack(tmp_path):
 
 
 def _fault(sandbox, prefix: str, latency_ms: int) -> None:
-    status, _, body = http("POST", f"{sandbox.base_url}/__sandbox__/config",
-                           {"faults": [{"path_prefix": prefix, "fail_rate": 0.0,
-                                        "latency_ms": latency_ms}]})
-    assert status == 200, body
+    configure_sandbox(sandbox, faults=[{"path_prefix": prefix, "fail_rate": 0.0,
+                                        "latency_ms": latency_ms}])
 
 
 def _series() -> str:

@@ -10,10 +10,7 @@ import json
 
 import pytest
 
-from tests.integration.servers import (
-    get_json,
-    http,
-)
+from tests.integration.servers import configure_sandbox, get_json, http
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.slow("the first test waits for the worker's shared servers to start")]
@@ -30,11 +27,6 @@ def stack(server_pool):
 
 
 _get = get_json
-
-
-def _faults(sandbox, faults: list[dict]) -> None:
-    status, _, _ = http("POST", f"{sandbox.base_url}/__sandbox__/config", {"faults": faults})
-    assert status == 200
 
 
 def _requests(sandbox, provider: str) -> int:
@@ -56,11 +48,11 @@ def test_forex_from_yahoo(stack):
 
 def test_forex_from_the_ecb_when_yahoos_quote_fails(stack):
     service, sandbox = stack
-    _faults(sandbox, [{"path_prefix": "/v7/finance/quote", "fail_rate": 1.0}])
+    configure_sandbox(sandbox, faults=[{"path_prefix": "/v7/finance/quote", "fail_rate": 1.0}])
     try:
         status, headers, body = _get(service, "/v2/forex/GBP/JPY?fields=price,bid,timestamp")
     finally:
-        _faults(sandbox, [])
+        configure_sandbox(sandbox, faults=[])
     assert status == 200, body
     assert body["bid"] is None and body["price"] > 0 and body["timestamp"] % 86400 == 0
     assert headers.get("Cache-Control") == "no-store"
