@@ -14,7 +14,7 @@ unexport PYTHONDONTWRITEBYTECODE
 BASE_STAMP := $(VENV)/.base-$(shell cat requirements/base.lock | sha1sum | cut -c1-10)
 DEV_STAMP  := $(VENV)/.dev-$(shell cat requirements/dev.lock | sha1sum | cut -c1-10)
 
-.PHONY: run test quick lint schema typecheck unit sandbox bench bench-indicators bench-backtest fleet fuzz explore lock clean
+.PHONY: run test quick quick-tests lint schema typecheck unit sandbox bench bench-indicators bench-backtest fleet fuzz explore lock clean
 
 $(BIN)/python:
 	@bin/check-python $(PYTHON)
@@ -33,12 +33,29 @@ $(DEV_STAMP): $(BASE_STAMP) requirements/dev.lock
 run: $(BASE_STAMP)
 	PYTHON=$(BIN)/python bin/serve
 
+# The checks (ruff, import contracts, locks, mypy, the OpenAPI validation) run beside the
+# tests, not before them: each takes one core for a few seconds to a minute, and the test
+# workers leave CPU idle while tests wait on I/O. Their output follows the tests'; either
+# failing fails the target.
+define BESIDE_CHECKS
+	@checks=$$(mktemp); trap 'rm -f "$$checks"' EXIT; \
+	$(MAKE) --no-print-directory $(1) >"$$checks" 2>&1 & pid=$$!; \
+	$(MAKE) --no-print-directory $(2); tests=$$?; \
+	wait $$pid; status=$$?; echo "-- $(1):"; cat "$$checks"; \
+	[ $$status -eq 0 ] || echo "make: the checks ($(1)) failed"; \
+	[ $$tests -eq 0 ] && [ $$status -eq 0 ]
+endef
+
 ## test: lint, OpenAPI validation, type checking and the whole test suite (in parallel)
-test: $(DEV_STAMP) lint schema typecheck unit
+test: $(DEV_STAMP)
+	$(call BESIDE_CHECKS,lint schema typecheck,unit)
 
 ## quick: lint, type check and every test that starts no process (a test that starts one
 ## without the `process` or `integration` marker fails: --forbid-processes)
-quick: $(DEV_STAMP) lint typecheck
+quick: $(DEV_STAMP)
+	$(call BESIDE_CHECKS,lint typecheck,quick-tests)
+
+quick-tests: $(DEV_STAMP)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m "not integration and not process" \
 		--forbid-processes $(PYTEST_ARGS)
 

@@ -385,7 +385,7 @@ async def websocket_through_the_balancer(fleet: Fleet) -> dict[str, Any]:
 
 
 async def mixed_load(fleet: Fleet, duration: float, sse_count: int,
-                     rate: float = 0.0) -> dict[str, Any]:
+                     rate: float = 0.0, restart_after: float = 15.0) -> dict[str, Any]:
     stats, sse, stop = LoadStats(), SseStats(), asyncio.Event()
     origin = time.monotonic()
     leader_samples: list[tuple[float, dict[int, float]]] = []
@@ -419,7 +419,7 @@ async def mixed_load(fleet: Fleet, duration: float, sse_count: int,
         events["victim_led_symbols"] = current.get(victim, 0)
         events["killed_at"] = round(time.monotonic() - origin, 3)
         fleet.kill_instance(victim)
-        await asyncio.sleep(15)
+        await asyncio.sleep(restart_after)
         events["restart_at"] = round(time.monotonic() - origin, 3)
         await asyncio.to_thread(fleet.start_instance, victim)
         events["restarted_at"] = round(time.monotonic() - origin, 3)
@@ -480,7 +480,10 @@ async def redis_failover(fleet: Fleet, seconds: float = 30.0,
         killed_at = time.monotonic() - origin
         fleet.sentinel.primary().kill()
         promoted_at = None
-        while time.monotonic() - origin < seconds:
+        # The load lasts ``seconds``, longer if the promotion has not been seen yet (up to
+        # 30 s: the check then fails), so a short run still sees the load after it.
+        while (elapsed := time.monotonic() - origin) < seconds or (
+                promoted_at is None and elapsed < max(seconds, 30.0)):
             if promoted_at is None:
                 try:
                     if await asyncio.to_thread(fleet.sentinel.primary_port) != before:
@@ -529,13 +532,14 @@ def throughput(fleet: Fleet, seconds: float) -> dict[str, Any]:
 
 async def scenario(fleet: Fleet, duration: float, sse_count: int,
                    wrk_seconds: float = 0.0, rate: float = 0.0,
-                   failover_seconds: float = 30.0) -> dict[str, Any]:
+                   failover_seconds: float = 30.0,
+                   restart_after: float = 15.0) -> dict[str, Any]:
     report: dict[str, Any] = {"instances": INSTANCES, "balancer": "haproxy",
                               "stream_interval_seconds": INTERVAL,
                               "paced_requests_per_second": rate or None}
     report["single_flight"] = await single_flight(fleet)
     report["websocket"] = await websocket_through_the_balancer(fleet)
-    report["load"] = await mixed_load(fleet, duration, sse_count, rate)
+    report["load"] = await mixed_load(fleet, duration, sse_count, rate, restart_after)
     report["limits"] = await limits(fleet, 10)
     report["redis_failover"] = await redis_failover(fleet, failover_seconds, rate=rate)
     report["limits_after_failover"] = await limits(fleet, 20)
@@ -566,14 +570,16 @@ async def scenario(fleet: Fleet, duration: float, sse_count: int,
 
 def run(duration: float = 120.0, sse_count: int = 20, keep: bool = False,
         wrk_seconds: float = 0.0, rate: float = 0.0,
-        failover_seconds: float = 30.0) -> dict[str, Any]:
+        failover_seconds: float = 30.0, restart_after: float = 15.0) -> dict[str, Any]:
     """The whole scenario; ``rate`` paces the load (requests a second, 0: unpaced);
-    ``failover_seconds``: the load around the Redis failover (the primary dies at 5 s)."""
+    ``failover_seconds``: the load around the Redis failover (the primary dies at 5 s);
+    ``restart_after``: seconds between the instance's kill and its restart (longer than a
+    stream lease, so the takeover is seen before the instance is back)."""
     tmp = Path(tempfile.mkdtemp(prefix="md-fleet-"))
     with ExitStack() as stack:
         fleet = start_fleet(stack, tmp)
         report = asyncio.run(scenario(fleet, duration, sse_count, wrk_seconds, rate,
-                                      failover_seconds))
+                                      failover_seconds, restart_after))
     report["logs"] = str(tmp)
     if not keep and report["ok"]:
         shutil.rmtree(tmp, ignore_errors=True)
