@@ -21,9 +21,9 @@ import pytest
 
 from tests.integration.servers import (
     Process,
+    configure_sandbox,
     http,
     sandbox_host_map,
-    start_sandbox,
     start_service,
 )
 from tests.sse import SseParser
@@ -109,17 +109,16 @@ def _service(tmp, sandbox, **env: str) -> Process:
                                "WEB_CONCURRENCY": "1", **env})
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("stream")
-    sandbox = start_sandbox(tmp, latency_ms=5)
+@pytest.fixture
+def stack(server_pool):
     # TTL cap 1 s and no stale serving: every cycle's poll reaches the sandbox, and a
     # failed poll is a failure (not yesterday's quote).
-    service = _service(tmp, sandbox, STREAM_INTERVAL_SECONDS="1", CACHE_TTL_CAP_SECONDS="1",
-                       CACHE_MAX_STALE_SECONDS="0", STREAM_HEARTBEAT_SECONDS="15")
-    yield sandbox, service
-    service.stop()
-    sandbox.stop()
+    service, sandbox = server_pool.stack({
+        "USE_SECURITY": "false", "WEB_CONCURRENCY": "1", "STREAM_INTERVAL_SECONDS": "1",
+        "CACHE_TTL_CAP_SECONDS": "1", "CACHE_MAX_STALE_SECONDS": "0",
+        "STREAM_HEARTBEAT_SECONDS": "15"})
+    configure_sandbox(sandbox, latency_ms=5)
+    return sandbox, service
 
 
 def test_browser_client_gets_quote_events_every_interval(stack):
@@ -200,10 +199,11 @@ def test_killing_many_clients_leaves_no_poller_behind(stack):
     assert after["subscriptions"] == 0 and after["leading"] == 0
 
 
-def test_shutdown_closes_open_streams_within_two_seconds(tmp_path):
-    sandbox = start_sandbox(tmp_path, latency_ms=5)
+def test_shutdown_closes_open_streams_within_two_seconds(tmp_path, server_pool):
+    sandbox = server_pool.sandbox()
+    configure_sandbox(sandbox, latency_ms=5)
     service = None
-    try:
+    try:  # a process of its own: the test stops it
         service = _service(tmp_path, sandbox, STREAM_INTERVAL_SECONDS="1")
         streams = [open_stream(service.base_url, "AAPL") for _ in range(20)]
         for stream in streams:
@@ -229,22 +229,22 @@ def test_shutdown_closes_open_streams_within_two_seconds(tmp_path):
     finally:
         if service is not None:
             service.stop()
-        sandbox.stop()
     assert len(ended) == 20
     assert max(ended) - signalled < 2.0, f"streams ended {max(ended) - signalled:.2f} s after"
     assert exited - signalled < 5.0
 
 
 @pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL")
-def test_two_processes_share_one_poller_per_symbol_through_redis(tmp_path):
-    sandbox = start_sandbox(tmp_path, latency_ms=5)
+def test_two_processes_share_one_poller_per_symbol_through_redis(tmp_path, server_pool):
+    sandbox = server_pool.sandbox()
+    configure_sandbox(sandbox, latency_ms=5)
     shared = {"REDIS_URL": os.environ["REDIS_URL"],
               "CACHE_KEY_PREFIX": f"it-stream-{uuid.uuid4().hex[:8]}",
               "STREAM_INTERVAL_SECONDS": "1", "CACHE_TTL_CAP_SECONDS": "1"}
     first = second = None
     streams: list[Stream] = []
     symbols = "AAPL,MSFT,NVDA,AMZN"
-    try:
+    try:  # two processes of their own: a fresh key prefix, so no leader from before
         first = _service(tmp_path, sandbox, **shared)
         second = _service(tmp_path, sandbox, **shared)
         streams = [open_stream(first.base_url, symbols), open_stream(second.base_url, symbols)]
@@ -261,7 +261,7 @@ def test_two_processes_share_one_poller_per_symbol_through_redis(tmp_path):
     finally:
         for stream in streams:
             stream.close()
-        for server in (first, second, sandbox):
+        for server in (first, second):
             if server is not None:
                 server.stop()
     cycles = elapsed / 1.0

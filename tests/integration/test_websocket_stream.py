@@ -15,39 +15,65 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from tests.integration.servers import Process, http, sandbox_host_map, start_sandbox, start_service
+from tests.integration.servers import (
+    Process,
+    configure_sandbox,
+    http,
+    sandbox_host_map,
+    start_service,
+)
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.slow("stream cycles of the service's real interval (1 s), two processes")]
 
-TIME_LAPSE = ("--clock-start", "2026-11-24T14:31:00Z", "--clock-speed", "60")
+# A session replayed at 60x: every symbol has a new price every second.
+TIME_LAPSE = {"start": "2026-11-24T14:31:00Z", "speed": 60}
+STREAM_ENV = {"USE_SECURITY": "false", "WEB_CONCURRENCY": "1"}
 
 
 def _service(tmp, sandbox, **env: str) -> Process:
-    return start_service(tmp, {"MARKETDATA_UPSTREAM": "live", "USE_SECURITY": "false",
+    return start_service(tmp, {"MARKETDATA_UPSTREAM": "live",
                                "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url),
-                               "WEB_CONCURRENCY": "1", **env})
+                               **STREAM_ENV, **env})
 
 
 def ws_url(service: Process, path: str = "/v2/stream") -> str:
     return service.base_url.replace("http://", "ws://") + path
 
 
-async def frames(ws, seconds: float) -> list[dict]:
-    out = []
+async def frames(ws, seconds: float, until=None) -> list[dict]:
+    """The frames received within ``seconds``, or up to the one after which ``until(frames)``
+    holds (a test that waits for something returns when it comes, not at the window's end)."""
+    out: list[dict] = []
     deadline = time.monotonic() + seconds
     while (left := deadline - time.monotonic()) > 0:
         try:
             out.append(json.loads(await asyncio.wait_for(ws.recv(), left)))
         except TimeoutError:
             break
+        if until is not None and until(out):
+            break
     return out
+
+
+def ticked(symbols, prices: int = 1):
+    """``until`` for :func:`frames`: every one of ``symbols`` ticked, the first of them at
+    ``prices`` different prices."""
+    def done(got: list[dict]) -> bool:
+        ticks = [f for f in got if "id" in f]
+        return ({f["id"] for f in ticks} >= set(symbols)
+                and len({f["price"] for f in ticks if f["id"] == symbols[0]}) >= prices)
+    return done
+
+
+def answered(got: list[dict]) -> bool:
+    return any("id" not in frame for frame in got)
 
 
 async def reply(ws) -> dict:
     """The first frame within a second that is not a tick: the stream's answer to what the
     client just sent (a tick of the still-subscribed symbols can come first, at 1 s)."""
-    answers = [frame for frame in await frames(ws, 1) if "id" not in frame]
+    answers = [frame for frame in await frames(ws, 1, until=answered) if "id" not in frame]
     assert answers, "no answer within a second"
     return answers[0]
 
@@ -58,15 +84,12 @@ def stream_stats(service: Process) -> dict:
     return json.loads(body)["stream"]
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("ws")
-    sandbox = start_sandbox(tmp, latency_ms=5)
-    service = _service(tmp, sandbox, STREAM_INTERVAL_SECONDS="1",
-                       V2_RATE_LIMIT_CAPACITY="0")
-    yield sandbox, service
-    service.stop()
-    sandbox.stop()
+@pytest.fixture
+def stack(server_pool):
+    service, sandbox = server_pool.stack({**STREAM_ENV, "STREAM_INTERVAL_SECONDS": "1",
+                                          "V2_RATE_LIMIT_CAPACITY": "0"})
+    configure_sandbox(sandbox, latency_ms=5)
+    return sandbox, service
 
 
 def test_subscribe_receive_bad_frames_and_unsubscribe(stack):
@@ -75,7 +98,7 @@ def test_subscribe_receive_bad_frames_and_unsubscribe(stack):
     async def scenario():
         async with connect(ws_url(service)) as ws:
             await ws.send('{"subscribe": ["aapl", "MSFT", "BTC-USD"]}')
-            got = await frames(ws, 3)
+            got = await frames(ws, 3, until=ticked(["AAPL", "MSFT", "BTC-USD"]))
             ticks = {f["id"]: f for f in got if "id" in f}
             assert set(ticks) == {"AAPL", "MSFT", "BTC-USD"}
             assert ticks["AAPL"]["currency"] == "USD" and ticks["AAPL"]["price"] > 0
@@ -92,7 +115,7 @@ def test_subscribe_receive_bad_frames_and_unsubscribe(stack):
             assert stream_stats(service)["pollers"] == 0
             await ws.send('{"alerts": [{"symbol": "AAPL", "condition": "priceAbove", '
                           '"value": 0.01}]}')
-            alert = (await frames(ws, 3))[0]
+            alert = (await frames(ws, 3, until=bool))[0]
             assert alert["symbol"] == "AAPL" and alert["condition"] == {"priceAbove": 0.01}
             assert alert["update"]["id"] == "AAPL"
         await asyncio.sleep(0.5)
@@ -116,10 +139,10 @@ def test_refused_handshakes_answer_json(stack):
     asyncio.run(scenario())
 
 
-def test_each_handshake_takes_a_v2_token(tmp_path):
-    sandbox = start_sandbox(tmp_path)
-    service = _service(tmp_path, sandbox, V2_RATE_LIMIT_CAPACITY="1",
-                       V2_RATE_LIMIT_REFILL_PER_SECOND="0.01", V2_RATE_LIMIT_SCOPE="ip")
+def test_each_handshake_takes_a_v2_token(server_pool):
+    service = server_pool.service({**STREAM_ENV, "V2_RATE_LIMIT_CAPACITY": "1",
+                                   "V2_RATE_LIMIT_REFILL_PER_SECOND": "0.01",
+                                   "V2_RATE_LIMIT_SCOPE": "ip"})
 
     async def scenario():
         async with connect(ws_url(service)):
@@ -131,11 +154,7 @@ def test_each_handshake_takes_a_v2_token(tmp_path):
         assert int(response.headers["Retry-After"]) >= 1
         assert json.loads(response.body)["error"] == "Rate limit exceeded"
 
-    try:
-        asyncio.run(scenario())
-    finally:
-        service.stop()
-        sandbox.stop()
+    asyncio.run(scenario())
 
 
 def test_feeds_stream_refuses_an_unknown_source_and_stays_open(stack):
@@ -144,7 +163,7 @@ def test_feeds_stream_refuses_an_unknown_source_and_stays_open(stack):
     async def scenario():
         async with connect(ws_url(service, "/v2/feeds/stream")) as ws:
             await ws.send('{"subscribe": ["nosuch"]}')
-            error = (await frames(ws, 2))[0]
+            error = (await frames(ws, 2, until=bool))[0]
             assert error["status"] == 400 and "Unknown feed source" in error["error"]
             await ws.send('{"subscribe": ["sec", "hn"]}')
             assert await frames(ws, 1) == []  # the first poll only records the history
@@ -153,15 +172,16 @@ def test_feeds_stream_refuses_an_unknown_source_and_stays_open(stack):
 
 
 @pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis (REDIS_URL)")
-def test_two_processes_share_one_poller_leader_per_symbol(tmp_path):
+def test_two_processes_share_one_poller_leader_per_symbol(tmp_path, server_pool):
     # A session at 60x: every symbol has a new price every second, so every cycle ticks.
-    sandbox = start_sandbox(tmp_path, latency_ms=5, extra_args=TIME_LAPSE)
+    sandbox = server_pool.sandbox()
+    configure_sandbox(sandbox, latency_ms=5, clock=TIME_LAPSE)
     shared = {"REDIS_URL": os.environ["REDIS_URL"],
               "CACHE_KEY_PREFIX": f"it-ws-{uuid.uuid4().hex[:8]}",
               "STREAM_INTERVAL_SECONDS": "1", "CACHE_TTL_CAP_SECONDS": "1"}
     first = second = None
     symbols = ["AAPL", "MSFT", "NVDA", "AMZN"]
-    try:
+    try:  # two processes of their own: a fresh key prefix, so no leader from before
         first = _service(tmp_path, sandbox, **shared)
         second = _service(tmp_path, sandbox, **shared)
 
@@ -172,7 +192,9 @@ def test_two_processes_share_one_poller_leader_per_symbol(tmp_path):
                 await asyncio.sleep(2)
                 http("POST", f"{sandbox.base_url}/__sandbox__/reset")
                 started = time.time()
-                got = await asyncio.gather(frames(one, 5), frames(two, 5))
+                # Each client's frames until every symbol moved three times (at most 5 s).
+                got = await asyncio.gather(frames(one, 5, until=ticked(symbols, 3)),
+                                           frames(two, 5, until=ticked(symbols, 3)))
                 elapsed = time.time() - started
                 _, _, body = http("GET", f"{sandbox.base_url}/__sandbox__/requests"
                                   "?path_prefix=/v7/finance/quote")
@@ -181,7 +203,7 @@ def test_two_processes_share_one_poller_leader_per_symbol(tmp_path):
 
         got, calls, elapsed, leading = asyncio.run(scenario())
     finally:
-        for server in (first, second, sandbox):
+        for server in (first, second):
             if server is not None:
                 server.stop()
     for received in got:  # both processes' clients saw every symbol move, cycle after cycle
@@ -193,12 +215,14 @@ def test_two_processes_share_one_poller_leader_per_symbol(tmp_path):
     assert sum(leading) == 4 and sorted(leading) in ([0, 4], [1, 3], [2, 2]), leading
 
 
-def test_ticks_come_from_the_price_streamer_and_the_pollers_take_over_when_it_fails(tmp_path):
+def test_ticks_come_from_the_price_streamer_and_the_pollers_take_over_when_it_fails(
+        server_pool):
     # A session at 60x: the simulated streamer has a new price for every symbol each second.
-    sandbox = start_sandbox(tmp_path, latency_ms=5, extra_args=TIME_LAPSE)
-    service = _service(tmp_path, sandbox, STREAM_INTERVAL_SECONDS="1",
-                       STREAM_PUSH_FRESH_SECONDS="2", CACHE_TTL_CAP_SECONDS="1",
-                       V2_RATE_LIMIT_CAPACITY="0")
+    service, sandbox = server_pool.stack({**STREAM_ENV, "STREAM_INTERVAL_SECONDS": "1",
+                                          "STREAM_PUSH_FRESH_SECONDS": "2",
+                                          "CACHE_TTL_CAP_SECONDS": "1",
+                                          "V2_RATE_LIMIT_CAPACITY": "0"})
+    configure_sandbox(sandbox, latency_ms=5, clock=TIME_LAPSE)
     symbols = ["AAPL", "MSFT"]
 
     def quote_polls() -> int:
@@ -209,24 +233,21 @@ def test_ticks_come_from_the_price_streamer_and_the_pollers_take_over_when_it_fa
     async def scenario():
         async with connect(ws_url(service)) as ws:
             await ws.send(json.dumps({"subscribe": symbols}))
-            await frames(ws, 4)  # the first poll, then the streamer's first ticks
+            # the first poll, then the streamer's first ticks
+            await frames(ws, 4, until=ticked(symbols, 2))
             http("POST", f"{sandbox.base_url}/__sandbox__/reset")
-            pushed = await frames(ws, 4)
+            pushed = await frames(ws, 4, until=ticked(symbols, 2))
             during_push = quote_polls(), stream_stats(service)
             status, _, _ = http("POST", f"{sandbox.base_url}/__sandbox__/config",
                                 {"faults": [{"path_prefix": "wss://", "fail_rate": 1.0}]})
             assert status == 200
             await frames(ws, 4)  # the streamer drops; its ticks go stale within 2 s
             http("POST", f"{sandbox.base_url}/__sandbox__/reset")
-            polled = await frames(ws, 4)
+            polled = await frames(ws, 4, until=ticked(symbols, 2))
             return pushed, during_push, polled, quote_polls(), stream_stats(service)
 
-    try:
-        pushed, (polls_during_push, push_stats), polled, polls_after, after_stats = \
-            asyncio.run(scenario())
-    finally:
-        service.stop()
-        sandbox.stop()
+    pushed, (polls_during_push, push_stats), polled, polls_after, after_stats = \
+        asyncio.run(scenario())
     for received in (pushed, polled):  # the clients never noticed the switch
         ticks = [f for f in received if "id" in f]
         assert {f["id"] for f in ticks} == set(symbols), received

@@ -50,18 +50,34 @@ class Fetch:
         self.calls = 0
         self.args: list = []
         self._lock = threading.Lock()
+        # A call from the second on waits for ``gate`` (when set) instead of sleeping: a
+        # slow upstream the test ends when it wants to (a hung one never ends in time).
+        self.gate: threading.Event | None = None
 
     def __call__(self, *args):
         with self._lock:
             index = min(self.calls, len(self.outcomes) - 1)
             self.calls += 1
             self.args.append(args)
+        if self.gate is not None and index:
+            assert self.gate.wait(10), "the test never let the slow call end"
         if self.delay:
             time.sleep(self.delay)
         outcome = self.outcomes[index]
         if isinstance(outcome, BaseException):
             raise outcome
         return outcome
+
+
+def eventually(condition, seconds: float = 5.0) -> bool:
+    """Whether ``condition()`` holds within ``seconds`` (asked every 20 ms): for what a
+    background thread finishes, without waiting a fixed time for it."""
+    end = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def get(fetch, params=PARAMS, policy=FIXED, call="thing", group=None):
@@ -589,15 +605,15 @@ class TestDeadlineAndGrace:
         fetch = Fetch("v1", "v2")
         get(fetch)
         clock(61)
-        fetch.delay = 2.0
+        fetch.gate = threading.Event()  # the refresh hangs until the test lets it end
         rep, token = start_report()
         started = time.monotonic()
         assert get(fetch) == "v1"
         end_report(token)
-        assert 0.15 < time.monotonic() - started < 1.5  # the grace, not the 2 s call
+        assert 0.15 < time.monotonic() - started < 1.5  # the grace, not the hung call
         assert rep.header == STALE
-        time.sleep(2.2)  # the background call finishes and stores its answer
-        assert get(fetch) == "v2"
+        fetch.gate.set()  # the background call finishes and stores its answer
+        assert eventually(lambda: get(fetch) == "v2")
         assert fetch.calls == 2
 
     def test_with_a_stale_copy_the_upstream_gets_one_attempt(self, clock):
@@ -713,11 +729,12 @@ class TestDeadlineAndGrace:
     def test_a_batch_with_every_item_stale_serves_them_after_the_grace(self, clock, settings):
         settings.STALE_GRACE_SECONDS = 0.2
         calls = []
+        refresh = threading.Event()
 
         def batch(items):
             calls.append(list(items))
-            if len(calls) > 1:
-                time.sleep(2.0)
+            if len(calls) > 1:  # the refresh hangs until the test lets it end
+                assert refresh.wait(10)
             return {i: f"{i}-{len(calls)}" for i in items}
 
         assert fetch_many_through("t", "q", ["A", "B"], batch, FIXED) == {"A": "A-1",
@@ -726,5 +743,8 @@ class TestDeadlineAndGrace:
         started = time.monotonic()
         assert fetch_many_through("t", "q", ["A", "B"], batch, FIXED) == {"A": "A-1",
                                                                           "B": "B-1"}
-        assert time.monotonic() - started < 1.5  # the grace, not the 2 s call
-        time.sleep(2.2)
+        assert time.monotonic() - started < 1.5  # the grace, not the hung call
+        refresh.set()  # the background call finishes and stores its answers
+        assert eventually(lambda: fetch_many_through("t", "q", ["A", "B"], batch, FIXED)
+                          == {"A": "A-2", "B": "B-2"})
+        assert len(calls) == 2
