@@ -357,13 +357,19 @@ def capture_logs(logger_name: str = "", level: int = logging.INFO) -> Iterator[L
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Files in the order pytest-xdist should hand them out (the Makefile passes
-    ``--no-loadscope-reorder``, so this order is kept): the files with the most tests
-    first, as xdist's own reordering would, so the timed integration files, few tests
-    each, come last. (The fleet and browser tests run after them, by themselves: marker
-    ``alone``.)"""
-    sizes = Counter(item.nodeid.split("::", 1)[0] for item in items)
-    items.sort(key=lambda item: -sizes[item.nodeid.split("::", 1)[0]])
+    """Tests in the order pytest-xdist should hand them out (``make test`` passes
+    ``--no-loadscope-reorder``, so the order is kept): the longest first, so no worker is
+    left alone with a long test at the end while the others idle. A file with a test
+    marked ``slow`` comes first (within it, its slow tests first), then the files with the
+    most tests, as xdist's own reordering would. (The fleet and browser tests run after
+    them, by themselves: marker ``alone``.)"""
+    def file_of(item: pytest.Item) -> str:
+        return item.nodeid.split("::", 1)[0]
+
+    sizes = Counter(file_of(item) for item in items)
+    slow_files = {file_of(item) for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: (file_of(item) not in slow_files, -sizes[file_of(item)],
+                                 file_of(item), item.get_closest_marker("slow") is None))
 
 
 # -- tiers -----------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+import types
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -27,6 +28,30 @@ def store(request):
             pytest.skip("the default cache is not Redis (set REDIS_URL)")
         return counters.RedisStore(cache)
     return counters.LocalStore(LocMemCache("ratelimit-tests", {}))
+
+
+@pytest.fixture
+def elapse(store, monkeypatch):
+    """Let ``seconds`` pass for ``store``: the local store's clock and its cache's expiry
+    are moved; Redis counts on its own clock (``TIME``, key expiry), so for the Redis store
+    the wall clock is what is tested and this sleeps."""
+    from django.core.cache.backends import base as backend_base
+    from django.core.cache.backends import locmem as backend_locmem
+
+    from apps.ratelimit import counters
+
+    if not isinstance(store, counters.LocalStore):
+        return time.sleep
+    state = {"offset": 0.0}
+    fake = types.SimpleNamespace(time=lambda: time.time() + state["offset"],
+                                 monotonic=time.monotonic, sleep=time.sleep)
+    for module in (counters, backend_base, backend_locmem):
+        monkeypatch.setattr(module, "time", fake)
+
+    def advance(seconds: float) -> None:
+        state["offset"] += seconds
+
+    return advance
 
 
 def _hammer(fn, calls: int, threads: int = 32) -> list:
@@ -63,9 +88,9 @@ def test_quota_reset_forgets_count_and_member(store):
     assert store.take_quota("t:q:b", "t:q:_idx", "b", 5, 60).count == 1
 
 
-def test_quota_counter_expires_with_its_window(store):
+def test_quota_counter_expires_with_its_window(store, elapse):
     store.take_quota("t:q:exp", "t:q:_exp", "x", 5, 1)
-    time.sleep(1.2)
+    elapse(1.2)
     assert store.take_quota("t:q:exp", "t:q:_exp", "x", 5, 1).count == 1
 
 
@@ -79,25 +104,25 @@ def test_bucket_is_exact_under_32_threads(store):
     assert store.bucket_level("t:bucket", capacity, 0.001) < 1
 
 
-def test_bucket_refills_continuously_and_caps_at_capacity(store):
+def test_bucket_refills_continuously_and_caps_at_capacity(store, elapse):
     for _ in range(4):
         assert store.take_token("t:refill", "t:b:_idx", "", 4, 10.0).allowed
     refused = store.take_token("t:refill", "t:b:_idx", "", 4, 10.0)
     assert not refused.allowed
     assert 0 < refused.wait_seconds <= 0.1
-    time.sleep(0.25)
+    elapse(0.25)
     level = store.bucket_level("t:refill", 4, 10.0)
     assert 1.5 < level < 4
-    time.sleep(0.5)
+    elapse(0.5)
     assert store.bucket_level("t:refill", 4, 10.0) == 4
 
 
-def test_a_retry_after_the_advertised_wait_succeeds(store):
+def test_a_retry_after_the_advertised_wait_succeeds(store, elapse):
     for _ in range(2):
         store.take_token("t:honest", "t:b:_idx", "", 2, 0.8)
     refused = store.take_token("t:honest", "t:b:_idx", "", 2, 0.8)
     assert not refused.allowed and refused.retry_after == 2  # 1 token at 0.8/s: 1.25 s
-    time.sleep(refused.retry_after)
+    elapse(refused.retry_after)
     assert store.take_token("t:honest", "t:b:_idx", "", 2, 0.8).allowed
 
 

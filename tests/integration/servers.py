@@ -154,8 +154,9 @@ def start_service(tmp: Path, extra_env: dict[str, str] | None = None,
     """bin/serve (gunicorn) on ``port`` (default: a free one), on the run's prepared data
     folder (:func:`prepared_var_dir`: bin/serve skips ``prepare``) with this instance's own
     metrics folder, no control socket and, without DATABASE_URL, its own copy of the prepared
-    SQLite database. ``own_var_dir`` (or outside a test run: the benches): a fresh data
-    folder that bin/serve prepares itself."""
+    SQLite database, one worker (``WEB_CONCURRENCY`` in ``extra_env`` for more).
+    ``own_var_dir`` (or outside a test run: the benches): a fresh data folder that
+    bin/serve prepares itself."""
     port = port or free_port()
     env = {k: v for k, v in os.environ.items() if k != "MARKETDATA_UPSTREAM"}
     env.update({
@@ -163,6 +164,11 @@ def start_service(tmp: Path, extra_env: dict[str, str] | None = None,
         "CACHE_KEY_PREFIX": f"it-{uuid.uuid4().hex[:8]}",
         "LOG_LEVEL": "INFO",
     })
+    if RUN_DIR is not None:
+        # In a test run, one worker unless the test asks for more: gunicorn's default with
+        # Redis is one per core, each importing the whole application (twice the CPU of
+        # every start, and two processes' background work, for tests that need one).
+        env["WEB_CONCURRENCY"] = "1"
     if own_var_dir or RUN_DIR is None:
         env["MARKETDATA_VAR_DIR"] = str(tmp / f"var-{port}")
     else:
@@ -272,7 +278,9 @@ class ServicePool:
 
     def service(self, env: dict[str, str] | None = None) -> Process:
         """The service on the shared sandbox with ``env`` over the defaults."""
-        key = tuple(sorted((env or {}).items()))
+        # One worker is the default in a test run: asking for it is the same process.
+        env = {k: v for k, v in (env or {}).items() if (k, v) != ("WEB_CONCURRENCY", "1")}
+        key = tuple(sorted(env.items()))
         service = self._services.get(key)
         if service is None or service.proc.poll() is not None:
             sandbox = self.sandbox()

@@ -107,6 +107,30 @@ def clock(monkeypatch):
     return advance
 
 
+@pytest.fixture
+def expiry(monkeypatch):
+    """Move time forward for the cache module and for the cache's own expiry: the
+    in-process backend's clock is moved; Redis expires keys on its own clock, so on Redis
+    the wall clock is what is tested and this sleeps."""
+    from django.core.cache import caches
+    from django.core.cache.backends import base as backend_base
+    from django.core.cache.backends import locmem as backend_locmem
+
+    if not isinstance(caches["default"], backend_locmem.LocMemCache):
+        return time.sleep
+    state = {"offset": 0.0}
+    fake = types.SimpleNamespace(time=lambda: time.time() + state["offset"],
+                                 monotonic=time.monotonic, sleep=time.sleep,
+                                 perf_counter=time.perf_counter)
+    for module in (md_cache, backend_base, backend_locmem):
+        monkeypatch.setattr(module, "time", fake)
+
+    def advance(seconds: float) -> None:
+        state["offset"] += seconds
+
+    return advance
+
+
 def unavailable() -> UpstreamUnavailable:
     return UpstreamUnavailable("t", "Test provider could not be reached")
 
@@ -261,22 +285,22 @@ class TestStaleOnError:
         clock(61)
         assert get(fetch) == "v1"
 
-    def test_with_real_expiry(self, settings, report):
+    def test_with_real_expiry(self, settings, report, expiry):
         """CACHE_TTL_CAP_SECONDS=1: the entry really goes stale and is still served."""
         settings.CACHE_TTL_CAP_SECONDS = 1
         fetch = Fetch("v1", unavailable())
         assert get(fetch) == "v1"
-        time.sleep(1.1)
+        expiry(1.1)
         assert get(fetch) == "v1"
         assert fetch.calls == 2
         assert report.statuses == [MISS, STALE]
 
-    def test_staleness_is_bounded(self, settings):
+    def test_staleness_is_bounded(self, settings, expiry):
         settings.CACHE_TTL_CAP_SECONDS = 1
         settings.CACHE_MAX_STALE_SECONDS = 1
         fetch = Fetch("v1", unavailable())
         get(fetch)
-        time.sleep(2.1)  # fresh 1 s + stale 1 s, then gone
+        expiry(2.1)  # fresh 1 s + stale 1 s, then gone
         with pytest.raises(UpstreamUnavailable):
             get(fetch)
 
@@ -303,11 +327,11 @@ class TestStaleOnError:
         assert info.value.status_code == error.status_code
         assert info.value.upstream_status == error.upstream_status
 
-    def test_remembered_error_expires(self):
+    def test_remembered_error_expires(self, expiry):
         fetch = Fetch(unavailable(), "ok")
         with pytest.raises(UpstreamUnavailable):
             get(fetch)
-        time.sleep(md_cache._ERROR_HOLD_SECONDS + 0.1)
+        expiry(md_cache._ERROR_HOLD_SECONDS + 0.1)
         assert get(fetch) == "ok"
         assert fetch.calls == 2
 
