@@ -2,9 +2,12 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-# pytest-xdist workers (one per core): each test file runs on one worker (module fixtures
-# start their servers once), each worker has its own cache key prefix and test database.
-PYTEST_WORKERS ?= auto
+# pytest-xdist workers: one per core and one more, because a worker waits (on its servers,
+# on timeouts a test measures, on I/O) for about a quarter of a run and the extra worker
+# uses that time (2 cores: 3 workers). In `make test` each test file runs on one worker
+# (module fixtures start their servers once); each worker has its own cache key prefix and
+# test database.
+PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 # Python writes its bytecode caches in the tests (even where the machine sets
 # PYTHONDONTWRITEBYTECODE): without them every run, and every server a test starts, compiles
 # the project again and pytest rewrites every test module's asserts (collection 24 s -> 10 s).

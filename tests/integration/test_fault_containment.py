@@ -35,7 +35,10 @@ def _calls(sandbox, prefix: str) -> int:
 
 
 def test_a_failing_sector_path_leaves_the_other_yahoo_endpoints_up(server_pool):
-    service, sandbox = server_pool.stack({"WEB_CONCURRENCY": "1"})
+    # A service of its own (its own key prefix): the test opens its sector breaker, which
+    # the worker's other files must not meet, and a sector answer cached by one of them
+    # would hide the fault.
+    service, sandbox = server_pool.stack({"CACHE_KEY_PREFIX": f"it-sectors-{uuid.uuid4().hex[:8]}"})
     configure_sandbox(sandbox, faults=[{"path_prefix": "/v1/finance/sectors/", "fail_rate": 1.0}])
     # Two /v1/sectors requests: 22 failing calls (x retries), far past the breaker's 5.
     for _ in range(2):
