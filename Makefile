@@ -76,9 +76,10 @@ schema: $(DEV_STAMP)
 typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
-# The fleet test (HAProxy, three instances, a Sentinel set, load) and the browser tests
-# (Chromium, three instances) run after the rest, alone: beside the timed tests they take
-# the CPU those measure (CI failed on that with either of them in the parallel run).
+# The fleet test (HAProxy, three instances, a Sentinel set, paced load) and the browser tests
+# (Chromium, three instances) run after the rest, beside each other: beside the timed tests
+# they take the CPU those measure (CI failed on that with either of them in the parallel
+# run); with each other they share two cores, mostly waiting (the fleet's load is paced).
 # The property tests draw their examples from one seed per commit (printed; replay a failure
 # with `make test HYPOTHESIS_SEED=N`), with an example database that lives as long as the run.
 ALONE_TESTS := tests/integration/test_fleet.py tests/integration/test_explorer_browser.py
@@ -90,7 +91,8 @@ unit: $(DEV_STAMP)
 	export HYPOTHESIS_PROFILE=ci HYPOTHESIS_DATABASE_DIR="$$db"; set -e; \
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder \
 		-m "not alone" $(UNIT_ARGS) $(PYTEST_ARGS); \
-	$(BIN)/python -m pytest -m alone $(ALONE_TESTS) $(UNIT_ARGS) $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	$(BIN)/python -m pytest -n 2 --dist loadfile -m alone $(ALONE_TESTS) $(UNIT_ARGS) \
+		$(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 ## explore: the property tests with fresh random examples (HYPOTHESIS_PROFILE=explore); make
 ## quick and make test run them repeatably (tests/conftest.py). Turn each failure it finds into
