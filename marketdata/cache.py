@@ -503,10 +503,12 @@ def fetch_through(provider: str, call: str, params: Mapping[str, Any],
         return entry.result()
 
     def check() -> _Entry | None:
-        current: _Entry | None = _safe_get(key)
+        # The entry and its remembered error in one round trip (Redis: one MGET).
+        found = _safe_get_many([key, f"{key}:err"])
+        current: _Entry | None = found.get(key)
         if current is not None and current.fresh:
             return current
-        remembered = _remembered_error(key)
+        remembered: dict[str, Any] | None = found.get(f"{key}:err")
         if remembered is not None:
             stale = current.stale_copy() if current is not None else None
             if stale is not None:

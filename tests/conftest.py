@@ -74,7 +74,10 @@ def recording():
 # What every test starts from: live mode (mocked by `responses`), no host map, and polled
 # ticks (the stream tests that want pushed ticks say so).
 TEST_BASELINE_SETTINGS = {"MARKETDATA_UPSTREAM": "live", "UPSTREAM_HOST_MAP": "",
-                          "STREAM_PUSH": False}
+                          "STREAM_PUSH": False,
+                          # A test user's password hashed in microseconds, not PBKDF2's
+                          # ~100 ms (Django's own advice for test settings).
+                          "PASSWORD_HASHERS": ["django.contrib.auth.hashers.MD5PasswordHasher"]}
 
 
 @pytest.fixture(scope="session", autouse=True)
