@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 
-import empyrical as ep
 import numpy as np
 import pandas as pd
 import pytest
@@ -34,6 +33,19 @@ METRICS = ["volatility", "var95", "var99", "parametricVar95", "cvar95", "cvar99"
            "parametricCvar95", "omega", "kelly", "sharpe", "sortino", "calmar", "maxDrawdown",
            "maxDrawdownRecoveryPeriods", "ulcerIndex", "beta", "alpha", "trackingError",
            "informationRatio"]
+
+
+class _Empyrical:
+    """empyrical, the reference these tests compare with, imported when a test first uses
+    it: with scipy under it, ~1 s of every test worker's collection otherwise."""
+
+    def __getattr__(self, name: str):
+        import empyrical
+
+        return getattr(empyrical, name)
+
+
+ep = _Empyrical()
 
 
 def approx(value: float) -> object:
