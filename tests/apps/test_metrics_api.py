@@ -268,6 +268,7 @@ def _sample(text: str, line_start: str) -> float:
 
 
 @pytest.mark.process
+@pytest.mark.slow("two worker processes and a third that scrapes them")
 def test_counters_add_up_across_processes(tmp_path):
     """Two worker processes answer requests, a third scrapes: the scrape counts them all
     (what gunicorn's workers do with PROMETHEUS_MULTIPROC_DIR, set by gunicorn.conf.py)."""

@@ -117,6 +117,7 @@ def test_bucket_refills_continuously_and_caps_at_capacity(store, elapse):
     assert store.bucket_level("t:refill", 4, 10.0) == 4
 
 
+@pytest.mark.slow("on Redis, waits for the bucket to refill on Redis's own clock")
 def test_a_retry_after_the_advertised_wait_succeeds(store, elapse):
     for _ in range(2):
         store.take_token("t:honest", "t:b:_idx", "", 2, 0.8)

@@ -198,7 +198,10 @@ def test_one_batch_call_per_cycle_for_every_active_symbol_whatever_the_connectio
 
     cycles, subscribers = run(scenario())
     assert cycles >= 2
-    assert len(fetch.calls) == cycles, "one upstream batch per cycle"
+    # One upstream batch per cycle, never more; the disconnects can land after the last
+    # cycle was counted and before its batch went out (nobody left: no call), so that cycle
+    # may have none (a loaded machine: CI, once).
+    assert cycles - 1 <= len(fetch.calls) <= cycles, "one upstream batch per cycle"
     assert all(call == sorted(symbols) for call in fetch.calls)
     for subscriber in subscribers:  # each got its symbols' messages, every cycle
         by_cycle: dict[int, set[str]] = {}

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.process  # the settings in a fresh interpreter
+pytestmark = [pytest.mark.process,  # the settings in a fresh interpreter
+              pytest.mark.slow("the settings loaded in a fresh interpreter")]
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.process  # runs manage.py and Python with the production settings
+pytestmark = [pytest.mark.process,  # runs manage.py and Python with the production settings
+              pytest.mark.slow("manage.py or Python started with the production settings")]
 
 ROOT = Path(__file__).resolve().parents[2]
 

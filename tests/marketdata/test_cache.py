@@ -295,6 +295,7 @@ class TestStaleOnError:
         assert fetch.calls == 2
         assert report.statuses == [MISS, STALE]
 
+    @pytest.mark.slow("on Redis, waits for Redis's own expiry")
     def test_staleness_is_bounded(self, settings, expiry):
         settings.CACHE_TTL_CAP_SECONDS = 1
         settings.CACHE_MAX_STALE_SECONDS = 1
@@ -327,6 +328,7 @@ class TestStaleOnError:
         assert info.value.status_code == error.status_code
         assert info.value.upstream_status == error.upstream_status
 
+    @pytest.mark.slow("on Redis, waits for Redis's own expiry")
     def test_remembered_error_expires(self, expiry):
         fetch = Fetch(unavailable(), "ok")
         with pytest.raises(UpstreamUnavailable):

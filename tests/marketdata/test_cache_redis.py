@@ -18,6 +18,7 @@ import pytest
 from tests.conftest import REDIS_URL
 
 pytestmark = [pytest.mark.redis, pytest.mark.process,
+              pytest.mark.slow("Python processes racing on one key through Redis"),
               pytest.mark.skipif(not REDIS_URL, reason="needs a real Redis (set REDIS_URL)")]
 
 ROOT = Path(__file__).resolve().parents[2]

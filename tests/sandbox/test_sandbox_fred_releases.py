@@ -7,6 +7,8 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
+
 from marketdata.sandbox import YahooSandbox
 
 HOST = "api.stlouisfed.org"
@@ -35,6 +37,7 @@ def test_future_dates_need_include_release_dates_with_no_data():
     assert len([r for r in rows if r["release_id"] == 86]) == 31  # the daily "no data" fill
 
 
+@pytest.mark.slow("builds every release's dates for every page and order")
 def test_key_paging_and_order():
     assert get(api_key="")[0] == 400
     status, body = get(api_key="INVALID-key")

@@ -1,5 +1,7 @@
+import pytest
 
 
+@pytest.mark.slow("watches the time-lapse clock run for a real second or two")
 def test_a_time_lapse_clock_starts_where_asked_and_runs_faster():
     import time as _time
     from datetime import UTC, datetime

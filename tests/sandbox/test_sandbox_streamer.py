@@ -134,6 +134,7 @@ def test_the_server_refuses_the_upgrade_under_a_fault_and_other_hosts(server):
     assert refused.value.response.status_code == 503
 
 
+@pytest.mark.slow("ticks at the streamer's real cadence over a socket")
 def test_an_open_connection_is_dropped_when_the_fault_begins(server):
     base, sandbox = server
 
