@@ -365,7 +365,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     left alone with a long test at the end while the others idle. A file with a test
     marked ``slow`` comes first (within it, its slow tests first), then the files with the
     most tests, as xdist's own reordering would. (The fleet and browser tests run after
-    them, by themselves: marker ``alone``.)"""
+    them, beside each other: marker ``alone``.)"""
     def file_of(item: pytest.Item) -> str:
         return item.nodeid.split("::", 1)[0]
 

@@ -30,8 +30,8 @@ pytestmark = [
 # 15 s). The failover's load lasts 10 s (the replica is promoted ~2-4 s after the kill at
 # 5 s; `make fleet`: 30 s). Each check is the same at any length.
 # FLEET_RATE paces the load (requests a second): the properties checked do not
-# depend on the rate, and the test runs by itself after the parallel suite (marker
-# `alone`), so pacing only keeps its CPU cost small. `make fleet` runs it unpaced.
+# depend on the rate, and the test runs after the parallel suite, beside the browser tests
+# only (marker `alone`), so pacing keeps its CPU cost small. `make fleet` runs it unpaced.
 DURATION = float(os.environ.get("FLEET_SECONDS", "30"))
 RESTART_AFTER = float(os.environ.get("FLEET_RESTART_AFTER", "8"))
 FAILOVER_SECONDS = float(os.environ.get("FLEET_FAILOVER_SECONDS", "10"))
