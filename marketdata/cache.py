@@ -468,12 +468,17 @@ def _provider_label(provider: str) -> str:
     return get_client().display_name(provider)
 
 
+def _error_key(key: str) -> str:
+    """Where the failure of ``key``'s upstream call is remembered."""
+    return f"{key}:err"
+
+
 def _remembered_error(key: str) -> dict[str, Any] | None:
-    return _safe_get(f"{key}:err")
+    return _safe_get(_error_key(key))
 
 
 def _remember_error(key: str, error: MarketDataError) -> None:
-    _safe_set(f"{key}:err", error.to_dict(), _ERROR_HOLD_SECONDS)
+    _safe_set(_error_key(key), error.to_dict(), _ERROR_HOLD_SECONDS)
 
 
 def _policy(policy: str | TTLPolicy) -> TTLPolicy:
@@ -504,11 +509,11 @@ def fetch_through(provider: str, call: str, params: Mapping[str, Any],
 
     def check() -> _Entry | None:
         # The entry and its remembered error in one round trip (Redis: one MGET).
-        found = _safe_get_many([key, f"{key}:err"])
+        found = _safe_get_many([key, _error_key(key)])
         current: _Entry | None = found.get(key)
         if current is not None and current.fresh:
             return current
-        remembered: dict[str, Any] | None = found.get(f"{key}:err")
+        remembered: dict[str, Any] | None = found.get(_error_key(key))
         if remembered is not None:
             stale = current.stale_copy() if current is not None else None
             if stale is not None:

@@ -366,13 +366,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     marked ``slow`` comes first (within it, its slow tests first), then the files with the
     most tests, as xdist's own reordering would. (The fleet and browser tests run after
     them, beside each other: marker ``alone``.)"""
-    def file_of(item: pytest.Item) -> str:
-        return item.nodeid.split("::", 1)[0]
-
-    sizes = Counter(file_of(item) for item in items)
-    slow_files = {file_of(item) for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: (file_of(item) not in slow_files, -sizes[file_of(item)],
-                                 file_of(item), item.get_closest_marker("slow") is None))
+    files = {item: item.nodeid.split("::", 1)[0] for item in items}
+    slow = {item for item in items if item.get_closest_marker("slow")}
+    sizes = Counter(files.values())
+    slow_files = {files[item] for item in slow}
+    items.sort(key=lambda item: (files[item] not in slow_files, -sizes[files[item]],
+                                 files[item], item not in slow))
 
 
 # -- tiers -----------------------------------------------------------------------------------

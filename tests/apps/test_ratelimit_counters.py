@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import threading
 import time
-import types
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+
+from tests.clocks import local_cache_expiry, move_time
 
 
 def _stores() -> list:
@@ -35,23 +36,11 @@ def elapse(store, monkeypatch):
     """Let ``seconds`` pass for ``store``: the local store's clock and its cache's expiry
     are moved; Redis counts on its own clock (``TIME``, key expiry), so for the Redis store
     the wall clock is what is tested and this sleeps."""
-    from django.core.cache.backends import base as backend_base
-    from django.core.cache.backends import locmem as backend_locmem
-
     from apps.ratelimit import counters
 
     if not isinstance(store, counters.LocalStore):
         return time.sleep
-    state = {"offset": 0.0}
-    fake = types.SimpleNamespace(time=lambda: time.time() + state["offset"],
-                                 monotonic=time.monotonic, sleep=time.sleep)
-    for module in (counters, backend_base, backend_locmem):
-        monkeypatch.setattr(module, "time", fake)
-
-    def advance(seconds: float) -> None:
-        state["offset"] += seconds
-
-    return advance
+    return move_time(monkeypatch, counters, *local_cache_expiry())
 
 
 def _hammer(fn, calls: int, threads: int = 32) -> list:

@@ -106,6 +106,11 @@ def sandbox_host_map(sandbox_url: str) -> str:
     return ",".join(f"{host}={sandbox_url}" for host in hosts)
 
 
+# What a test run's services start with unless the test says otherwise: one worker
+# (gunicorn's default with Redis is one per core, each importing the whole application:
+# twice the CPU of every start, and two processes' background work, for tests that need one).
+TEST_SERVICE_DEFAULTS = {"WEB_CONCURRENCY": "1"}
+
 # The run's data folder: set by tests/conftest.py (a folder every xdist worker of the run
 # shares), prepared once by the first service start that uses it.
 RUN_DIR: Path | None = None
@@ -154,7 +159,8 @@ def start_service(tmp: Path, extra_env: dict[str, str] | None = None,
     """bin/serve (gunicorn) on ``port`` (default: a free one), on the run's prepared data
     folder (:func:`prepared_var_dir`: bin/serve skips ``prepare``) with this instance's own
     metrics folder, no control socket and, without DATABASE_URL, its own copy of the prepared
-    SQLite database, one worker (``WEB_CONCURRENCY`` in ``extra_env`` for more).
+    SQLite database, and :data:`TEST_SERVICE_DEFAULTS` (one worker: ``WEB_CONCURRENCY`` in
+    ``extra_env`` for more).
     ``own_var_dir`` (or outside a test run: the benches): a fresh data folder that
     bin/serve prepares itself."""
     port = port or free_port()
@@ -165,10 +171,7 @@ def start_service(tmp: Path, extra_env: dict[str, str] | None = None,
         "LOG_LEVEL": "INFO",
     })
     if RUN_DIR is not None:
-        # In a test run, one worker unless the test asks for more: gunicorn's default with
-        # Redis is one per core, each importing the whole application (twice the CPU of
-        # every start, and two processes' background work, for tests that need one).
-        env["WEB_CONCURRENCY"] = "1"
+        env.update(TEST_SERVICE_DEFAULTS)
     if own_var_dir or RUN_DIR is None:
         env["MARKETDATA_VAR_DIR"] = str(tmp / f"var-{port}")
     else:
@@ -270,6 +273,7 @@ class ServicePool:
         self.tmp = tmp
         self._sandbox: Process | None = None
         self._services: dict[tuple[tuple[str, str], ...], Process] = {}
+        self._own: list[Process] = []
 
     def sandbox(self) -> Process:
         if self._sandbox is None or self._sandbox.proc.poll() is not None:
@@ -277,17 +281,26 @@ class ServicePool:
         return self._sandbox
 
     def service(self, env: dict[str, str] | None = None) -> Process:
-        """The service on the shared sandbox with ``env`` over the defaults."""
-        # One worker is the default in a test run: asking for it is the same process.
-        env = {k: v for k, v in (env or {}).items() if (k, v) != ("WEB_CONCURRENCY", "1")}
-        key = tuple(sorted(env.items()))
+        """The service on the shared sandbox with ``env`` over the defaults (asking for a
+        default, one worker, is the same process)."""
+        key = tuple(sorted({**TEST_SERVICE_DEFAULTS, **(env or {})}.items()))
         service = self._services.get(key)
         if service is None or service.proc.poll() is not None:
-            sandbox = self.sandbox()
-            service = self._services[key] = start_service(self.tmp, {
-                "MARKETDATA_UPSTREAM": "live",
-                "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url), **(env or {})})
+            service = self._services[key] = self._start(env)
         return service
+
+    def own_service(self, env: dict[str, str] | None = None) -> Process:
+        """A service on the shared sandbox that no other test gets (one the test stops, or
+        whose state, a breaker it opens, must not reach the others); stopped at the end of
+        the run if the test did not."""
+        service = self._start(env)
+        self._own.append(service)
+        return service
+
+    def _start(self, env: dict[str, str] | None) -> Process:
+        return start_service(self.tmp, {
+            "MARKETDATA_UPSTREAM": "live",
+            "UPSTREAM_HOST_MAP": sandbox_host_map(self.sandbox().base_url), **(env or {})})
 
     def stack(self, env: dict[str, str] | None = None) -> tuple[Process, Process]:
         """(service, sandbox), as :func:`service_on_sandbox` gives them."""
@@ -300,7 +313,7 @@ class ServicePool:
             configure_sandbox(self._sandbox, **SANDBOX_DEFAULTS)
 
     def stop(self) -> None:
-        for service in self._services.values():
+        for service in [*self._services.values(), *self._own]:
             service.stop()
         if self._sandbox is not None:
             self._sandbox.stop()

@@ -35,10 +35,9 @@ def _calls(sandbox, prefix: str) -> int:
 
 
 def test_a_failing_sector_path_leaves_the_other_yahoo_endpoints_up(server_pool):
-    # A service of its own (its own key prefix): the test opens its sector breaker, which
-    # the worker's other files must not meet, and a sector answer cached by one of them
-    # would hide the fault.
-    service, sandbox = server_pool.stack({"CACHE_KEY_PREFIX": f"it-sectors-{uuid.uuid4().hex[:8]}"})
+    # A service of its own: the test opens its sector breaker, which the worker's other
+    # files must not meet, and a sector answer cached by one of them would hide the fault.
+    service, sandbox = server_pool.own_service(), server_pool.sandbox()
     configure_sandbox(sandbox, faults=[{"path_prefix": "/v1/finance/sectors/", "fail_rate": 1.0}])
     # Two /v1/sectors requests: 22 failing calls (x retries), far past the breaker's 5.
     for _ in range(2):

@@ -19,12 +19,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.clocks import eventually
 from tests.integration.servers import (
     Process,
     configure_sandbox,
     http,
-    sandbox_host_map,
-    start_service,
 )
 from tests.sse import SseParser
 
@@ -94,19 +93,9 @@ def stream_stats(service: Process) -> dict:
     return json.loads(body)["stream"]
 
 
-def wait_until(predicate, timeout: float, interval: float = 0.25):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value or time.monotonic() > deadline:
-            return value
-        time.sleep(interval)
-
-
-def _service(tmp, sandbox, **env: str) -> Process:
-    return start_service(tmp, {"MARKETDATA_UPSTREAM": "live", "USE_SECURITY": "false",
-                               "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url),
-                               "WEB_CONCURRENCY": "1", **env})
+def _service(server_pool, **env: str) -> Process:
+    """A service process of the test's own, on the worker's shared sandbox."""
+    return server_pool.own_service({"USE_SECURITY": "false", "WEB_CONCURRENCY": "1", **env})
 
 
 @pytest.fixture
@@ -193,18 +182,18 @@ def test_killing_many_clients_leaves_no_poller_behind(stack):
                                         b"\x01\x00\x00\x00\x00\x00\x00\x00")
             stream.close()
     assert during["connections"] >= 200 and during["pollers"] >= 40
-    after = wait_until(lambda: (s := stream_stats(service))["connections"] == 0
-                       and s["pollers"] == 0 and s, timeout=15)
+    after = eventually(lambda: (s := stream_stats(service))["connections"] == 0
+                       and s["pollers"] == 0 and s, seconds=15, interval=0.25)
     assert after, stream_stats(service)
     assert after["subscriptions"] == 0 and after["leading"] == 0
 
 
-def test_shutdown_closes_open_streams_within_two_seconds(tmp_path, server_pool):
+def test_shutdown_closes_open_streams_within_two_seconds(server_pool):
     sandbox = server_pool.sandbox()
     configure_sandbox(sandbox, latency_ms=5)
     service = None
     try:  # a process of its own: the test stops it
-        service = _service(tmp_path, sandbox, STREAM_INTERVAL_SECONDS="1")
+        service = _service(server_pool, STREAM_INTERVAL_SECONDS="1")
         streams = [open_stream(service.base_url, "AAPL") for _ in range(20)]
         for stream in streams:
             stream.events(1)
@@ -235,7 +224,7 @@ def test_shutdown_closes_open_streams_within_two_seconds(tmp_path, server_pool):
 
 
 @pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL")
-def test_two_processes_share_one_poller_per_symbol_through_redis(tmp_path, server_pool):
+def test_two_processes_share_one_poller_per_symbol_through_redis(server_pool):
     sandbox = server_pool.sandbox()
     configure_sandbox(sandbox, latency_ms=5)
     shared = {"REDIS_URL": os.environ["REDIS_URL"],
@@ -245,8 +234,8 @@ def test_two_processes_share_one_poller_per_symbol_through_redis(tmp_path, serve
     streams: list[Stream] = []
     symbols = "AAPL,MSFT,NVDA,AMZN"
     try:  # two processes of their own: a fresh key prefix, so no leader from before
-        first = _service(tmp_path, sandbox, **shared)
-        second = _service(tmp_path, sandbox, **shared)
+        first = _service(server_pool, **shared)
+        second = _service(server_pool, **shared)
         streams = [open_stream(first.base_url, symbols), open_stream(second.base_url, symbols)]
         for stream in streams:
             stream.events(2)

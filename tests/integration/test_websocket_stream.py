@@ -19,8 +19,6 @@ from tests.integration.servers import (
     Process,
     configure_sandbox,
     http,
-    sandbox_host_map,
-    start_service,
 )
 
 pytestmark = [pytest.mark.integration,
@@ -31,10 +29,9 @@ TIME_LAPSE = {"start": "2026-11-24T14:31:00Z", "speed": 60}
 STREAM_ENV = {"USE_SECURITY": "false", "WEB_CONCURRENCY": "1"}
 
 
-def _service(tmp, sandbox, **env: str) -> Process:
-    return start_service(tmp, {"MARKETDATA_UPSTREAM": "live",
-                               "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url),
-                               **STREAM_ENV, **env})
+def _service(server_pool, **env: str) -> Process:
+    """A service process of the test's own, on the worker's shared sandbox."""
+    return server_pool.own_service({**STREAM_ENV, **env})
 
 
 def ws_url(service: Process, path: str = "/v2/stream") -> str:
@@ -172,7 +169,7 @@ def test_feeds_stream_refuses_an_unknown_source_and_stays_open(stack):
 
 
 @pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis (REDIS_URL)")
-def test_two_processes_share_one_poller_leader_per_symbol(tmp_path, server_pool):
+def test_two_processes_share_one_poller_leader_per_symbol(server_pool):
     # A session at 60x: every symbol has a new price every second, so every cycle ticks.
     sandbox = server_pool.sandbox()
     configure_sandbox(sandbox, latency_ms=5, clock=TIME_LAPSE)
@@ -182,8 +179,8 @@ def test_two_processes_share_one_poller_leader_per_symbol(tmp_path, server_pool)
     first = second = None
     symbols = ["AAPL", "MSFT", "NVDA", "AMZN"]
     try:  # two processes of their own: a fresh key prefix, so no leader from before
-        first = _service(tmp_path, sandbox, **shared)
-        second = _service(tmp_path, sandbox, **shared)
+        first = _service(server_pool, **shared)
+        second = _service(server_pool, **shared)
 
         async def scenario():
             async with connect(ws_url(first)) as one, connect(ws_url(second)) as two:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 import time
-import types
 
 import pytest
 from django.core.cache import cache as django_cache
@@ -33,6 +32,7 @@ from marketdata.errors import (
     UpstreamTimeout,
     UpstreamUnavailable,
 )
+from tests.clocks import eventually, local_cache_expiry, move_time
 from tests.conftest import REDIS_URL
 from tests.marketdata.threads import run_threads
 
@@ -69,17 +69,6 @@ class Fetch:
         return outcome
 
 
-def eventually(condition, seconds: float = 5.0) -> bool:
-    """Whether ``condition()`` holds within ``seconds`` (asked every 20 ms): for what a
-    background thread finishes, without waiting a fixed time for it."""
-    end = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > end:
-            return False
-        time.sleep(0.02)
-    return True
-
-
 def get(fetch, params=PARAMS, policy=FIXED, call="thing", group=None):
     return fetch_through("t", call, params, fetch, policy, group=group)
 
@@ -95,16 +84,7 @@ def report():
 @pytest.fixture
 def clock(monkeypatch):
     """Move the cache module's wall clock forward (freshness), leaving real expiry alone."""
-    state = {"offset": 0.0}
-    fake = types.SimpleNamespace(time=lambda: time.time() + state["offset"],
-                                 monotonic=time.monotonic, sleep=time.sleep,
-                                 perf_counter=time.perf_counter)
-    monkeypatch.setattr(md_cache, "time", fake)
-
-    def advance(seconds: float) -> None:
-        state["offset"] += seconds
-
-    return advance
+    return move_time(monkeypatch, md_cache)
 
 
 @pytest.fixture
@@ -113,22 +93,11 @@ def expiry(monkeypatch):
     in-process backend's clock is moved; Redis expires keys on its own clock, so on Redis
     the wall clock is what is tested and this sleeps."""
     from django.core.cache import caches
-    from django.core.cache.backends import base as backend_base
-    from django.core.cache.backends import locmem as backend_locmem
+    from django.core.cache.backends.locmem import LocMemCache
 
-    if not isinstance(caches["default"], backend_locmem.LocMemCache):
+    if not isinstance(caches["default"], LocMemCache):
         return time.sleep
-    state = {"offset": 0.0}
-    fake = types.SimpleNamespace(time=lambda: time.time() + state["offset"],
-                                 monotonic=time.monotonic, sleep=time.sleep,
-                                 perf_counter=time.perf_counter)
-    for module in (md_cache, backend_base, backend_locmem):
-        monkeypatch.setattr(module, "time", fake)
-
-    def advance(seconds: float) -> None:
-        state["offset"] += seconds
-
-    return advance
+    return move_time(monkeypatch, md_cache, *local_cache_expiry())
 
 
 def unavailable() -> UpstreamUnavailable:
