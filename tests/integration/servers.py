@@ -260,9 +260,10 @@ class ServicePool:
     ``tests/conftest.py``): one sandbox HTTP server, and the service in live mode on it, one
     process per distinct environment (the default, a keyed FMP, a refused FRED key, ...),
     each started on first use and kept until the run ends. A test file asks for its stack
-    instead of starting processes; only a test that needs a process of its own (the
-    production command's layout, a kill or restart, a sandbox clock of its own, a log it
-    reads whole) starts one, saying why beside it.
+    instead of starting processes; a test that needs a service of its own (one it stops, a
+    breaker it opens, two processes sharing one Redis) asks for one (:meth:`own_service`),
+    and only one that needs more (the production command's layout, a log it reads whole)
+    starts it itself, saying why beside it.
 
     What one file leaves behind must not reach the next: the sandbox's faults, latency and
     clock are set back after every test (:meth:`restore`); its request log is only ever read
