@@ -6,7 +6,7 @@
 FROM python:3.11.14-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    DJANGO_SETTINGS_MODULE=config.production PORT=8000 MARKETDATA_VAR_DIR=/app/var
+    DJANGO_SETTINGS_MODULE=config.production HOST=0.0.0.0 PORT=8000 MARKETDATA_VAR_DIR=/app/var
 
 # jemalloc: a worker's memory levels off within a minute under load, where glibc's
 # per-thread arenas keep freed memory for minutes (bench/README.md, issue 23).

@@ -13,7 +13,9 @@ import os
 
 from marketdata import redis_config
 
-bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"  # noqa: S104
+# Loopback unless HOST says otherwise: a quick start on a laptop is not served to its
+# network. The Docker image sets HOST=0.0.0.0 (its port is published on purpose).
+bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 worker_class = "config.workers.MarketDataWorker"
 workers = int(os.environ.get("WEB_CONCURRENCY") or (
     os.cpu_count() or 1 if redis_config.from_environment(os.environ) is not None else 1))
@@ -106,9 +108,14 @@ def banner(addresses):
     urls = sorted({open_url(address) for address in addresses})
     opens = "".join(f"  Open {url}/ (the explorer) and {url}/docs (the API reference)\n"
                     for url in urls if url.startswith("http"))
+    loopback = all(not isinstance(a, str) and a[0] in ("127.0.0.1", "::1", "localhost")
+                   for a in addresses)
+    reach = ("  Loopback only: other machines cannot connect (HOST=0.0.0.0 listens on every "
+             "address)\n" if addresses and loopback else "")
     return (f"\n{line}\n  UPSTREAM MODE: {mode}{'  (' + why + ')' if why else ''}\n"
             f"  {data}\n{opens}"
-            f"  Listening on {', '.join(bound)}; workers={workers} threads={threads}\n{line}")
+            f"  Listening on {', '.join(bound)}; workers={workers} threads={threads}\n"
+            f"{reach}{line}")
 
 
 def when_ready(server):

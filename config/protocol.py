@@ -36,6 +36,7 @@ import time
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from marketdata import deadline
 
@@ -69,7 +70,44 @@ class Limits:
         return cls._current
 
 
-class FrontProtocol(HttpToolsProtocol):
+class StalledReaderGuard:
+    """Aborts a connection whose client has not read for ``stall_timeout`` seconds: the
+    transport's write buffer reached its high-water mark (``pause_writing``) and stayed
+    there. ``abort()``, not ``close()``: close would wait for the buffer nobody reads, and
+    keep it (and everything queued behind it) in memory. Mixed into a protocol class."""
+
+    loop: asyncio.AbstractEventLoop
+    transport: asyncio.Transport
+    logger: Any
+    _write_timer: asyncio.TimerHandle | None = None
+
+    def stall_timeout(self) -> float:
+        raise NotImplementedError
+
+    def pause_writing(self) -> None:
+        super().pause_writing()  # type: ignore[misc]
+        if self._write_timer is None:
+            self._write_timer = self.loop.call_later(self.stall_timeout(),
+                                                     self._write_timed_out)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()  # type: ignore[misc]
+        self._cancel_write_timer()
+
+    def _cancel_write_timer(self) -> None:
+        if self._write_timer is not None:
+            self._write_timer.cancel()
+            self._write_timer = None
+
+    def _write_timed_out(self) -> None:
+        self._write_timer = None
+        if self.transport is not None:
+            if not self.transport.is_closing():  # else: closing, on a buffer that never drains
+                self.logger.info("closing a connection whose client stopped reading")
+            self.transport.abort()
+
+
+class FrontProtocol(StalledReaderGuard, HttpToolsProtocol):
     """``HttpToolsProtocol`` with request-head limits, head and write timeouts, and JSON
     refusals (module docstring)."""
 
@@ -81,7 +119,6 @@ class FrontProtocol(HttpToolsProtocol):
         # A refusal waiting for the answers to the requests before it (_refuse).
         self._deferred: tuple[str, int, str, str] | None = None
         self._head_timer: asyncio.TimerHandle | None = None
-        self._write_timer: asyncio.TimerHandle | None = None
         self._new_head()
 
     def _new_head(self) -> None:
@@ -118,24 +155,8 @@ class FrontProtocol(HttpToolsProtocol):
         self._refuse(408, "Request headers not received within "
                      f"{self.limits.header_timeout:g} s")
 
-    def pause_writing(self) -> None:
-        super().pause_writing()
-        if self._write_timer is None:
-            self._write_timer = self.loop.call_later(self.limits.write_timeout,
-                                                     self._write_timed_out)
-
-    def resume_writing(self) -> None:
-        super().resume_writing()
-        if self._write_timer is not None:
-            self._write_timer.cancel()
-            self._write_timer = None
-
-    def _write_timed_out(self) -> None:
-        self._write_timer = None
-        if self.transport is not None and not self.transport.is_closing():
-            self.logger.info("closing a connection whose client stopped reading")
-            # abort(), not close(): close() would wait for the buffer nobody reads.
-            self.transport.abort()
+    def stall_timeout(self) -> float:
+        return self.limits.write_timeout
 
     # -- connection -----------------------------------------------------------------------
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -144,9 +165,7 @@ class FrontProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_head_timer()
-        if self._write_timer is not None:
-            self._write_timer.cancel()
-            self._write_timer = None
+        self._cancel_write_timer()
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -296,3 +315,20 @@ class FrontProtocol(HttpToolsProtocol):
             self._refuse(*self._refusal)
             return
         self._refuse(400, "Malformed HTTP request")
+
+
+class FrontWebSocketProtocol(StalledReaderGuard, WebSocketsSansIOProtocol):
+    """uvicorn's websockets (sans-I/O) protocol, whose limits the worker sets from settings
+    (``config.workers``: ``WS_MAX_MESSAGE_BYTES``, inflated against while inflating, and
+    ``WS_COMPRESSION``), and which drops a client that stopped reading: one whose frames
+    have waited ``WS_SEND_TIMEOUT_SECONDS`` with the transport's buffer full is aborted,
+    and the frames queued for it freed at once (uvicorn's close would wait on them)."""
+
+    def stall_timeout(self) -> float:
+        from django.conf import settings
+
+        return float(settings.WS_SEND_TIMEOUT_SECONDS)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_write_timer()
+        super().connection_lost(exc)

@@ -264,11 +264,51 @@ FEEDS_STREAM_INTERVAL_SECONDS = env_float("FEEDS_STREAM_INTERVAL_SECONDS", 300.0
 # STREAM_PUSH_FRESH_SECONDS (at least two poll intervals) is not polled; the others are.
 STREAM_PUSH = env_bool("STREAM_PUSH", True)
 STREAM_PUSH_FRESH_SECONDS = env_float("STREAM_PUSH_FRESH_SECONDS", 30.0)
-if WS_MAX_SYMBOLS < 1 or WS_SEND_TIMEOUT_SECONDS <= 0 or FEEDS_STREAM_INTERVAL_SECONDS <= 0:
+# What one stream client may send, hold and cost (README "Streams: limits"):
+# - WS_MAX_MESSAGE_BYTES: a client frame's size after inflating (permessage-deflate is
+#   inflated against this limit; larger: close 1009). 16 KiB holds a subscribe frame of
+#   WS_MAX_SYMBOLS symbols of the longest form, and as many alert rules.
+# - WS_MAX_ALERT_RULES: alert rules per connection.
+# - WS_FRAMES_PER_SECOND / WS_FRAME_BURST: client frames per connection (a token bucket);
+#   a frame past it is refused (error frame, 429), a burst of refused ones closes (1008).
+# - WS_SEND_QUEUE_BYTES: error and alert frames waiting for one client (the oldest go).
+# - WS_COMPRESSION: permessage-deflate on the WebSockets.
+# - STREAM_MAX_CONNECTIONS_PER_ADDRESS: open streams (both WebSockets and SSE) per client
+#   address, per server process.
+WS_MAX_MESSAGE_BYTES = env_int("WS_MAX_MESSAGE_BYTES", 16384)
+WS_MAX_ALERT_RULES = env_int("WS_MAX_ALERT_RULES", 100)
+WS_FRAMES_PER_SECOND = env_float("WS_FRAMES_PER_SECOND", 5.0)
+WS_FRAME_BURST = env_int("WS_FRAME_BURST", 20)
+WS_SEND_QUEUE_BYTES = env_int("WS_SEND_QUEUE_BYTES", 262144)
+WS_COMPRESSION = env_bool("WS_COMPRESSION", True)
+STREAM_MAX_CONNECTIONS_PER_ADDRESS = env_int("STREAM_MAX_CONNECTIONS_PER_ADDRESS", 100)
+if min(WS_MAX_SYMBOLS, WS_MAX_ALERT_RULES, WS_FRAME_BURST, WS_SEND_QUEUE_BYTES,
+       STREAM_MAX_CONNECTIONS_PER_ADDRESS) < 1 or WS_MAX_MESSAGE_BYTES < 1024 \
+        or WS_SEND_TIMEOUT_SECONDS <= 0 or FEEDS_STREAM_INTERVAL_SECONDS <= 0 \
+        or WS_FRAMES_PER_SECOND <= 0:
     from django.core.exceptions import ImproperlyConfigured
 
-    raise ImproperlyConfigured("WS_MAX_SYMBOLS, WS_SEND_TIMEOUT_SECONDS and "
-                               "FEEDS_STREAM_INTERVAL_SECONDS must be positive")
+    raise ImproperlyConfigured("WS_MAX_SYMBOLS, WS_MAX_ALERT_RULES, WS_FRAME_BURST, "
+                               "WS_SEND_QUEUE_BYTES, STREAM_MAX_CONNECTIONS_PER_ADDRESS, "
+                               "WS_SEND_TIMEOUT_SECONDS, WS_FRAMES_PER_SECOND and "
+                               "FEEDS_STREAM_INTERVAL_SECONDS must be positive, and "
+                               "WS_MAX_MESSAGE_BYTES at least 1024")
+# Who may open a WebSocket stream or call /mcp (apps.core.origins): a Host in
+# STREAM_ALLOWED_HOSTS (default: ALLOWED_HOSTS when it is not "*", else the loopback names),
+# and a browser page at the service's own origin or one in STREAM_ALLOWED_ORIGINS (default:
+# CORS_ALLOWED_ORIGINS; "*" allows any). A web page the user visits cannot then drive them
+# by DNS rebinding.
+LOOPBACK_HOSTS = ["localhost", ".localhost", "127.0.0.1", "[::1]"]
+
+
+def stream_allowed_hosts(given: str, allowed_hosts: list[str]) -> list[str]:
+    """STREAM_ALLOWED_HOSTS: as given, else ALLOWED_HOSTS unless that allows any host."""
+    named = [h.strip() for h in given.split(",") if h.strip()]
+    return named or (LOOPBACK_HOSTS if "*" in allowed_hosts else list(allowed_hosts))
+
+
+STREAM_ALLOWED_HOSTS = stream_allowed_hosts(os.environ.get("STREAM_ALLOWED_HOSTS", ""),
+                                            ALLOWED_HOSTS)
 ASGI_APPLICATION = "config.asgi.application"
 # A process's hub channel receives one message per active symbol per cycle, all at once;
 # a full channel drops messages silently, so its capacity is far above any symbol count.
@@ -414,6 +454,10 @@ METRICS_PUBLIC = env_bool("METRICS_PUBLIC")
 CORS_ALLOWED_ORIGINS = [o.strip() for o in os.environ.get("CORS_ALLOWED_ORIGINS", "").split(",")
                         if o.strip()]
 CORS_ALLOW_ALL_ORIGINS = not CORS_ALLOWED_ORIGINS
+# Browser origins the WebSockets and /mcp accept besides the service's own (apps.core.origins;
+# empty: CORS_ALLOWED_ORIGINS; "*": any).
+STREAM_ALLOWED_ORIGINS = [o.strip().rstrip("/") for o in os.environ.get(
+    "STREAM_ALLOWED_ORIGINS", "").split(",") if o.strip()]
 CORS_URLS_REGEX = r"^/(v1/|v2/|openapi\.json$)"
 # POST: the two computations that take a body (/v2/backtest, /v2/screeners/custom).
 CORS_ALLOW_METHODS = ("GET", "HEAD", "OPTIONS", "POST")

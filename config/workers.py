@@ -34,10 +34,18 @@ class MarketDataWorker(UvicornWorker):
         "access_log": False,  # the access-log middleware writes one line per request
         "server_header": False,
         "timeout_graceful_shutdown": 2,
+        # The WebSockets' protocol: uvicorn's sans-I/O one, dropping clients that stop reading.
+        "ws": "config.protocol:FrontWebSocketProtocol",
     }
 
     async def _serve(self) -> None:
+        from django.conf import settings
+
         self.config.app = self.wsgi
+        # Read here, in the worker, where the application (and so the settings) is loaded.
+        # A client frame is inflated against the limit, never past it (close 1009).
+        self.config.ws_max_size = int(settings.WS_MAX_MESSAGE_BYTES)
+        self.config.ws_per_message_deflate = bool(settings.WS_COMPRESSION)
         server = StreamAwareServer(config=self.config)
         self._install_sigquit_handler()
         await server.serve(sockets=self.sockets)

@@ -15,6 +15,9 @@ class MarketDataError(Exception):
 
     status_code: int = 500
     code: str = "error"
+    # Whether a v1 body names ``code`` beside ``detail`` (upstream errors always do): for a
+    # status a client must tell apart from another of the same number.
+    shows_code: bool = False
 
     def __init__(self, detail: str) -> None:
         super().__init__(detail)

@@ -75,6 +75,10 @@ def recording():
 # ticks (the stream tests that want pushed ticks say so).
 TEST_BASELINE_SETTINGS = {"MARKETDATA_UPSTREAM": "live", "UPSTREAM_HOST_MAP": "",
                           "STREAM_PUSH": False,
+                          # Django's test client names the host "testserver": a loopback
+                          # name as far as the WebSockets and /mcp are concerned.
+                          "STREAM_ALLOWED_HOSTS": ["localhost", ".localhost", "127.0.0.1",
+                                                   "[::1]", "testserver"],
                           # A test user's password hashed in microseconds, not PBKDF2's
                           # ~100 ms (Django's own advice for test settings).
                           "PASSWORD_HASHERS": ["django.contrib.auth.hashers.MD5PasswordHasher"]}

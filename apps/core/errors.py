@@ -34,6 +34,8 @@ def error_body(exc: MarketDataError, style: str = DETAIL_ERRORS) -> dict[str, An
         return invalid_parameters_body(exc, style)
     if isinstance(exc, UpstreamError):
         return {"detail": exc.detail, "provider": exc.provider, "code": exc.code}
+    if exc.shows_code:
+        return {"detail": exc.detail, "code": exc.code}
     return {"detail": exc.detail}
 
 

@@ -18,13 +18,12 @@
   event loop, in a task of its own that lives as long as the loop: uvicorn's graceful
   shutdown lets requests in flight finish first, then the loop's end cancels the task, which
   closes the manager. Nothing is added to the worker's start or shutdown handling.
-- **Host and Origin** are checked with the service's own rules before the SDK sees the
-  request: the ``Host`` (and ``X-Forwarded-Host`` when ``USE_X_FORWARDED_HOST``) as Django
-  checks ``ALLOWED_HOSTS`` (400 otherwise), and a browser's ``Origin`` as the API's CORS
-  settings allow it (``CORS_ALLOWED_ORIGINS``, any origin when unset; or the service's own
-  origin), 403 otherwise. These are the DNS-rebinding checks the SDK offers, with the
-  patterns ``ALLOWED_HOSTS`` has (``.example.com``, ``*``), which the SDK's settings cannot
-  express, so the SDK's own check is off.
+- **Host and Origin** are checked before the SDK sees the request, by the rules the
+  WebSocket streams share (:mod:`apps.core.origins`): a ``Host`` outside
+  ``STREAM_ALLOWED_HOSTS`` (the loopback names by default) is a 400, a browser page at a
+  foreign ``Origin`` (one not in ``STREAM_ALLOWED_ORIGINS``) a 403. These are the
+  DNS-rebinding checks the SDK offers, with the patterns ``ALLOWED_HOSTS`` has
+  (``.example.com``), which the SDK's settings cannot express, so the SDK's own check is off.
 - **Before the SDK** (:mod:`apps.mcp.wire`): the body is read within the API's time and
   size limits (408, 413); a message that is not a tool call takes a token of the v2 bucket
   (429 with the v2 body when none is left; a tool call's HTTP request is counted by the
@@ -43,13 +42,10 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.core.exceptions import DisallowedHost
-from django.http import HttpRequest, HttpResponse
 
-from apps.core import front
+from apps.core import front, origins
 from apps.core.bridge import BodyLimits, read_body
 from apps.core.middleware import correlation_id_for
 from apps.mcp import wire
@@ -65,45 +61,7 @@ RATE_LIMIT_NAME = "v2_bucket"  # the metric's label for the v2 bucket (apps.heal
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope.get("headers") or ():
-        if key == name:
-            return value.decode("latin-1")
-    return None
-
-
-def host_allowed(scope: Scope) -> bool:
-    """Whether Django would accept the request's host (``ALLOWED_HOSTS``; ``X-Forwarded-Host``
-    when ``USE_X_FORWARDED_HOST``), by Django's own ``get_host()``."""
-    request = HttpRequest()
-    server = scope.get("server") or ("localhost", 80)
-    request.META = {"SERVER_NAME": str(server[0]), "SERVER_PORT": str(server[1] or 80)}
-    for name, meta in ((b"host", "HTTP_HOST"), (b"x-forwarded-host", "HTTP_X_FORWARDED_HOST")):
-        value = _header(scope, name)
-        if value is not None:
-            request.META[meta] = value
-    try:
-        request.get_host()
-    except DisallowedHost:
-        return False
-    return True
-
-
-def origin_allowed(scope: Scope) -> bool:
-    """Whether a browser page at the request's ``Origin`` may call: the API's CORS rules
-    (django-cors-headers' settings and matching), or the service's own origin."""
-    origin = _header(scope, b"origin")
-    if origin is None:
-        return True
-    from corsheaders.conf import conf
-    from corsheaders.middleware import CorsMiddleware
-
-    try:
-        url = urlsplit(origin)
-    except ValueError:
-        return False
-    if conf.CORS_ALLOW_ALL_ORIGINS or url.netloc == _header(scope, b"host"):
-        return True
-    return CorsMiddleware(lambda request: HttpResponse()).origin_found_in_white_lists(origin, url)
+    return origins.header(scope.get("headers") or (), name)
 
 
 async def _answer(scope: Scope, send: Send, status: int, body: bytes,
@@ -146,12 +104,9 @@ class McpEndpoint:
             await front.refuse(scope, send, 405, "Method Not Allowed: POST JSON-RPC messages "
                                "to this endpoint", close=False, extra=[(b"allow", b"POST")])
             return
-        if not host_allowed(scope):
-            await front.refuse(scope, send, 400, "Invalid Host header", close=False)
-            return
-        if not origin_allowed(scope):
-            netloc = urlsplit(_header(scope, b"origin") or "").netloc
-            await front.refuse(scope, send, 403, f"Origin not allowed: {netloc}", close=False)
+        refused = origins.refusal(scope)
+        if refused is not None:
+            await front.refuse(scope, send, *refused, close=False)
             return
         # The refusals below and the tool calls of this request carry its correlation id.
         scope = {**scope, "headers": [

@@ -25,6 +25,7 @@ import hashlib
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -86,6 +87,28 @@ def _refill(tokens: float, elapsed: float, capacity: float, rate: float) -> floa
 
 def _wait(tokens: float, rate: float) -> float:
     return 0.0 if tokens >= 1 else (1.0 - tokens) / rate
+
+
+class OwnBucket:
+    """A token bucket its owner keeps in memory (a stream connection's frames): the shared
+    buckets' arithmetic without a store or a lock, for state only one event loop touches."""
+
+    def __init__(self, capacity: float, refill_per_second: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.capacity, self.rate, self.clock = capacity, refill_per_second, clock
+        self.tokens, self.stamp = float(capacity), clock()
+
+    def take(self, cost: float = 1.0) -> BucketTake:
+        """Take ``cost`` tokens if there are that many; else nothing, and the wait until
+        there will be (never, past the capacity: ``inf``)."""
+        now = self.clock()
+        self.tokens = _refill(self.tokens, now - self.stamp, self.capacity, self.rate)
+        self.stamp = now
+        if self.tokens >= cost:
+            self.tokens -= cost
+            return BucketTake(True, self.tokens, 0.0)
+        wait = math.inf if cost > self.capacity else (cost - self.tokens) / self.rate
+        return BucketTake(False, self.tokens, wait)
 
 
 # -- Redis ---------------------------------------------------------------------------------

@@ -24,7 +24,16 @@ from django.conf import settings
 
 from apps.feeds.serializers import SLUG_LIST
 from apps.feeds.services import feed_item, source_entries
-from apps.stream.frames import FEED_MEMBERS, FrameError, decode, error_frame, string_list
+from apps.stream.frames import (
+    FEED_MEMBERS,
+    FrameError,
+    LimitError,
+    decode,
+    error_frame,
+    limit_frame,
+    quoted,
+    string_list,
+)
 from apps.stream.sockets import StreamSocket
 from marketdata.errors import MarketDataError
 from marketdata.logs import get_logger
@@ -136,7 +145,7 @@ def _sources(names: list[str]) -> list[Publisher]:
         elif source not in found:
             found.append(source)
     if unknown:
-        raise FrameError(f"Unknown feed source: {', '.join(map(repr, unknown))}. "
+        raise FrameError(f"Unknown feed source: {quoted(unknown)}. "
                          f"Valid sources: {SLUG_LIST}")
     return found
 
@@ -166,10 +175,14 @@ class FeedStreamSocket(StreamSocket):
             if form_type is not None and (not isinstance(form_type, str)
                                           or not FORM_TYPE_PATTERN.fullmatch(form_type)):
                 raise FrameError("'formType' must be a form type such as 8-K or 10-Q")
-            subscribe = _sources(string_list(data, "subscribe", limit))
+            subscribe = _sources(string_list(data, "subscribe", limit, "WS_MAX_SYMBOLS"))
             if "subscribe" in data and not subscribe:
                 subscribe = [publisher(slug) for slug in DEFAULT_SLUGS]
-            unsubscribe = {s.slug for s in _sources(string_list(data, "unsubscribe", limit))}
+            unsubscribe = {s.slug for s in _sources(string_list(data, "unsubscribe", limit,
+                                                                "WS_MAX_SYMBOLS"))}
+        except LimitError as exc:
+            self.notify(exc.frame())
+            return
         except FrameError as exc:
             self.notify(error_frame(str(exc)))
             return
@@ -178,7 +191,8 @@ class FeedStreamSocket(StreamSocket):
         removed = [k for k in keys if k[0] in unsubscribe]
         keys = [k for k in keys if k not in removed]
         if len(keys) > limit:
-            self.notify(error_frame(f"A connection holds at most {limit} feeds"))
+            self.notify(limit_frame(f"A connection holds at most {limit} feeds "
+                                    "(WS_MAX_SYMBOLS)", "WS_MAX_SYMBOLS", limit))
             return
         self.keys = keys
         self.hub.hold(self, [k for k in added if k not in removed])

@@ -28,8 +28,30 @@ class FrameError(ValueError):
     """A client frame that cannot be applied; its message goes into the error frame."""
 
 
+# What an error frame quotes of the client's frame: a few names, each cut short. Echoing all
+# of it would let a client have the server build and queue frames as large as its own.
+QUOTED_NAMES = 5
+QUOTED_CHARS = 40
+
+
 def error_frame(message: str, status: int = 400, **extra: Any) -> dict[str, Any]:
     return {"error": message, "status": status, **extra}
+
+
+def limit_frame(message: str, setting: str, maximum: int) -> dict[str, Any]:
+    """An error frame for a frame that would pass one of the connection's limits: the
+    setting that holds it, and its value."""
+    return error_frame(message, 400, limit=setting, maximum=maximum)
+
+
+def quoted(values: list[Any]) -> str:
+    """Some of ``values`` for an error message: the first few, each cut short."""
+    shown = []
+    for value in values[:QUOTED_NAMES]:
+        text = repr(value)
+        shown.append(text if len(text) <= QUOTED_CHARS else f"{text[:QUOTED_CHARS - 3]}...")
+    more = len(values) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 
 def decode(text: str | None, members: tuple[str, ...]) -> dict[str, Any]:
@@ -45,20 +67,31 @@ def decode(text: str | None, members: tuple[str, ...]) -> dict[str, Any]:
     unknown = [name for name in data if name not in members]
     if unknown:
         raise FrameError(f"Unknown member{'s' if len(unknown) > 1 else ''}: "
-                         f"{', '.join(map(repr, unknown))}; a frame takes "
-                         f"{', '.join(members)}")
+                         f"{quoted(unknown)}; a frame takes {', '.join(members)}")
     if not data:
         raise FrameError(f"An empty frame; a frame takes {', '.join(members)}")
     return data
 
 
-def string_list(data: dict[str, Any], name: str, limit: int) -> list[str]:
-    """Member ``name`` as a list of strings (absent: [])."""
+class LimitError(FrameError):
+    """A frame past one of the connection's limits: the error frame names the setting."""
+
+    def __init__(self, message: str, setting: str, maximum: int) -> None:
+        super().__init__(message)
+        self.setting, self.maximum = setting, maximum
+
+    def frame(self) -> dict[str, Any]:
+        return limit_frame(str(self), self.setting, self.maximum)
+
+
+def string_list(data: dict[str, Any], name: str, limit: int, setting: str) -> list[str]:
+    """Member ``name`` as a list of strings (absent: []) of at most ``limit`` items."""
     value = data.get(name, [])
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise FrameError(f"'{name}' must be a list of strings")
     if len(value) > limit:
-        raise FrameError(f"'{name}' lists {len(value)} items; at most {limit}")
+        raise LimitError(f"'{name}' lists {len(value)} items; at most {limit} ({setting})",
+                         setting, limit)
     return value
 
 
@@ -74,7 +107,7 @@ def symbols(values: list[str], name: str) -> list[str]:
         elif symbol not in out:
             out.append(symbol)
     if bad:
-        raise FrameError(f"'{name}' has malformed symbols: {', '.join(map(repr, bad[:10]))}")
+        raise FrameError(f"'{name}' has malformed symbols: {quoted(bad)}")
     return out
 
 
@@ -93,7 +126,7 @@ def _rule(index: int, raw: Any) -> Rule:
         raise FrameError(f"{where} must be an object {{symbol, condition, value, repeat}}")
     unknown = [k for k in raw if k not in ("symbol", "condition", "value", "repeat")]
     if unknown:
-        raise FrameError(f"{where} has unknown members: {', '.join(map(repr, unknown))}")
+        raise FrameError(f"{where} has unknown members: {quoted(unknown)}")
     symbol = normalize_symbol(raw["symbol"]) if isinstance(raw.get("symbol"), str) else None
     if symbol is None:
         raise FrameError(f"{where}.symbol must be a symbol")
@@ -110,17 +143,21 @@ def _rule(index: int, raw: Any) -> Rule:
     return Rule(symbol, condition, value, repeat)
 
 
-def quote_frame(text: str | None, max_symbols: int) -> QuoteFrame:
+def quote_frame(text: str | None, max_symbols: int, max_rules: int) -> QuoteFrame:
     """Parse a ``/v2/stream`` client frame (FrameError when it cannot be applied)."""
     data = decode(text, QUOTE_MEMBERS)
     frame = QuoteFrame(
-        subscribe=symbols(string_list(data, "subscribe", max_symbols), "subscribe"),
-        unsubscribe=symbols(string_list(data, "unsubscribe", max_symbols), "unsubscribe"))
+        subscribe=symbols(string_list(data, "subscribe", max_symbols, "WS_MAX_SYMBOLS"),
+                          "subscribe"),
+        unsubscribe=symbols(string_list(data, "unsubscribe", max_symbols, "WS_MAX_SYMBOLS"),
+                            "unsubscribe"))
     if "alerts" in data:
         raw = data["alerts"]
         if not isinstance(raw, list):
             raise FrameError("'alerts' must be a list of rules")
-        if len(raw) > max_symbols:
-            raise FrameError(f"'alerts' lists {len(raw)} rules; at most {max_symbols}")
+        if len(raw) > max_rules:
+            raise LimitError(f"'alerts' lists {len(raw)} rules; a connection holds at most "
+                             f"{max_rules} (WS_MAX_ALERT_RULES)", "WS_MAX_ALERT_RULES",
+                             max_rules)
         frame.alerts = [_rule(i, r) for i, r in enumerate(raw)]
     return frame

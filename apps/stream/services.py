@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import orjson
@@ -100,12 +100,14 @@ class Connection:
 
 
 async def quote_events(symbols: list[str], initial: dict[str, dict[str, Any]],
-                       interval: float, heartbeat: float) -> AsyncIterator[bytes]:
+                       interval: float, heartbeat: float,
+                       on_close: Callable[[], None] | None = None) -> AsyncIterator[bytes]:
     """The response body of one stream: the first event at once, then one per interval.
 
     Each event is due one interval after the previous one was taken by the server (a
     client that reads slowly gets them further apart, never closer). ``: keep-alive`` goes
-    out when nothing was written for ``heartbeat`` seconds.
+    out when nothing was written for ``heartbeat`` seconds. ``on_close`` runs when the
+    stream ends, however it ends.
     """
     hub = get_hub()
     connection = Connection(symbols, initial)
@@ -129,6 +131,8 @@ async def quote_events(symbols: list[str], initial: dict[str, dict[str, Any]],
                 last_write = time.monotonic()
             last_event = time.monotonic()
     finally:
+        if on_close is not None:
+            on_close()
         if hub.closing:
             hub.detach_later(connection)
         else:

@@ -20,17 +20,18 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from typing import Any
-from urllib.parse import urlsplit
 
 import orjson
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
-from apps.core.fastpath import fast_path
+from apps.core import origins
 from apps.ratelimit import limits
+from apps.ratelimit.counters import OwnBucket
+from apps.stream import admission
 from apps.stream.alerts import AlertBook
-from apps.stream.frames import FrameError, error_frame, quote_frame
+from apps.stream.frames import FrameError, LimitError, error_frame, limit_frame, quote_frame
 from apps.stream.hub import (
     MESSAGE_TYPE,
     StreamHub,
@@ -55,23 +56,13 @@ async def handshake_refusal(scope: dict[str, Any]) -> tuple[int, dict[str, Any],
                                                            dict[str, str]] | None:
     """Why a handshake is refused (status, v2 error body, headers), or None to accept.
 
-    The rules of an HTTP request under /v2/, through the checks the fast path already makes
-    without Django: a host Django would refuse (400), a browser origin CORS would not let
-    read the answer (403), and one token of the v2 bucket per handshake (429 with
-    Retry-After)."""
+    A ``Host`` or a browser ``Origin`` the streams do not serve (:mod:`apps.core.origins`:
+    400, 403), and one token of the v2 bucket per handshake (429 with Retry-After), as for
+    an HTTP request under /v2/."""
+    refused = origins.refusal(scope)
+    if refused is not None:
+        return refused[0], error_frame(refused[1], refused[0]), {}
     headers = dict(scope.get("headers", ()))  # ASGI header names are lower case
-    setup = fast_path.setup()
-    host = headers.get(b"host", b"").decode("latin-1")
-    forwarded = headers.get(b"x-forwarded-host")
-    if not host or not setup.host_allowed(
-            host, None if forwarded is None else forwarded.decode("latin-1")):
-        return 400, error_frame("Invalid Host header"), {}
-    origin = headers.get(b"origin")
-    if origin is not None:
-        allowed = setup.cors(origin.decode("latin-1"), scope["path"])
-        if not any(name == b"access-control-allow-origin" for name, _ in allowed):
-            return 403, error_frame(
-                f"Origin not allowed: {urlsplit(origin.decode('latin-1')).netloc}", 403), {}
     meta = limits.asgi_meta(scope.get("client"), headers)
     config = limits.bucket_config()
     if config.enabled and not limits.is_admin(meta):
@@ -87,6 +78,12 @@ async def handshake_refusal(scope: dict[str, Any]) -> tuple[int, dict[str, Any],
     return None
 
 
+def client_address(scope: dict[str, Any]) -> str:
+    """The address a connection is counted against (as the rate limits count it)."""
+    return limits.client_ip(limits.asgi_meta(scope.get("client"),
+                                             dict(scope.get("headers", ()))))
+
+
 class StreamSocket(AsyncWebsocketConsumer):
     """What both WebSocket streams share: the handshake checks, and an outbox written by
     one task per connection, so nothing a client does (or fails to do) waits on another.
@@ -98,16 +95,26 @@ class StreamSocket(AsyncWebsocketConsumer):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.notices: deque[dict[str, Any]] = deque(maxlen=NOTICE_BACKLOG)
+        self.notices: deque[str] = deque()  # error and alert frames (JSON text), oldest first
+        self.notice_bytes = 0
         self.latest: dict[str, str] = {}  # newest unsent frame (JSON text) per key
         self.dropped = 0
         self.closed = False
+        self.lease: admission.Lease | None = None
+        self.frame_bucket = OwnBucket(int(settings.WS_FRAME_BURST),
+                                      float(settings.WS_FRAMES_PER_SECOND))
+        self.refused_in_a_row = 0
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
 
     # -- handshake and lifecycle -------------------------------------------------------------
     async def websocket_connect(self, message: dict[str, Any]) -> None:
         refusal = await handshake_refusal(self.scope)
+        if refusal is None:
+            try:
+                self.lease = admission.admit(client_address(self.scope))
+            except admission.TooManyStreams as exc:
+                refusal = 429, error_frame(exc.detail, 429), {}
         if refusal is not None:
             await self.refuse(*refusal)
             raise StopConsumer()
@@ -136,8 +143,37 @@ class StreamSocket(AsyncWebsocketConsumer):
         self.closed = True
         if self._writer is not None:
             self._writer.cancel()
+        if self.lease is not None:
+            self.lease.release()
+        self.notices.clear()
+        self.latest.clear()
         await self.closing()
         raise StopConsumer()
+
+    async def websocket_receive(self, message: dict[str, Any]) -> None:
+        """A client frame, if the connection's frame bucket has a token for it.
+
+        Refused frames change nothing and are answered with a 429 error frame; a client
+        that sends ``WS_FRAME_BURST`` more while refused is closed (1008): it is not
+        reading its answers."""
+        if self.closed:
+            return  # closing: what is still in flight changes nothing
+        take = self.frame_bucket.take()
+        if not take.allowed:
+            self.refused_in_a_row += 1
+            if self.refused_in_a_row > self.frame_bucket.capacity:
+                log.info("websocket client ignored its frame limit; closed",
+                         path=self.scope.get("path"))
+                self.closed = True
+                await self.close(code=POLICY_VIOLATION)
+                return
+            self.notify(error_frame(
+                f"Too many frames: at most {settings.WS_FRAMES_PER_SECOND:g} per second "
+                f"(WS_FRAMES_PER_SECOND), {settings.WS_FRAME_BURST} at once (WS_FRAME_BURST); "
+                "this frame was not applied", 429, retryAfter=take.retry_after))
+            return
+        self.refused_in_a_row = 0
+        await super().websocket_receive(message)
 
     async def opened(self) -> None:
         """After the handshake."""
@@ -147,8 +183,17 @@ class StreamSocket(AsyncWebsocketConsumer):
 
     # -- outgoing frames ---------------------------------------------------------------------
     def notify(self, frame: dict[str, Any]) -> None:
-        """Queue a frame that must not be merged with others (an error, an alert)."""
-        self.notices.append(frame)
+        """Queue a frame that must not be merged with others (an error, an alert). At most
+        ``NOTICE_BACKLOG`` frames and ``WS_SEND_QUEUE_BYTES`` wait; past either, the oldest
+        go (counted in ``dropped``)."""
+        text = orjson.dumps(frame).decode()
+        self.notices.append(text)
+        self.notice_bytes += len(text)
+        limit = int(settings.WS_SEND_QUEUE_BYTES)
+        while len(self.notices) > 1 and (len(self.notices) > NOTICE_BACKLOG
+                                         or self.notice_bytes > limit):
+            self.notice_bytes -= len(self.notices.popleft())
+            self.dropped += 1
         self._wake.set()
 
     def offer(self, key: str, text: str) -> None:
@@ -177,7 +222,8 @@ class StreamSocket(AsyncWebsocketConsumer):
                 async with asyncio.timeout(None) as deadline:
                     while (self.notices or self.latest) and not self.closed:
                         if self.notices:
-                            text = orjson.dumps(self.notices.popleft()).decode()
+                            text = self.notices.popleft()
+                            self.notice_bytes -= len(text)
                         else:
                             text = self.latest.pop(next(iter(self.latest)))
                         deadline.reschedule(loop.time() + timeout)
@@ -218,6 +264,11 @@ class QuoteStreamSocket(StreamSocket):
         self._order: dict[str, tuple[int, int]] = {}  # order of the last message taken
         self._last: dict[str, dict[str, Any]] = {}  # last tick sent or checked, per symbol
         self._failing: set[str] = set()
+        # Symbols added, per connection: each new one may cost an upstream fetch at once
+        # (its first quote), so a connection adds no more per interval than it may hold.
+        self.additions = OwnBucket(int(settings.WS_MAX_SYMBOLS),
+                                   int(settings.WS_MAX_SYMBOLS)
+                                   / float(settings.STREAM_INTERVAL_SECONDS))
 
     async def opened(self) -> None:
         self.hub = get_hub()
@@ -238,7 +289,10 @@ class QuoteStreamSocket(StreamSocket):
                       ) -> None:
         limit = int(settings.WS_MAX_SYMBOLS)
         try:
-            frame = quote_frame(text_data, limit)
+            frame = quote_frame(text_data, limit, int(settings.WS_MAX_ALERT_RULES))
+        except LimitError as exc:
+            self.notify(exc.frame())
+            return
         except FrameError as exc:
             self.notify(error_frame(str(exc)))
             return
@@ -249,10 +303,20 @@ class QuoteStreamSocket(StreamSocket):
         explicit = [s for s in explicit if s not in frame.unsubscribe]
         wanted = list(dict.fromkeys([*explicit, *(book.symbols if book else [])]))
         if len(wanted) > limit:
-            self.notify(error_frame(f"A connection holds at most {limit} symbols; this "
-                                    f"frame would make it {len(wanted)}"))
+            self.notify(limit_frame(f"A connection holds at most {limit} symbols "
+                                    f"(WS_MAX_SYMBOLS); this frame would make it "
+                                    f"{len(wanted)}", "WS_MAX_SYMBOLS", limit))
             return
         added = [s for s in wanted if s not in self.symbols]
+        if added:
+            take = self.additions.take(len(added))
+            if not take.allowed:
+                self.notify(error_frame(
+                    f"Too many new symbols: a connection adds at most {limit} per "
+                    f"{settings.STREAM_INTERVAL_SECONDS:g} s (WS_MAX_SYMBOLS per "
+                    "STREAM_INTERVAL_SECONDS, what its pollers would fetch); this frame "
+                    "was not applied", 429, retryAfter=take.retry_after))
+                return
         unknown = await self._start(added)
         if unknown:
             self.notify(error_frame(f"No quote found for {', '.join(unknown)}", 404,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
@@ -16,10 +18,13 @@ from apps.core.schema import UPSTREAM_503, error_responses
 from apps.core.views import ApiView
 from apps.quotes.serializers import SymbolsQuery
 from apps.quotes.services import no_quotes_found, stream_quotes
+from apps.ratelimit import limits
+from apps.stream import admission
 from apps.stream.services import quote_events
 from marketdata.errors import MarketDataError
 
 EVENT_STREAM = "text/event-stream"
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 _DESCRIPTION = """\
 Server-Sent Events. The first `quote` event is sent at once; after that one event every
@@ -35,7 +40,10 @@ quotes of the shared pollers.
 
 Symbols are upper-cased, deduplicated, order kept; unknown or malformed symbols are left
 out. 422 when `symbols` is missing, empty or lists more than 50 symbols; 404 when none
-resolve. These errors are JSON whatever the `Accept` header says."""
+resolve; 429 when the client's address already holds `STREAM_MAX_CONNECTIONS_PER_ADDRESS`
+(100) open streams in this server process, WebSockets included. These errors are JSON
+whatever the `Accept` header says. A client that stops reading is disconnected once its
+unread events have filled the buffers for `RESPONSE_WRITE_TIMEOUT_SECONDS` (30)."""
 
 
 class StreamNeedsAsgi(MarketDataError):
@@ -54,6 +62,15 @@ class StreamUnavailable(serializers.Serializer):
                                  "upstream_unavailable | upstream_timeout | ...")
 
 
+class StreamRefused(serializers.Serializer):
+    """The stream's own 429s (the daily quota's has ``rate_limit_info`` instead of ``code``)."""
+
+    detail = serializers.CharField()
+    code = serializers.CharField(help_text="upstream_rate_limited | too_many_streams")
+    provider = serializers.CharField(required=False, help_text="Upstream failures: which "
+                                                               "upstream provider failed")
+
+
 class QuoteStreamView(ApiView):
     query_serializer = SymbolsQuery
 
@@ -69,26 +86,50 @@ class QuoteStreamView(ApiView):
                    responses={(200, EVENT_STREAM): OpenApiResponse(
                        OpenApiTypes.STR, description="An endless `text/event-stream`"),
                        **error_responses(404, 422, upstream=True),
+                       429: OpenApiResponse(StreamRefused, description=(
+                           "Upstream rate limited us (`code: upstream_rate_limited`, with "
+                           "`provider`); or this address holds "
+                           "`STREAM_MAX_CONNECTIONS_PER_ADDRESS` open streams already "
+                           "(`code: too_many_streams`)")),
                        503: OpenApiResponse(StreamUnavailable, description=(
                            f"{UPSTREAM_503}; or the service runs under a WSGI server, which "
                            "cannot hold an endless response (`detail` only)"))})
     def get(self, request: Request) -> HttpResponse:
         symbols = symbol_list(request.query_params.get("symbols"),
                               max_items=settings.QUOTES_MAX_SYMBOLS)
+        if request.method == "HEAD":
+            return self.head_answer(symbols)
+        # A place among the address's open streams, before any upstream call (else 429).
+        lease = admission.admit(limits.client_ip(request.META))
+        try:
+            initial = self.initial_quotes(symbols)
+            if not isinstance(request._request, ASGIRequest):
+                # Under a WSGI server an endless body would hold a worker thread forever.
+                raise StreamNeedsAsgi("The quote stream needs the ASGI server; start the "
+                                      "service with bin/serve (make run)")
+        except BaseException:
+            lease.release()
+            raise
+        events = quote_events(list(initial), initial,
+                              interval=float(settings.STREAM_INTERVAL_SECONDS),
+                              heartbeat=float(settings.STREAM_HEARTBEAT_SECONDS),
+                              on_close=lease.release)
+        response = StreamingHttpResponse(events, content_type=EVENT_STREAM,
+                                         headers=STREAM_HEADERS)
+        # Also when the body is never iterated (the client left before it started).
+        response._resource_closers.append(lease.release)
+        return response
+
+    def head_answer(self, symbols: list[str]) -> HttpResponse:
+        self.initial_quotes(symbols)  # the statuses a GET would answer
+        return HttpResponse(content_type=EVENT_STREAM, headers=STREAM_HEADERS)
+
+    @staticmethod
+    def initial_quotes(symbols: list[str]) -> dict[str, dict[str, Any]]:
         initial = stream_quotes(symbols)
         if not initial:
             raise no_quotes_found(symbols)
-        headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-        if request.method == "HEAD":
-            return HttpResponse(content_type=EVENT_STREAM, headers=headers)
-        if not isinstance(request._request, ASGIRequest):
-            # Under a WSGI server an endless body would hold a worker thread forever.
-            raise StreamNeedsAsgi("The quote stream needs the ASGI server; start the service "
-                                  "with bin/serve (make run)")
-        events = quote_events(list(initial), initial,
-                              interval=float(settings.STREAM_INTERVAL_SECONDS),
-                              heartbeat=float(settings.STREAM_HEARTBEAT_SECONDS))
-        return StreamingHttpResponse(events, content_type=EVENT_STREAM, headers=headers)
+        return initial
 
 
 def websocket_docs(request: HttpRequest) -> HttpResponse:

@@ -129,3 +129,18 @@ def test_retry_after_is_whole_seconds_never_short(wait, seconds):
     from apps.ratelimit.counters import BucketTake
 
     assert BucketTake(False, 0.0, wait).retry_after == seconds
+
+
+def test_an_own_bucket_takes_refills_and_says_how_long_to_wait():
+    from apps.ratelimit.counters import OwnBucket
+
+    now = [0.0]
+    bucket = OwnBucket(3, 2.0, clock=lambda: now[0])
+    assert [bucket.take().allowed for _ in range(4)] == [True, True, True, False]
+    refused = bucket.take(2)
+    assert not refused.allowed and refused.wait_seconds == pytest.approx(1.0)
+    now[0] = 1.0
+    assert bucket.take(2).allowed
+    assert bucket.take(4).wait_seconds == float("inf")  # more than it ever holds
+    now[0] = 100.0
+    assert bucket.take(0).tokens == 3  # never past the capacity

@@ -96,6 +96,7 @@ def test_a_thousand_clients_share_pollers_and_leave_nothing_behind(settings, san
     from config.asgi import application
 
     settings.STREAM_INTERVAL_SECONDS = INTERVAL
+    settings.STREAM_MAX_CONNECTIONS_PER_ADDRESS = CLIENTS  # all from one address
     symbols = sample_symbols(100)
     assert len(symbols) == 100
 

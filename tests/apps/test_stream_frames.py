@@ -18,7 +18,7 @@ def tick(symbol="AAPL", price=100.0, change=0.5, volume=1000, time=1) -> dict:
 
 # -- frames ---------------------------------------------------------------------------------
 def test_a_frame_normalises_symbols_and_keeps_their_order_without_repeats():
-    frame = quote_frame('{"subscribe": [" aapl", "MSFT", "AAPL", "brk.b"]}', 100)
+    frame = quote_frame('{"subscribe": [" aapl", "MSFT", "AAPL", "brk.b"]}', 100, 100)
     assert frame.subscribe == ["AAPL", "MSFT", "BRK.B"]
     assert frame.unsubscribe == [] and frame.alerts is None
 
@@ -26,10 +26,10 @@ def test_a_frame_normalises_symbols_and_keeps_their_order_without_repeats():
 def test_alerts_parse_into_rules_and_an_empty_list_clears_them():
     frame = quote_frame(orjson.dumps({"alerts": [
         {"symbol": "aapl", "condition": "crossesAbove", "value": 200, "repeat": True},
-        {"symbol": "MSFT", "condition": "volumeAbove", "value": 1e6}]}).decode(), 100)
+        {"symbol": "MSFT", "condition": "volumeAbove", "value": 1e6}]}).decode(), 100, 100)
     assert frame.alerts == [Rule("AAPL", "crossesAbove", 200, True),
                             Rule("MSFT", "volumeAbove", 1e6, False)]
-    assert quote_frame('{"alerts": []}', 100).alerts == []
+    assert quote_frame('{"alerts": []}', 100, 100).alerts == []
 
 
 @pytest.mark.parametrize("text, message", [
@@ -60,19 +60,19 @@ def test_alerts_parse_into_rules_and_an_empty_list_clears_them():
 ])
 def test_a_bad_frame_is_refused_with_a_message_naming_the_problem(text, message):
     with pytest.raises(FrameError, match=None) as refused:
-        quote_frame(text, 100)
+        quote_frame(text, 100, 100)
     assert message in str(refused.value)
 
 
 def test_too_many_symbols_in_one_frame_is_refused():
     with pytest.raises(FrameError, match="at most 3"):
-        quote_frame('{"subscribe": ["A", "B", "C", "D"]}', 3)
+        quote_frame('{"subscribe": ["A", "B", "C", "D"]}', 3, 3)
 
 
 @given(st.text(max_size=200))
 def test_any_text_parses_or_is_refused_never_anything_else(text):
     try:
-        quote_frame(text, 100)
+        quote_frame(text, 100, 100)
     except FrameError:
         pass
 
@@ -115,7 +115,7 @@ def test_each_condition(condition, value, fields, fires):
 
 
 def test_a_zero_price_does_not_move_the_previous_price():
-    book = AlertBook([Rule("AAPL", "crossesBelow", 100)])
+    book = AlertBook([Rule("AAPL", "crossesBelow", 100, 100)])
     book.check(tick(price=101))
     book.check(tick(price=0))
     assert book.check(tick(price=99))[0]["previousPrice"] == 101.0
@@ -151,3 +151,28 @@ def test_crossings_fire_exactly_when_the_price_crosses_the_level(prices, level):
 def test_the_conditions_are_the_references_seven():
     assert CONDITIONS == ("crossesAbove", "crossesBelow", "priceAbove", "priceBelow",
                           "percentChangeAbove", "percentChangeBelow", "volumeAbove")
+
+
+def test_an_error_quotes_a_few_names_each_cut_short():
+    names = {"n" * 5000: 1, **{f"m{i}": 1 for i in range(100)}}
+    with pytest.raises(FrameError) as refused:
+        quote_frame(orjson.dumps(names).decode(), 100, 100)
+    message = str(refused.value)
+    assert len(message) < 400 and "and 96 more" in message and "nnnn..." in message
+
+
+def test_a_frame_of_the_maximum_size_fits_the_message_limit():
+    """WS_MAX_MESSAGE_BYTES (16 KiB) holds a subscribe frame of WS_MAX_SYMBOLS (100) symbols
+    of the longest accepted form, and as many alert rules on such symbols."""
+    from django.conf import settings
+
+    from marketdata.symbols import MAX_SYMBOL_LENGTH
+
+    symbol = "A" * (MAX_SYMBOL_LENGTH - 3) + ".TO"
+    subscribe = orjson.dumps({"subscribe": [symbol] * settings.WS_MAX_SYMBOLS})
+    rules = orjson.dumps({"alerts": [
+        {"symbol": symbol, "condition": "percentChangeBelow", "value": -12.345678901234567,
+         "repeat": False}] * settings.WS_MAX_ALERT_RULES})
+    assert len(subscribe) <= settings.WS_MAX_MESSAGE_BYTES
+    assert len(rules) <= settings.WS_MAX_MESSAGE_BYTES, len(rules)
+    assert len(quote_frame(subscribe.decode(), 100, 100).subscribe) == 1

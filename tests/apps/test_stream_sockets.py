@@ -78,6 +78,16 @@ def run(scenario):
     return asyncio.run(asyncio.wait_for(scenario(), timeout=30))
 
 
+@pytest.fixture(autouse=True)
+def _no_open_streams_counted():
+    """Every test starts with no stream counted against its address: a test that ends
+    without the client's disconnect (a communicator never sends one by itself) would leave
+    its place taken for the next test of this worker."""
+    from apps.stream import admission
+
+    admission._open.clear()
+
+
 # -- /v2/stream --------------------------------------------------------------------------------
 def test_subscribe_gets_the_newest_ticks_at_once_then_only_changes():
     async def scenario():
@@ -357,8 +367,8 @@ def test_each_handshake_takes_a_v2_token(settings):
     run(scenario)
 
 
-def test_a_host_django_would_refuse_is_refused(settings):
-    settings.ALLOWED_HOSTS = ["api.example"]
+def test_a_host_outside_stream_allowed_hosts_is_refused(settings):
+    settings.STREAM_ALLOWED_HOSTS = ["api.example"]
 
     async def scenario():
         ws = WebsocketCommunicator(websocket_router, "/v2/stream", headers=HOST)
@@ -437,5 +447,109 @@ def test_an_empty_subscribe_holds_the_default_feeds(monkeypatch):
         await ws.disconnect()
         await asyncio.sleep(0.05)
         assert hub.holders == {}
+
+    run(scenario)
+
+
+# -- the limits of one client ------------------------------------------------------------------
+def test_frames_past_the_bucket_are_refused_and_a_client_that_keeps_on_is_closed(settings):
+    settings.WS_FRAME_BURST = 3
+    settings.WS_FRAMES_PER_SECOND = 0.001
+
+    async def scenario():
+        install_hub(Prices())
+        ws = await opened()
+        for _ in range(3):
+            await ws.send_to(text_data='{"unsubscribe": ["AAPL"]}')
+        assert await frames(ws) == []  # three within the burst, applied
+        await ws.send_to(text_data='{"subscribe": ["AAPL"]}')
+        (refused,) = await frames(ws)
+        assert refused["status"] == 429 and refused["retryAfter"] >= 1
+        assert "WS_FRAMES_PER_SECOND" in refused["error"] and "not applied" in refused["error"]
+        for _ in range(3):  # three more refused in a row: the burst again
+            await ws.send_to(text_data='{"subscribe": ["AAPL"]}')
+        await ws.send_to(text_data='{"subscribe": ["AAPL"]}')
+        closing = [m for m in await _outputs(ws) if m["type"] == "websocket.close"]
+        assert closing == [{"type": "websocket.close", "code": 1008}]
+
+    run(scenario)
+
+
+async def _outputs(ws: WebsocketCommunicator, settle: float = 0.3) -> list[dict[str, Any]]:
+    await asyncio.sleep(settle)
+    out = []
+    while not ws.output_queue.empty():
+        out.append(ws.output_queue.get_nowait())
+    return out
+
+
+def test_a_connection_adds_no_more_symbols_per_interval_than_it_may_hold(settings):
+    settings.WS_MAX_SYMBOLS = 4
+    settings.STREAM_INTERVAL_SECONDS = 1000
+
+    async def scenario():
+        fetch = Prices()
+        install_hub(fetch)
+        ws = await opened()
+        await ws.send_to(text_data='{"subscribe": ["A", "B", "C", "D"]}')
+        assert len(await frames(ws)) == 4
+        await ws.send_to(text_data='{"unsubscribe": ["A", "B"]}')
+        await ws.send_to(text_data='{"subscribe": ["E"]}')
+        (refused,) = await frames(ws)
+        assert refused["status"] == 429 and "WS_MAX_SYMBOLS" in refused["error"]
+        assert fetch.calls == [["A", "B", "C", "D"]]  # the refused one fetched nothing
+        await ws.send_to(text_data='{"subscribe": ["A", "B", "C", "D", "E"]}')
+        (too_many,) = await frames(ws)
+        assert too_many == {"error": "'subscribe' lists 5 items; at most 4 (WS_MAX_SYMBOLS)",
+                            "status": 400, "limit": "WS_MAX_SYMBOLS", "maximum": 4}
+        await ws.disconnect()
+
+    run(scenario)
+
+
+def test_alert_rules_per_connection_are_capped_by_their_own_setting(settings):
+    settings.WS_MAX_ALERT_RULES = 2
+
+    async def scenario():
+        install_hub(Prices())
+        ws = await opened()
+        rules = [{"symbol": "AAPL", "condition": "priceAbove", "value": v} for v in (1, 2, 3)]
+        await ws.send_to(text_data=orjson.dumps({"alerts": rules}).decode())
+        (refused,) = await frames(ws)
+        assert refused["limit"] == "WS_MAX_ALERT_RULES" and refused["maximum"] == 2
+        await ws.disconnect()
+
+    run(scenario)
+
+
+def test_waiting_notices_are_bounded_in_bytes_the_oldest_going_first(settings):
+    settings.WS_SEND_QUEUE_BYTES = 1000
+    socket = QuoteStreamSocket()
+    for n in range(50):
+        socket.notify({"error": f"notice {n:02d}" + "." * 60, "status": 400})
+    assert socket.notice_bytes <= 1000
+    assert socket.notice_bytes == sum(len(text) for text in socket.notices)
+    assert orjson.loads(socket.notices[-1])["error"].startswith("notice 49")
+    assert socket.dropped == 50 - len(socket.notices)
+
+
+def test_the_per_address_cap_refuses_the_handshake_with_a_json_429(settings):
+    settings.STREAM_MAX_CONNECTIONS_PER_ADDRESS = 2
+
+    async def scenario():
+        install_hub(Prices())
+        one = await opened()
+        two = await opened("/v2/feeds/stream")
+        third = WebsocketCommunicator(websocket_router, "/v2/stream", headers=HOST,
+                                      http_response=True)
+        await third.send_input({"type": "websocket.connect"})
+        start = await third.receive_output(1)
+        body = await third.receive_output(1)
+        assert start["status"] == 429
+        assert orjson.loads(body["body"])["status"] == 429
+        await one.disconnect()
+        again = await opened()  # a place came back
+        await again.disconnect()
+        await two.disconnect()
 
     run(scenario)
