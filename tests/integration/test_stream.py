@@ -105,7 +105,8 @@ def stack(server_pool):
     service, sandbox = server_pool.stack({
         "USE_SECURITY": "false", "WEB_CONCURRENCY": "1", "STREAM_INTERVAL_SECONDS": "1",
         "CACHE_TTL_CAP_SECONDS": "1", "CACHE_MAX_STALE_SECONDS": "0",
-        "STREAM_HEARTBEAT_SECONDS": "15"})
+        "STREAM_HEARTBEAT_SECONDS": "15",
+        "STREAM_MAX_CONNECTIONS_PER_ADDRESS": "1000"})  # hundreds of clients, one address
     configure_sandbox(sandbox, latency_ms=5)
     return sandbox, service
 
