@@ -671,7 +671,9 @@ def main() -> None:
     env = {"MARKETDATA_UPSTREAM": "live", "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url),
            "USE_SECURITY": "false", "STREAM_INTERVAL_SECONDS": str(args.interval),
            "CACHE_TTL_CAP_SECONDS": "1", "WEB_CONCURRENCY": str(args.processes),
-           "HEALTH_CHECK_TIMEOUT_SECONDS": "30", "LOG_LEVEL": args.log_level}
+           "HEALTH_CHECK_TIMEOUT_SECONDS": "30", "LOG_LEVEL": args.log_level,
+           # every client comes from this one address
+           "STREAM_MAX_CONNECTIONS_PER_ADDRESS": str(args.clients + 100)}
     if args.redis:
         env["REDIS_URL"] = args.redis
     service = None
