@@ -317,17 +317,64 @@ class FrontProtocol(StalledReaderGuard, HttpToolsProtocol):
         self._refuse(400, "Malformed HTTP request")
 
 
+# The ASGI scope extension through which an application writes several text frames in one
+# socket write (apps.stream.sockets names it too).
+SEND_MANY_EXTENSION = "marketdata.websocket.send_many"
+
+
+def _frame_head(size: int) -> bytes:
+    """An unmasked, unfragmented text frame's header (a server's frames are never masked)."""
+    if size < 126:
+        return bytes((0x81, size))
+    if size < 65536:
+        return b"\x81\x7e" + size.to_bytes(2, "big")
+    return b"\x81\x7f" + size.to_bytes(8, "big")
+
+
 class FrontWebSocketProtocol(StalledReaderGuard, WebSocketsSansIOProtocol):
     """uvicorn's websockets (sans-I/O) protocol, whose limits the worker sets from settings
     (``config.workers``: ``WS_MAX_MESSAGE_BYTES``, inflated against while inflating, and
     ``WS_COMPRESSION``), and which drops a client that stopped reading: one whose frames
     have waited ``WS_SEND_TIMEOUT_SECONDS`` with the transport's buffer full is aborted,
-    and the frames queued for it freed at once (uvicorn's close would wait on them)."""
+    and the frames queued for it freed at once (uvicorn's close would wait on them).
+
+    It also offers the application :meth:`send_many` (the scope extension
+    :data:`SEND_MANY_EXTENSION`): a stream's writer hands it every frame it has queued, and
+    they go out in one socket write. Through ``websocket.send`` each frame costs an ASGI
+    message, a task switch and a syscall; at 5,000 connections those were most of the
+    worker's time (bench/README.md, issue 41)."""
 
     def stall_timeout(self) -> float:
         from django.conf import settings
 
         return float(settings.WS_SEND_TIMEOUT_SECONDS)
+
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        scope = getattr(self, "scope", None)
+        if scope is not None:  # the handshake went to the application (it was not refused)
+            scope["extensions"][SEND_MANY_EXTENSION] = {"send": self.send_many}
+
+    def send_many(self, payloads: list[bytes]) -> bool:
+        """Write ``payloads`` as text frames in one socket write if the connection can take
+        them now (open, not closing, its transport under the high-water mark); False, and
+        nothing written, otherwise: the application then uses ``websocket.send``, which
+        waits for the buffer."""
+        from websockets.protocol import State
+
+        conn = self.conn
+        if not self.handshake_complete or self.initial_response is not None \
+                or not self.writable.is_set() or self.close_sent or self.disconnected \
+                or conn.state is not State.OPEN or self.transport.is_closing():
+            return False
+        if conn.extensions:  # permessage-deflate: each frame through the connection's state
+            for payload in payloads:
+                conn.send_text(payload)
+            self.transport.write(b"".join(conn.data_to_send()))
+        else:
+            self.transport.write(b"".join(part for payload in payloads
+                                          for part in (_frame_head(len(payload)), payload)))
+        return True
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_write_timer()

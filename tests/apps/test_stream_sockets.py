@@ -17,7 +17,7 @@ from apps.stream import feeds as feed_stream
 from apps.stream import hub as hub_module
 from apps.stream.hub import MESSAGE_TYPE, StreamHub
 from apps.stream.leadership import LocalLeadership
-from apps.stream.sockets import QuoteStreamSocket, StreamSocket
+from apps.stream.sockets import WAKE_MAX_DELAY_SECONDS, QuoteStreamSocket, StreamSocket
 from config.asgi import websocket_router
 from marketdata.errors import UpstreamUnavailable
 from marketdata.records.feeds import FeedEntry
@@ -291,12 +291,19 @@ def test_a_duplicate_cycle_from_a_second_leader_is_dropped():
 
 
 def test_a_slow_client_loses_replaced_ticks_not_the_newest():
-    socket = StreamSocket()
-    socket.offer("AAPL", '{"price":1}')
-    socket.offer("MSFT", '{"price":5}')
-    socket.offer("AAPL", '{"price":2}')
-    assert socket.dropped == 1
-    assert list(socket.latest.items()) == [("MSFT", '{"price":5}'), ("AAPL", '{"price":2}')]
+    async def scenario():
+        socket = StreamSocket()
+        socket.offer("AAPL", b'{"price":1}')
+        socket.offer("MSFT", b'{"price":5}')
+        socket.offer("AAPL", b'{"price":2}')
+        assert socket.dropped == 1
+        assert list(socket.latest.items()) == [("MSFT", b'{"price":5}'),
+                                               ("AAPL", b'{"price":2}')]
+        assert socket.wake_pending and not socket._wake.is_set()  # woken with the others
+        await asyncio.sleep(WAKE_MAX_DELAY_SECONDS + 0.02)
+        assert socket._wake.is_set() and not socket.wake_pending
+
+    run(scenario)
 
 
 def test_a_client_that_stops_reading_is_closed_and_does_not_hold_the_others(settings,

@@ -197,3 +197,10 @@ def test_a_refusal_with_nothing_before_it_is_sent_at_once(connect):
     [(status, _, body)] = responses(transport.written)
     assert status == 400 and json.loads(body) == {"detail": "Malformed HTTP request"}
     assert transport.closing
+
+
+def test_the_send_many_extension_is_named_alike_on_both_sides():
+    from apps.stream import sockets
+    from config import protocol
+
+    assert sockets.SEND_MANY_EXTENSION == protocol.SEND_MANY_EXTENSION

@@ -249,3 +249,19 @@ def test_the_per_address_cap_holds_across_websockets_and_sse(server_pool):
         time.sleep(0.2)
     assert again.status == 101
     again.close()
+
+
+def test_ticks_reach_a_client_that_did_not_ask_for_compression(service):
+    """The frames a writer puts in one socket write (config.protocol's send_many), plain."""
+    host, port = _address(service)
+    ws = RawWebSocket(host, port)
+    assert "permessage-deflate" not in ws.head
+    ws.send(json.dumps({"subscribe": ["AAPL", "MSFT", "BTC-USD"]}).encode())
+    ticks = {}
+    while len(ticks) < 3:
+        opcode, payload = ws.recv()
+        assert opcode == 0x1, (opcode, payload[:100])
+        frame = json.loads(payload)
+        ticks[frame["id"]] = frame
+    ws.close()
+    assert set(ticks) == {"AAPL", "MSFT", "BTC-USD"} and ticks["AAPL"]["price"] > 0
