@@ -32,6 +32,8 @@ request deadline and every duration logged count from there.
 from __future__ import annotations
 
 import asyncio
+import socket
+import struct
 import time
 from typing import Any
 
@@ -70,6 +72,19 @@ class Limits:
         return cls._current
 
 
+def drop(transport: asyncio.BaseTransport) -> None:
+    """End a connection whose client stopped reading, and free what waits for it now: a
+    reset (``SO_LINGER`` 0) rather than a FIN, which the kernel would keep queued behind the
+    unread data (on loopback ~1 MB per connection, held for minutes as an orphan socket)."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        except OSError:
+            pass  # already gone
+    transport.abort()
+
+
 class StalledReaderGuard:
     """Aborts a connection whose client has not read for ``stall_timeout`` seconds: the
     transport's write buffer reached its high-water mark (``pause_writing``) and stayed
@@ -104,7 +119,7 @@ class StalledReaderGuard:
         if self.transport is not None:
             if not self.transport.is_closing():  # else: closing, on a buffer that never drains
                 self.logger.info("closing a connection whose client stopped reading")
-            self.transport.abort()
+            drop(self.transport)
 
 
 class FrontProtocol(StalledReaderGuard, HttpToolsProtocol):
@@ -333,10 +348,13 @@ def _frame_head(size: int) -> bytes:
 
 class FrontWebSocketProtocol(StalledReaderGuard, WebSocketsSansIOProtocol):
     """uvicorn's websockets (sans-I/O) protocol, whose limits the worker sets from settings
-    (``config.workers``: ``WS_MAX_MESSAGE_BYTES``, inflated against while inflating, and
-    ``WS_COMPRESSION``), and which drops a client that stopped reading: one whose frames
-    have waited ``WS_SEND_TIMEOUT_SECONDS`` with the transport's buffer full is aborted,
-    and the frames queued for it freed at once (uvicorn's close would wait on them).
+    (``config.workers``: ``WS_MAX_MESSAGE_BYTES``, inflated against while inflating,
+    ``WS_COMPRESSION`` and the keepalive pings), and which drops a client that stopped
+    reading: one whose frames have waited ``WS_SEND_TIMEOUT_SECONDS`` with the transport's
+    buffer full, or that left a ping unanswered for ``WS_PING_TIMEOUT_SECONDS``, is aborted,
+    and the frames queued for it freed at once (uvicorn's close would wait on them: the
+    kernel takes ~1 MB of a non-reading client's frames on loopback before the transport's
+    own buffer fills).
 
     It also offers the application :meth:`send_many` (the scope extension
     :data:`SEND_MANY_EXTENSION`): a stream's writer hands it every frame it has queued, and
@@ -348,6 +366,14 @@ class FrontWebSocketProtocol(StalledReaderGuard, WebSocketsSansIOProtocol):
         from django.conf import settings
 
         return float(settings.WS_SEND_TIMEOUT_SECONDS)
+
+    def keepalive_timeout(self) -> None:
+        """A ping unanswered for ``WS_PING_TIMEOUT_SECONDS``: a client that stopped reading
+        (or is gone). uvicorn closes, which keeps the unsent frames in the kernel until the
+        peer reads them or TCP gives up; abort drops them now."""
+        super().keepalive_timeout()
+        if self.transport is not None:
+            drop(self.transport)
 
     def handle_connect(self, event: Any) -> None:
         super().handle_connect(event)

@@ -281,16 +281,22 @@ WS_FRAMES_PER_SECOND = env_float("WS_FRAMES_PER_SECOND", 5.0)
 WS_FRAME_BURST = env_int("WS_FRAME_BURST", 20)
 WS_SEND_QUEUE_BYTES = env_int("WS_SEND_QUEUE_BYTES", 262144)
 WS_COMPRESSION = env_bool("WS_COMPRESSION", True)
+# Keepalive: a ping every WS_PING_INTERVAL_SECONDS; one unanswered for WS_PING_TIMEOUT_SECONDS
+# drops the connection (a client that stopped reading answers no ping either).
+WS_PING_INTERVAL_SECONDS = env_float("WS_PING_INTERVAL_SECONDS", 20.0)
+WS_PING_TIMEOUT_SECONDS = env_float("WS_PING_TIMEOUT_SECONDS", 20.0)
 STREAM_MAX_CONNECTIONS_PER_ADDRESS = env_int("STREAM_MAX_CONNECTIONS_PER_ADDRESS", 100)
 if min(WS_MAX_SYMBOLS, WS_MAX_ALERT_RULES, WS_FRAME_BURST, WS_SEND_QUEUE_BYTES,
        STREAM_MAX_CONNECTIONS_PER_ADDRESS) < 1 or WS_MAX_MESSAGE_BYTES < 1024 \
         or WS_SEND_TIMEOUT_SECONDS <= 0 or FEEDS_STREAM_INTERVAL_SECONDS <= 0 \
-        or WS_FRAMES_PER_SECOND <= 0:
+        or WS_FRAMES_PER_SECOND <= 0 or WS_PING_INTERVAL_SECONDS <= 0 \
+        or WS_PING_TIMEOUT_SECONDS <= 0:
     from django.core.exceptions import ImproperlyConfigured
 
     raise ImproperlyConfigured("WS_MAX_SYMBOLS, WS_MAX_ALERT_RULES, WS_FRAME_BURST, "
                                "WS_SEND_QUEUE_BYTES, STREAM_MAX_CONNECTIONS_PER_ADDRESS, "
-                               "WS_SEND_TIMEOUT_SECONDS, WS_FRAMES_PER_SECOND and "
+                               "WS_SEND_TIMEOUT_SECONDS, WS_FRAMES_PER_SECOND, "
+                               "WS_PING_INTERVAL_SECONDS, WS_PING_TIMEOUT_SECONDS and "
                                "FEEDS_STREAM_INTERVAL_SECONDS must be positive, and "
                                "WS_MAX_MESSAGE_BYTES at least 1024")
 # Who may open a WebSocket stream or call /mcp (apps.core.origins): a Host in

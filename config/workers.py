@@ -46,6 +46,8 @@ class MarketDataWorker(UvicornWorker):
         # A client frame is inflated against the limit, never past it (close 1009).
         self.config.ws_max_size = int(settings.WS_MAX_MESSAGE_BYTES)
         self.config.ws_per_message_deflate = bool(settings.WS_COMPRESSION)
+        self.config.ws_ping_interval = float(settings.WS_PING_INTERVAL_SECONDS)
+        self.config.ws_ping_timeout = float(settings.WS_PING_TIMEOUT_SECONDS)
         server = StreamAwareServer(config=self.config)
         self._install_sigquit_handler()
         await server.serve(sockets=self.sockets)

@@ -7,6 +7,7 @@ WebSockets and /mcp, and the per-address cap across WebSockets and SSE."""
 from __future__ import annotations
 
 import json
+import socket
 import statistics
 import threading
 import time
@@ -108,6 +109,36 @@ def test_error_frames_never_echo_what_the_client_sent(service):
     assert opcode == 0x1 and len(payload) < 600, payload[:200]
     error = json.loads(payload)
     assert error["status"] == 400 and "and 46 more" in error["error"]
+
+
+def test_a_dashboard_that_stops_reading_is_dropped_by_its_unanswered_ping(server_pool):
+    """Ticks the kernel still takes (it buffers ~1 MB on loopback before the transport's
+    own buffer fills): the unanswered keepalive ping ends it, with a reset."""
+    sandbox = server_pool.sandbox()
+    configure_sandbox(sandbox, clock={"start": "2026-11-24T14:31:00Z", "speed": 60})
+    service = server_pool.own_service({"USE_SECURITY": "false", "STREAM_INTERVAL_SECONDS": "1",
+                                       "V2_RATE_LIMIT_CAPACITY": "0",
+                                       "WS_PING_INTERVAL_SECONDS": "2",
+                                       "WS_PING_TIMEOUT_SECONDS": "2"})
+    host, port = _address(service)
+    ws = RawWebSocket(host, port, receive_buffer=4096)
+    ws.send(json.dumps({"subscribe": ["AAPL", "MSFT", "NVDA", "BTC-USD"]}).encode())
+    started = time.monotonic()
+    while time.monotonic() - started < 20 and _tcp_state(ws) == ESTABLISHED:
+        time.sleep(0.2)
+    dropped = time.monotonic() - started
+    state = _tcp_state(ws)
+    ws.close()
+    assert state != ESTABLISHED and dropped < 10, (state, dropped)
+
+
+ESTABLISHED = 1  # Linux's TCP_ESTABLISHED
+
+
+def _tcp_state(ws: RawWebSocket) -> int:
+    """The client socket's TCP state, from the kernel: a reset from the server ends it
+    without the client reading anything."""
+    return ws.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 8)[0]
 
 
 def test_a_client_that_never_reads_is_closed_and_its_memory_freed(server_pool):
