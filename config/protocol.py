@@ -32,8 +32,10 @@ request deadline and every duration logged count from there.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import socket
 import struct
+import termios
 import time
 from typing import Any
 
@@ -83,6 +85,14 @@ def drop(transport: asyncio.BaseTransport) -> None:
         except OSError:
             pass  # already gone
     transport.abort()
+
+
+# Endless responses (the SSE stream) get CONNECTION_EXTENSION in their scope: the unsent
+# bytes and a way to drop the client, which the stream checks before each write. A client
+# that stops reading leaves the kernel ~1 MB to buffer first; at an event every few seconds
+# the transport's own buffer would fill, and the stall guard see it, only after hours.
+STREAMED_PATHS = ("/v1/stream/",)
+CONNECTION_EXTENSION = "marketdata.connection"
 
 
 class StalledReaderGuard:
@@ -252,7 +262,31 @@ class FrontProtocol(StalledReaderGuard, HttpToolsProtocol):
         self._in_head = False
         self._cancel_head_timer()
         self.scope[deadline.ARRIVAL_KEY] = time.monotonic()  # type: ignore[literal-required]
-        super().on_headers_complete()
+        super().on_headers_complete()  # sets the path; the request's task has not run yet
+        if self.scope.get("path", "").startswith(STREAMED_PATHS):
+            extensions = self.scope.setdefault("extensions", {})  # type: ignore[typeddict-item]
+            extensions[CONNECTION_EXTENSION] = {"unsent_bytes": self.unsent_bytes,
+                                                "drop": self.drop_client}
+
+    def unsent_bytes(self) -> int:
+        """What this connection has written that its client has not taken yet: the
+        transport's buffer and the kernel's send queue (acknowledged bytes leave it)."""
+        if self.transport is None or self.transport.is_closing():
+            return 0
+        queued = self.transport.get_write_buffer_size()
+        sock = self.transport.get_extra_info("socket")
+        if sock is not None:
+            try:
+                queued += struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ,
+                                                         b"\0\0\0\0"))[0]
+            except OSError:
+                pass
+        return queued
+
+    def drop_client(self) -> None:
+        if self.transport is not None:
+            self.logger.info("closing a stream whose client stopped reading")
+            drop(self.transport)
 
     def on_body(self, body: bytes) -> None:
         if self._refusal is not None or self._refused:

@@ -99,15 +99,51 @@ class Connection:
             self.wake.clear()  # closing is also a flag, checked after every wait
 
 
+class ReaderWatch:
+    """Whether a stream's client still reads, from the server's view of its connection
+    (``config.protocol``'s connection extension: the bytes written and not yet taken).
+
+    A reading client takes each event within a round trip, so between two writes (an
+    interval apart) its unsent bytes fall to 0. A client whose unsent bytes never did for
+    ``timeout`` seconds has stopped reading: it is dropped (a reset, so the kernel's queue
+    for it goes too) and its stream ends."""
+
+    def __init__(self, connection: dict[str, Any] | None, timeout: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.unsent = connection.get("unsent_bytes") if connection else None
+        self.drop = connection.get("drop") if connection else None
+        self.timeout = timeout
+        self.clock = clock
+        self.since: float | None = None  # when unsent bytes were first seen, still there
+
+    def stalled(self) -> bool:
+        """Called before each write: True when the client is to be dropped (done)."""
+        if self.unsent is None:
+            return False
+        if self.unsent() == 0:
+            self.since = None
+            return False
+        now = self.clock()
+        if self.since is None:
+            self.since = now
+            return False
+        if now - self.since < self.timeout:
+            return False
+        if self.drop is not None:
+            self.drop()
+        return True
+
+
 async def quote_events(symbols: list[str], initial: dict[str, dict[str, Any]],
                        interval: float, heartbeat: float,
-                       on_close: Callable[[], None] | None = None) -> AsyncIterator[bytes]:
+                       on_close: Callable[[], None] | None = None,
+                       reader: ReaderWatch | None = None) -> AsyncIterator[bytes]:
     """The response body of one stream: the first event at once, then one per interval.
 
     Each event is due one interval after the previous one was taken by the server (a
     client that reads slowly gets them further apart, never closer). ``: keep-alive`` goes
     out when nothing was written for ``heartbeat`` seconds. ``on_close`` runs when the
-    stream ends, however it ends.
+    stream ends, however it ends; ``reader`` ends it when the client stopped reading.
     """
     hub = get_hub()
     connection = Connection(symbols, initial)
@@ -120,6 +156,8 @@ async def quote_events(symbols: list[str], initial: dict[str, dict[str, Any]],
             now = time.monotonic()
             if now < due:
                 if now >= last_write + heartbeat:
+                    if reader is not None and reader.stalled():
+                        return
                     yield HEARTBEAT
                     last_write = time.monotonic()
                 else:
@@ -127,6 +165,8 @@ async def quote_events(symbols: list[str], initial: dict[str, dict[str, Any]],
                 continue
             out = connection.snapshot.event()
             if out:
+                if reader is not None and reader.stalled():
+                    return
                 yield out
                 last_write = time.monotonic()
             last_event = time.monotonic()

@@ -20,10 +20,12 @@ from apps.quotes.serializers import SymbolsQuery
 from apps.quotes.services import no_quotes_found, stream_quotes
 from apps.ratelimit import limits
 from apps.stream import admission
-from apps.stream.services import quote_events
+from apps.stream.services import ReaderWatch, quote_events
 from marketdata.errors import MarketDataError
 
 EVENT_STREAM = "text/event-stream"
+# The server's view of the stream's connection (config.protocol), when it offers one.
+CONNECTION_EXTENSION = "marketdata.connection"
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 _DESCRIPTION = """\
@@ -42,8 +44,9 @@ Symbols are upper-cased, deduplicated, order kept; unknown or malformed symbols 
 out. 422 when `symbols` is missing, empty or lists more than 50 symbols; 404 when none
 resolve; 429 when the client's address already holds `STREAM_MAX_CONNECTIONS_PER_ADDRESS`
 (100) open streams in this server process, WebSockets included. These errors are JSON
-whatever the `Accept` header says. A client that stops reading is disconnected once its
-unread events have filled the buffers for `RESPONSE_WRITE_TIMEOUT_SECONDS` (30)."""
+whatever the `Accept` header says. A client that stops reading is dropped once its
+receive buffer is full and what was written to it has waited `RESPONSE_WRITE_TIMEOUT_SECONDS`
+(30) untaken."""
 
 
 class StreamNeedsAsgi(MarketDataError):
@@ -110,10 +113,13 @@ class QuoteStreamView(ApiView):
         except BaseException:
             lease.release()
             raise
+        connection = request._request.scope.get("extensions", {}).get(CONNECTION_EXTENSION)
         events = quote_events(list(initial), initial,
                               interval=float(settings.STREAM_INTERVAL_SECONDS),
                               heartbeat=float(settings.STREAM_HEARTBEAT_SECONDS),
-                              on_close=lease.release)
+                              on_close=lease.release,
+                              reader=ReaderWatch(connection, float(
+                                  settings.RESPONSE_WRITE_TIMEOUT_SECONDS)))
         response = StreamingHttpResponse(events, content_type=EVENT_STREAM,
                                          headers=STREAM_HEADERS)
         # Also when the body is never iterated (the client left before it started).

@@ -94,3 +94,31 @@ def test_a_stream_request_counts_once_against_the_daily_quota(api, limited):
     response = api.get(URL + "?symbols=AAPL", **EVENT_STREAM)
     assert response.status_code == 429
     assert response.json()["detail"] == "Rate limit exceeded"
+
+
+def test_a_reader_watch_drops_a_client_whose_unsent_bytes_never_fall_to_zero():
+    from apps.stream.services import ReaderWatch
+
+    now, unsent, dropped = [0.0], [0], []
+    watch = ReaderWatch({"unsent_bytes": lambda: unsent[0], "drop": lambda: dropped.append(1)},
+                        timeout=30, clock=lambda: now[0])
+    assert not watch.stalled()
+    unsent[0] = 900  # the client is behind...
+    assert not watch.stalled()
+    now[0] = 20.0
+    unsent[0] = 0  # ...and caught up: a reading client
+    assert not watch.stalled()
+    unsent[0] = 500
+    assert not watch.stalled()  # behind again, from now
+    now[0] = 49.0
+    assert not watch.stalled() and not dropped
+    now[0] = 50.0
+    assert watch.stalled() and dropped == [1]
+    assert not ReaderWatch(None, 30).stalled()  # a server that cannot tell: never
+
+
+def test_the_connection_extension_is_named_alike_on_both_sides():
+    from apps.stream import views
+    from config import protocol
+
+    assert views.CONNECTION_EXTENSION == protocol.CONNECTION_EXTENSION

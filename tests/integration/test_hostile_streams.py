@@ -145,6 +145,8 @@ def test_a_client_that_never_reads_is_closed_and_its_memory_freed(server_pool):
     service = server_pool.own_service({"USE_SECURITY": "false", "STREAM_INTERVAL_SECONDS": "1",
                                        "V2_RATE_LIMIT_CAPACITY": "0",
                                        "WS_SEND_TIMEOUT_SECONDS": "2",
+                                       "WS_PING_INTERVAL_SECONDS": "2",
+                                       "WS_PING_TIMEOUT_SECONDS": "2",
                                        "WS_FRAMES_PER_SECOND": "1000",
                                        "WS_FRAME_BURST": "1000"})
     host, port = _address(service)
@@ -296,3 +298,29 @@ def test_ticks_reach_a_client_that_did_not_ask_for_compression(service):
         ticks[frame["id"]] = frame
     ws.close()
     assert set(ticks) == {"AAPL", "MSFT", "BTC-USD"} and ticks["AAPL"]["price"] > 0
+
+
+def test_an_sse_client_that_stops_reading_is_dropped_once_its_window_is_full(server_pool):
+    """SSE has no acknowledgement from the client's application: its kernel takes events
+    into its receive buffer whether it reads or not. Once that is full, the server sees the
+    unsent bytes stay, and drops it within RESPONSE_WRITE_TIMEOUT_SECONDS."""
+    service = server_pool.own_service({"USE_SECURITY": "false", "STREAM_INTERVAL_SECONDS": "1",
+                                       "RESPONSE_WRITE_TIMEOUT_SECONDS": "2"})
+    host, port = _address(service)
+    symbols = ",".join(["AAPL", "MSFT", "NVDA", "AMZN", "GOOGL", "META", "TSLA", "JPM", "V",
+                        "BTC-USD", "ETH-USD", "SPY", "QQQ", "KO", "PEP", "XOM", "WMT", "DIS"])
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect((host, port))
+    sock.sendall(f"GET /v1/stream/quotes?symbols={symbols} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                 "Accept: text/event-stream\r\n\r\n".encode())
+    started = time.monotonic()
+    while time.monotonic() - started < 30 \
+            and sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 8)[0] == ESTABLISHED:
+        time.sleep(0.2)
+    dropped = time.monotonic() - started
+    state = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 8)[0]
+    sock.close()
+    assert state != ESTABLISHED and dropped < 20, (state, dropped)
+    stats = json.loads(http("GET", f"{service.base_url}/v1/health", timeout=60)[2])["stream"]
+    assert stats["connections"] == 0
