@@ -32,9 +32,11 @@ the body, a thread or a lane is part of them.
 import asyncio
 import os
 import time
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
+from asgiref.sync import ThreadSensitiveContext
 from channels.routing import ProtocolTypeRouter
 from django.conf import settings
 from django.core.asgi import get_asgi_application
@@ -65,17 +67,63 @@ django_wsgi_ping = Bridge(wsgi_application, threads=2, name="ping")
 # a burst of stream openings would run that many at once (and exhaust the Redis pools).
 # Openings wait here instead: at most WEB_THREADS are between arrival and the response start.
 _stream_openings = asyncio.Semaphore(WEB_THREADS)
+# Where a stream request's thread-sensitive calls go once its response has started: only
+# the handler's last ``response.close()`` (request_finished, the lease's release) and, for a
+# client that left before the response, the request_finished receivers. Short calls, one
+# at a time: no thread per open stream.
+_stream_closings = ThreadPoolExecutor(max_workers=1, thread_name_prefix="stream-close")
+
+
+class StreamThread(Executor):
+    """The thread-sensitive executor of one ``/v1/stream/`` request: its own thread while it
+    opens, none once its response has started.
+
+    Why: Django's ASGI handler enters a ``ThreadSensitiveContext`` per request, and asgiref
+    gives each such context a ``ThreadPoolExecutor(max_workers=1)`` that lives until the
+    context exits, i.e. until the handler returns. For a quote stream that is the whole
+    connection: every open stream kept an idle thread (its stack, thread state and the
+    allocator's per-thread cache), ~100 KiB of the ~140 KiB RSS a stream cost, and 5,000
+    streams meant 5,000 threads. Entered as the outer context (asgiref's caller-owned
+    executor: Django's inner context then changes nothing), this executor runs the opening
+    (request_started, the middleware chain and the view, all one thread as before) on a
+    thread of its own, and :meth:`opened` lets that thread go when the response starts.
+    Later calls (the handler's ``response.close()``) run on the one shared closing thread.
+
+    The stream's opening touches no database connection (no DRF authentication, sessions
+    and messages are lazy and unread): one opened there would have to be closed on the
+    thread that opened it.
+    """
+
+    def __init__(self) -> None:
+        self._own: ThreadPoolExecutor | None = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="stream-open")
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        return (self._own or _stream_closings).submit(fn, *args, **kwargs)
+
+    def opened(self) -> None:
+        """The response has started: the opening's thread ends once idle (it is: the view
+        has returned). Idempotent."""
+        own, self._own = self._own, None
+        if own is not None:
+            own.shutdown(wait=False)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self.opened()
 
 
 async def open_stream(scope, receive, send):
-    """Django's ASGI handler for a stream, bounded until its response has started."""
+    """Django's ASGI handler for a stream, bounded until its response has started, with a
+    thread only until then (:class:`StreamThread`)."""
     await _stream_openings.acquire()
     opening = True
+    thread = StreamThread()
 
     def opened() -> None:
         nonlocal opening
         if opening:
             opening = False
+            thread.opened()
             _stream_openings.release()
 
     async def send_and_release(message):
@@ -84,7 +132,8 @@ async def open_stream(scope, receive, send):
         await send(message)
 
     try:
-        await django_asgi(scope, receive, send_and_release)
+        async with ThreadSensitiveContext(executor=thread):
+            await django_asgi(scope, receive, send_and_release)
     finally:
         opened()
 
