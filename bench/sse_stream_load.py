@@ -16,7 +16,7 @@ client), with the spacing of each connection's events (``event_gap``: the interv
 every event was written on time).
 
     .venv/bin/python bench/sse_stream_load.py [--clients 5000] [--symbols 200]
-        [--per-client 5] [--interval 2] [--duration 40] [--baseline-clients 10]
+        [--per-client 5] [--interval 2] [--duration 20] [--baseline-clients 10]
         [--sources poll,push] [--client-processes 4] [--workers 1]
 
 Loopback only; Linux only (reads /proc for the server's RSS and CPU).

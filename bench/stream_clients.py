@@ -71,6 +71,7 @@ class StreamClient(asyncio.Protocol):
         self.transport = transport  # type: ignore[assignment]
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self.lost_at = time.time()
         if not self.first.is_set():
             self.failed = f"closed before the first update: {exc}"
             self.first.set()
@@ -238,6 +239,9 @@ async def _client_process(pipe: Any, kind: str, host: str, port: int,
     await asyncio.sleep(max(0.0, end - time.time()))
     cpu = time.process_time() - cpu
     await asyncio.sleep(max(0.0, until - time.time()))
+    for client in clients:  # the server ended these before the bench did
+        if getattr(client, "lost_at", None) is not None and client.failed is None:
+            client.failed = "closed by the server during the run"
     for client in clients:
         if client.transport is not None:
             client.transport.abort()

@@ -32,7 +32,7 @@ every symbol at each whole second of the wall clock; upstream quote calls are th
 what it does not tick).
 
     .venv/bin/python bench/ws_stream_load.py [--clients 5000] [--symbols 200]
-        [--per-client 5] [--interval 2] [--duration 40] [--baseline-clients 10]
+        [--per-client 5] [--interval 2] [--duration 20] [--baseline-clients 10]
         [--sources poll,push] [--client-processes 4] [--workers 1]
         [--redis redis://127.0.0.1:6379/13]
 
@@ -210,7 +210,7 @@ def arguments(doc: str) -> argparse.Namespace:
     parser.add_argument("--symbols", type=int, default=200)
     parser.add_argument("--per-client", type=int, default=5)
     parser.add_argument("--interval", type=float, default=2.0)
-    parser.add_argument("--duration", type=float, default=40.0)
+    parser.add_argument("--duration", type=float, default=20.0)
     parser.add_argument("--baseline-clients", type=int, default=10)
     parser.add_argument("--connect-concurrency", type=int, default=200)
     parser.add_argument("--sources", default="poll,push",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 
 import orjson
 import pytest
@@ -111,7 +112,7 @@ def test_a_thousand_clients_share_pollers_and_leave_nothing_behind(settings, san
             clients.append(Client(application, "symbols=" + ",".join(picked), i))
         tasks = [asyncio.create_task(c.run()) for c in clients]
         await asyncio.wait_for(asyncio.gather(*(c.first_event.wait() for c in clients)), 240)
-        during = hub.stats()
+        during = {**hub.stats(), "threads": threading.active_count()}
         calls_before = len(sandbox_upstream.requests_matching("/v7/finance/quote"))
         cycles_before = hub.cycles_run
         # A few shared cycles. On a busy machine (CI runs other workers beside this one) a
@@ -164,6 +165,8 @@ def test_a_thousand_clients_share_pollers_and_leave_nothing_behind(settings, san
 
     assert during["connections"] == CLIENTS and during["pollers"] == 100
     assert during["subscriptions"] == CLIENTS * PER_CLIENT
+    # No thread held per open stream (config.asgi.StreamThread): 1,000 open, a handful used.
+    assert during["threads"] < 100, during["threads"]
     assert cycles >= 2
     # at most one batch per cycle for 100 symbols (two chunks of Yahoo's 50-symbol limit);
     # the data cache may answer some cycles without any call
