@@ -18,7 +18,7 @@ import empyrical as ep
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -191,11 +191,12 @@ def _same(x: object, y: object) -> bool:
     if x is None or y is None:
         return x is y
     assert isinstance(x, float | int) and isinstance(y, float | int)
-    return math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12)
+    return math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-9)  # 0 vs a rounding residue
 
 
 @settings(max_examples=150, deadline=None)
 @given(prices=price_lists, scale=st.floats(min_value=0.01, max_value=100.0))
+@example(prices=[1000.0, 1.0, 999.9999999999999], scale=0.2)  # found by the CI's seed
 def test_scaling_prices_changes_no_metric(prices, scale):
     p = np.array(prices)
     base = risk_metrics(p, P, paired=(p, p[::-1].copy())).as_dict()
@@ -206,7 +207,20 @@ def test_scaling_prices_changes_no_metric(prices, scale):
             continue  # a near-zero denominator: the ratio is noise either way
         if name in ("omega", "kelly", "calmar") and (value is None) != (scaled[name] is None):
             continue  # a zero return scaled to a ~1e-17 one: the sign flips a definition
+        if name == "informationRatio" and abs(base["trackingError"] or 0.0) < 1e-9:
+            continue  # a tracking error of rounding residue: the ratio of two residues
+        if name == "maxDrawdownRecoveryPeriods" and _regains_within_rounding(p):
+            continue  # 999.9999999999999 after a peak of 1000: scaled, it can round onto it
         assert _same(value, scaled[name]), (name, value, scaled[name])
+
+
+def _regains_within_rounding(prices: np.ndarray) -> bool:
+    """Whether a price after the deepest trough comes within a rounding of the peak before
+    it without clearly passing it: whether it regains the peak depends on the last bit."""
+    equity = prices / prices[0]
+    trough = int(np.argmax(1.0 - equity / np.maximum.accumulate(equity)))
+    peak = equity[: trough + 1].max()
+    return any(math.isclose(e, peak, rel_tol=1e-12) for e in equity[trough + 1:])
 
 
 @settings(max_examples=100, deadline=None)
