@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from marketdata.sandbox.instruments import sample_symbols
 from tests.integration.servers import Process, configure_sandbox, http
 from tests.ws import RawWebSocket
 
@@ -161,6 +162,8 @@ def test_a_client_that_never_reads_is_closed_and_its_memory_freed(server_pool):
         while time.monotonic() - started < 30:
             ws.send(frame)
             sent += 1
+            if sent % 20 == 0:
+                time.sleep(0.05)  # ~400 frames a second: output enough, not a CPU's worth
     except OSError:
         pass  # the server stopped reading it, or dropped it
     ws.sock.settimeout(30)
@@ -307,8 +310,7 @@ def test_an_sse_client_that_stops_reading_is_dropped_once_its_window_is_full(ser
     service = server_pool.own_service({"USE_SECURITY": "false", "STREAM_INTERVAL_SECONDS": "1",
                                        "RESPONSE_WRITE_TIMEOUT_SECONDS": "2"})
     host, port = _address(service)
-    symbols = ",".join(["AAPL", "MSFT", "NVDA", "AMZN", "GOOGL", "META", "TSLA", "JPM", "V",
-                        "BTC-USD", "ETH-USD", "SPY", "QQQ", "KO", "PEP", "XOM", "WMT", "DIS"])
+    symbols = ",".join(sample_symbols(50))  # ~5 KB an event: the window fills at once
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     sock.connect((host, port))
