@@ -56,7 +56,3 @@ def admit(address: str) -> Lease:
         _open[address] += 1
     return Lease(address)
 
-
-def open_streams(address: str) -> int:
-    with _lock:
-        return _open.get(address, 0)

@@ -16,7 +16,6 @@ sentiment}``; errors as ``{"error", "status"}``.
 from __future__ import annotations
 
 import asyncio
-import weakref
 from collections import OrderedDict
 from typing import Any
 
@@ -34,6 +33,7 @@ from apps.stream.frames import (
     quoted,
     string_list,
 )
+from apps.stream.hub import PerLoop
 from apps.stream.sockets import StreamSocket
 from marketdata.errors import MarketDataError
 from marketdata.logs import get_logger
@@ -124,16 +124,12 @@ class FeedHub:
                     socket.notify(item)
 
 
-_hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, FeedHub] = \
-    weakref.WeakKeyDictionary()
+_hubs: PerLoop[FeedHub] = PerLoop(
+    lambda loop: FeedHub(loop, float(settings.FEEDS_STREAM_INTERVAL_SECONDS)))
 
 
 def get_feed_hub() -> FeedHub:
-    loop = asyncio.get_running_loop()
-    hub = _hubs.get(loop)
-    if hub is None:
-        hub = _hubs[loop] = FeedHub(loop, float(settings.FEEDS_STREAM_INTERVAL_SECONDS))
-    return hub
+    return _hubs.current()
 
 
 def _sources(names: list[str]) -> list[Publisher]:

@@ -39,7 +39,7 @@ import os
 import time
 import weakref
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from channels.layers import get_channel_layer
 from django.conf import settings
@@ -520,17 +520,32 @@ def forget_channel(layer: Any, channel: str | None) -> None:
             buffers.pop(channel, None)
 
 
-_hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, StreamHub] = \
-    weakref.WeakKeyDictionary()
+T = TypeVar("T")
+
+
+class PerLoop(weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, T]):
+    """One ``T`` per event loop (a server process has one; tests run several in turn), made
+    by ``factory(loop)`` on first use from that loop and forgotten with the loop."""
+
+    def __init__(self, factory: Callable[[asyncio.AbstractEventLoop], T]) -> None:
+        super().__init__()
+        self.factory = factory
+
+    def current(self) -> T:
+        loop = asyncio.get_running_loop()
+        item = self.get(loop)
+        if item is None:
+            item = self[loop] = self.factory(loop)
+        return item
+
+
+_hubs: PerLoop[StreamHub] = PerLoop(
+    lambda loop: StreamHub(loop, float(settings.STREAM_INTERVAL_SECONDS)))
 
 
 def get_hub() -> StreamHub:
     """The running event loop's hub (created on first use with the current settings)."""
-    loop = asyncio.get_running_loop()
-    hub = _hubs.get(loop)
-    if hub is None:
-        hub = _hubs[loop] = StreamHub(loop, float(settings.STREAM_INTERVAL_SECONDS))
-    return hub
+    return _hubs.current()
 
 
 def stream_stats() -> dict[str, Any]:

@@ -18,7 +18,6 @@ closed after ``WS_SEND_TIMEOUT_SECONDS``.
 from __future__ import annotations
 
 import asyncio
-import weakref
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -36,6 +35,7 @@ from apps.stream.alerts import AlertBook
 from apps.stream.frames import FrameError, LimitError, error_frame, limit_frame, quote_frame
 from apps.stream.hub import (
     MESSAGE_TYPE,
+    PerLoop,
     StreamHub,
     failure_body,
     get_hub,
@@ -91,16 +91,7 @@ class WriterWakes:
                 socket._wake.set()
 
 
-_wakes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, WriterWakes] = \
-    weakref.WeakKeyDictionary()
-
-
-def writer_wakes() -> WriterWakes:
-    loop = asyncio.get_running_loop()
-    wakes = _wakes.get(loop)
-    if wakes is None:
-        wakes = _wakes[loop] = WriterWakes(loop)
-    return wakes
+writer_wakes: PerLoop[WriterWakes] = PerLoop(WriterWakes)
 
 
 async def handshake_refusal(scope: dict[str, Any]) -> tuple[int, dict[str, Any],
@@ -146,7 +137,7 @@ class StreamSocket(AsyncWebsocketConsumer):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.notices: deque[str] = deque()  # error and alert frames (JSON text), oldest first
+        self.notices: deque[bytes] = deque()  # error and alert frames (JSON), oldest first
         self.notice_bytes = 0
         self.latest: dict[str, bytes] = {}  # newest unsent frame (JSON) per key
         self.wake_pending = False  # in the writers' coalescing window (WriterWakes)
@@ -242,9 +233,9 @@ class StreamSocket(AsyncWebsocketConsumer):
         """Queue a frame that must not be merged with others (an error, an alert). At most
         ``NOTICE_BACKLOG`` frames and ``WS_SEND_QUEUE_BYTES`` wait; past either, the oldest
         go (counted in ``dropped``)."""
-        text = orjson.dumps(frame).decode()
-        self.notices.append(text)
-        self.notice_bytes += len(text)
+        payload = orjson.dumps(frame)
+        self.notices.append(payload)
+        self.notice_bytes += len(payload)
         limit = int(settings.WS_SEND_QUEUE_BYTES)
         while len(self.notices) > 1 and (len(self.notices) > NOTICE_BACKLOG
                                          or self.notice_bytes > limit):
@@ -260,22 +251,20 @@ class StreamSocket(AsyncWebsocketConsumer):
             traffic["frames_replaced"] += 1
         self.latest[key] = payload
         if not self.wake_pending and not self._wake.is_set():
-            writer_wakes().add(self)
+            writer_wakes.current().add(self)
 
     def flush(self) -> bool:
-        """Write everything queued now, without waking the writer's task, if the server
-        can take it at once (:meth:`_send_many`); False when the task must do it. Most
-        wakes end here: at 5,000 connections a task switch per connection per wake was
-        most of what was left of the fan-out's cost."""
+        """Write everything queued now in one socket write through the server's extension
+        (``send_many``), if it can take it at once; False when the writer's task must do it
+        frame by frame. Most wakes end here, without waking the task: at 5,000 connections
+        a task switch per connection per wake was most of what was left of the fan-out's
+        cost."""
         if self.closed or self.send_many is None:
             return False
-        return not (self.notices or self.latest) or self._send_many(self.send_many)
-
-    def _send_many(self, send_many: Callable[[list[bytes]], bool]) -> bool:
-        """Everything queued, in one socket write through the server's extension, if the
-        connection can take it now (False: nothing was written)."""
-        payloads = [*(text.encode() for text in self.notices), *self.latest.values()]
-        if not send_many(payloads):
+        if not (self.notices or self.latest):
+            return True
+        payloads = [*self.notices, *self.latest.values()]
+        if not self.send_many(payloads):
             return False
         self.notices.clear()
         self.notice_bytes = 0
@@ -291,13 +280,11 @@ class StreamSocket(AsyncWebsocketConsumer):
     async def _write(self) -> None:
         timeout = float(settings.WS_SEND_TIMEOUT_SECONDS)
         loop = asyncio.get_running_loop()
-        send_many = self.send_many
         try:
             while True:
                 await self._wake.wait()
                 self._wake.clear()
-                if send_many is not None and not self.closed \
-                        and (self.notices or self.latest) and self._send_many(send_many):
+                if self.flush():
                     continue
                 # Else frame by frame through websocket.send, which waits for room.
                 # One deadline moved forward per frame (asyncio.wait_for would cost a task
@@ -305,12 +292,13 @@ class StreamSocket(AsyncWebsocketConsumer):
                 async with asyncio.timeout(None) as deadline:
                     while (self.notices or self.latest) and not self.closed:
                         if self.notices:
-                            text = self.notices.popleft()
-                            self.notice_bytes -= len(text)
+                            payload = self.notices.popleft()
+                            self.notice_bytes -= len(payload)
                         else:
-                            text = self.latest.pop(next(iter(self.latest))).decode()
+                            payload = self.latest.pop(next(iter(self.latest)))
                         deadline.reschedule(loop.time() + timeout)
-                        await self.base_send({"type": "websocket.send", "text": text})
+                        await self.base_send({"type": "websocket.send",
+                                              "text": payload.decode()})
                         traffic["frames_sent"] += 1
                 if self.closed:
                     await self.close(code=1001)  # going away: the server shuts down
