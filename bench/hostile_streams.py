@@ -31,7 +31,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 import zlib
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -46,23 +45,15 @@ from tests.integration.servers import (  # noqa: E402
     sandbox_host_map,
     start_sandbox,
     start_service,
+    time_pings,
 )
 from tests.ws import RawWebSocket  # noqa: E402
-
-
-def ping_times(base_url: str, stop: threading.Event, out: list[float]) -> None:
-    while not stop.is_set():
-        started = time.perf_counter()
-        with urllib.request.urlopen(f"{base_url}/v1/ping", timeout=30) as response:
-            response.read()
-        out.append((time.perf_counter() - started) * 1000)
-        time.sleep(0.005)
 
 
 def timed_pings(base_url: str, seconds: float) -> list[float]:
     out: list[float] = []
     stop = threading.Event()
-    thread = threading.Thread(target=ping_times, args=(base_url, stop, out))
+    thread = threading.Thread(target=time_pings, args=(base_url, stop, out, 0.005))
     thread.start()
     time.sleep(seconds)
     stop.set()
@@ -77,7 +68,7 @@ def bomb(host: str, port: int, base_url: str, count: int) -> dict[str, object]:
     payload = payload[:-4]
     pings: list[float] = []
     stop = threading.Event()
-    thread = threading.Thread(target=ping_times, args=(base_url, stop, pings))
+    thread = threading.Thread(target=time_pings, args=(base_url, stop, pings, 0.005))
     thread.start()
     started, codes = time.perf_counter(), []
     for _ in range(count):

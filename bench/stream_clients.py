@@ -41,6 +41,8 @@ from urllib.parse import quote
 
 import orjson
 
+from tests.ws import client_frame, frame_header
+
 # A tick whose market time is this far behind is a closed market's last price, not news.
 STALE_TICK_SECONDS = 30.0
 
@@ -79,6 +81,22 @@ class StreamClient(asyncio.Protocol):
     def request(self, host: str, port: int) -> bytes:
         raise NotImplementedError
 
+    def response_head(self, status: bytes, must_hold: bytes = b"") -> bool:
+        """Take the response's head off the buffer once it is all there: True when its
+        status line starts with ``status`` (and the head holds ``must_hold``); a wrong one
+        fails the client."""
+        end = self.buffer.find(b"\r\n\r\n")
+        if end < 0:
+            return False
+        head = bytes(self.buffer[:end])
+        if not head.startswith(status) or must_hold not in head.lower():
+            self.failed = head[:300].decode("latin-1")
+            self.first.set()
+            return False
+        del self.buffer[:end + 4]
+        self.upgraded = True
+        return True
+
 
 class WsClient(StreamClient):
     """``/v2/stream``: the handshake, one subscribe frame, then every text frame's tick."""
@@ -93,34 +111,16 @@ class WsClient(StreamClient):
         now = time.time()
         self.buffer += data
         if not self.upgraded:
-            end = self.buffer.find(b"\r\n\r\n")
-            if end < 0:
+            if not self.response_head(b"HTTP/1.1 101"):
                 return
-            if not self.buffer.startswith(b"HTTP/1.1 101"):
-                self.failed = bytes(self.buffer[:200]).decode("latin-1")
-                self.first.set()
-                return
-            del self.buffer[:end + 4]
-            self.upgraded = True
             # Only after the 101: a frame sent with the handshake's packet could be lost.
             assert self.transport is not None
-            self.transport.write(masked_text(orjson.dumps({"subscribe": list(self.symbols)})))
+            self.transport.write(client_frame(orjson.dumps({"subscribe": list(self.symbols)})))
         buf = self.buffer
         recording = Window.start <= now <= Window.until
-        while len(buf) >= 2:
-            length, head = buf[1] & 0x7F, 2
-            if length == 126:
-                if len(buf) < 4:
-                    return
-                length, head = int.from_bytes(buf[2:4], "big"), 4
-            elif length == 127:
-                if len(buf) < 10:
-                    return
-                length, head = int.from_bytes(buf[2:10], "big"), 10
-            if len(buf) < head + length:
-                return
-            text = buf[0] & 0x0F == 0x1  # not a ping (uvicorn pings every 20 s)
-            if text:
+        while (frame := frame_header(buf)) is not None:
+            opcode, head, length = frame
+            if opcode == 0x1:  # not a ping (uvicorn pings every 20 s)
                 payload = bytes(buf[head:head + length])
                 if payload.startswith(b'{"error"'):
                     self.errors += 1
@@ -131,15 +131,6 @@ class WsClient(StreamClient):
                                          tick_ms if isinstance(tick_ms, int) else None))
                 self.first.set()
             del buf[:head + length]
-
-
-def masked_text(payload: bytes) -> bytes:
-    mask = os.urandom(4)
-    body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-    size = len(payload)
-    head = bytes([0x81, 0x80 | size]) if size < 126 else \
-        bytes([0x81, 0x80 | 126]) + size.to_bytes(2, "big")
-    return head + mask + body
 
 
 class SseClient(StreamClient):
@@ -160,20 +151,8 @@ class SseClient(StreamClient):
     def data_received(self, data: bytes) -> None:
         now = time.time()
         self.buffer += data
-        if not self.upgraded:
-            end = self.buffer.find(b"\r\n\r\n")
-            if end < 0:
-                return
-            if not self.buffer.startswith(b"HTTP/1.1 200"):
-                self.failed = bytes(self.buffer[:300]).decode("latin-1")
-                self.first.set()
-                return
-            if b"chunked" not in bytes(self.buffer[:end]).lower():
-                self.failed = "not a chunked body"
-                self.first.set()
-                return
-            del self.buffer[:end + 4]
-            self.upgraded = True
+        if not self.upgraded and not self.response_head(b"HTTP/1.1 200", b"chunked"):
+            return
         buf = self.buffer
         while True:  # de-chunk
             line_end = buf.find(b"\r\n")

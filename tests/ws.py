@@ -65,6 +65,43 @@ class WebsocketCommunicator(ApplicationCommunicator):
         await self.wait(timeout)
 
 
+def client_frame(payload: bytes, opcode: int = 0x1, compressed: bool = False) -> bytes:
+    """One unfragmented frame as a client sends it (masked); ``compressed`` sets RSV1, the
+    permessage-deflate bit, for a payload deflated by the caller."""
+    import os
+
+    size = len(payload)
+    first = 0x80 | opcode | (0x40 if compressed else 0)
+    if size < 126:
+        head = bytes([first, 0x80 | size])
+    elif size < 1 << 16:
+        head = bytes([first, 0x80 | 126]) + size.to_bytes(2, "big")
+    else:
+        head = bytes([first, 0x80 | 127]) + size.to_bytes(8, "big")
+    mask = os.urandom(4)
+    key = int.from_bytes((mask * (size // 4 + 1))[:size], "big")
+    return head + mask + (int.from_bytes(payload, "big") ^ key).to_bytes(size, "big")
+
+
+def frame_header(buffer: bytes | bytearray) -> tuple[int, int, int] | None:
+    """The first server frame in ``buffer`` (unmasked): (opcode, header length, payload
+    length), or None until the whole frame is there."""
+    if len(buffer) < 2:
+        return None
+    length, at = buffer[1] & 0x7F, 2
+    if length == 126:
+        if len(buffer) < 4:
+            return None
+        length, at = int.from_bytes(buffer[2:4], "big"), 4
+    elif length == 127:
+        if len(buffer) < 10:
+            return None
+        length, at = int.from_bytes(buffer[2:10], "big"), 10
+    if len(buffer) < at + length:
+        return None
+    return buffer[0] & 0x0F, at, length
+
+
 class RawWebSocket:
     """A WebSocket client on a plain socket, for what a library client will not do: send a
     precompressed frame (a decompression bomb), or never read. Blocking; one per test."""
@@ -113,38 +150,12 @@ class RawWebSocket:
         return json.loads(body)
 
     def send(self, payload: bytes, opcode: int = 0x1, compressed: bool = False) -> None:
-        import os
-
-        mask = os.urandom(4)
-        size = len(payload)
-        first = 0x80 | opcode | (0x40 if compressed else 0)
-        if size < 126:
-            head = bytes([first, 0x80 | size])
-        elif size < 1 << 16:
-            head = bytes([first, 0x80 | 126]) + size.to_bytes(2, "big")
-        else:
-            head = bytes([first, 0x80 | 127]) + size.to_bytes(8, "big")
-        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload)) if size < 1 << 16 \
-            else (int.from_bytes(payload, "big") ^ int.from_bytes(
-                (mask * (size // 4 + 1))[:size], "big")).to_bytes(size, "big")
-        self.sock.sendall(head + mask + masked)
+        self.sock.sendall(client_frame(payload, opcode, compressed))
 
     def recv(self) -> tuple[int, bytes]:
         """The next frame (opcode, payload); (0x8, close payload) when the server closes,
         (-1, b"") when the connection ends without one."""
-        while True:
-            if len(self.buffer) >= 2:
-                length, at = self.buffer[1] & 0x7F, 2
-                if length == 126 and len(self.buffer) >= 4:
-                    length, at = int.from_bytes(self.buffer[2:4], "big"), 4
-                elif length == 127 and len(self.buffer) >= 10:
-                    length, at = int.from_bytes(self.buffer[2:10], "big"), 10
-                if length < 126 or at > 2:
-                    if len(self.buffer) >= at + length:
-                        opcode = self.buffer[0] & 0x0F
-                        payload = self.buffer[at:at + length]
-                        self.buffer = self.buffer[at + length:]
-                        return opcode, payload
+        while (frame := frame_header(self.buffer)) is None:
             try:
                 chunk = self.sock.recv(65536)
             except OSError:
@@ -152,6 +163,10 @@ class RawWebSocket:
             if not chunk:
                 return -1, b""
             self.buffer += chunk
+        opcode, at, length = frame
+        payload = self.buffer[at:at + length]
+        self.buffer = self.buffer[at + length:]
+        return opcode, payload
 
     def close_code(self) -> int | None:
         """Read until the server's close frame; its code (None: closed without one)."""

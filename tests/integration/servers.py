@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 import uuid
@@ -212,6 +213,18 @@ def http(method: str, url: str, body: Any = None, timeout: float = 30.0,
             return response.status, response.headers, response.read()
     except urllib.error.HTTPError as exc:
         return exc.code, exc.headers, exc.read()
+
+
+def time_pings(base_url: str, stop: threading.Event, out: list[float],
+               pause: float = 0.01) -> None:
+    """``GET /v1/ping`` one after another until ``stop`` is set, each one's time (ms)
+    appended to ``out``: how long a client waits meanwhile (run it in a thread)."""
+    while not stop.is_set():
+        started = time.perf_counter()
+        with urllib.request.urlopen(f"{base_url}/v1/ping", timeout=30) as response:
+            response.read()
+        out.append((time.perf_counter() - started) * 1000)
+        time.sleep(pause)
 
 
 @contextmanager

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from marketdata.sandbox.instruments import sample_symbols
-from tests.integration.servers import Process, configure_sandbox, http
+from tests.integration.servers import Process, configure_sandbox, http, time_pings
 from tests.ws import RawWebSocket
 
 pytestmark = [pytest.mark.integration,
@@ -49,15 +49,6 @@ def _worker_rss_kib(service: Process) -> int:
     return total
 
 
-def _ping_times(service: Process, stop: threading.Event, out: list[float]) -> None:
-    while not stop.is_set():
-        started = time.perf_counter()
-        with urllib.request.urlopen(f"{service.base_url}/v1/ping", timeout=10) as response:
-            response.read()
-        out.append((time.perf_counter() - started) * 1000)
-        time.sleep(0.01)
-
-
 @pytest.fixture
 def service(server_pool) -> Process:
     service = server_pool.service({"USE_SECURITY": "false", "STREAM_INTERVAL_SECONDS": "1",
@@ -76,7 +67,7 @@ def test_a_decompression_bomb_and_an_oversized_frame_are_closed_1009(service):
     bomb = bomb[:-4]  # permessage-deflate drops the sync flush's empty block
     pings: list[float] = []
     stop = threading.Event()
-    pinger = threading.Thread(target=_ping_times, args=(service, stop, pings))
+    pinger = threading.Thread(target=time_pings, args=(service.base_url, stop, pings))
     pinger.start()
     try:
         time.sleep(0.3)
