@@ -94,18 +94,16 @@ class WriterWakes:
 writer_wakes: PerLoop[WriterWakes] = PerLoop(WriterWakes)
 
 
-async def handshake_refusal(scope: dict[str, Any]) -> tuple[int, dict[str, Any],
-                                                           dict[str, str]] | None:
+async def handshake_refusal(scope: dict[str, Any], meta: dict[str, str]
+                            ) -> tuple[int, dict[str, Any], dict[str, str]] | None:
     """Why a handshake is refused (status, v2 error body, headers), or None to accept.
 
     A ``Host`` or a browser ``Origin`` the streams do not serve (:mod:`apps.core.origins`:
     400, 403), and one token of the v2 bucket per handshake (429 with Retry-After), as for
-    an HTTP request under /v2/."""
+    an HTTP request under /v2/. ``meta``: the client's (:func:`client_meta`)."""
     refused = origins.refusal(scope)
     if refused is not None:
         return refused[0], error_frame(refused[1], refused[0]), {}
-    headers = dict(scope.get("headers", ()))  # ASGI header names are lower case
-    meta = limits.asgi_meta(scope.get("client"), headers)
     config = limits.bucket_config()
     if config.enabled and not limits.is_admin(meta):
         try:
@@ -120,10 +118,10 @@ async def handshake_refusal(scope: dict[str, Any]) -> tuple[int, dict[str, Any],
     return None
 
 
-def client_address(scope: dict[str, Any]) -> str:
-    """The address a connection is counted against (as the rate limits count it)."""
-    return limits.client_ip(limits.asgi_meta(scope.get("client"),
-                                             dict(scope.get("headers", ()))))
+def client_meta(scope: dict[str, Any]) -> dict[str, str]:
+    """What the limits read of a handshake's client (peer, ``x-api-key``,
+    ``x-forwarded-for``); ASGI header names are lower case."""
+    return limits.asgi_meta(scope.get("client"), dict(scope.get("headers", ())))
 
 
 class StreamSocket(AsyncWebsocketConsumer):
@@ -154,10 +152,11 @@ class StreamSocket(AsyncWebsocketConsumer):
 
     # -- handshake and lifecycle -------------------------------------------------------------
     async def websocket_connect(self, message: dict[str, Any]) -> None:
-        refusal = await handshake_refusal(self.scope)
+        meta = client_meta(self.scope)
+        refusal = await handshake_refusal(self.scope, meta)
         if refusal is None:
             try:
-                self.lease = admission.admit(client_address(self.scope))
+                self.lease = admission.admit(limits.client_ip(meta))
             except admission.TooManyStreams as exc:
                 refusal = 429, error_frame(exc.detail, 429), {}
         if refusal is not None:
