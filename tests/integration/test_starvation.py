@@ -37,6 +37,7 @@ pytestmark = [pytest.mark.integration,
               pytest.mark.slow("a fresh service per test, saturated by hanging upstream calls")]
 
 DEADLINE = 4.0
+SLOW_CHART_SECONDS = 8.0  # under the default 10 s deadline: the first charts answer
 
 
 def _symbol(prefix: str) -> str:
@@ -147,19 +148,23 @@ def test_a_slow_endpoint_leaves_the_others_and_the_handshake_alone(tmp_path):
         "MARKETDATA_UPSTREAM": "live", "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url),
         "WEB_CONCURRENCY": "1", "WEB_THREADS": "16", "UPSTREAM_MAX_CONCURRENCY": "4"})
     try:
-        _fault(sandbox, "/v8/finance/chart", 3000)
+        # The worker's first request of all (imports, connections) is not what this
+        # measures: made before the load, and on another provider (the handshake stays cold).
+        assert _timed(f"{service.base_url}/v2/macro/series/{_series()}?limit=2")[0] == 200
+        _fault(sandbox, "/v8/finance/chart", int(SLOW_CHART_SECONDS * 1000))
         slow_urls = [f"{service.base_url}/v2/chart/{_symbol('C')}?range=5d"
                      for _ in range(60)]
         with ThreadPoolExecutor(len(slow_urls)) as pool:
             slow = [pool.submit(_timed, url) for url in slow_urls]
             time.sleep(0.5)
             # The first quote needs the cookie/crumb handshake: it runs now, under the load.
-            # Starved, it would wait behind a 3 s chart call; 2.5 s leaves room for a CI
-            # machine whose two cores are busy with the other tests (1.6 s seen there).
+            # Starved, it would wait behind a chart call, 7.5 s at least; 5 s leaves room for
+            # a CI machine whose two cores are busy with the other tests (4 s seen there
+            # on a cold worker).
             for _ in range(3):
                 status, seconds, body = _timed(f"{service.base_url}/v2/quote/{_symbol('Q')}")
                 assert status == 200, body
-                assert seconds < 2.5, seconds
+                assert seconds < SLOW_CHART_SECONDS - 3, seconds
             results = [f.result() for f in slow]
         assert sum(status == 200 for status, _, _ in results) >= 3
         assert all(status in (200, 503, 504) for status, _, _ in results)
