@@ -1,1 +1,2 @@
-"""The MCP endpoint (``/mcp``): one tool per operation of the OpenAPI document, for agents."""
+"""The MCP endpoint (``/mcp``) and its stdio twin: a curated set of tools for agents, each one
+an HTTP operation of the service run in process (``catalog.py`` declares them)."""

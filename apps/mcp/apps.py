@@ -4,4 +4,4 @@ from django.apps import AppConfig
 class McpConfig(AppConfig):
     name = "apps.mcp"
     label = "mcp"
-    verbose_name = "MCP endpoint (tools generated from the OpenAPI document)"
+    verbose_name = "MCP endpoint (curated tools over the HTTP API)"

@@ -1,20 +1,22 @@
 """The MCP server: ``tools/list`` from :mod:`apps.mcp.tools`, ``tools/call`` through the
 service's own HTTP application.
 
-A tool call is the HTTP request its operation describes, made in process through the ASGI
-application the server runs (``config.asgi.http_router``): the fast path, the rate limits,
-the request deadline, the caches, the access log and the error bodies all apply exactly as
-to the same request over HTTP. The request carries the MCP request's client address and the
-headers those layers read (``X-API-Key``, ``X-Forwarded-For`` as ``TRUSTED_PROXIES`` allows,
-``Host``, ``Accept-Language``, ...), and its arrival time, so the deadline counts from when
-the MCP request arrived.
+A tool call is the HTTP request of its declared route (:mod:`apps.mcp.catalog`), made in
+process through the ASGI application the server runs (``config.asgi.http_router``): the
+fast path, the rate limits, the request deadline, the caches, the access log and the error
+bodies all apply exactly as to the same request over HTTP. The request carries the MCP
+request's client address and the headers those layers read (``X-API-Key``,
+``X-Forwarded-For`` as ``TRUSTED_PROXIES`` allows, ``Host``, ``Accept-Language``, ...), and
+its arrival time, so the deadline counts from when the MCP request arrived.
 
-A 2xx answer is the tool's structured content (wrapped as ``{"result": ...}`` when it is
-not an object); any other is a tool error (``isError``) with the endpoint's JSON error body
-as structured content and as text, so an upstream failure names its provider and a 429
-carries the limit's body. The HTTP status and the headers that matter to a caller
-(``Retry-After``, the rate-limit headers, ``X-Data-Source``, ``X-Cache``) are in the
-result's ``_meta``.
+Arguments that are not what the tool's schema says are a JSON-RPC error (invalid params)
+naming the argument; no request is made. A 2xx answer is the tool's JSON text and structured
+content (wrapped as ``{"result": ...}`` when it is not an object; connections without their
+``edges``), refused as a tool error when over :data:`apps.mcp.tools.RESULT_MAX_BYTES`. Any
+other answer is a tool error (``isError``) with the endpoint's JSON error body as structured
+content and as text, so an upstream failure names its provider and a 429 carries the
+limit's body. The HTTP status and the headers that matter to a caller (``Retry-After``, the
+rate-limit headers, ``X-Data-Source``, ``X-Cache``) are in the result's ``_meta``.
 """
 
 from __future__ import annotations
@@ -28,10 +30,17 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from django.conf import settings
 
-from apps.core.errors import DETAIL_ERRORS, V2, error_body, error_status, page_error_body
-from apps.mcp.tools import RESULT_MEMBER, ApiRequest, ToolSpec, build_tools
+from apps.core.errors import page_error_body
+from apps.mcp.tools import (
+    RESULT_MAX_BYTES,
+    RESULT_MEMBER,
+    ApiRequest,
+    ArgumentsRefused,
+    ToolSpec,
+    build_tools,
+    without_edges,
+)
 from marketdata import deadline
-from marketdata.errors import InvalidParameters
 from marketdata.logs import get_logger
 
 if TYPE_CHECKING:  # the SDK is imported on first use (~2 s): apps.mcp.asgi
@@ -54,13 +63,14 @@ REPORTED_HEADERS = ("retry-after", "x-ratelimit-limit", "x-ratelimit-remaining",
                     "x-ratelimit-reset", "ratelimit", "ratelimit-policy", "x-data-source",
                     "x-cache", "x-correlation-id")
 INSTRUCTIONS = (
-    "Read-only market data: quotes, charts, fundamentals, indicators, news, macro series, "
-    "screeners and strategy backtests. Each tool is one endpoint of the service's HTTP API "
-    "(its route ends the tool's description) and answers what that endpoint answers; an "
-    "error result carries the endpoint's JSON error body (an upstream failure names its "
-    "provider; a 429 says when to retry). `_meta[\"marketdata/http\"][\"headers\"]"
-    "[\"x-data-source\"]` is `sandbox` when the data is synthetic (a simulator), `live` "
-    "when it comes from the providers.")
+    "Read-only market data: quotes, charts, fundamentals, indicators, news, filings, macro "
+    "series, screeners and strategy backtests. Answers are JSON, sized for a context by "
+    "default: lists come 25 to a page (`pageInfo.endCursor` is the `cursor` of the next "
+    "page), long series newest first, quotes with a curated set of members (`fields` asks "
+    "for others, `*` for all). An answer over ~25,000 tokens is refused with how to ask for "
+    "less. An error result carries the service's JSON error body: an upstream failure names "
+    "its provider, a 429 says when to retry. get_service_status tells whether the data is "
+    "live or synthetic (sandbox).")
 
 
 @dataclass(frozen=True)
@@ -151,8 +161,9 @@ def _meta(answer: Answer) -> dict[str, Any]:
 
 
 def tool_result(spec: ToolSpec, request: ApiRequest, answer: Answer) -> CallToolResult:
-    """The ``CallToolResult`` of an answer: its JSON as structured content, or a tool error
-    with the error body."""
+    """The ``CallToolResult`` of an answer: its JSON (connections without their ``edges``)
+    as text and structured content, or a tool error with the error body; an answer over
+    :data:`RESULT_MAX_BYTES` is a tool error saying how to ask for less."""
     from mcp_types import CallToolResult, TextContent
 
     try:
@@ -160,47 +171,28 @@ def tool_result(spec: ToolSpec, request: ApiRequest, answer: Answer) -> CallTool
     except orjson.JSONDecodeError:
         data = None
     ok = 200 <= answer.status < 300 and data is not None
+    status = answer.status
     if ok:
-        content = {RESULT_MEMBER: data} if spec.wrapped else data
+        data = without_edges(data)
+        content = data if isinstance(data, dict) else {RESULT_MEMBER: data}
     elif isinstance(data, dict):
         content = data
     else:  # not JSON (should not happen: every answer of the API is)
         status = answer.status if answer.status >= 400 else 502
         content = page_error_body(request.path, "The endpoint's answer was not JSON", status)
-    return CallToolResult(content=[TextContent(text=orjson.dumps(content).decode())],
-                          structured_content=content, is_error=not ok,
-                          _meta=_meta(answer))
-
-
-def refusal_result(spec: ToolSpec, exc: InvalidParameters) -> CallToolResult:
-    """The tool error for arguments no HTTP request can carry, in the endpoint's own error
-    shape (``apps.core.errors``): v2's ``{error, status}`` 400, v1's 422 body."""
-    from mcp_types import CallToolResult, TextContent
-
-    style = V2 if spec.path.startswith("/v2/") else _error_style(spec)
-    body = error_body(exc, style)
-    status = error_status(exc, style)
-    return CallToolResult(content=[TextContent(text=orjson.dumps(body).decode())],
-                          structured_content=body, is_error=True,
-                          _meta={META_KEY: {"status": status, "headers": {}}})
-
-
-def _error_style(spec: ToolSpec) -> str:
-    """The ``error_style`` of the view serving the tool's route (its 422 body's shape)."""
-    from django.urls import Resolver404, resolve
-
-    sample = spec.path
-    for param in spec.params:
-        if param.location == "path":
-            schema = spec.input_schema["properties"][param.name]
-            value = (schema.get("enum") or schema.get("examples") or ["x"])[0]
-            sample = sample.replace("{" + param.name + "}", str(value))
-    try:
-        view = resolve(sample).func
-    except Resolver404:
-        return DETAIL_ERRORS
-    cls = getattr(view, "cls", None) or getattr(view, "view_class", None)
-    return getattr(cls, "error_style", DETAIL_ERRORS)
+    text = orjson.dumps(content)
+    if ok and len(text) > RESULT_MAX_BYTES:
+        ok, status = False, 413
+        content = {"error": (
+            f"The answer is {len(text):,} bytes (about {len(text) // 4:,} tokens), over the "
+            f"{RESULT_MAX_BYTES:,}-byte budget of one tool result. Ask for less: a smaller "
+            "limit or page, fewer symbols, a shorter range or fewer fields."),
+            "status": 413, "bytes": len(text)}
+        text = orjson.dumps(content)
+    meta = _meta(answer)
+    meta[META_KEY]["status"] = status
+    return CallToolResult(content=[TextContent(text=text.decode())],
+                          structured_content=content, is_error=not ok, _meta=meta)
 
 
 DOCUMENT = ApiRequest("GET", "/openapi.json", b"/openapi.json", b"")
@@ -222,8 +214,10 @@ class ToolTable:
                 raise RuntimeError(f"GET /openapi.json answered {answer.status}")
             document = orjson.loads(answer.body)
             # ~0.1 s of CPU for ~100 operations: off the event loop.
-            self.specs = await asyncio.to_thread(build_tools, document)
-            log.info("mcp tools built from /openapi.json", tools=len(self.specs))
+            self.specs = await asyncio.to_thread(build_tools, document,
+                                                 int(settings.REQUEST_URL_MAX_BYTES))
+            log.info("mcp tools built from the catalog and /openapi.json",
+                     tools=len(self.specs))
         return self.specs
 
     async def tools(self, outer: Mapping[str, Any] | None) -> list[Any]:
@@ -261,8 +255,10 @@ def build_server(api: ASGIApp) -> Any:
             raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {params.name}")
         try:
             request = spec.request(params.arguments)
-        except InvalidParameters as exc:
-            return refusal_result(spec, exc)
+        except ArgumentsRefused as exc:
+            # A JSON-RPC error, not a tool error: no request was made, and the message
+            # names the argument (the client's own schema check would have).
+            raise MCPError(code=INVALID_PARAMS, message=str(exc), data=exc.data()) from None
         return tool_result(spec, request, await call_api(api, request, outer))
 
     return Server(

@@ -1,28 +1,25 @@
-"""MCP tools generated from the OpenAPI document the service serves at ``/openapi.json``
-(:mod:`apps.mcp.server` reads it through the service's own HTTP application).
+"""The MCP tools: the declarations of :mod:`apps.mcp.catalog` made concrete with the
+OpenAPI document the service serves at ``/openapi.json`` (:mod:`apps.mcp.server` reads it
+through the service's own HTTP application).
 
-The document is drf-spectacular's, built from the view declarations (query serializers,
-path enums, body serializers, response schemas); the tools are read off it, so a new
-operation gets its tool by construction and a tool never says something the document does
-not:
-
-- name: the ``operationId`` (already ``[A-Za-z0-9_]``; anything else is replaced by ``_``
-  and cut to 64 characters, what the strictest clients accept; a clash is an error);
-- title and description: the ``summary`` and ``description``, plus the HTTP route;
-- input schema: the path and query parameters (their schemas, descriptions and examples;
-  ``required`` as documented), and a JSON request body's members beside them (a member
-  named like a query parameter is that parameter, as ``fields`` is; the whole body goes
-  under ``body`` instead if a member is named like a path parameter); nothing else is
-  accepted (``additionalProperties: false``);
-- output schema: the 200 answer's JSON schema with every ``$ref`` resolved in place (a
-  recursive one through ``$defs``); an answer that is not an object is wrapped as
-  ``{"result": ...}``, since MCP's structured content is an object.
-
-Not tools (:func:`exclusion`): operations whose 200 answer is not JSON (the quote stream is
-Server-Sent Events), and the probes (:data:`PROBES`), which tell a load balancer whether
-the one process it reached is alive or ready: nothing an agent asks about, and MCP has its
-own ``ping``. The health reports (``/v1/health``, ``/v2/health``) are tools: they tell an
-agent which upstreams fail and whether the data is synthetic (the sandbox).
+- **Argument schemas** are the document's parameter schemas (types, enums, bounds,
+  defaults), with every ``$ref`` resolved, shortened for an agent's context: the enum value
+  lines of descriptions, long patterns (opaque cursors) and examples dropped, a description
+  cut to its first sentence unless the declaration gives one. Every string has a
+  ``maxLength`` (the document's, else :data:`STRING_MAX_LENGTH`), every list a
+  ``maxItems``; no ``$ref``; nothing undeclared is accepted.
+- **Arguments are checked, not coerced** (:meth:`ToolSpec.request`): against the schema
+  (a number where a symbol goes is refused, naming the argument), then against the chosen
+  route (an argument its operation does not take is refused), then the URL they make
+  against ``REQUEST_URL_MAX_BYTES``, as the HTTP front would. A refusal is
+  :class:`ArgumentsRefused`; the server answers it with a JSON-RPC error.
+- **Answers are bounded** (:func:`answer_content`): a connection's ``edges`` are dropped
+  (``nodes`` and ``pageInfo`` carry the same items and the cursor to go on), and an answer
+  over :data:`RESULT_MAX_BYTES` is a tool error that says how to ask for less.
+- **No output schemas**: measured, the compact ones (members and types, no descriptions)
+  added ~40 % to ``tools/list`` and told an agent less than one call's answer; full ones
+  were 70 % of the old 895 KB list. An answer is JSON text (and the same as structured
+  content).
 """
 
 from __future__ import annotations
@@ -34,36 +31,18 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from marketdata.errors import FieldError, InvalidParameters
+from apps.mcp.catalog import PRESENT, TOOLS, Arg, Declared, Route
 
 JSON_MEDIA = "application/json"
 METHODS = ("get", "post")
-# operationId -> why it is not a tool.
-PROBES = {
-    "readyz": "readiness probe of one process",
-    "ping": "liveness probe of one process",
-    "get_ping": "liveness probe of one process",
-}
-BODY_ARGUMENT = "body"
-_PLACEHOLDER = re.compile(r"\{([^{}/]+)\}")
 RESULT_MEMBER = "result"
-
-
-# -- which operations are tools --------------------------------------------------------------
-def exclusion(operation_id: str, operation: Mapping[str, Any]) -> str | None:
-    """Why an operation is not a tool, or None when it is one."""
-    if operation_id in PROBES:
-        return PROBES[operation_id]
-    ok = (operation.get("responses") or {}).get("200") or {}
-    if JSON_MEDIA not in (ok.get("content") or {}):
-        return "its answer is not JSON (a stream)"
-    return None
-
-
-def tool_name(operation_id: str) -> str:
-    """``^[A-Za-z0-9_-]{1,64}$``: what the strictest clients accept (the spec's SEP-986 also
-    allows '.' and 128 characters)."""
-    return re.sub(r"[^A-Za-z0-9_-]", "_", operation_id)[:64] or "_"
+# One tool result's text at most: 25,000 tokens at ~4 bytes each (Claude Code's default
+# limit for one tool result is 25,000 tokens).
+RESULT_MAX_BYTES = 100_000
+STRING_MAX_LENGTH = 1000  # a string argument the document does not bound
+LIST_MAX_ITEMS = 100  # a list argument the document does not bound
+_PLACEHOLDER = re.compile(r"\{([^{}/]+)\}")
+_LONG_PATTERN = 100  # characters: a pattern this long tells an agent nothing
 
 
 # -- $ref resolution ------------------------------------------------------------------------
@@ -145,14 +124,173 @@ def _tidy(node: Any) -> Any:
     return node
 
 
-# -- one tool -------------------------------------------------------------------------------
+# -- schemas ----------------------------------------------------------------------------------
+def _first_sentence(text: str) -> str:
+    text = " ".join(text.split())
+    end = re.search(r"[.;](\s|$)", text)
+    return (text[:end.start()] if end else text)[:200]
+
+
+def _compact(schema: Any) -> Any:
+    """A schema as an agent reads it: no examples, no long patterns, no noise."""
+    if isinstance(schema, list):
+        return [_compact(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in ("example", "examples", "title", "readOnly", "writeOnly", "x-representation"):
+            continue
+        if key == "pattern" and isinstance(value, str) and len(value) > _LONG_PATTERN:
+            continue
+        if key == "minLength" and "enum" in schema:
+            continue
+        if key == "description" and isinstance(value, str):
+            value = _first_sentence(value)
+            if not value:
+                continue
+        out[key] = _compact(value)
+    return out
+
+
+def _bounded(schema: dict[str, Any]) -> dict[str, Any]:
+    """Every string with a ``maxLength`` and every list with a ``maxItems``, at any depth:
+    what the HTTP interface bounds by its URL and body limits, said where a caller reads."""
+    kind = schema.get("type")
+    if kind == "string" and "enum" not in schema:
+        schema.setdefault("maxLength", STRING_MAX_LENGTH)
+    if kind == "array":
+        schema.setdefault("maxItems", LIST_MAX_ITEMS)
+    for key in ("items", "additionalProperties"):
+        if isinstance(schema.get(key), dict):
+            _bounded(schema[key])
+    for sub in (schema.get("properties") or {}).values():
+        if isinstance(sub, dict):
+            _bounded(sub)
+    for key in ("anyOf", "oneOf", "allOf"):
+        for sub in schema.get(key) or ():
+            if isinstance(sub, dict):
+                _bounded(sub)
+    return schema
+
+
+# -- operations -----------------------------------------------------------------------------
 @dataclass(frozen=True)
-class Param:
-    name: str
-    location: str  # "path" or "query"
-    kind: str | None  # the schema's type when it is one JSON type ("array", "integer", ...)
+class Operation:
+    """What a tool needs of one HTTP operation of the document."""
+
+    operation_id: str
+    method: str
+    path: str
+    params: Mapping[str, str]  # name -> "path" or "query"
+    kinds: Mapping[str, str | None]  # name -> its schema's single JSON type
+    schemas: Mapping[str, dict[str, Any]]  # parameters' and body members' schemas, resolved
+    body_members: frozenset[str] = frozenset()
+
+    def takes(self, name: str) -> bool:
+        return name in self.params or name in self.body_members
 
 
+def _parameter_schema(parameter: Mapping[str, Any]) -> dict[str, Any]:
+    schema = dict(parameter.get("schema") or {})
+    if parameter.get("description") and "description" not in schema:
+        schema["description"] = parameter["description"]
+    return schema
+
+
+def read_operations(document: Mapping[str, Any]) -> dict[str, Operation]:
+    """Every operation of ``document`` by its operationId."""
+    resolver = _Resolver(document)
+    operations: dict[str, Operation] = {}
+    for path, item in (document.get("paths") or {}).items():
+        for method in METHODS:
+            operation = item.get(method)
+            if operation is None or "operationId" not in operation:
+                continue
+            params: dict[str, str] = {}
+            kinds: dict[str, str | None] = {}
+            schemas: dict[str, dict[str, Any]] = {}
+            for parameter in resolver.resolve(operation.get("parameters") or []):
+                if parameter.get("in") not in ("path", "query") or \
+                        parameter.get("x-representation"):
+                    continue  # x-api-key is the MCP request's header; `format`: always JSON
+                schema = resolver.schema(_parameter_schema(parameter))
+                params[parameter["name"]] = parameter["in"]
+                kinds[parameter["name"]] = schema.get("type") if isinstance(
+                    schema.get("type"), str) else None
+                schemas[parameter["name"]] = schema
+            members: set[str] = set()
+            body = resolver.resolve(operation.get("requestBody") or {})
+            body_schema = (body.get("content") or {}).get(JSON_MEDIA, {}).get("schema")
+            if body_schema is not None:
+                body_schema = resolver.schema(body_schema)
+                for name, schema in (body_schema.get("properties") or {}).items():
+                    if name not in params and name != "format":
+                        members.add(name)
+                        schemas[name] = schema
+            operations[operation["operationId"]] = Operation(
+                operation["operationId"], method.upper(), path, params, kinds, schemas,
+                frozenset(members))
+    return operations
+
+
+# -- refusals -------------------------------------------------------------------------------
+class ArgumentsRefused(Exception):
+    """Arguments no request is made of: ``errors`` as (argument, message) pairs."""
+
+    def __init__(self, tool: str, errors: list[tuple[str, str]]) -> None:
+        self.tool = tool
+        self.errors = errors
+        super().__init__(f"Invalid arguments for {tool}: " + "; ".join(
+            f"{name}: {message}" if name else message for name, message in errors))
+
+    def data(self) -> dict[str, Any]:
+        return {"tool": self.tool, "errors": [{"argument": name or None, "message": message}
+                                              for name, message in self.errors]}
+
+
+def _where(path: Any) -> str:
+    """``symbols[0]`` for jsonschema's deque of path parts."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _message(error: Any) -> tuple[str, str]:
+    """(argument, message) of a jsonschema error, never echoing more than 40 characters of
+    what was sent."""
+    where = _where(error.absolute_path)
+    validator, expected = error.validator, error.validator_value
+    if validator == "required":
+        missing = next((n for n in expected if n not in (error.instance or {})), "")
+        return (_where([*error.absolute_path, missing]), "required")
+    if validator == "additionalProperties":
+        extra = sorted(set(error.instance) - set(error.schema.get("properties") or {}))
+        names = ", ".join(_short(name)[1:-1] for name in extra[:5])
+        return (where, f"unknown argument{'s' if len(extra) > 1 else ''}: {names}")
+    if validator == "type":
+        return (where, f"expected {expected}, got {_short(error.instance)}")
+    if validator == "enum":
+        return (where, f"{_short(error.instance)} is not one of {', '.join(map(str, expected))}")
+    if validator in ("maxLength", "minLength"):
+        return (where, f"{len(error.instance)} characters; "
+                       f"{'at most' if validator == 'maxLength' else 'at least'} {expected}")
+    if validator in ("maxItems", "minItems"):
+        return (where, f"{len(error.instance)} items; "
+                       f"{'at most' if validator == 'maxItems' else 'at least'} {expected}")
+    if validator in ("maximum", "minimum"):
+        return (where, f"{_short(error.instance)}; "
+                       f"{'at most' if validator == 'maximum' else 'at least'} {expected}")
+    return (where, error.message if len(error.message) <= 200 else error.message[:197] + "...")
+
+
+# -- one tool -------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ApiRequest:
     """The HTTP request a tool call stands for."""
@@ -166,203 +304,192 @@ class ApiRequest:
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """One operation as a tool: what ``tools/list`` shows and how a call becomes a request."""
+    """One declared tool with its operations: what ``tools/list`` shows and how a call
+    becomes a request."""
 
-    name: str
-    operation_id: str
-    method: str
-    path: str
-    title: str | None
-    description: str
-    params: tuple[Param, ...]
+    declared: Declared
     input_schema: dict[str, Any]
-    output_schema: dict[str, Any]
-    wrapped: bool  # the 200 answer is not an object: structured content is {"result": it}
-    body: str | None = None  # None (no body), "flat" (members beside the parameters), "nested"
-    body_members: frozenset[str] = field(default_factory=frozenset)
+    operations: Mapping[str, Operation]
+    url_max_bytes: int
+    validator: Any = field(compare=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.declared.name
+
+    @property
+    def title(self) -> str:
+        return self.declared.title
+
+    @property
+    def description(self) -> str:
+        return self.declared.description
+
+    def route(self, arguments: Mapping[str, Any]) -> Route:
+        """The first route whose conditions the arguments meet."""
+        for route in self.declared.routes:
+            if all(_meets(arguments, name, wanted, self.input_schema)
+                   for name, wanted in route.when.items()):
+                return route
+        raise ArgumentsRefused(self.name, [("", "no operation takes these arguments")])
 
     def request(self, arguments: Mapping[str, Any] | None) -> ApiRequest:
-        """The HTTP request for these arguments. What cannot be written into one (an unknown
-        argument, a missing path parameter, an object where a query value goes) is refused
-        here with :class:`InvalidParameters`; everything else is the endpoint's to judge,
-        so a bad value gets the endpoint's own answer."""
+        """The HTTP request for these arguments; :class:`ArgumentsRefused` when they are
+        not what the schema says or the chosen operation takes."""
         arguments = dict(arguments or {})
-        errors: list[FieldError] = []
-        known = {p.name for p in self.params} | (
-            self.body_members if self.body == "flat" else
-            {BODY_ARGUMENT} if self.body == "nested" else set())
-        for name in arguments:
-            if name not in known:
-                errors.append(FieldError(name, "Extra inputs are not permitted",
-                                         "extra_forbidden", arguments[name]))
+        errors = sorted({_message(error) for error in self.validator.iter_errors(arguments)})
+        if errors:
+            raise ArgumentsRefused(self.name, errors)
+        route = self.route(arguments)
+        operation = self.operations[route.operation]
+        values: dict[str, Any] = {}
+        refused: list[tuple[str, str]] = []
+        for arg in self.declared.args:
+            name = route.params.get(arg.name, arg.http_name)
+            if arg.name in arguments and arguments[arg.name] is not None:
+                if arg.selector:
+                    continue
+                if not operation.takes(name):
+                    refused.append((arg.name, "does not apply with these arguments"
+                                    f" ({_describe(route)})"))
+                    continue
+                values[name] = arguments[arg.name]
+            elif arg.default is not None and not arg.selector and operation.takes(name):
+                values[name] = arg.default
+        for name, value in route.defaults.items():
+            values.setdefault(name, value)
+        for name, location in operation.params.items():
+            if location == "path" and values.get(name) in (None, ""):
+                argument = next((a.name for a in self.declared.args
+                                 if route.params.get(a.name, a.http_name) == name), name)
+                refused.append((argument, "required" + (f" ({_describe(route)})"
+                                                        if route.when else "")))
+        if refused:
+            raise ArgumentsRefused(self.name, refused)
+        return self._http_request(operation, values)
+
+    def _http_request(self, operation: Operation, values: Mapping[str, Any]) -> ApiRequest:
         segments: dict[str, str] = {}
         query: list[tuple[str, str]] = []
-        for param in self.params:
-            value = arguments.get(param.name)
-            if param.location == "path":
-                if value is None or value == "":
-                    errors.append(FieldError(param.name, "Field required", "missing",
-                                             location="path"))
-                    continue
-                text = _scalar_text(value, param)
-                if text is None:
-                    errors.append(_type_error(param, value))
-                    continue
-                segments[param.name] = text
-            elif value is not None:
-                values = value if param.kind == "array" and isinstance(value, list) else [value]
-                texts = [_scalar_text(item, param) for item in values]
-                if any(text is None for text in texts):
-                    errors.append(_type_error(param, value))
-                    continue
-                query.extend((param.name, text) for text in texts if text is not None)
-        if errors:
-            raise InvalidParameters(errors)
+        body: dict[str, Any] = {}
+        for name, value in values.items():
+            location = operation.params.get(name)
+            if location == "path":
+                segments[name] = _text(value)
+            elif location == "query":
+                query.append((name, ",".join(map(_text, value)) if isinstance(value, list)
+                              else _text(value)))
+            else:
+                body[name] = value
         # One pass, so a value that looks like a placeholder ("{to}") stays a value.
-        path = _PLACEHOLDER.sub(lambda m: segments[m.group(1)], self.path)
-        raw_path = _PLACEHOLDER.sub(lambda m: quote(segments[m.group(1)], safe=""), self.path)
-        body: bytes | None = None
-        if self.body == "flat":
-            body = json.dumps({k: v for k, v in arguments.items()
-                               if k in self.body_members}).encode()
-        elif self.body == "nested":
-            body = json.dumps(arguments.get(BODY_ARGUMENT) or {}).encode()
-        return ApiRequest(self.method.upper(), path, raw_path.encode("ascii"),
-                          urlencode(query).encode("ascii"), body)
+        path = _PLACEHOLDER.sub(lambda m: segments[m.group(1)], operation.path)
+        raw_path = _PLACEHOLDER.sub(lambda m: quote(segments[m.group(1)], safe=""),
+                                    operation.path).encode("ascii")
+        query_string = urlencode(query).encode("ascii")
+        size = len(raw_path) + 1 + len(query_string)
+        if size > self.url_max_bytes:
+            raise ArgumentsRefused(self.name, [("", (
+                f"the request these arguments make has a {size}-byte URL, over the "
+                f"{self.url_max_bytes}-byte limit of the HTTP interface; ask for less"))])
+        data = json.dumps(body).encode() if operation.body_members else None
+        return ApiRequest(operation.method, path, raw_path, query_string, data)
 
     def tool(self) -> Any:
         """The MCP ``Tool`` (``mcp_types.Tool``)."""
         from mcp_types import Tool, ToolAnnotations
 
         return Tool(name=self.name, title=self.title, description=self.description,
-                    input_schema=self.input_schema, output_schema=self.output_schema,
-                    # Every operation reads (a backtest or a screen computes, stores nothing).
-                    annotations=ToolAnnotations(title=self.title, read_only_hint=True,
-                                                destructive_hint=False, idempotent_hint=True,
-                                                open_world_hint=True))
+                    input_schema=self.input_schema,
+                    # Every tool reads: a backtest or a screen computes, stores nothing.
+                    annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                                                idempotent_hint=True,
+                                                open_world_hint=self.declared.upstream))
 
 
-def _scalar_text(value: Any, param: Param) -> str | None:
-    """A scalar as a URL carries it (booleans as the endpoints read them); None for objects
-    and lists."""
+def _meets(arguments: Mapping[str, Any], name: str, wanted: Any,
+           schema: Mapping[str, Any]) -> bool:
+    value = arguments.get(name)
+    if wanted == PRESENT:
+        return value is not None
+    if value is None:
+        value = (schema["properties"].get(name) or {}).get("default")
+    return bool(value == wanted)
+
+
+def _describe(route: Route) -> str:
+    return ", ".join(f"{name} given" if wanted == PRESENT else f"{name}={wanted}"
+                     for name, wanted in route.when.items()) or "the default route"
+
+
+def _text(value: Any) -> str:
+    """A scalar as a URL carries it (booleans as the endpoints read them)."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer() and param.kind == "integer":
+    if isinstance(value, float) and value.is_integer():
         return str(int(value))
-    if isinstance(value, str | int | float):
-        return str(value)
-    return None
+    return str(value)
 
 
-def _type_error(param: Param, value: Any) -> FieldError:
-    kind = "string" if param.kind in (None, "array") else param.kind
-    return FieldError(param.name, f"Input should be a valid {kind}", f"{kind}_type", value,
-                      location=param.location)
-
-
-def _single_type(schema: Mapping[str, Any]) -> str | None:
-    kind = schema.get("type")
-    return kind if isinstance(kind, str) else None
-
-
-def _parameter_schema(parameter: Mapping[str, Any]) -> dict[str, Any]:
-    schema = dict(parameter.get("schema") or {})
-    if parameter.get("description") and "description" not in schema:
-        schema["description"] = parameter["description"]
-    if "example" in parameter and "examples" not in schema:
-        schema["examples"] = [parameter["example"]]
-    return schema
-
-
-def _hoist(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` without its ``$defs``, which move to ``defs`` (the root's: a
-    ``#/$defs/...`` reference is read from the root of the schema it is in)."""
-    if "$defs" not in schema:
-        return schema
-    schema = dict(schema)
-    defs.update(schema.pop("$defs"))
-    return schema
-
-
-def build_tool(resolver: _Resolver, path: str, method: str,
-               operation: Mapping[str, Any]) -> ToolSpec:
-    operation_id = operation["operationId"]
-    defs: dict[str, Any] = {}  # of the recursive references, at the input schema's root
-    properties: dict[str, Any] = {}
-    required: list[str] = []
-    params: list[Param] = []
-    for parameter in resolver.resolve(operation.get("parameters") or []):
-        if parameter.get("in") not in ("path", "query"):
-            continue  # x-api-key travels as the MCP request's own header
-        if parameter.get("x-representation"):
-            continue  # `format=csv`: a tool's result is always the JSON
-        schema = _hoist(resolver.schema(_parameter_schema(parameter)), defs)
-        properties[parameter["name"]] = schema
-        params.append(Param(parameter["name"], parameter["in"], _single_type(schema)))
-        if parameter.get("required") or parameter["in"] == "path":
-            required.append(parameter["name"])
-    body: str | None = None
-    members: frozenset[str] = frozenset()
-    request_body = resolver.resolve(operation.get("requestBody") or {})
-    body_schema = (request_body.get("content") or {}).get(JSON_MEDIA, {}).get("schema")
-    if body_schema is not None:
-        body_schema = _hoist(resolver.schema(body_schema), defs)
-        body_properties = body_schema.get("properties") or {}
-        path_names = {p.name for p in params if p.location == "path"}
-        if body_schema.get("type") == "object" and body_properties and \
-                not set(body_properties) & path_names:
-            # A member named like a query parameter is that parameter (`fields`: the
-            # endpoints read it from either); the argument goes in the query.
-            body_properties = {name: schema for name, schema in body_properties.items()
-                               if name not in properties}
-            body, members = "flat", frozenset(body_properties)
-            properties.update(body_properties)
-            if request_body.get("required"):
-                required.extend(n for n in body_schema.get("required") or () if n not in required)
+def _argument_schema(arg: Arg, declared: Declared,
+                     operations: Mapping[str, Operation]) -> dict[str, Any]:
+    if arg.schema is not None:
+        schema = json.loads(json.dumps(arg.schema))
+    else:
+        for route in declared.routes:
+            operation = operations[route.operation]
+            name = route.params.get(arg.name, arg.http_name)
+            if name in operation.schemas:
+                schema = _compact(_tidy(operation.schemas[name]))
+                break
         else:
-            body = "nested"
-            properties[BODY_ARGUMENT] = body_schema
-            if request_body.get("required"):
-                required.append(BODY_ARGUMENT)
-    input_schema: dict[str, Any] = {"type": "object", "properties": properties,
-                                    "additionalProperties": False}
+            raise ValueError(f"{declared.name}: no operation of its routes takes {arg.name!r}")
+    if arg.doc:
+        schema["description"] = arg.doc
+    if arg.default is not None:
+        schema["default"] = arg.default
+    return _bounded(schema)
+
+
+def build_tool(declared: Declared, operations: Mapping[str, Operation],
+               url_max_bytes: int) -> ToolSpec:
+    from jsonschema import Draft202012Validator
+
+    for route in declared.routes:
+        if route.operation not in operations:
+            raise ValueError(f"{declared.name}: no operation {route.operation!r}")
+    properties = {arg.name: _argument_schema(arg, declared, operations)
+                  for arg in declared.args}
+    required = [arg.name for arg in declared.args if arg.required]
+    schema: dict[str, Any] = {"type": "object", "properties": properties,
+                              "additionalProperties": False}
     if required:
-        input_schema["required"] = required
-    if defs:
-        input_schema["$defs"] = defs
-    ok = operation["responses"]["200"]["content"][JSON_MEDIA].get("schema") or {}
-    output = resolver.schema(ok)
-    wrapped = output.get("type") != "object"
-    if wrapped:
-        output_defs: dict[str, Any] = {}
-        output = {"type": "object", "properties": {RESULT_MEMBER: _hoist(output, output_defs)},
-                  "required": [RESULT_MEMBER]}
-        if output_defs:
-            output["$defs"] = output_defs
-    summary = (operation.get("summary") or "").strip() or None
-    text = (operation.get("description") or "").strip()
-    route = f"HTTP: {method.upper()} {path}"
-    description = "\n\n".join(part for part in (summary, text, route) if part)
-    return ToolSpec(name=tool_name(operation_id), operation_id=operation_id, method=method,
-                    path=path, title=summary, description=description, params=tuple(params),
-                    input_schema=input_schema, output_schema=output, wrapped=wrapped,
-                    body=body, body_members=members)
+        schema["required"] = required
+    Draft202012Validator.check_schema(schema)
+    return ToolSpec(declared, schema, {r.operation: operations[r.operation]
+                                       for r in declared.routes},
+                    url_max_bytes, Draft202012Validator(schema))
 
 
-def build_tools(document: Mapping[str, Any]) -> dict[str, ToolSpec]:
-    """Every operation of ``document`` that is a tool, by tool name (document order)."""
-    resolver = _Resolver(document)
+def build_tools(document: Mapping[str, Any], url_max_bytes: int = 8192,
+                catalog: tuple[Declared, ...] = TOOLS) -> dict[str, ToolSpec]:
+    """The tools of ``catalog`` made with the operations of ``document``, by name."""
+    operations = read_operations(document)
     tools: dict[str, ToolSpec] = {}
-    for path, item in (document.get("paths") or {}).items():
-        for method in METHODS:
-            operation = item.get(method)
-            if operation is None or exclusion(operation.get("operationId", ""), operation):
-                continue
-            spec = build_tool(resolver, path, method, operation)
-            if spec.name in tools:
-                other = tools[spec.name]
-                raise ValueError(f"two operations make the tool {spec.name!r}: "
-                                 f"{other.method.upper()} {other.path} and "
-                                 f"{method.upper()} {path}")
-            tools[spec.name] = spec
+    for declared in catalog:
+        if declared.name in tools:
+            raise ValueError(f"two tools named {declared.name!r}")
+        tools[declared.name] = build_tool(declared, operations, url_max_bytes)
     return tools
+
+
+# -- answers --------------------------------------------------------------------------------
+def without_edges(data: Any) -> Any:
+    """``data`` with each connection's ``edges`` dropped: its ``nodes`` are the same items,
+    and ``pageInfo.endCursor`` goes on (a per-item cursor is of no use to an agent)."""
+    if isinstance(data, list):
+        return [without_edges(item) for item in data]
+    if not isinstance(data, dict):
+        return data
+    connection = "edges" in data and "nodes" in data and "pageInfo" in data
+    return {key: without_edges(value) for key, value in data.items()
+            if not (connection and key == "edges")}

@@ -21,6 +21,7 @@ from urllib.parse import urlencode
 
 import pytest
 
+from apps.mcp.catalog import QUOTE_FIELDS
 from tests.integration.servers import http
 
 pytestmark = [pytest.mark.integration,
@@ -31,7 +32,6 @@ V1_QUOTA = 5
 # tools/list (the SDK's client lists the tools to check results) take three.
 V2_CAPACITY = 10
 ADMIN_KEY = uuid.uuid4().hex
-PROBES = {"readyz", "ping", "get_ping"}  # not tools, on purpose (apps/mcp/tools.py)
 _addresses = (f"198.18.{n // 250}.{n % 250 + 1}" for n in itertools.count())
 
 
@@ -100,30 +100,27 @@ def _yahoo_calls(sandbox) -> int:
 
 
 # -- the handshake and the tool list ----------------------------------------------------------
-def test_initialize_and_list_one_tool_per_operation(stack, address):
+def test_initialize_and_list_the_curated_tools_within_budget(stack, address):
+    from apps.mcp.catalog import TOOLS
+
     service, _ = stack
-    status, _, raw = http("GET", f"{service.base_url}/openapi.json")
-    assert status == 200
-    document = json.loads(raw)
-    operations = {op["operationId"] for item in document["paths"].values()
-                  for method, op in item.items() if method in ("get", "post")
-                  and "application/json" in op["responses"]["200"].get("content", {})}
-    expected = operations - PROBES
 
     async def run():
         async with connect(service, address) as client:
             listed = await client.list_tools()
             return client.protocol_version, client.server_info, client.server_capabilities, \
-                listed.tools
+                listed
 
-    version, info, capabilities, tools = asyncio.run(run())
+    version, info, capabilities, listed = asyncio.run(run())
     assert version == "2025-11-25"  # the initialize handshake
     assert info.name == "marketdata" and capabilities.tools is not None
-    assert len(tools) == len(expected) > 90
-    assert {tool.name for tool in tools} == expected
-    backtest = next(tool for tool in tools if tool.name == "run_backtest")
+    assert [tool.name for tool in listed.tools] == [d.name for d in TOOLS]
+    assert listed.next_cursor is None  # one page: the whole list is within budget
+    size = len(listed.model_dump_json(by_alias=True, exclude_none=True))
+    assert size <= 60_000, size
+    backtest = next(tool for tool in listed.tools if tool.name == "run_backtest")
     assert backtest.input_schema["required"] == ["symbol", "strategy"]
-    assert backtest.output_schema["type"] == "object"
+    assert backtest.output_schema is None
     assert backtest.annotations.read_only_hint is True
 
 
@@ -133,29 +130,29 @@ def test_the_2026_protocol_without_a_handshake(stack, address):
     async def run():
         async with connect(service, address, mode="auto") as client:
             return client.protocol_version, await client.call_tool(
-                "get_quote_v2", {"symbol": "AAPL", "fields": "symbol"})
+                "get_quote", {"symbols": ["AAPL"], "fields": "symbol"})
 
     version, result = asyncio.run(run())
     assert version == "2026-07-28"
-    assert not result.is_error and result.structured_content == {"symbol": "AAPL"}
+    assert not result.is_error
+    assert result.structured_content["quotes"] == [{"symbol": "AAPL"}]
 
 
 # -- tool calls answer what the API answers -------------------------------------------------
 CASES = {
-    "quote": ("get_quotes", {"symbols": "AAPL,MSFT"}, "GET", "/v1/quotes?symbols=AAPL,MSFT",
-              None),
-    "historical": ("get_historical", {"symbol": "MSFT", "range": "1mo", "interval": "1d"},
-                   "GET", "/v1/historical?symbol=MSFT&range=1mo&interval=1d", None),
-    "indicator": ("get_technical_indicator", {"function": "RSI", "symbol": "AAPL",
-                                              "range": "3mo"},
-                  "GET", "/v1/indicator?function=RSI&symbol=AAPL&range=3mo", None),
-    "v2 list with fields": (
+    "quotes, curated fields": (
+        "get_quote", {"symbols": ["AAPL", "MSFT"]}, "GET",
+        "/v2/quotes?" + urlencode({"symbols": "AAPL,MSFT", "fields": QUOTE_FIELDS}), None),
+    "chart, newest first": (
+        "get_chart", {"symbol": "MSFT", "range": "1mo"}, "GET",
+        "/v2/chart/MSFT?range=1mo&limit=100&order=desc", None),
+    "list with fields": (
         "get_screener", {"screener": "day-gainers", "count": 5,
                          "fields": "symbol,regularMarketChangePercent"},
         "GET", "/v2/screeners/day-gainers?" + urlencode(
-            {"count": 5, "fields": "symbol,regularMarketChangePercent"}), None),
-    "v2 path with symbol": ("get_index_constituents", {"symbol": "^DJI", "fields": "symbol"},
-                            "GET", "/v2/index-constituents/%5EDJI?fields=symbol", None),
+            {"count": 5, "fields": "symbol,regularMarketChangePercent", "limit": 25}), None),
+    "path with symbol": ("get_index_constituents", {"symbol": "^DJI", "fields": "symbol"},
+                         "GET", "/v2/index-constituents/%5EDJI?fields=symbol", None),
     "backtest": ("run_backtest", {"symbol": "AAPL", "strategy": "sma_crossover",
                                   "range": "2y", "equityLimit": 5, "tradesLimit": 3,
                                   "params": {"fastPeriod": 5, "slowPeriod": 15}},
@@ -163,6 +160,15 @@ CASES = {
                  {"strategy": "sma_crossover", "range": "2y", "equityLimit": 5,
                   "tradesLimit": 3, "params": {"fastPeriod": 5, "slowPeriod": 15}}),
 }
+
+
+def _without_edges(data: Any) -> Any:
+    if isinstance(data, list):
+        return [_without_edges(item) for item in data]
+    if not isinstance(data, dict):
+        return data
+    connection = {"edges", "nodes", "pageInfo"} <= set(data)
+    return {k: _without_edges(v) for k, v in data.items() if not (connection and k == "edges")}
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -173,6 +179,7 @@ def test_structured_content_is_the_apis_json(stack, address, case):
     assert not result.is_error, result.structured_content
     status, expected = api(service, address, method, path, body)
     assert status == 200, expected
+    expected = _without_edges(expected)
     if not isinstance(expected, dict):
         expected = {"result": expected}
     assert result.structured_content == expected
@@ -183,26 +190,42 @@ def test_structured_content_is_the_apis_json(stack, address, case):
 
 
 # -- errors ---------------------------------------------------------------------------------
-def test_a_bad_argument_is_a_tool_error_with_the_endpoints_body(stack, address):
+def test_a_bad_value_is_a_tool_error_with_the_endpoints_body(stack, address):
     service, sandbox = stack
     before = _yahoo_calls(sandbox)
-    cases = (("get_quote_v2", {"symbol": "AAPL", "format": "bogus"},
-              "/v2/quote/AAPL?format=bogus"),
-             ("get_historical", {"symbol": "AAPL", "range": "1mo", "interval": "bogus"},
-              "/v1/historical?symbol=AAPL&range=1mo&interval=bogus"),
-             # Arguments no request can carry: refused before any request, in the same shape.
-             ("get_quote_v2", {"symbol": "AAPL", "colour": "blue"}, None))
-    results = calls(service, address, [(name, arguments) for name, arguments, _ in cases])
-    for result, (_, _, path) in zip(results[:2], cases, strict=False):
-        status, body = api(service, address, "GET", path)
-        assert status in (400, 422), body
-        assert result.is_error and result.structured_content == body
-        assert result.meta["marketdata/http"]["status"] == status
-    result = results[2]
-    assert result.is_error
-    assert result.structured_content == {"error": "colour: Extra inputs are not permitted",
-                                         "status": 400}
-    assert _yahoo_calls(sandbox) == before  # no upstream call for any of them
+    result = call(service, address, "get_chart", {"symbol": "AAPL", "range": "max",
+                                                  "interval": "1d"})
+    status, body = api(service, address, "GET",
+                       "/v2/chart/AAPL?range=max&interval=1d&limit=100&order=desc")
+    assert status == 400, body
+    assert result.is_error and result.structured_content == body
+    assert result.meta["marketdata/http"]["status"] == 400
+    assert _yahoo_calls(sandbox) == before  # refused before any upstream call
+
+
+@pytest.mark.parametrize(("arguments", "named"), [
+    ({"symbols": 123}, "symbols"),
+    ({"symbols": [True]}, "symbols[0]"),
+    ({"symbols": ["A" * 50_000]}, "symbols[0]"),  # a larger body is a 413 (REQUEST_BODY_MAX_BYTES)
+    ({"symbols": ["AAPL"], "colour": "blue"}, "colour"),
+])
+def test_wrong_types_and_oversized_strings_are_json_rpc_errors(stack, address, arguments,
+                                                               named):
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
+
+    service, sandbox = stack
+    before = _yahoo_calls(sandbox)
+    with pytest.raises((MCPError, BaseExceptionGroup)) as caught:
+        call(service, address, "get_quote", arguments)
+    error = caught.value
+    while isinstance(error, BaseExceptionGroup):  # the client's task group wraps it
+        error = error.exceptions[0]
+    assert isinstance(error, MCPError) and error.code == INVALID_PARAMS
+    assert named in error.message and len(error.message) < 300
+    assert _yahoo_calls(sandbox) == before
+    log = service.log()
+    assert "A" * 1000 not in log  # never written to the access log
 
 
 def test_an_upstream_failure_is_a_tool_error_naming_the_provider(stack, address):
@@ -211,13 +234,13 @@ def test_an_upstream_failure_is_a_tool_error_naming_the_provider(stack, address)
         "faults": [{"path_prefix": "/v1/finance/sectors/", "fail_rate": 1.0}]})
     assert status == 200, raw
     try:
-        result = call(service, address, "get_sectors", {})
+        result = call(service, address, "get_sector", {"sector": "energy"})
     finally:
         http("POST", f"{sandbox.base_url}/__sandbox__/config", {"faults": []})
     assert result.is_error
     body = result.structured_content
-    assert body["provider"] == "yahoo" and body["code"].startswith("upstream_"), body
-    assert result.meta["marketdata/http"]["status"] in (502, 503, 504)
+    assert body["provider"] == "yahoo" and body["status"] in (502, 503, 504), body
+    assert result.meta["marketdata/http"]["status"] == body["status"]
     assert json.loads(result.content[0].text) == body
 
 
@@ -228,28 +251,18 @@ def _remaining(value: str) -> int:
 
 def test_rate_limits_are_the_apis(stack, address):
     service, _ = stack
-    # v1: the daily quota of this client (X-Forwarded-For, from a trusted proxy).
-    results = calls(service, address, [("get_simple_quotes", {"symbols": "AAPL"})]
-                    * (V1_QUOTA + 1))
-    assert [r.is_error for r in results] == [False] * V1_QUOTA + [True]
-    refused = results[-1]
-    assert refused.meta["marketdata/http"]["status"] == 429
-    status, body = api(service, address, "GET", "/v1/simple-quotes?symbols=AAPL")
-    assert status == 429
-    assert refused.structured_content["detail"] == body["detail"] == "Rate limit exceeded"
-    assert refused.structured_content["rate_limit_info"]["limit"] == V1_QUOTA
     # The admin key (X-API-Key on the MCP request) is exempt, as over HTTP.
-    admin = call(service, address, "get_simple_quotes", {"symbols": "AAPL"},
-                 **{"X-API-Key": ADMIN_KEY})
-    assert not admin.is_error
+    admin = calls(service, address, [("get_quote", {"symbols": ["AAPL"]})] * (V2_CAPACITY + 2),
+                  **{"X-API-Key": ADMIN_KEY})
+    assert not any(result.is_error for result in admin)
     # v2: the token bucket of this client, which the two sessions' handshakes and tool
     # lists have drawn on too; each tool call takes exactly one token (its HTTP request's,
     # not one more for its MCP message); the 429 says when to retry.
-    results = calls(service, address, [("get_quote_v2", {"symbol": "MSFT", "fields": "symbol"})]
+    results = calls(service, address, [("get_quote", {"symbols": ["MSFT"], "fields": "symbol"})]
                     * V2_CAPACITY)
     passed = [r for r in results if not r.is_error]
     left = [_remaining(r.meta["marketdata/http"]["headers"]["ratelimit"]) for r in passed]
-    assert 0 < len(passed) <= V2_CAPACITY - 6
+    assert 0 < len(passed) <= V2_CAPACITY - 3
     assert left == list(range(len(passed) - 1, -1, -1))
     refused = results[len(passed)]
     assert refused.is_error and refused.meta["marketdata/http"]["status"] == 429
@@ -257,7 +270,7 @@ def test_rate_limits_are_the_apis(stack, address):
     assert refused.structured_content["retryAfterSeconds"] > 0
     assert int(refused.meta["marketdata/http"]["headers"]["retry-after"]) > 0
     # Another client is not limited by this one's count.
-    other = call(service, next(_addresses), "get_quote_v2", {"symbol": "MSFT"})
+    other = call(service, next(_addresses), "get_quote", {"symbols": ["MSFT"]})
     assert not other.is_error
 
 
@@ -365,7 +378,7 @@ def test_tools_list_spam_is_refused_but_tool_calls_are_not(stack, address):
     # A tool call still reaches the SDK; its HTTP request is what the API refuses.
     status, headers, raw = post(service, address, {
         "jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": {"name": "get_quote_v2", "arguments": {"symbol": "AAPL"}}})
+        "params": {"name": "get_quote", "arguments": {"symbols": ["AAPL"]}}})
     assert status == 200 and "RateLimit" not in headers
     result = json.loads(raw)["result"]
     assert result["isError"] is True and result["structuredContent"]["error"] == \
