@@ -106,6 +106,18 @@ def test_every_v2_capability_has_a_tool(document, tools):
     assert not routed - v2  # no v1 operation
 
 
+def test_the_readme_table_lists_every_tool_and_its_routes(tools):
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    rows = {line.split("|")[1].strip(" `"): line for line in readme.splitlines()
+            if line.startswith("| `") and "/v2/" in line}
+    for spec in tools.values():
+        assert spec.name in rows, spec.name
+        for operation in spec.operations.values():
+            assert f"`{operation.method} {operation.path}`" in rows[spec.name], spec.name
+
+
 def test_names_are_unique_and_valid_for_mcp(tools):
     from mcp.shared.tool_name_validation import validate_tool_name
 
