@@ -241,6 +241,8 @@ def build_server(api: ASGIApp) -> Any:
         PaginatedRequestParams,
     )
 
+    from apps.mcp import prompts, resources  # the SDK's types: imported with it
+
     table = ToolTable(api)
 
     async def list_tools(ctx: ServerRequestContext[Any, Any],
@@ -267,4 +269,6 @@ def build_server(api: ASGIApp) -> Any:
         # The tools change only with a deployment.
         cache_hints={"tools/list": CacheHint(ttl_ms=300_000, scope="public")},
         get_tool_input_schema=table.input_schema,
-        on_list_tools=list_tools, on_call_tool=call_tool)
+        on_list_tools=list_tools, on_call_tool=call_tool,
+        on_list_resources=resources.list_resources, on_read_resource=resources.reader(api),
+        on_list_prompts=prompts.list_prompts, on_get_prompt=prompts.get_prompt)
