@@ -27,9 +27,11 @@
 - **Before the SDK** (:mod:`apps.mcp.wire`): the body is read within the API's time and
   size limits (408, 413); a message that is not a tool call takes a token of the v2 bucket
   (429 with the v2 body when none is left; a tool call's HTTP request is counted by the
-  API itself); a JSON answer is compressed as ``Accept-Encoding`` asks (the ~0.9 MB tool
-  list once per process and coding); a page at an allowed ``Origin`` gets the CORS headers
-  (and its preflight an answer), by the API's CORS settings.
+  API itself); a body that is not one valid JSON-RPC message (not JSON, a batch, a bad
+  ``id``, ``method`` or ``params``) is then answered 400 with a JSON-RPC error (the token
+  taken all the same); a JSON answer is compressed as ``Accept-Encoding`` asks (the ~0.9 MB
+  tool list once per process and coding); a page at an allowed ``Origin`` gets the CORS
+  headers (and its preflight an answer), by the API's CORS settings.
 - Every ``/mcp`` request gets an access line and a request metric (:mod:`apps.core.front`),
   an ``X-Correlation-ID`` (the client's when sane, else a new one, which the tool calls
   made for it share) and ``X-Data-Source``; each tool call is also logged, limited and
@@ -66,8 +68,9 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 async def _answer(scope: Scope, send: Send, status: int, body: bytes,
                   extra: wire.Headers) -> None:
-    """An answer given here, before the SDK runs (a preflight, a 429): the front's headers
-    (correlation id, data source, security headers), logged and counted like any other."""
+    """An answer given here, before the SDK runs (a preflight, a 429, a malformed message's
+    JSON-RPC error): the front's headers (correlation id, data source, security headers),
+    logged and counted like any other."""
     headers, correlation_id = front.answer_headers(scope, len(body), close=False, extra=extra)
     if not body:  # a preflight: no content to describe
         headers = [(name, value) for name, value in headers if name != b"content-type"]
@@ -120,16 +123,23 @@ class McpEndpoint:
                                BodyLimits.from_settings())
         if body is None:  # answered (400/408/413), or the client left
             return
-        charge = await wire.charge(scope, body)
+        message = wire.inbound(body)
+        # The token is taken before a malformed message is refused: a refusal costs what any
+        # other message does, so it cannot be sent in a loop for free.
+        charge = await wire.charge(scope, message.tool_call)
+        counted = charge.headers if charge is not None else []
         if charge is not None and charge.refusal is not None:
             metrics.record_rate_limited(RATE_LIMIT_NAME)
-            await _answer(scope, send, 429, charge.refusal, [*charge.headers, *cors])
+            await _answer(scope, send, 429, charge.refusal, [*counted, *cors])
+            return
+        if message.refusal is not None:
+            await _answer(scope, send, 400, message.refusal, [*counted, *cors])
             return
         manager = await self.manager()
         status = 0
         extra = [(b"x-correlation-id", correlation_id.encode()),
                  (b"x-data-source", settings.MARKETDATA_UPSTREAM.encode("latin-1")),
-                 *cors, *(charge.headers if charge is not None else ())]
+                 *cors, *counted]
         answer = wire.adding(send, extra)
 
         async def send_marked(message: dict[str, Any]) -> None:

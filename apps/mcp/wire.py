@@ -6,15 +6,25 @@ API's own front uses, so the two never disagree.
   request's arrival (408, connection closed) and ``REQUEST_BODY_MAX_BYTES`` (413; a declared
   ``Content-Length`` is refused before a byte is read). The SDK read it with neither limit
   of ours; it now gets it whole from :func:`replay`.
+- **The message is checked** (:func:`inbound`, :func:`invalid_message`): the body is parsed
+  once, with orjson, and must be one JSON-RPC 2.0 message as MCP has them: a request (a
+  string ``method``, an ``id`` that is a string or an integer, never null), a notification
+  (no ``id``), or a response (an ``id``, and a ``result`` or an ``error``), ``params`` an
+  object when given. Anything else is answered 400 with a JSON-RPC error -32600
+  (``id: null``) naming the problem, a batch (MCP has none since 2025-06-18) as such. The
+  SDK, left alone, took a request with a malformed ``id`` for a notification (202, and
+  dropped it) and refused the rest with pydantic's validation text. A body that is not
+  JSON is left to the SDK, whose answer is the JSON-RPC parse error already (400, -32700,
+  ``id: null``). A valid message reaches the SDK as the bytes that came.
 - **The rate limit** (:func:`charge`): with the v2 token bucket on, every message that is
-  not a ``tools/call`` request (``initialize``, ``tools/list``, ``ping``, notifications, a
-  body that is not JSON, a batch) takes one token of the client's bucket, as the API
-  counts it (:mod:`apps.ratelimit.limits`: the same client, the admin key exempt); refused,
-  the request is answered 429 with the v2 body before the SDK runs. ``tools/list`` costs
-  20-60 ms of the event loop (the SDK serialises ~0.9 MB), so unlimited listing could hold
-  a worker's loop. A ``tools/call`` is not counted here: the HTTP request it makes is
-  counted by the API's own limits. A batch is one token: the SDK refuses batches (MCP has
-  none since 2025-06-18), so it never stands for a tool call.
+  not a valid ``tools/call`` request (``initialize``, ``tools/list``, ``ping``,
+  notifications, and any malformed body: a batch, one that is not JSON) takes one token of
+  the client's bucket, as the API counts it (:mod:`apps.ratelimit.limits`: the same
+  client, the admin key exempt); refused, the request is answered 429 with the v2 body
+  before the SDK runs. The token is taken before a malformed message is refused, so
+  refusals cost what messages do. ``tools/list`` costs 20-60 ms of the event loop (the SDK
+  serialises ~0.9 MB), so unlimited listing could hold a worker's loop. A ``tools/call``
+  is not counted here: the HTTP request it makes is counted by the API's own limits.
 - **Compression** (:func:`compressing`): a JSON answer of at least
   :data:`apps.core.encoding.MIN_SIZE` bytes is sent in the coding ``Accept-Encoding``
   negotiates (:func:`apps.core.encoding.choose`), with ``Vary: Accept-Encoding``; an event
@@ -81,19 +91,96 @@ def replay(body: bytes, receive: Receive) -> Receive:
     return replayed
 
 
-# -- the rate limit --------------------------------------------------------------------------
-def is_tool_call(body: bytes) -> bool:
-    """Whether ``body`` is one JSON-RPC ``tools/call`` request (an object with an ``id``)."""
-    if TOOL_CALL.encode() not in body:  # most messages are told apart without parsing
-        return False
+# -- the message -----------------------------------------------------------------------------
+INVALID_REQUEST = -32600  # JSON-RPC 2.0's code
+ID_RULE = "id must be a string or an integer (of 64 bits at most)"
+BATCH = ("Batches are not supported: send one JSON-RPC message per request (MCP has no "
+         "batches since 2025-06-18)")
+
+
+@dataclass(frozen=True)
+class Inbound:
+    """A POSTed body as the front reads it: whether it is a tool call, and the JSON-RPC
+    error answering it when it is no single valid message."""
+
+    tool_call: bool = False
+    refusal: bytes | None = None
+
+
+def inbound(body: bytes) -> Inbound:
+    """``body`` parsed once, with orjson (the SDK gets the bytes as they came, and parses them
+    itself), and checked by :func:`invalid_message`.
+
+    A body orjson refuses is read again by the SDK's own parser (``pydantic_core``), which
+    also takes ``NaN`` and ``Infinity``: what it takes is checked like any other message (or
+    it would reach the SDK unchecked); what it refuses too is left to the SDK, whose answer
+    is already the JSON-RPC parse error (400, -32700, ``id: null``)."""
     try:
         message = orjson.loads(body)
     except orjson.JSONDecodeError:
-        return False
-    return isinstance(message, dict) and message.get("method") == TOOL_CALL \
-        and "id" in message
+        import pydantic_core  # the SDK's dependency; ~20 ms, once, on this rare path
+
+        try:
+            message = pydantic_core.from_json(body)
+        except ValueError:
+            return Inbound()
+    problem = invalid_message(message)
+    if problem is not None:
+        return Inbound(refusal=orjson.dumps({"jsonrpc": "2.0", "id": None, "error": {
+            "code": INVALID_REQUEST, "message": problem}}))
+    return Inbound(tool_call=message.get("method") == TOOL_CALL and "id" in message)
 
 
+def _is_int(value: Any) -> bool:
+    # Not a bool (an int to Python), nor a float (1.0: the SDK took such an id for a
+    # notification's, and dropped the message). orjson reads an integer past 64 bits as a
+    # float: refused too, though the SDK would take it (no client numbers its requests so).
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, str) or _is_int(value)
+
+
+def invalid_message(message: Any) -> str | None:
+    """Why the parsed body ``message`` is not one JSON-RPC 2.0 message as MCP has them, or
+    None: a request (``method``, and an ``id``: a string or an integer, never null), a
+    notification (``method``, no ``id``), a response (``id``, and a ``result`` or an
+    ``error``); ``params`` an object when given. The SDK would take a message with a bad
+    ``id`` for a notification (202, dropped), and refuse the rest with pydantic's text."""
+    if isinstance(message, list):
+        return BATCH
+    if not isinstance(message, dict):
+        return "Invalid Request: a message must be a JSON object"
+    if message.get("jsonrpc") != "2.0":
+        return 'Invalid Request: jsonrpc must be "2.0"'
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return "Invalid Request: method must be a string"
+        if not isinstance(message.get("params", {}), dict):
+            return "Invalid Request: params must be an object when given"
+        if "id" in message and not _is_id(message["id"]):
+            return f"Invalid Request: {ID_RULE}" + \
+                ("; a notification has none" if message["id"] is None else "")
+        return None
+    if ("result" in message) == ("error" in message):
+        return ("Invalid Request: a message needs a method (a request or a notification), "
+                "or either a result or an error (a response)")
+    if not isinstance(message.get("result", {}), dict):
+        return "Invalid Request: result must be an object"
+    error = message.get("error", {"code": 0, "message": ""})
+    if not (isinstance(error, dict) and _is_int(error.get("code"))
+            and isinstance(error.get("message"), str)):
+        return "Invalid Request: error must be an object with an integer code and a string " \
+            "message"
+    # An error may answer a message whose id could not be read (null); a result may not.
+    if "id" not in message or not (_is_id(message["id"]) or
+                                   (message["id"] is None and "error" in message)):
+        return f"Invalid Request: a response's {ID_RULE}, or null in an error"
+    return None
+
+
+# -- the rate limit --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Charge:
     """The bucket's decision on one message: its rate-limit headers, and the 429's body
@@ -103,12 +190,12 @@ class Charge:
     refusal: bytes | None = None
 
 
-async def charge(scope: Scope, body: bytes) -> Charge | None:
-    """Take a token for the message ``body`` unless it is a tool call; None when nothing is
+async def charge(scope: Scope, tool_call: bool) -> Charge | None:
+    """Take a token for a message unless it is a (valid) tool call; None when nothing is
     counted (the bucket is off, a tool call, the admin key, or the counters cannot be
     reached: let through, as the API's middleware does)."""
     config = limits.bucket_config()
-    if not config.enabled or is_tool_call(body):
+    if not config.enabled or tool_call:
         return None
     meta = limits.asgi_meta(scope.get("client"), dict(scope.get("headers") or ()))
     if limits.is_admin(meta):
