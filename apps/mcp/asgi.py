@@ -29,9 +29,10 @@
   (429 with the v2 body when none is left; a tool call's HTTP request is counted by the
   API itself); a body that is not one valid JSON-RPC message (not JSON, a batch, a bad
   ``id``, ``method`` or ``params``) is then answered 400 with a JSON-RPC error (the token
-  taken all the same); a JSON answer is compressed as ``Accept-Encoding`` asks (the ~0.9 MB
-  tool list once per process and coding); a page at an allowed ``Origin`` gets the CORS
-  headers (and its preflight an answer), by the API's CORS settings.
+  taken all the same); a JSON answer is compressed as ``Accept-Encoding`` asks (answers of
+  ``wire.LARGE_BODY`` or more in a thread, remembered by digest); a page at an allowed
+  ``Origin`` gets the CORS headers (and its preflight an answer), by the API's CORS
+  settings.
 - Every ``/mcp`` request gets an access line and a request metric (:mod:`apps.core.front`),
   an ``X-Correlation-ID`` (the client's when sane, else a new one, which the tool calls
   made for it share) and ``X-Data-Source``; each tool call is also logged, limited and

@@ -22,8 +22,8 @@ API's own front uses, so the two never disagree.
   the client's bucket, as the API counts it (:mod:`apps.ratelimit.limits`: the same
   client, the admin key exempt); refused, the request is answered 429 with the v2 body
   before the SDK runs. The token is taken before a malformed message is refused, so
-  refusals cost what messages do. ``tools/list`` costs 20-60 ms of the event loop (the SDK
-  serialises ~0.9 MB), so unlimited listing could hold a worker's loop. A ``tools/call``
+  refusals cost what messages do. Every message costs the event loop (``tools/list``
+  serialises ~48 KB), so unlimited messages could hold a worker's loop. A ``tools/call``
   is not counted here: the HTTP request it makes is counted by the API's own limits.
 - **Compression** (:func:`compressing`): a JSON answer of at least
   :data:`apps.core.encoding.MIN_SIZE` bytes is sent in the coding ``Accept-Encoding``
