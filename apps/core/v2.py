@@ -63,6 +63,7 @@ from apps.core.symbols import encoded_slash_in_path
 from apps.core.views import ApiView
 from marketdata.errors import FieldError, InvalidParameters, NotFound
 from marketdata.records.bars import V2_INTERVALS, V2_RANGES, check_range_interval
+from marketdata.records.members import as_json, is_record
 from marketdata.records.quotes import present_value
 
 MAX_LIMIT = 1000
@@ -341,7 +342,12 @@ class V2ApiView(ApiView):
 
     def answer(self, data: Any, output: Output | None = None, **kwargs: Any) -> Response:
         """The 200 of the handler's service call, shaped by the view's declared ``output``
-        (or ``output``, for a view whose members depend on a path value)."""
+        (or ``output``, for a view whose members depend on a path value). A record that
+        describes itself, or a list of them, is its members' JSON
+        (:func:`~marketdata.records.members.as_json`); only the top level is looked at, so
+        answers of plain dicts cost nothing more."""
+        if is_record(data) or (isinstance(data, list) and data and is_record(data[0])):
+            data = as_json(data)
         return Response((output or self.output).apply(data, self.params), **kwargs)
 
 

@@ -6,30 +6,15 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import FieldsQuery, Output, PageQuery, V2ApiView
-from apps.crypto.serializers import (
-    COIN_SCHEMA,
-    COINS_SCHEMA,
-    GLOBAL_SCHEMA,
-    SEARCH_SCHEMA,
-    TRENDING_SCHEMA,
-    V2CoinQuery,
-    V2CoinsQuery,
-    V2CryptoSearchQuery,
-)
-from apps.crypto.services import (
-    COIN_MEMBERS,
-    GLOBAL_MEMBERS,
-    MATCH_MEMBERS,
-    TRENDING_MEMBERS,
-    coin,
-    coins,
-    global_market,
-    search,
-    trending,
-)
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import FieldsQuery, PageQuery, V2ApiView, connection_schema
+from apps.crypto.serializers import COIN_EXAMPLE, V2CoinQuery, V2CoinsQuery, V2CryptoSearchQuery
+from apps.crypto.services import coin, coins, global_market, search, trending
+from marketdata.records.crypto import Coin, CoinMatch, GlobalMarket, TrendingCoin
 
 TAG = "Crypto (v2)"
+COIN_SCHEMA = record_schema(Coin, "One coin with its market data; `fields` selects these "
+                            "members", example=COIN_EXAMPLE)
 
 
 class V2CoinsView(V2ApiView):
@@ -42,9 +27,9 @@ class V2CoinsView(V2ApiView):
     coin."""
 
     query_serializer = V2CoinsQuery
-    response_schema = COINS_SCHEMA
+    response_schema = connection_schema(COIN_SCHEMA, "coins, largest market cap first")
     csv_table = ""
-    output = Output(COIN_MEMBERS, paged=("",))
+    output = record_output(Coin, paged=("",))
     operation_id, tag = "get_crypto_coins", TAG
     summary = "Crypto coins by market cap"
 
@@ -63,7 +48,7 @@ class V2CoinView(V2ApiView):
                                                "`/v2/crypto/search`)",
                                 "pattern": "^[a-z0-9]+(-[a-z0-9]+)*$"}}
     response_schema = COIN_SCHEMA
-    output = Output(COIN_MEMBERS)
+    output = record_output(Coin)
     operation_id, tag = "get_crypto_coin", TAG
     summary = "One crypto coin"
 
@@ -78,8 +63,9 @@ class V2CryptoGlobalView(V2ApiView):
     percent. Cached 60 s. `fields` selects members."""
 
     query_serializer = FieldsQuery
-    response_schema = GLOBAL_SCHEMA
-    output = Output(GLOBAL_MEMBERS)
+    response_schema = record_schema(GlobalMarket, "The whole crypto market; `fields` selects "
+                                    "these members")
+    output = record_output(GlobalMarket)
     operation_id, tag = "get_crypto_global", TAG
     summary = "The crypto market"
 
@@ -94,9 +80,11 @@ class V2CryptoTrendingView(V2ApiView):
     `cursor`/`limit` page the list; `fields` applies to each coin."""
 
     query_serializer = PageQuery
-    response_schema = TRENDING_SCHEMA
+    response_schema = connection_schema(
+        record_schema(TrendingCoin, "A trending coin; `fields` selects these members"),
+        "trending coins, CoinGecko's order")
     csv_table = ""
-    output = Output(TRENDING_MEMBERS, paged=("",))
+    output = record_output(TrendingCoin, paged=("",))
     operation_id, tag = "get_crypto_trending", TAG
     summary = "Trending crypto coins"
 
@@ -113,8 +101,10 @@ class V2CryptoSearchView(V2ApiView):
     `fields` applies to each match."""
 
     query_serializer = V2CryptoSearchQuery
-    response_schema = SEARCH_SCHEMA
-    output = Output(MATCH_MEMBERS, paged=("",))
+    response_schema = connection_schema(
+        record_schema(CoinMatch, "A coin matching the search; `fields` selects these members"),
+        "matching coins, best match first")
+    output = record_output(CoinMatch, paged=("",))
     operation_id, tag = "get_crypto_search", TAG
     summary = "Crypto coin search"
 

@@ -1,0 +1,75 @@
+"""One shape per answer: every v2 view's declared output (the members `fields` selects
+among and those always present) is exactly the member set of its response schema's object,
+and a view whose answer is a record's (apps.core.shapes) has the record's members in both,
+so a member cannot be in the schema and not the answer, or the reverse."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.urls import get_resolver
+
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import V2ApiView, connection_schema
+from marketdata.records.crypto import Coin, CoinMatch, GlobalMarket, TrendingCoin
+from marketdata.records.members import member_names
+
+
+def _views() -> list[type[V2ApiView]]:
+    found: list[type[V2ApiView]] = []
+
+    def walk(patterns: list[Any]) -> None:
+        for pattern in patterns:
+            if hasattr(pattern, "url_patterns"):
+                walk(pattern.url_patterns)
+                continue
+            view = getattr(pattern.callback, "cls", None)
+            if isinstance(view, type) and issubclass(view, V2ApiView) and view not in found:
+                found.append(view)
+
+    walk(get_resolver().url_patterns)
+    return found
+
+
+def _object(schema: Any) -> dict[str, Any] | None:
+    """The object a schema describes, through a connection's bare-array form and arrays."""
+    if not isinstance(schema, dict):
+        return None
+    if "oneOf" in schema:
+        return _object(schema["oneOf"][0])
+    if schema.get("type") == "array":
+        return _object(schema.get("items"))
+    return schema
+
+
+def _at(schema: Any, path: tuple[str, ...]) -> dict[str, Any] | None:
+    node = _object(schema)
+    for name in path:
+        node = _object((node or {}).get("properties", {}).get(name))
+    return node
+
+
+VIEWS = [view for view in _views()
+         if view.output.members and isinstance(view.response_schema, dict)]
+
+
+def test_the_views_are_found():
+    assert len(VIEWS) > 60
+
+
+@pytest.mark.parametrize("view", VIEWS, ids=lambda view: view.__name__)
+def test_the_schema_has_exactly_the_members_fields_selects_among(view):
+    target = _at(view.response_schema, view.output.at)
+    assert target is not None and "properties" in target, view.output.at
+    assert set(target["properties"]) == set(view.output.members) | set(view.output.always)
+
+
+@pytest.mark.parametrize("record", [Coin, GlobalMarket, TrendingCoin, CoinMatch])
+def test_a_records_schema_output_and_json_agree(record):
+    schema = record_schema(record, "what")
+    names = list(member_names(record))
+    assert list(schema["properties"]) == names == schema["required"]
+    assert record_output(record, paged=("",)).members == tuple(names)
+    listed = connection_schema(schema)
+    assert _object(listed) is schema
