@@ -78,7 +78,7 @@ def test_parse_search():
         {"id": "ethereum", "name": "Ethereum", "symbol": "ETH", "market_cap_rank": 2,
          "thumb": "https://t/e.png", "large": "https://l/e.png"},
         {"id": "no-ticker", "name": "No Ticker", "symbol": " "}]})
-    assert found == [CoinMatch("ethereum", "ETH", "Ethereum", 2, "https://t/e.png",
+    assert found == [CoinMatch("ETH", "ethereum", "Ethereum", 2, "https://t/e.png",
                                "https://l/e.png"),
                      CoinMatch("no-ticker", "no-ticker", "No Ticker", None, None, None)]
     assert coingecko.parse_search({"coins": []}) == []
