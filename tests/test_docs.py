@@ -138,3 +138,25 @@ def test_license_and_every_dependency_licence_are_listed():
             assert row, f"{name} ({req}) has no row in the README's Dependencies"
             assert row[1] == version, f"{name}: the README says {row[1]}, {req} pins {version}"
             assert row[2], f"{name} has no licence"
+
+
+# Each registered provider as the code map and the request path name it.
+PROVIDER_NAMES = {
+    "yahoo": "Yahoo", "fred": "FRED", "treasury": "Treasury", "fmp": "FMP",
+    "algolia": "Algolia", "gdelt": "GDELT", "frankfurter": "Frankfurter", "cftc": "CFTC",
+    "sec": "SEC", "wikipedia": "Wikipedia", "tiingo": "Tiingo", "alphavantage": "Alpha Vantage",
+    "coingecko": "CoinGecko", "alternative": "alternative.me", "feeds": "RSS/Atom feeds",
+}
+
+
+def test_the_provider_lists_name_every_registered_provider():
+    from marketdata.providers.registry import PROVIDERS
+
+    assert set(PROVIDER_NAMES) == set(PROVIDERS)  # a new provider is named here, and below
+    code_map = next(line for line in README.read_text().splitlines()
+                    if line.startswith("| `marketdata/providers/` |"))
+    architecture = (ROOT / "docs" / "architecture.md").read_text()
+    path = architecture[architecture.index("-> Yahoo"):architecture.index("## The layers")]
+    for name in PROVIDER_NAMES.values():
+        assert name in code_map, name
+        assert name in " ".join(path.split()), name

@@ -29,7 +29,6 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
 
 import brotli
 
@@ -54,17 +53,6 @@ _TEXTUAL = re.compile(r"^(?:text/|application/(?:json|javascript|xml|[\w.+-]*\+j
                       re.IGNORECASE)
 _ENTITY_TAG = re.compile(r'(?:W/)?"([^"]*)"')
 _MEMO_LIMIT = 1024
-
-
-class Representations(Protocol):
-    """What a body offers besides itself: its tag and its kept encodings (a response-cache
-    entry, the OpenAPI document)."""
-
-    @property
-    def etag(self) -> str: ...
-
-    @property
-    def encoded(self) -> tuple[tuple[str, bytes], ...]: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,6 +53,7 @@ from django.http import HttpResponse
 
 from apps.core import encoding, response_cache
 from apps.core.middleware import correlation_id_for
+from apps.core.routes import UNMATCHED, rate_limit_name
 from apps.core.symbols import encoded_slash_in_path
 from apps.ratelimit import limits
 from apps.ratelimit.counters import get_async_store
@@ -180,7 +181,7 @@ class Setup:
         self._vary: _Memo = _Memo()
         self._layers = {secure: self._django_layers(secure) for secure in (False, True)}
         self.ping = self._ping_template()
-        self.metrics = _metrics() if METRICS_MIDDLEWARE in settings.MIDDLEWARE else None
+        self.metrics = _Metrics() if METRICS_MIDDLEWARE in settings.MIDDLEWARE else None
         self._routes: _Memo = _Memo()
 
     # -- what the fast path cannot stand in for -------------------------------------------
@@ -314,9 +315,8 @@ class Setup:
         only thing that changes); None when its shape is not the known one."""
         from django.urls import resolve
 
-        from apps.health.views import PingView
-
-        response = PingView.as_view()(_probe(PING_PATH))
+        # The view the URL configuration names for the path (apps.core imports no app).
+        response = resolve(PING_PATH).func(_probe(PING_PATH))
         response.render()
         body = orjson.loads(response.content)
         if response.status_code != 200 or set(body) != {"status", "timestamp"}:
@@ -352,24 +352,17 @@ class Setup:
 
 
 class _Metrics:
-    """The operations issue's metrics functions, when that code is present."""
+    """What the metrics middleware records, for answers given here (the metrics module is
+    imported only where the middleware is configured)."""
+
+    UNMATCHED = UNMATCHED
 
     def __init__(self) -> None:
-        from apps.health.metrics import UNMATCHED, rate_limit_name
         from marketdata.metrics import record_rate_limited, record_request
 
-        self.UNMATCHED = UNMATCHED
         self.rate_limit_name = rate_limit_name
         self.record_rate_limited = record_rate_limited
         self.record_request = record_request
-
-
-def _metrics() -> _Metrics | None:
-    try:
-        return _Metrics()
-    except ImportError:
-        log.warning("fast path: metrics middleware configured but its functions are missing")
-        return None
 
 
 class FastPath:

@@ -22,13 +22,13 @@ from django.conf import settings
 from apps.core.errors import page_error_body
 from apps.core.fastpath import fast_path
 from apps.core.middleware import correlation_id_for
+from apps.core.routes import UNMATCHED
 from marketdata import deadline, metrics
 from marketdata.logs import AccessLog
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 Headers = list[tuple[bytes, bytes]]
 
-UNMATCHED = "<unmatched>"
 _access_log: AccessLog | None = None
 
 

@@ -11,6 +11,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
+from apps.core.cursors import encode_cursor
 from apps.core.errors import DETAIL_ERRORS, DETAIL_LIST, ERRORS
 
 
@@ -472,8 +473,6 @@ def _typed_example(name: str, schema: dict[str, Any]) -> Any:
     """An example from the parameter's type alone: the first page's cursor, the smallest
     allowed number, ``false``."""
     if name in ("cursor", "pageCursor"):
-        from apps.core.v2 import encode_cursor  # apps.core.v2 imports this module
-
         return encode_cursor(0)
     kind = schema.get("type")
     if kind == "boolean":

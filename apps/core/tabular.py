@@ -54,6 +54,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.params import QuerySerializer
+from apps.core.renderers import ORJSONRenderer
 from marketdata.errors import FieldError, InvalidParameters
 
 JSON_MEDIA_TYPE = "application/json"
@@ -477,11 +478,35 @@ def _with_format(query: type[serializers.Serializer] | None) -> type[serializers
                                          "__doc__": base.__doc__, FORMAT_PARAM: format_param()})
 
 
+class CSVRenderer(BaseRenderer):
+    """The view's table (its ``csv_table``) as RFC 4180 text with a header row.
+
+    Only tabular views list it, after the JSON renderer; they switch their errors back to
+    JSON before rendering (:class:`apps.core.TableMixin`), so this writes 2xx
+    answers only."""
+
+    media_type = CSV_MEDIA_TYPE
+    format = CSV
+    charset = "utf-8"
+
+    def render(self, data: Any, accepted_media_type: str | None = None,
+               renderer_context: Mapping[str, Any] | None = None) -> bytes:
+        context = renderer_context or {}
+        view, request = context.get("view"), context.get("request")
+        table = table_of(view)
+        if table is None:
+            raise TypeError(f"{type(view).__name__} declares no csv_table")
+        response = context.get("response")
+        if response is not None:
+            # DRF wrote "text/csv; charset=utf-8"; RFC 4180's header parameter says more.
+            response["Content-Type"] = CSV_CONTENT_TYPE
+        fields = request.query_params.get("fields") if request is not None else None
+        return render_table(data, table, fields, declared_columns(view, table))
+
+
 def configure(view_class: type) -> None:
     """Make a view that declares ``csv_table`` tabular: the CSV renderer after the JSON one,
     the negotiation above, and ``format=json|csv`` where ``format`` is free."""
-    from apps.core.renderers import CSVRenderer, ORJSONRenderer
-
     view_class.renderer_classes = [ORJSONRenderer, CSVRenderer]  # type: ignore[attr-defined]
     view_class.content_negotiation_class = TableNegotiation  # type: ignore[attr-defined]
     if getattr(view_class, "body_serializer", None) is None:  # a GET: the query may say

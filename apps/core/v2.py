@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ from rest_framework import exceptions, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.cursors import encode_cursor
 from apps.core.errors import V2
 from apps.core.params import (
     BLANK,
@@ -385,14 +385,6 @@ def select(obj: dict[str, Any], fields: frozenset[str] | None,
 
 
 # -- cursors and connections ------------------------------------------------------------------
-def encode_cursor(position: int, reverse: bool = False) -> str:
-    """The cursor of ``position`` (0-based) in a walk: base64url (no padding) of its JSON;
-    a reversed walk's (a list read in the other ``order`` than its default) is of
-    ``-(position + 1)``, so a cursor carries its walk's direction."""
-    value = -(position + 1) if reverse else position
-    return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
-
-
 @dataclass(frozen=True)
 class WalkCursor:
     """A decoded cursor of a list with ``order``: the position, and whether it came from

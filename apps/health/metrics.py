@@ -22,10 +22,10 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from apps.core.middleware import arrival_of
+from apps.core.routes import UNMATCHED, rate_limit_name
 from marketdata import metrics
 
 _PASSED = "_md_rate_limit_passed"
-UNMATCHED = "<unmatched>"
 STATIC = "<static>"
 
 
@@ -52,12 +52,6 @@ def _resolved_route(request: HttpRequest) -> str:
         return resolve(request.path_info).route or "/"
     except Resolver404:
         return UNMATCHED
-
-
-def rate_limit_name(path: str) -> str:
-    if path == "/v1/health":
-        return "v1_health"
-    return "v2_bucket" if path.startswith("/v2/") else "v1_daily"
 
 
 def sample_streams() -> None:

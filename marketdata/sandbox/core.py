@@ -295,7 +295,6 @@ class UpstreamSandbox:
 
 
 # The original name (Yahoo was the only provider); kept for existing code and tests.
-YahooSandbox = UpstreamSandbox
 
 
 def _as_lists(query: dict[str, Any]) -> dict[str, list[str]]:

@@ -91,13 +91,6 @@ class SessionTable:
         """Index of the last session whose open is <= now (-1 if none)."""
         return int(np.searchsorted(self.opens, now, side="right")) - 1
 
-    def index_of_day(self, day: date) -> int:
-        """Index of the first session on or after a local date."""
-        return int(np.searchsorted(self.days, np.datetime64(day, "D"), side="left"))
-
-    def local_dt(self, epoch: int) -> datetime:
-        return datetime.fromtimestamp(epoch, ZoneInfo(self.venue.tz))
-
 
 def _localize(days: pd.DatetimeIndex, tz: str, hm: tuple[int, int]) -> np.ndarray:
     stamps = days + pd.Timedelta(hours=hm[0], minutes=hm[1])

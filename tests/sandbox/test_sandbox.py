@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from marketdata.sandbox import SandboxResponse, YahooSandbox, get_sandbox
+from marketdata.sandbox import SandboxResponse, UpstreamSandbox, get_sandbox
 from marketdata.sandbox.core import REQUEST_LOG_CAP
 from marketdata.sandbox.instruments import get_instrument, is_known_symbol
 from marketdata.sandbox.yahoo.chart import RANGES
@@ -37,11 +37,11 @@ CLOSED = datetime(2026, 11, 21, 2, 30, tzinfo=UTC)  # 21:30 ET
 WEEKEND = datetime(2026, 11, 22, 15, 0, tzinfo=UTC)  # Sunday
 
 
-def make(clock: datetime = REGULAR, **kwargs: Any) -> YahooSandbox:
-    return YahooSandbox(clock=lambda: clock, **kwargs)
+def make(clock: datetime = REGULAR, **kwargs: Any) -> UpstreamSandbox:
+    return UpstreamSandbox(clock=lambda: clock, **kwargs)
 
 
-def get(sb: YahooSandbox, path: str, host: str = Q2, headers: dict[str, str] | None = None,
+def get(sb: UpstreamSandbox, path: str, host: str = Q2, headers: dict[str, str] | None = None,
         **query: str) -> SandboxResponse:
     return sb.handle("GET", host, path, {k: [v] for k, v in query.items()}, headers or {})
 
@@ -50,7 +50,7 @@ def body(resp: SandboxResponse) -> Any:
     return json.loads(resp.body)
 
 
-def crumb_for(sb: YahooSandbox) -> tuple[str, str]:
+def crumb_for(sb: UpstreamSandbox) -> tuple[str, str]:
     """Walk the handshake: (cookie header, crumb)."""
     first = get(sb, "/", host="fc.yahoo.com")
     cookie = first.headers["Set-Cookie"].split(";")[0]
@@ -59,7 +59,7 @@ def crumb_for(sb: YahooSandbox) -> tuple[str, str]:
     return cookie, answer.body.decode()
 
 
-def chart(sb: YahooSandbox, symbol: str, **query: str) -> dict[str, Any]:
+def chart(sb: UpstreamSandbox, symbol: str, **query: str) -> dict[str, Any]:
     resp = get(sb, f"/v8/finance/chart/{symbol}", **query)
     assert resp.status == 200, resp.body
     return body(resp)["chart"]["result"][0]
@@ -282,7 +282,7 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-def quotes(sb: YahooSandbox, symbols: str, **query: str) -> SandboxResponse:
+def quotes(sb: UpstreamSandbox, symbols: str, **query: str) -> SandboxResponse:
     _, crumb = crumb_for(sb)
     return get(sb, "/v7/finance/quote", host=Q1, symbols=symbols, crumb=crumb, **query)
 
@@ -380,7 +380,8 @@ MODULES = ("assetProfile,price,summaryDetail,defaultKeyStatistics,calendarEvents
            "quoteUnadjustedPerformanceOverview,quoteType,summaryProfile")
 
 
-def summary(sb: YahooSandbox, symbol: str, modules: str = MODULES, **query: str) -> SandboxResponse:
+def summary(sb: UpstreamSandbox, symbol: str, modules: str = MODULES,
+            **query: str) -> SandboxResponse:
     _, crumb = crumb_for(sb)
     return get(sb, f"/v10/finance/quoteSummary/{symbol}", modules=modules, crumb=crumb,
                **query)
@@ -612,7 +613,7 @@ def test_symbol_rule() -> None:
 # --- HTTP server ----------------------------------------------------------------------------
 
 @pytest.fixture
-def server() -> Iterator[tuple[str, YahooSandbox]]:
+def server() -> Iterator[tuple[str, UpstreamSandbox]]:
     sb = make()
     with serving(sb) as port:
         yield f"http://127.0.0.1:{port}", sb
@@ -627,7 +628,7 @@ def _http(url: str, data: bytes | None = None) -> tuple[int, dict[str, str], byt
         return err.code, dict(err.headers), err.read()
 
 
-def test_http_server_serves_and_counts(server: tuple[str, YahooSandbox]) -> None:
+def test_http_server_serves_and_counts(server: tuple[str, UpstreamSandbox]) -> None:
     base, sb = server
     status, headers, raw = _http(f"{base}/v8/finance/chart/AAPL?range=5d&interval=1d")
     assert status == 200 and headers["Content-Type"].startswith("application/json")
@@ -649,7 +650,7 @@ def test_http_server_serves_and_counts(server: tuple[str, YahooSandbox]) -> None
     assert _http(f"{base}/v8/finance/chart/AAPL?range=1d&interval=1d")[0] == 200
 
 
-def test_the_clock_changes_at_run_time(server: tuple[str, YahooSandbox]) -> None:
+def test_the_clock_changes_at_run_time(server: tuple[str, UpstreamSandbox]) -> None:
     base, sb = server
     start = datetime(2026, 11, 24, 14, 31, tzinfo=UTC)
     body = b'{"clock": {"start": "2026-11-24T14:31:00Z", "speed": 60}}'
@@ -665,7 +666,7 @@ def test_the_clock_changes_at_run_time(server: tuple[str, YahooSandbox]) -> None
     assert abs((sb.clock() - datetime.now(UTC)).total_seconds()) < 5
 
 
-def test_http_server_reports_its_memory(server: tuple[str, YahooSandbox]) -> None:
+def test_http_server_reports_its_memory(server: tuple[str, UpstreamSandbox]) -> None:
     base, _ = server
     assert _http(f"{base}/v8/finance/chart/MSFT?range=5d&interval=1d")[0] == 200
     status, _, raw = _http(f"{base}/__sandbox__/stats")
@@ -681,7 +682,7 @@ def test_http_server_reports_its_memory(server: tuple[str, YahooSandbox]) -> Non
     assert json.loads(_http(f"{base}/__sandbox__/requests")[2])["count"] == 1  # not logged
 
 
-def test_http_server_handshake_with_cookie_jar(server: tuple[str, YahooSandbox]) -> None:
+def test_http_server_handshake_with_cookie_jar(server: tuple[str, UpstreamSandbox]) -> None:
     requests = pytest.importorskip("requests")
     base, _ = server
     with requests.Session() as session:

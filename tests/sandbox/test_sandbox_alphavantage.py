@@ -15,7 +15,7 @@ from marketdata.providers import alphavantage
 from marketdata.providers.yahoo.analysis import parse_earnings_history
 from marketdata.providers.yahoo.profile import parse_company_profile
 from marketdata.providers.yahoo.quote_summary import parse_quote_summary
-from marketdata.sandbox import YahooSandbox
+from marketdata.sandbox import UpstreamSandbox
 from marketdata.sandbox.registry import PROVIDERS
 
 HOST = "www.alphavantage.co"
@@ -23,11 +23,11 @@ CLOCK = datetime(2026, 11, 20, 22, 30, tzinfo=UTC)
 KEY = "sandbox-av-key"
 
 
-def make() -> YahooSandbox:
-    return YahooSandbox(clock=lambda: CLOCK)
+def make() -> UpstreamSandbox:
+    return UpstreamSandbox(clock=lambda: CLOCK)
 
 
-def get(sb: YahooSandbox, function: str, symbol: str | None = "AAPL",
+def get(sb: UpstreamSandbox, function: str, symbol: str | None = "AAPL",
         key: str | None = KEY) -> tuple[int, Any]:
     params = {"function": [function]}
     if symbol is not None:
@@ -38,14 +38,14 @@ def get(sb: YahooSandbox, function: str, symbol: str | None = "AAPL",
     return answer.status, json.loads(answer.body)
 
 
-def crumb(sb: YahooSandbox) -> str:
+def crumb(sb: UpstreamSandbox) -> str:
     first = sb.handle("GET", "fc.yahoo.com", "/", {}, {})
     cookie = first.headers["Set-Cookie"].split(";")[0]
     return sb.handle("GET", "query1.finance.yahoo.com", "/v1/test/getcrumb", {},
                      {"Cookie": cookie}).body.decode()
 
 
-def yahoo_modules(sb: YahooSandbox, symbol: str, modules: str) -> dict[str, Any]:
+def yahoo_modules(sb: UpstreamSandbox, symbol: str, modules: str) -> dict[str, Any]:
     answer = sb.handle("GET", "query2.finance.yahoo.com", f"/v10/finance/quoteSummary/{symbol}",
                        {"modules": [modules], "formatted": ["false"], "crumb": [crumb(sb)]},
                        {})

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from marketdata.sandbox import YahooSandbox
+from marketdata.sandbox import UpstreamSandbox
 
 UPSTREAM = Path(__file__).resolve().parents[2].parent / "shared" / "upstream" / "yahoo"
 needs_recordings = pytest.mark.skipif(not UPSTREAM.is_dir(), reason="no shared/upstream")
@@ -29,18 +29,18 @@ LISTS = {"recommendationTrend": "trend", "upgradeDowngradeHistory": "history",
          "netSharePurchaseActivity": None, "insiderHolders": "holders"}
 
 
-def make(clock: datetime = CLOCK) -> YahooSandbox:
-    return YahooSandbox(clock=lambda: clock)
+def make(clock: datetime = CLOCK) -> UpstreamSandbox:
+    return UpstreamSandbox(clock=lambda: clock)
 
 
-def crumb(sb: YahooSandbox) -> str:
+def crumb(sb: UpstreamSandbox) -> str:
     first = sb.handle("GET", "fc.yahoo.com", "/", {}, {})
     cookie = first.headers["Set-Cookie"].split(";")[0]
     return sb.handle("GET", "query1.finance.yahoo.com", "/v1/test/getcrumb", {},
                      {"Cookie": cookie}).body.decode()
 
 
-def summary(sb: YahooSandbox, symbol: str, modules: str,
+def summary(sb: UpstreamSandbox, symbol: str, modules: str,
             formatted: str = "false") -> tuple[int, Any]:
     answer = sb.handle("GET", "query2.finance.yahoo.com", f"/v10/finance/quoteSummary/{symbol}",
                        {"modules": [modules], "formatted": [formatted], "crumb": [crumb(sb)]},
@@ -48,7 +48,7 @@ def summary(sb: YahooSandbox, symbol: str, modules: str,
     return answer.status, json.loads(answer.body)
 
 
-def modules_of(sb: YahooSandbox, symbol: str, modules: str,
+def modules_of(sb: UpstreamSandbox, symbol: str, modules: str,
                formatted: str = "false") -> dict[str, Any]:
     status, body = summary(sb, symbol, modules, formatted)
     assert status == 200, body

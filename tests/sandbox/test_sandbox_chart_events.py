@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from marketdata.sandbox import YahooSandbox
+from marketdata.sandbox import UpstreamSandbox
 from marketdata.sandbox.instruments import stable_hash
 from marketdata.sandbox.prices import series_for
 from marketdata.sandbox.yahoo.chart import (
@@ -23,7 +23,7 @@ CLOCK = datetime(2026, 11, 20, 22, 30, tzinfo=UTC)  # Friday, after the US close
 
 
 def chart(symbol: str, **query: str) -> dict[str, Any]:
-    sb = YahooSandbox(clock=lambda: CLOCK)
+    sb = UpstreamSandbox(clock=lambda: CLOCK)
     resp = sb.handle("GET", Q2, f"/v8/finance/chart/{symbol}",
                      {k: [v] for k, v in query.items()}, {})
     assert resp.status == 200, resp.body

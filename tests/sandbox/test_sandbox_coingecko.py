@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from marketdata.sandbox import YahooSandbox
+from marketdata.sandbox import UpstreamSandbox
 from marketdata.sandbox.instruments import USD_PER, known_instrument
 from marketdata.sandbox.prices import get_series
 from marketdata.sandbox.registry import PROVIDERS
@@ -21,7 +21,7 @@ CLOCK = datetime(2026, 11, 20, 22, 30, tzinfo=UTC)
 
 
 def get(path: str, **params: str) -> tuple[int, Any]:
-    sb = YahooSandbox(clock=lambda: CLOCK)
+    sb = UpstreamSandbox(clock=lambda: CLOCK)
     answer = sb.handle("GET", HOST, f"/api/v3{path}", {k: [v] for k, v in params.items()}, {})
     return answer.status, json.loads(answer.body)
 

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from marketdata.sandbox import YahooSandbox
+from marketdata.sandbox import UpstreamSandbox
 from marketdata.sandbox.instruments import get_instrument
 from marketdata.sandbox.prices import series_for
 
@@ -120,7 +120,7 @@ def test_dividends_follow_the_real_schedules(api, sandbox_upstream):
 # ---- in the sandbox itself ---------------------------------------------------------------------
 def sandbox_get(host: str, path: str, **query: str) -> Any:
     headers = {"Authorization": "Token sandbox-key"} if "tiingo" in host else {}
-    answer = YahooSandbox(clock=lambda: CLOCK).handle(
+    answer = UpstreamSandbox(clock=lambda: CLOCK).handle(
         "GET", host, path, {k: [v] for k, v in query.items()}, headers)
     assert answer.status == 200, answer.body
     return json.loads(answer.body)
@@ -159,7 +159,7 @@ def test_adjusted_close_is_continuous_and_raw_close_jumps_by_the_ratio(symbol, d
 
 
 def test_quote_summary_gives_the_last_real_split():
-    sb = YahooSandbox(clock=lambda: CLOCK)
+    sb = UpstreamSandbox(clock=lambda: CLOCK)
     first = sb.handle("GET", "fc.yahoo.com", "/", {}, {})
     cookie = first.headers["Set-Cookie"].split(";")[0]
     crumb = sb.handle("GET", "query1.finance.yahoo.com", "/v1/test/getcrumb", {},

@@ -11,18 +11,18 @@ from typing import Any
 import pytest
 
 from marketdata.records.screeners import EQUITY_FIELDS, FUND_FIELDS, PREDEFINED
-from marketdata.sandbox import SandboxResponse, YahooSandbox
+from marketdata.sandbox import SandboxResponse, UpstreamSandbox
 from marketdata.sandbox.yahoo.screener import SCREENERS, fund_universe
 from tests.sandbox.test_sandbox_screener import crumb_for, get, result
 
 REGULAR = datetime(2026, 11, 20, 17, 0, tzinfo=UTC)
 
 
-def make() -> YahooSandbox:
-    return YahooSandbox(clock=lambda: REGULAR)
+def make() -> UpstreamSandbox:
+    return UpstreamSandbox(clock=lambda: REGULAR)
 
 
-def screen(sb: YahooSandbox, body: Any) -> SandboxResponse:
+def screen(sb: UpstreamSandbox, body: Any) -> SandboxResponse:
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()
     return sb.handle("POST", "query1.finance.yahoo.com", "/v1/finance/screener",
                      {"crumb": [crumb_for(sb)], "useRecordsResponse": ["true"]},

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from marketdata.providers import fmp
-from marketdata.sandbox import YahooSandbox
+from marketdata.sandbox import UpstreamSandbox
 from marketdata.sandbox.fmp import analysts, constituents
 from marketdata.sandbox.instruments import FAMOUS, get_instrument
 from tests.conftest import UPSTREAM_DIR
@@ -23,11 +23,11 @@ CLOCK = datetime(2026, 11, 20, 17, 0, tzinfo=UTC)  # a Friday, 12:00 New York
 KEY = "sandbox-test-key"
 
 
-def make(clock: datetime = CLOCK) -> YahooSandbox:
-    return YahooSandbox(clock=lambda: clock)
+def make(clock: datetime = CLOCK) -> UpstreamSandbox:
+    return UpstreamSandbox(clock=lambda: clock)
 
 
-def get(sb: YahooSandbox, path: str, key: str | None = KEY, host: str = HOST,
+def get(sb: UpstreamSandbox, path: str, key: str | None = KEY, host: str = HOST,
         **query: str) -> tuple[int, Any]:
     params = {name: [value] for name, value in query.items()}
     if key is not None:
@@ -37,7 +37,7 @@ def get(sb: YahooSandbox, path: str, key: str | None = KEY, host: str = HOST,
     return answer.status, json.loads(answer.body)
 
 
-def yahoo_module(sb: YahooSandbox, symbol: str, module: str) -> dict[str, Any]:
+def yahoo_module(sb: UpstreamSandbox, symbol: str, module: str) -> dict[str, Any]:
     first = sb.handle("GET", "fc.yahoo.com", "/", {}, {})
     cookie = first.headers["Set-Cookie"].split(";")[0]
     crumb = sb.handle("GET", "query1.finance.yahoo.com", "/v1/test/getcrumb", {},
@@ -221,7 +221,7 @@ def test_summary_targets_follow_the_sandbox_prices():
     assert recent and 0.7 * price < sum(recent) / len(recent) < 1.5 * price
 
 
-def _request(sb: YahooSandbox):
+def _request(sb: UpstreamSandbox):
     from marketdata.sandbox.common import Request
 
     return Request("GET", HOST, "/", {}, {}, b"", sb.clock)

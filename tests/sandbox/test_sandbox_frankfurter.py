@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from marketdata.providers.frankfurter import parse_timeseries
-from marketdata.sandbox import SandboxResponse, YahooSandbox
+from marketdata.sandbox import SandboxResponse, UpstreamSandbox
 from marketdata.sandbox.frankfurter.ecb_calendar import (
     is_fix_day,
     last_published,
@@ -25,11 +25,11 @@ HOST = "api.frankfurter.dev"
 CLOCK = datetime(2025, 1, 8, 17, 0, tzinfo=UTC)  # after the 8 January fix (16:00 CET)
 
 
-def make(clock: datetime = CLOCK, **kwargs: Any) -> YahooSandbox:
-    return YahooSandbox(clock=lambda: clock, **kwargs)
+def make(clock: datetime = CLOCK, **kwargs: Any) -> UpstreamSandbox:
+    return UpstreamSandbox(clock=lambda: clock, **kwargs)
 
 
-def get(sb: YahooSandbox, path: str, host: str = HOST, **query: str) -> SandboxResponse:
+def get(sb: UpstreamSandbox, path: str, host: str = HOST, **query: str) -> SandboxResponse:
     return sb.handle("GET", host, path, {k: [v] for k, v in query.items()}, {})
 
 

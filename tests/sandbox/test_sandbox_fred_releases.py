@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from marketdata.sandbox import YahooSandbox
+from marketdata.sandbox import UpstreamSandbox
 
 HOST = "api.stlouisfed.org"
 CLOCK = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
@@ -17,7 +17,7 @@ CLOCK = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
 
 def get(**query: str) -> tuple[int, Any]:
     params = {"file_type": "json", "api_key": "sandbox-key"} | query
-    answer = YahooSandbox(clock=lambda: CLOCK).handle(
+    answer = UpstreamSandbox(clock=lambda: CLOCK).handle(
         "GET", HOST, "/fred/releases/dates", {k: [v] for k, v in params.items() if v}, {})
     return answer.status, json.loads(answer.body)
 

@@ -10,16 +10,16 @@ from typing import Any
 from marketdata.providers.yahoo.market_summary import parse_market_summary
 from marketdata.providers.yahoo.spark import parse_spark
 from marketdata.providers.yahoo.trending import parse_trending
-from marketdata.sandbox import SandboxResponse, YahooSandbox
+from marketdata.sandbox import SandboxResponse, UpstreamSandbox
 
 REGULAR = datetime(2026, 11, 20, 17, 0, tzinfo=UTC)  # Friday 12:00 New York
 
 
-def make() -> YahooSandbox:
-    return YahooSandbox(clock=lambda: REGULAR)
+def make() -> UpstreamSandbox:
+    return UpstreamSandbox(clock=lambda: REGULAR)
 
 
-def get(sb: YahooSandbox, path: str, **query: str) -> SandboxResponse:
+def get(sb: UpstreamSandbox, path: str, **query: str) -> SandboxResponse:
     first = sb.handle("GET", "fc.yahoo.com", "/", {}, {})
     cookie = first.headers["Set-Cookie"].split(";")[0]
     crumb = sb.handle("GET", "query1.finance.yahoo.com", "/v1/test/getcrumb", {},

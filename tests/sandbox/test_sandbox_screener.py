@@ -13,7 +13,7 @@ import pytest
 
 from marketdata.providers.yahoo.indices import INDEX_MODULES, INDICES
 from marketdata.providers.yahoo.screener import parse_screener
-from marketdata.sandbox import SandboxResponse, YahooSandbox
+from marketdata.sandbox import SandboxResponse, UpstreamSandbox
 from marketdata.sandbox.instruments import get_instrument
 from marketdata.sandbox.yahoo.screener import UNIVERSE_SIZE, universe
 
@@ -26,18 +26,18 @@ PRE = datetime(2026, 11, 20, 13, 0, tzinfo=UTC)
 WEEKEND = datetime(2026, 11, 22, 15, 0, tzinfo=UTC)
 
 
-def make(clock: datetime = REGULAR) -> YahooSandbox:
-    return YahooSandbox(clock=lambda: clock)
+def make(clock: datetime = REGULAR) -> UpstreamSandbox:
+    return UpstreamSandbox(clock=lambda: clock)
 
 
-def crumb_for(sb: YahooSandbox) -> str:
+def crumb_for(sb: UpstreamSandbox) -> str:
     first = sb.handle("GET", "fc.yahoo.com", "/", {}, {})
     cookie = first.headers["Set-Cookie"].split(";")[0]
     return sb.handle("GET", "query1.finance.yahoo.com", "/v1/test/getcrumb", {},
                      {"Cookie": cookie}).body.decode()
 
 
-def get(sb: YahooSandbox, path: str = PATH, crumb: bool = True, **query: str) -> SandboxResponse:
+def get(sb: UpstreamSandbox, path: str = PATH, crumb: bool = True, **query: str) -> SandboxResponse:
     args = {k: [v] for k, v in query.items()}
     if crumb:
         args["crumb"] = [crumb_for(sb)]

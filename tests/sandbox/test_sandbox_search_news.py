@@ -15,7 +15,7 @@ import pytest
 from marketdata.providers.algolia import parse_hits
 from marketdata.providers.yahoo.news import about, parse_news
 from marketdata.providers.yahoo.search import parse_search_quotes
-from marketdata.sandbox import SandboxResponse, YahooSandbox
+from marketdata.sandbox import SandboxResponse, UpstreamSandbox
 
 UPSTREAM = Path(__file__).resolve().parents[2].parent / "shared" / "upstream" / "yahoo"
 needs_recordings = pytest.mark.skipif(not UPSTREAM.is_dir(), reason="no shared/upstream")
@@ -26,15 +26,15 @@ ALGOLIA_HOST = "ztzoeclxbc-dsn.algolia.net"
 AUTH = {"X-Algolia-Application-Id": "ZTZOECLXBC", "X-Algolia-API-Key": "search-key"}
 
 
-def make(clock: datetime = CLOCK) -> YahooSandbox:
-    return YahooSandbox(clock=lambda: clock)
+def make(clock: datetime = CLOCK) -> UpstreamSandbox:
+    return UpstreamSandbox(clock=lambda: clock)
 
 
-def search(sb: YahooSandbox, **query: str) -> SandboxResponse:
+def search(sb: UpstreamSandbox, **query: str) -> SandboxResponse:
     return sb.handle("GET", Q1, "/v1/finance/search", {k: [v] for k, v in query.items()}, {})
 
 
-def algolia(sb: YahooSandbox, headers: dict[str, str] | None = None, path: str = "/1/indexes/"
+def algolia(sb: UpstreamSandbox, headers: dict[str, str] | None = None, path: str = "/1/indexes/"
             "stocks", method: str = "GET", body: bytes = b"", **query: str) -> SandboxResponse:
     return sb.handle(method, ALGOLIA_HOST, path, {k: [v] for k, v in query.items()},
                      AUTH if headers is None else headers, body)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from marketdata.providers.yahoo.sectors import parse_sector
-from marketdata.sandbox import YahooSandbox
+from marketdata.sandbox import UpstreamSandbox
 from marketdata.sandbox.instruments import _FAMOUS_SECTORS, _SECTORS, get_instrument
 from marketdata.sandbox.yahoo.recommendations import peers
 from marketdata.sandbox.yahoo.sectors import INDUSTRIES, SECTORS, sector_pools
@@ -22,24 +22,24 @@ needs_recordings = pytest.mark.skipif(not UPSTREAM.is_dir(), reason="no shared/u
 CLOCK = datetime(2026, 11, 20, 17, 0, tzinfo=UTC)  # a Friday, 12:00 New York
 
 
-def make() -> YahooSandbox:
-    return YahooSandbox(clock=lambda: CLOCK)
+def make() -> UpstreamSandbox:
+    return UpstreamSandbox(clock=lambda: CLOCK)
 
 
-def get(sb: YahooSandbox, path: str, **query: str) -> tuple[int, Any]:
+def get(sb: UpstreamSandbox, path: str, **query: str) -> tuple[int, Any]:
     answer = sb.handle("GET", "query2.finance.yahoo.com", path,
                        {k: [v] for k, v in query.items()}, {})
     return answer.status, json.loads(answer.body)
 
 
-def crumb(sb: YahooSandbox) -> str:
+def crumb(sb: UpstreamSandbox) -> str:
     first = sb.handle("GET", "fc.yahoo.com", "/", {}, {})
     cookie = first.headers["Set-Cookie"].split(";")[0]
     return sb.handle("GET", "query1.finance.yahoo.com", "/v1/test/getcrumb", {},
                      {"Cookie": cookie}).body.decode()
 
 
-def asset_sector(sb: YahooSandbox, token: str, symbol: str) -> str | None:
+def asset_sector(sb: UpstreamSandbox, token: str, symbol: str) -> str | None:
     status, body = get(sb, f"/v10/finance/quoteSummary/{symbol}", modules="assetProfile",
                        crumb=token)
     assert status == 200, body
@@ -115,7 +115,7 @@ def test_sector_is_deterministic():
 
 
 def test_sector_returns_follow_the_clock():
-    later = YahooSandbox(clock=lambda: datetime(2027, 2, 3, 17, 0, tzinfo=UTC))
+    later = UpstreamSandbox(clock=lambda: datetime(2027, 2, 3, 17, 0, tzinfo=UTC))
     _, now = get(make(), "/v1/finance/sectors/technology")
     _, then = get(later, "/v1/finance/sectors/technology")
     assert now["data"]["performance"] != then["data"]["performance"]

@@ -12,7 +12,7 @@ import pytest
 
 from marketdata.providers import tiingo
 from marketdata.providers.yahoo.chart import parse_bars
-from marketdata.sandbox import YahooSandbox
+from marketdata.sandbox import UpstreamSandbox
 from marketdata.sandbox.yahoo.chart import split_sessions
 
 HOST = "api.tiingo.com"
@@ -22,11 +22,11 @@ MEMBERS = ["date", "close", "high", "low", "open", "volume", "adjClose", "adjHig
            "adjOpen", "adjVolume", "divCash", "splitFactor"]
 
 
-def make(clock: datetime = CLOCK) -> YahooSandbox:
-    return YahooSandbox(clock=lambda: clock)
+def make(clock: datetime = CLOCK) -> UpstreamSandbox:
+    return UpstreamSandbox(clock=lambda: clock)
 
 
-def get(sb: YahooSandbox, ticker: str, key: str | None = KEY, header: bool = True,
+def get(sb: UpstreamSandbox, ticker: str, key: str | None = KEY, header: bool = True,
         **query: str) -> tuple[int, Any]:
     params = {name: [value] for name, value in query.items()}
     headers = {}
@@ -38,7 +38,7 @@ def get(sb: YahooSandbox, ticker: str, key: str | None = KEY, header: bool = Tru
     return answer.status, json.loads(answer.body)
 
 
-def yahoo_chart(sb: YahooSandbox, symbol: str, range_: str) -> Any:
+def yahoo_chart(sb: UpstreamSandbox, symbol: str, range_: str) -> Any:
     answer = sb.handle("GET", "query2.finance.yahoo.com", f"/v8/finance/chart/{symbol}",
                        {"range": [range_], "interval": ["1d"],
                         "events": ["div,split,capitalGain"]}, {})

@@ -20,7 +20,7 @@ from marketdata.records.fundamentals import (
     CASH_FLOW_FIELDS,
     INCOME_FIELDS,
 )
-from marketdata.sandbox import YahooSandbox
+from marketdata.sandbox import UpstreamSandbox
 from marketdata.sandbox.instruments import get_instrument
 from marketdata.sandbox.yahoo import timeseries as ts
 
@@ -43,7 +43,7 @@ class Client:
     """One sandbox at a fixed clock, with the crumb handshake done."""
 
     def __init__(self, clock: datetime = CLOCK) -> None:
-        self.sb = YahooSandbox(clock=lambda: clock)
+        self.sb = UpstreamSandbox(clock=lambda: clock)
         self.cookie, self.crumb = crumb_for(self.sb)
         self.today = clock.date()
 

@@ -15,7 +15,7 @@ from marketdata.providers.yahoo.transcripts import (
     parse_quartr_id,
     parse_transcript,
 )
-from marketdata.sandbox import SandboxResponse, YahooSandbox
+from marketdata.sandbox import SandboxResponse, UpstreamSandbox
 from marketdata.sandbox.yahoo.transcripts import quartr_id, symbol_for_quartr_id
 
 UPSTREAM = Path(__file__).resolve().parents[2].parent / "shared" / "upstream" / "yahoo"
@@ -28,25 +28,25 @@ JUNE_2026 = datetime(2026, 6, 1, 12, tzinfo=UTC)
 AUG_2026 = datetime(2026, 8, 15, 12, tzinfo=UTC)
 
 
-def make(clock: datetime = JUNE_2026) -> YahooSandbox:
-    return YahooSandbox(clock=lambda: clock)
+def make(clock: datetime = JUNE_2026) -> UpstreamSandbox:
+    return UpstreamSandbox(clock=lambda: clock)
 
 
-def get(sb: YahooSandbox, path: str, host: str = WWW, headers: dict[str, str] | None = None,
+def get(sb: UpstreamSandbox, path: str, host: str = WWW, headers: dict[str, str] | None = None,
         **query: str) -> SandboxResponse:
     return sb.handle("GET", host, path, {k: [v] for k, v in query.items()}, headers or {})
 
 
-def crumb(sb: YahooSandbox) -> str:
+def crumb(sb: UpstreamSandbox) -> str:
     cookie = get(sb, "/", host="fc.yahoo.com").headers["Set-Cookie"].split(";")[0]
     return get(sb, "/v1/test/getcrumb", host=Q1, headers={"Cookie": cookie}).body.decode()
 
 
-def calls_page(sb: YahooSandbox, symbol: str) -> SandboxResponse:
+def calls_page(sb: UpstreamSandbox, symbol: str) -> SandboxResponse:
     return get(sb, f"/quote/{symbol}/earnings-calls/")
 
 
-def transcript(sb: YahooSandbox, quartr: str, event: int | str, **extra: str) -> SandboxResponse:
+def transcript(sb: UpstreamSandbox, quartr: str, event: int | str, **extra: str) -> SandboxResponse:
     query = {"eventType": "earnings_call", "quartrId": quartr, "eventId": str(event),
              "lang": "en-US", "region": "US", "crumb": crumb(sb), **extra}
     return get(sb, "/xhr/transcript", **query)
@@ -143,7 +143,7 @@ def test_quartr_id_garbage(text):
 
 
 # -- the transcript --------------------------------------------------------------------------
-def _listed(sb: YahooSandbox, symbol: str):
+def _listed(sb: UpstreamSandbox, symbol: str):
     return parse_earnings_calls(calls_page(sb, symbol).body.decode(), symbol)
 
 

@@ -32,12 +32,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from django.apps import apps
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser, OutputWrapper
 from django.db import connection
 
-from apps.explorer import assets
 from marketdata.backtest import warmup as backtest_warmup
 from marketdata.indicators import warmup as indicators_warmup
 
@@ -140,7 +140,11 @@ class Command(BaseCommand):
         static_root = Path(settings.STATIC_ROOT)
         with file_lock(static_root / ".collectstatic.lock", timeout, "collectstatic"):
             call_command("collectstatic", interactive=False, verbosity=0)
-        # The explorer's assets compressed once per host, not by each worker (apps.explorer).
-        assets.warm()
+        # What an app prepares once per host, not in each worker (the explorer compresses
+        # its assets): its AppConfig's prepare(), so this core command imports no app.
+        for config in apps.get_app_configs():
+            prepare = getattr(config, "prepare", None)
+            if callable(prepare):
+                prepare()
         # The kernels compiled here, saying so, not silently in the first worker.
         compile_kernels(self.stdout, timeout)
