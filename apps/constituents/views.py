@@ -5,9 +5,10 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.constituents.serializers import CONSTITUENTS_RESPONSE, MEMBERS
 from apps.constituents.services import index_constituents
-from apps.core.v2 import FieldsQuery, Output, V2ApiView
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import FieldsQuery, V2ApiView
+from marketdata.records.companies import Constituent
 
 
 class V2IndexConstituentsView(V2ApiView):
@@ -33,12 +34,14 @@ class V2IndexConstituentsView(V2ApiView):
     the source's date is readable. Not paged. `fields` applies to each member."""
 
     query_serializer = FieldsQuery
-    response_schema = CONSTITUENTS_RESPONSE
+    response_schema = {
+        "type": "array", "items": record_schema(Constituent, "Index constituent"),
+        "description": "The index's members, sorted by symbol (`fields` applies to each)"}
     operation_id, tag = "get_index_constituents", "Index constituents (v2)"
     summary = "Members of a major US index"
 
     csv_table = ""
-    output = Output(MEMBERS)
+    output = record_output(Constituent)
 
     def get(self, request: Request, symbol: str) -> Response:
         return self.answer(index_constituents(symbol))

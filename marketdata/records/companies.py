@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from marketdata.records.members import member
+
 
 @dataclass(frozen=True)
 class PressRelease:
@@ -25,14 +27,17 @@ class Constituent:
     """One member of an index: ``symbol`` in Yahoo's spelling (``BRK-B``), ``cik`` ten
     digits when the source gives a numeric one; a member the source lacks is None."""
 
-    symbol: str | None
-    name: str | None
-    sector: str | None
-    sub_sector: str | None
-    headquarters: str | None
-    date_first_added: str | None
-    cik: str | None
-    founded: str | None
+    symbol: str | None = member("Yahoo's spelling: share classes with a dash (`BRK-B`)")
+    name: str | None = member("Company name")
+    sector: str | None = member("GICS sector (Dow: the industry Wikipedia gives)")
+    sub_sector: str | None = member("GICS sub-industry; null where the source has none (Dow)")
+    headquarters: str | None = member("City, state; null where the source has none")
+    date_first_added: str | None = member(
+        "Date the company joined the index (`YYYY-MM-DD` when the source gives a readable "
+        "date); null where unknown")
+    cik: str | None = member("SEC Central Index Key, ten digits; null where the source has "
+                             "none")
+    founded: str | None = member("Year founded, as the source writes it")
 
 
 def yahoo_spelling(symbol: str) -> str:

@@ -17,13 +17,16 @@ from typing import Any
 
 import pytest
 
-from apps.constituents.serializers import MEMBERS
 from marketdata import capabilities
 from marketdata.providers import fmp, wikipedia
+from marketdata.records.companies import Constituent
+from marketdata.records.members import member_names
 from tests.apps.payloads import FAILURES, fail_url
 from tests.apps.test_malformed_symbols_api import IDS, VALUES
 from tests.conftest import calls_to, capture_logs
 from tests.marketdata.providers.test_wikipedia import DOW, NASDAQ100, SP500
+
+MEMBERS = member_names(Constituent)
 
 KEY = "fmp-k3y-0123456789abcdefINDEX"
 STABLE = "https://financialmodelingprep.com/stable"
