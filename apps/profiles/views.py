@@ -5,13 +5,11 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import Output, V2ApiView
-from apps.profiles.serializers import (
-    COMPANY_PROFILE_RESPONSE,
-    PROFILE_MEMBERS,
-    V2CompanyProfileQuery,
-)
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import V2ApiView
+from apps.profiles.serializers import V2CompanyProfileQuery
 from apps.profiles.services import company_profile
+from marketdata.records.companies import CompanyProfile
 
 
 class V2CompanyProfileView(V2ApiView):
@@ -32,11 +30,13 @@ class V2CompanyProfileView(V2ApiView):
     failed."""
 
     query_serializer = V2CompanyProfileQuery
-    response_schema = COMPANY_PROFILE_RESPONSE
+    response_schema = record_schema(
+        CompanyProfile, "Company profile; `fields` selects members (a requested member is "
+        "present even when null)")
     operation_id, tag = "get_company_profile", "Companies (v2)"
     summary = "Company profile"
 
-    output = Output(PROFILE_MEMBERS)
+    output = record_output(CompanyProfile)
 
     def get(self, request: Request, symbol: str) -> Response:
         return self.answer(company_profile(symbol))

@@ -70,19 +70,29 @@ class CompanyProfile:
     postal code, as the source writes them). ``fund_family`` and ``fund_category`` are a
     fund's (None for a company). Anything the source does not have is None."""
 
-    symbol: str
-    name: str | None = None
-    description: str | None = None
-    asset_type: str | None = None
-    exchange: str | None = None
-    currency: str | None = None
-    country: str | None = None
-    sector: str | None = None
-    industry: str | None = None
-    market_capitalization: float | None = None
-    website: str | None = None
-    phone: str | None = None
-    address: str | None = None
-    employees: int | None = None
-    fund_family: str | None = None
-    fund_category: str | None = None
+    symbol: str = member("The symbol as the source writes it")
+    name: str | None = member("Company or fund name", default=None)
+    description: str | None = member("What the company does (a fund: its objective)",
+                                     default=None)
+    asset_type: str | None = member(
+        "The source's word for the kind of security: Yahoo's EQUITY, ETF, MUTUALFUND, ...; "
+        "Alpha Vantage's Common Stock, ETF, ...", default=None)
+    exchange: str | None = member(
+        "Where it is listed, as the source names it (Yahoo: NasdaqGS, XETRA, ...; Alpha "
+        "Vantage: NASDAQ, NYSE, ...)", default=None)
+    currency: str | None = member("Trading currency (ISO code; Yahoo's GBp for pence)",
+                                  default=None)
+    country: str | None = member("Country of the company's head office", default=None)
+    sector: str | None = member("Sector; null for funds", default=None)
+    industry: str | None = member("Industry; null for funds", default=None)
+    market_capitalization: float | None = member("Market value in `currency`", default=None)
+    website: str | None = member("The company's website", default=None)
+    phone: str | None = member("Head office telephone (Yahoo only)", default=None)
+    address: str | None = member(
+        "Head office address on one line: street, city, state and postal code, as the "
+        "source writes them", default=None)
+    employees: int | None = member("Full-time employees (Yahoo only)", default=None)
+    fund_family: str | None = member("A fund's family (Yahoo's fundProfile); null for "
+                                     "companies", default=None)
+    fund_category: str | None = member("A fund's category (Yahoo's fundProfile); null for "
+                                       "companies", default=None)

@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 import responses
 
-from apps.profiles.serializers import PROFILE_MEMBERS
 from marketdata.capabilities import table as sources
 from marketdata.providers import alphavantage
+from marketdata.records.companies import CompanyProfile
+from marketdata.records.members import member_names
 from tests.apps.payloads import FAILURES, QUERY2, fail_url
 from tests.conftest import calls_to
 
@@ -84,7 +85,7 @@ def test_company_from_yahoo_recordings(api, yahoo, recording):
         "website": "https://www.apple.com", "phone": "(408) 996-1010",
         "address": "One Apple Park Way, Cupertino, CA 95014", "employees": 150000,
         "fundFamily": None, "fundCategory": None}
-    assert list(response.json()) == list(PROFILE_MEMBERS)
+    assert list(response.json()) == list(member_names(CompanyProfile))
     (call,) = summary_calls(yahoo)
     assert "modules=assetProfile%2CsummaryProfile%2CfundProfile%2Cprice%2CquoteType" in \
         call.request.url
