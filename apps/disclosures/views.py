@@ -5,15 +5,11 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import Output, V2ApiView, order_note
-from apps.disclosures.serializers import (
-    CONGRESSIONAL_TRADES_RESPONSE,
-    FAILS_TO_DELIVER_RESPONSE,
-    V2CongressionalTradesQuery,
-    V2FailsToDeliverQuery,
-)
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import V2ApiView, connection_schema, order_note
+from apps.disclosures.serializers import V2CongressionalTradesQuery, V2FailsToDeliverQuery
 from apps.disclosures.services import congressional_trades_for, fails_to_deliver_for
-from marketdata.records.disclosures import FTD_MEMBERS, TRADE_MEMBERS
+from marketdata.records.disclosures import CongressionalTrade, FailToDeliver
 
 TAG = "Filings (v2)"
 
@@ -37,9 +33,12 @@ class V2FailsToDeliverView(V2ApiView):
     """ + order_note("desc", "balances (by settlement day)")
 
     query_serializer = V2FailsToDeliverQuery
-    response_schema = FAILS_TO_DELIVER_RESPONSE
+    response_schema = connection_schema(
+        record_schema(FailToDeliver, "One settlement day's fails-to-deliver balance"),
+        "balances, newest settlement day first (`order=desc`, the default) or oldest first "
+        "(`order=asc`)")
     csv_table = ""
-    output = Output(FTD_MEMBERS, paged=("",))
+    output = record_output(FailToDeliver, paged=("",))
     operation_id, tag = "get_fails_to_deliver", TAG
     summary = "Fails-to-deliver of a security"
 
@@ -64,10 +63,13 @@ class V2CongressionalTradesView(V2ApiView):
     """ + order_note("desc", "trades (by transaction date)")
 
     query_serializer = V2CongressionalTradesQuery
-    response_schema = CONGRESSIONAL_TRADES_RESPONSE
+    response_schema = connection_schema(
+        record_schema(CongressionalTrade, "One trade a member of Congress disclosed"),
+        "trades, newest transaction first (`order=desc`, the default) or oldest first "
+        "(`order=asc`)")
     extra_responses = {501: "Not configured: `FMP_API_KEY` is not set (the only source)"}
     csv_table = ""
-    output = Output(TRADE_MEMBERS, paged=("",))
+    output = record_output(CongressionalTrade, paged=("",))
     operation_id, tag = "get_congressional_trades", TAG
     summary = "Congressional trades in a security"
 

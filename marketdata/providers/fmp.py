@@ -60,7 +60,12 @@ from marketdata.records.analysts import (
     reported_quarter,
 )
 from marketdata.records.companies import Constituent, PressRelease, constituent
-from marketdata.records.disclosures import CongressionalTrade, FailToDeliver, window_start
+from marketdata.records.disclosures import (
+    Chamber,
+    CongressionalTrade,
+    FailToDeliver,
+    window_start,
+)
 from marketdata.records.feeds import FeedEntry
 
 # Every FMP capability has a keyless fallback, so fail fast: short timeouts, one retry.
@@ -502,7 +507,7 @@ def _float(value: Any) -> float | None:
     return None if number is None else float(number)
 
 
-def parse_congressional_trades(payload: Any, symbol: str, chamber: str,
+def parse_congressional_trades(payload: Any, symbol: str, chamber: Chamber,
                                ) -> list[CongressionalTrade]:
     """``/stable/senate-trades`` or ``/stable/house-trades`` rows (``{symbol, disclosureDate,
     transactionDate, firstName, lastName, office, district, owner, assetDescription,
@@ -534,7 +539,7 @@ def fails_to_deliver(symbol: str, months: int) -> list[FailToDeliver]:
     return [row for row in found if row.date is not None and row.date >= start]
 
 
-def chamber_trades(symbol: str, chamber: str) -> list[CongressionalTrade]:
+def chamber_trades(symbol: str, chamber: Chamber) -> list[CongressionalTrade]:
     """One chamber's trades in the symbol, in FMP's order (cached an hour)."""
     provider = fmp_provider()
     endpoint = TRADE_ENDPOINTS[chamber]

@@ -11,15 +11,11 @@ from __future__ import annotations
 import calendar
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from typing import Literal
 
-FTD_MEMBERS = ("symbol", "date", "quantity", "price", "name", "description", "cusip")
-FTD_STRINGS = ("symbol", "date", "name", "description", "cusip")
+from marketdata.records.members import member
 
-TRADE_MEMBERS = ("symbol", "chamber", "firstName", "lastName", "office", "district",
-                 "tradeType", "amount", "assetDescription", "assetType", "owner",
-                 "transactionDate", "disclosureDate", "link")
-
-CHAMBERS = ("senate", "house")
+Chamber = Literal["senate", "house"]
 
 # A half month's file appears about two weeks after the period's last settlement day.
 PUBLICATION_LAG_DAYS = 14
@@ -32,46 +28,37 @@ class FailToDeliver:
     """One settlement day's fails-to-deliver balance of a security (shares; ``price`` the
     previous day's close in USD)."""
 
-    symbol: str
-    date: str | None
-    quantity: int | None
-    price: float | None
-    name: str | None
-    description: str | None
-    cusip: str | None
-
-    def body(self) -> dict[str, object]:
-        return {"symbol": self.symbol, "date": self.date, "quantity": self.quantity,
-                "price": self.price, "name": self.name, "description": self.description,
-                "cusip": self.cusip}
+    symbol: str = member("The symbol asked for")
+    date: str | None = member("Settlement date, `YYYY-MM-DD`")
+    quantity: int | None = member("Fails-to-deliver balance, shares (the aggregate "
+                                  "outstanding that day, not the day's new fails)")
+    price: float | None = member("Previous day's closing price, USD")
+    name: str | None = member("Issuer as the SEC's file names it")
+    description: str | None = member("The security's description in the source (the SEC "
+                                     "file's DESCRIPTION)")
+    cusip: str | None = member("CUSIP")
 
 
 @dataclass(frozen=True)
 class CongressionalTrade:
     """One periodic-transaction-report line of a member of Congress (the STOCK Act)."""
 
-    symbol: str
-    chamber: str
-    first_name: str | None
-    last_name: str | None
-    office: str | None
-    district: str | None
-    trade_type: str | None
-    amount: str | None
-    asset_description: str | None
-    asset_type: str | None
-    owner: str | None
-    transaction_date: str | None
-    disclosure_date: str | None
-    link: str | None
-
-    def body(self) -> dict[str, object]:
-        return {"symbol": self.symbol, "chamber": self.chamber, "firstName": self.first_name,
-                "lastName": self.last_name, "office": self.office, "district": self.district,
-                "tradeType": self.trade_type, "amount": self.amount,
-                "assetDescription": self.asset_description, "assetType": self.asset_type,
-                "owner": self.owner, "transactionDate": self.transaction_date,
-                "disclosureDate": self.disclosure_date, "link": self.link}
+    symbol: str = member("The symbol asked for")
+    chamber: Chamber = member("`senate` or `house`")
+    first_name: str | None = member()
+    last_name: str | None = member()
+    office: str | None = member("The member's office as FMP names it (a senator's full "
+                                "name)")
+    district: str | None = member("A representative's district, e.g. `CA11`")
+    trade_type: str | None = member("FMP's `type`, e.g. `Purchase`, `Sale (Full)`, `Sale "
+                                    "(Partial)`, `Exchange`")
+    amount: str | None = member("The disclosed value range, e.g. `$1,001 - $15,000`")
+    asset_description: str | None = member()
+    asset_type: str | None = member()
+    owner: str | None = member("Whose account: `Self`, `Spouse`, `Joint`, `Child`")
+    transaction_date: str | None = member("`YYYY-MM-DD`")
+    disclosure_date: str | None = member("`YYYY-MM-DD`")
+    link: str | None = member("The filed report")
 
 
 @dataclass(frozen=True, order=True)

@@ -25,10 +25,14 @@ from apps.disclosures.views import V2CongressionalTradesView, V2FailsToDeliverVi
 from marketdata import capabilities as sources
 from marketdata.providers import fmp, sec
 from marketdata.records import disclosures as records
-from marketdata.records.disclosures import FTD_MEMBERS, TRADE_MEMBERS
+from marketdata.records.disclosures import CongressionalTrade, FailToDeliver
+from marketdata.records.members import member_names
 from tests.apps.payloads import FAILURES, fail_url
 from tests.apps.test_malformed_symbols_api import IDS, VALUES
 from tests.conftest import calls_to, capture_logs
+
+FTD_MEMBERS = member_names(FailToDeliver)
+TRADE_MEMBERS = member_names(CongressionalTrade)
 
 KEY = "fmp-k3y-disclosures-SECRET"
 REAL_DAY = records.current_day

@@ -7,6 +7,7 @@ import pytest
 
 from marketdata.errors import CredentialsRejected, UpstreamBadResponse
 from marketdata.providers.fmp import parse_congressional_trades, parse_fails_to_deliver
+from marketdata.records.members import as_json
 
 FTD = [
     {"symbol": "AAPL", "date": "2025-01-31", "price": 237.59, "quantity": 77,
@@ -24,7 +25,7 @@ SENATE = [{
 
 def test_fails_rows_newest_first():
     rows = parse_fails_to_deliver(FTD, "AAPL")
-    assert [r.body() for r in rows] == [
+    assert [as_json(r) for r in rows] == [
         {"symbol": "AAPL", "date": "2025-02-14", "quantity": 1020, "price": None, "name": None,
          "description": None, "cusip": "037833100"},
         {"symbol": "AAPL", "date": "2025-01-31", "quantity": 77, "price": 237.59,
@@ -35,7 +36,7 @@ def test_fails_rows_newest_first():
 
 def test_trades_rows_in_fmp_order():
     (row,) = parse_congressional_trades(SENATE, "AAPL", "senate")
-    assert row.body() == {
+    assert as_json(row) == {
         "symbol": "AAPL", "chamber": "senate", "firstName": "Markwayne", "lastName": "Mullin",
         "office": "Markwayne Mullin", "district": "OK", "tradeType": "Sale (Partial)",
         "amount": "$15,001 - $50,000", "assetDescription": "Apple Inc", "assetType": "Stock",
