@@ -77,6 +77,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from marketdata.logs import get_logger
+from marketdata.records.members import iso_utc, member  # noqa: F401 - iso_utc: this module's tests
 
 log = get_logger("marketdata.exchange_hours")
 
@@ -390,19 +391,25 @@ def warm_up_in_background() -> threading.Thread:
 class MarketClock:
     """One region's market at ``time``; see the module docstring for the conventions."""
 
-    id: str
-    name: str
-    status: str
-    message: str
-    open: datetime
-    close: datetime
-    time: datetime
-    timezone: str
-    timezone_short: str
-    dst: bool
-    gmt_offset: int
-    early_close: bool
-    holidays_known: bool
+    id: str = member("`<region>_market`, e.g. `us_market`")
+    name: str = member("The exchange's name")
+    status: str = member("Regular session only: pre-market and after-hours are `closed`; an "
+                         "early-close day is `open` until the early close",
+                         schema={"enum": ["open", "closed"]})
+    message: str = member("`closes in 2 h 5 min`, `closes early in 45 min`, `opens in 14 h 2 "
+                          "min`, `lunch break, reopens in 35 min`")
+    open: datetime = member("Open of the current session, or of the next one once it has "
+                            "closed (ISO 8601, UTC)")
+    close: datetime = member("Close of that session (the early close on an early-close day)")
+    time: datetime = member("Now (ISO 8601, UTC)")
+    timezone: str = member("IANA time zone of the exchange")
+    timezone_short: str = member("Abbreviation in force now (EST, EDT)")
+    dst: bool = member("Daylight saving time in force now")
+    gmt_offset: int = member("UTC offset in force now, in seconds")
+    # Not members of the answer (a plain field after member() ones: mypy takes member() for
+    # a default, so these carry the same kind of declaration).
+    early_close: bool = field(kw_only=True)
+    holidays_known: bool = field(kw_only=True)
 
 
 def duration_text(seconds: float) -> str:
@@ -446,7 +453,4 @@ def market_clock(region: str, now: datetime | None = None) -> MarketClock:
         holidays_known=session.holidays_known)
 
 
-def iso_utc(moment: datetime) -> str:
-    """ISO 8601 in UTC to the second: '2026-11-27T18:00:00Z'."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 

@@ -18,9 +18,11 @@ from marketdata.records.members import described, members_of
 
 
 def record_schema(record: type, description: str | None = None, *,
-                  example: dict[str, Any] | None = None) -> dict[str, Any]:
+                  example: dict[str, Any] | None = None,
+                  required: bool = True) -> dict[str, Any]:
     """The JSON Schema of one record as an answer's object: every member, each required
-    (present, maybe null), in the record's order."""
+    (present, maybe null; ``required=False`` leaves that unsaid, as some documented shapes
+    do), in the record's order."""
     properties: dict[str, Any] = {}
     for member in members_of(record):
         schema = dict(member.schema)
@@ -28,7 +30,7 @@ def record_schema(record: type, description: str | None = None, *,
             schema["description"] = described(member.description)
         properties[member.name] = schema
     out = object_schema(properties, description,
-                        required=[member.name for member in members_of(record)])
+                        required=[m.name for m in members_of(record)] if required else ())
     if example is not None:
         out["example"] = example
     return out

@@ -10,17 +10,15 @@ its own moment.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.params import choice
-from apps.core.v2 import REGIONS, FieldsQuery, Output, V2ApiView, object_schema
-from marketdata.exchange_hours import MarketClock, iso_utc, market_clock
-
-MARKET_MEMBERS = ("id", "name", "status", "message", "open", "close", "time", "timezone",
-                  "timezoneShort", "dst", "gmtOffset")
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import REGIONS, FieldsQuery, V2ApiView, object_schema
+from marketdata.exchange_hours import MarketClock, market_clock
+from marketdata.records.members import as_json
 
 
 class HoursQuery(FieldsQuery):
@@ -28,41 +26,14 @@ class HoursQuery(FieldsQuery):
                     help_text="Region (Region) whose main exchange is described; default US")
 
 
-MARKET_SCHEMA = object_schema({
-    "id": {"type": "string", "description": "`<region>_market`, e.g. `us_market`"},
-    "name": {"type": "string", "description": "The exchange's name"},
-    "status": {"type": "string", "enum": ["open", "closed"],
-               "description": "Regular session only: pre-market and after-hours are "
-                              "`closed`; an early-close day is `open` until the early close"},
-    "message": {"type": "string",
-                "description": "`closes in 2 h 5 min`, `closes early in 45 min`, `opens in "
-                               "14 h 2 min`, `lunch break, reopens in 35 min`"},
-    "open": {"type": "string", "format": "date-time",
-             "description": "Open of the current session, or of the next one once it has "
-                            "closed (ISO 8601, UTC)"},
-    "close": {"type": "string", "format": "date-time",
-              "description": "Close of that session (the early close on an early-close day)"},
-    "time": {"type": "string", "format": "date-time", "description": "Now (ISO 8601, UTC)"},
-    "timezone": {"type": "string", "description": "IANA time zone of the exchange"},
-    "timezoneShort": {"type": "string", "description": "Abbreviation in force now (EST, EDT)"},
-    "dst": {"type": "boolean", "description": "Daylight saving time in force now"},
-    "gmtOffset": {"type": "integer", "description": "UTC offset in force now, in seconds"},
-})
-HOURS_RESPONSE = object_schema({"markets": {"type": "array", "items": MARKET_SCHEMA}},
-                               required=["markets"])
+HOURS_RESPONSE = object_schema(
+    {"markets": {"type": "array", "items": record_schema(MarketClock, required=False)}},
+    required=["markets"])
 
 
 def utc_now() -> datetime:
     """The request's "now" (a seam for tests)."""
     return datetime.now(UTC)
-
-
-def market_json(clock: MarketClock) -> dict[str, Any]:
-    return {"id": clock.id, "name": clock.name, "status": clock.status,
-            "message": clock.message, "open": iso_utc(clock.open),
-            "close": iso_utc(clock.close), "time": iso_utc(clock.time),
-            "timezone": clock.timezone, "timezoneShort": clock.timezone_short,
-            "dst": clock.dst, "gmtOffset": clock.gmt_offset}
 
 
 class V2HoursView(V2ApiView):
@@ -90,10 +61,10 @@ class V2HoursView(V2ApiView):
 
     query_serializer = HoursQuery
     response_schema = HOURS_RESPONSE
-    output = Output(MARKET_MEMBERS, at=("markets",))
+    output = record_output(MarketClock, at=("markets",))
     operation_id, tag = "get_market_hours", "Market hours (v2)"
     summary = "Market hours of a region"
 
     def get(self, request: Request) -> Response:
-        return self.answer({"markets": [market_json(market_clock(self.params["region"],
-                                                                 utc_now()))]})
+        return self.answer({"markets": [as_json(market_clock(self.params["region"],
+                                                             utc_now()))]})

@@ -5,9 +5,9 @@ A field declared with :func:`member` carries its JSON member name (the camelCase
 attribute unless given: the spec's exact spelling, ``priceChangePercentage24H``), a one-line
 description with its unit, and whether ``fields`` may drop it (``always``); its JSON type and
 nullability are read off the annotation (``float | None`` is a nullable number, ``None``
-always null, ``Literal["a", "b"]`` an enum). A constant member the record holds for the
-interface (``assetType`` is always ``Cryptocurrency``) is a field with ``init=False`` and a
-default.
+always null, ``Literal["a", "b"]`` an enum, ``datetime`` an ISO 8601 UTC string). A
+constant member the record holds for the interface (``assetType`` is always
+``Cryptocurrency``) is a field with ``init=False`` and a default.
 
 From this one declaration the interface derives the OpenAPI component, the members
 ``fields`` selects among and those always present (:mod:`apps.core.shapes`), and the JSON
@@ -23,6 +23,7 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
@@ -96,6 +97,8 @@ def type_schema(annotation: Any) -> dict[str, Any]:
         return {"type": "null"}
     if annotation in _PRIMITIVES:
         return {"type": _PRIMITIVES[annotation]}
+    if annotation is datetime:
+        return {"type": "string", "format": "date-time"}
     if dataclasses.is_dataclass(annotation):
         return {"type": "object"}
     raise TypeError(f"no JSON type for {annotation!r}")
@@ -134,7 +137,14 @@ def as_json(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type) \
             and _declares(type(value)):
         return {m.name: as_json(getattr(value, m.attribute)) for m in members_of(type(value))}
+    if isinstance(value, datetime):
+        return iso_utc(value)
     return value
+
+
+def iso_utc(moment: datetime) -> str:
+    """A moment as answers write it: ISO 8601 in UTC to the second, ``2026-11-27T18:00:00Z``."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def is_record(value: Any) -> bool:
