@@ -1,48 +1,44 @@
-"""v2 analyst data: grading actions, price target consensus, price target summary.
+"""v2 analyst data: grading actions, price target consensus, price target summary, earnings
+surprises.
 
 Each endpoint is one capability (:mod:`marketdata.capabilities.analysts`): Financial Modeling
 Prep when ``FMP_API_KEY`` is set (its refusal of the key, or any upstream failure, falls
 back), else Yahoo Finance's quoteSummary modules (``upgradeDowngradeHistory`` and
 ``financialData``: one cache entry per symbol and module, shared with ``/v1/analysis`` and
-``/v2/analysis``). Whatever the source, the records have one shape, shaped here into the
-spec's members; "no data" is a 404 like an unknown symbol.
+``/v2/analysis``). Whatever the source, the records have one shape, and they declare their
+answers' members (:mod:`marketdata.records.analysts`); "no data" is a 404 like an unknown
+symbol. The earnings surprises' record is shared with the analysis endpoints, which show it
+otherwise: their answer here is :class:`ReportedQuarter`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from apps.analysts.serializers import GRADING_ACTION_MEMBERS, SUMMARY_PERIODS
 from apps.core.symbols import require_symbol
 from marketdata.capabilities import analysts
+from marketdata.records.analysts import (
+    EarningsSurprise,
+    GradingAction,
+    PriceTargetConsensus,
+    PriceTargetSummary,
+)
+from marketdata.records.members import as_json, member
 
 
-def grading_actions(symbol_text: str) -> list[dict[str, Any]]:
-    """``[{date, symbol, gradingCompany, newGrade, previousGrade}]`` newest first."""
-    return [dict(zip(GRADING_ACTION_MEMBERS, (a.date, a.symbol, a.grading_company,
-                                              a.new_grade, a.previous_grade), strict=True))
-            for a in analysts.grading_actions(require_symbol(symbol_text))]
+def grading_actions(symbol_text: str) -> list[GradingAction]:
+    """The rating actions on a stock, newest first."""
+    return analysts.grading_actions(require_symbol(symbol_text))
 
 
-def price_target_consensus(symbol_text: str) -> dict[str, Any]:
-    """``{symbol, targetConsensus, targetHigh, targetLow, targetMedian}``."""
-    consensus = analysts.price_target_consensus(require_symbol(symbol_text))
-    return {"symbol": consensus.symbol, "targetConsensus": consensus.consensus,
-            "targetHigh": consensus.high, "targetLow": consensus.low,
-            "targetMedian": consensus.median}
+def price_target_consensus(symbol_text: str) -> PriceTargetConsensus:
+    return analysts.price_target_consensus(require_symbol(symbol_text))
 
 
-def price_target_summary(symbol_text: str) -> dict[str, Any]:
-    """``{symbol, lastMonthCount, lastMonthAvg, lastQuarterCount, lastQuarterAvg,
-    lastYearCount, lastYearAvg, allTimeCount, allTimeAvg}``."""
-    summary = analysts.price_target_summary(require_symbol(symbol_text))
-    out: dict[str, Any] = {"symbol": summary.symbol}
-    for period in SUMMARY_PERIODS:
-        window = summary.windows[period]
-        out[f"{period}Count"] = window.count
-        out[f"{period}Avg"] = window.average
-    return out
+def price_target_summary(symbol_text: str) -> PriceTargetSummary:
+    return analysts.price_target_summary(require_symbol(symbol_text))
 
 
 def _percent(fraction: float | None) -> float | None:
@@ -50,12 +46,29 @@ def _percent(fraction: float | None) -> float | None:
     return None if fraction is None else float(Decimal(repr(fraction)) * 100)
 
 
+@dataclass(frozen=True)
+class ReportedQuarter:
+    """One reported quarter of ``/v2/earnings-surprises``: an :class:`EarningsSurprise` with
+    its symbol, its day as text and the surprise in percent units."""
+
+    symbol: str = member()
+    # Sources list dated quarters only, so the schema says a string.
+    date: str | None = member("End of the quarter reported, `YYYY-MM-DD`",
+                              schema={"type": "string", "format": "date"})
+    actual_eps: float | None = member()
+    estimated_eps: float | None = member()
+    surprise: float | None = member("actualEps - estimatedEps, as the source rounds it "
+                                    "(derived when it sends none)")
+    surprise_percent: float | None = member("Percent units: 2.05 is 2.05 %")
+
+    @classmethod
+    def of(cls, symbol: str, row: EarningsSurprise) -> ReportedQuarter:
+        return cls(symbol, row.date.date().isoformat() if row.date else None, row.eps_actual,
+                   row.eps_estimate, row.surprise, _percent(row.surprise_percent))
+
+
 def earnings_surprises(symbol_text: str) -> dict[str, Any]:
-    """``{surprises: [{symbol, date, actualEps, estimatedEps, surprise, surprisePercent}]}``,
-    newest first."""
+    """``{surprises: [ReportedQuarter]}`` as JSON, newest first."""
     symbol = require_symbol(symbol_text)
-    return {"surprises": [
-        {"symbol": symbol, "date": row.date.date().isoformat() if row.date else None,
-         "actualEps": row.eps_actual, "estimatedEps": row.eps_estimate,
-         "surprise": row.surprise, "surprisePercent": _percent(row.surprise_percent)}
-        for row in analysts.earnings_surprises(symbol)]}
+    return as_json({"surprises": [ReportedQuarter.of(symbol, row)
+                                  for row in analysts.earnings_surprises(symbol)]})

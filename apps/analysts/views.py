@@ -1,4 +1,5 @@
-"""v2 analyst endpoints: grading actions, price target consensus, price target summary."""
+"""v2 analyst endpoints: grading actions, price target consensus, price target summary,
+earnings surprises."""
 
 from __future__ import annotations
 
@@ -6,24 +7,20 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.analysts.serializers import (
-    CONSENSUS_MEMBERS,
-    EARNINGS_SURPRISES_RESPONSE,
-    GRADING_ACTION_MEMBERS,
-    GRADING_ACTIONS_RESPONSE,
-    PRICE_TARGET_CONSENSUS_RESPONSE,
-    PRICE_TARGET_SUMMARY_RESPONSE,
-    SUMMARY_MEMBERS,
     V2EarningsSurprisesQuery,
     V2GradingActionsQuery,
     V2PriceTargetQuery,
 )
 from apps.analysts.services import (
+    ReportedQuarter,
     earnings_surprises,
     grading_actions,
     price_target_consensus,
     price_target_summary,
 )
-from apps.core.v2 import Output, V2ApiView, order_note
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import Output, V2ApiView, connection_schema, object_schema, order_note
+from marketdata.records.analysts import GradingAction, PriceTargetConsensus, PriceTargetSummary
 
 TAG = "Analysts (v2)"
 _SOURCES = ("Source: Financial Modeling Prep when `FMP_API_KEY` is set; when FMP refuses "
@@ -52,12 +49,15 @@ class V2GradingActionsView(V2ApiView):
                              "the same day in the reverse of the source's order)")
 
     query_serializer = V2GradingActionsQuery
-    response_schema = GRADING_ACTIONS_RESPONSE
+    response_schema = connection_schema(
+        record_schema(GradingAction, "One analyst rating action (GqlGradingAction)"),
+        "grading actions, newest first (`order=desc`, the default) or oldest first "
+        "(`order=asc`)")
     operation_id, tag = "get_grading_actions", TAG
     summary = "Analyst grading actions of a stock"
 
     csv_table = ""
-    output = Output(GRADING_ACTION_MEMBERS, paged=("",))
+    output = record_output(GradingAction, paged=("",))
 
     def get(self, request: Request, symbol: str) -> Response:
         return self.answer(grading_actions(symbol))
@@ -75,11 +75,12 @@ class V2PriceTargetConsensusView(V2ApiView):
     {_ERRORS}"""
 
     query_serializer = V2PriceTargetQuery
-    response_schema = PRICE_TARGET_CONSENSUS_RESPONSE
+    response_schema = record_schema(PriceTargetConsensus, "Price target consensus, in the "
+                                    "stock's trading currency")
     operation_id, tag = "get_price_target_consensus", TAG
     summary = "Price target consensus of a stock"
 
-    output = Output(CONSENSUS_MEMBERS)
+    output = record_output(PriceTargetConsensus)
 
     def get(self, request: Request, symbol: str) -> Response:
         return self.answer(price_target_consensus(symbol))
@@ -101,11 +102,12 @@ class V2PriceTargetSummaryView(V2ApiView):
     target is a 404. `fields` selects members. {_ERRORS}"""
 
     query_serializer = V2PriceTargetQuery
-    response_schema = PRICE_TARGET_SUMMARY_RESPONSE
+    response_schema = record_schema(PriceTargetSummary, "Counts and averages of published "
+                                    "analyst price targets")
     operation_id, tag = "get_price_target_summary", TAG
     summary = "Price target summary of a stock"
 
-    output = Output(SUMMARY_MEMBERS)
+    output = record_output(PriceTargetSummary)
 
     def get(self, request: Request, symbol: str) -> Response:
         return self.answer(price_target_summary(symbol))
@@ -134,7 +136,10 @@ class V2EarningsSurprisesView(V2ApiView):
     """ + order_note("desc", "reported quarters")
 
     query_serializer = V2EarningsSurprisesQuery
-    response_schema = EARNINGS_SURPRISES_RESPONSE
+    response_schema = object_schema({"surprises": {
+        "type": "array", "description": "Reported quarters, newest first (`order=desc`, the "
+                                        "default) or oldest first (`order=asc`)",
+        "items": record_schema(ReportedQuarter)}}, "`fields` selects `surprises`")
     csv_table = "surprises"
     output = Output(("surprises",), ordered=("surprises",))
     operation_id, tag = "get_earnings_surprises", TAG

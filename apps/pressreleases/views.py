@@ -5,13 +5,11 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import Output, V2ApiView, order_note
-from apps.pressreleases.serializers import (
-    MEMBERS,
-    PRESS_RELEASES_RESPONSE,
-    V2PressReleasesQuery,
-)
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import V2ApiView, order_note
+from apps.pressreleases.serializers import V2PressReleasesQuery
 from apps.pressreleases.services import press_releases
+from marketdata.records.companies import PressRelease
 
 
 class V2PressReleasesView(V2ApiView):
@@ -47,12 +45,15 @@ class V2PressReleasesView(V2ApiView):
     """ + order_note("desc", "releases (the latest `limit` either way)")
 
     query_serializer = V2PressReleasesQuery
-    response_schema = PRESS_RELEASES_RESPONSE
+    response_schema = {
+        "type": "array", "items": record_schema(PressRelease, "GqlPressRelease"),
+        "description": "Press releases, newest first (`order=desc`, the default) or oldest "
+                       "first (`order=asc`); `fields` applies to each"}
     operation_id, tag = "get_press_releases", "Press releases (v2)"
     summary = "Press releases of a company"
 
     csv_table = ""
-    output = Output(MEMBERS, ordered=("",))
+    output = record_output(PressRelease, ordered=("",))
 
     def get(self, request: Request, symbol: str) -> Response:
         return self.answer(press_releases(symbol, self.params["limit"]))

@@ -376,7 +376,7 @@ def target_consensus(symbol: str) -> PriceTargetConsensus:
 def target_summary(symbol: str) -> PriceTargetSummary:
     """The ``price_target_summary`` fetcher: :func:`price_target_summary` as a record."""
     row = price_target_summary(symbol)
-    return PriceTargetSummary(row["symbol"], {
+    return PriceTargetSummary.from_windows(row["symbol"], {
         period: TargetWindow(row[f"{period}Count"], row[f"{period}Avg"])
         for period in SUMMARY_PERIODS})
 

@@ -3,16 +3,20 @@
 and of the v2 analyst endpoints (grading actions, price target consensus and summary).
 
 Values are as the source sent them (numbers unrounded, strings as sent unless a record says
-otherwise); the apps shape them into the spec's bodies.
+otherwise). The v2 analyst endpoints' records declare their answers' members
+(:mod:`marketdata.records.members`); the analysis types are shaped into bodies by the apps.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from marketdata.formatting import round_half_up
+from marketdata.records.members import member
 
 
 # -- the analysis types -----------------------------------------------------------------------
@@ -103,29 +107,31 @@ class EsgScores:
                                             self.governance_score, self.total_esg))
 
 
-# -- the v2 analyst endpoints -----------------------------------------------------------------
+# -- the v2 analyst endpoints (their answers' members, declared on the records) -------------
 @dataclass(frozen=True)
 class GradingAction:
     """One analyst rating action. Blank strings are None: a "" previous grade (an
     initiation) means there was none."""
 
-    date: str | None  # the action's day, YYYY-MM-DD (UTC)
-    symbol: str
-    grading_company: str | None
-    new_grade: str | None
-    previous_grade: str | None
+    date: str | None = member("Day of the action (YYYY-MM-DD, UTC); null when the source "
+                              "gives the action no date", schema={"format": "date"})
+    symbol: str = member()
+    grading_company: str | None = member("The firm that graded")
+    new_grade: str | None = member("The grade after the action")
+    previous_grade: str | None = member("The grade before it; null when there was none (an "
+                                        "initiation)")
 
 
 @dataclass(frozen=True)
 class PriceTargetConsensus:
-    """The analysts' price targets of a stock, in its trading currency; None where the
-    source has no value."""
+    """The analysts' price targets of a stock, in its trading currency, as the source sends
+    them (an integer stays one); None where the source has no value."""
 
-    symbol: str
-    consensus: int | float | None  # the mean target
-    high: int | float | None
-    low: int | float | None
-    median: int | float | None
+    symbol: str = member()
+    target_consensus: float | None = member("Mean analyst price target")
+    target_high: float | None = member("Highest analyst price target")
+    target_low: float | None = member("Lowest analyst price target")
+    target_median: float | None = member("Median analyst price target")
 
 
 # The price target summary's windows, in days back from now (None: every target).
@@ -140,15 +146,38 @@ class TargetWindow:
     """How many price targets a window holds and their mean (None when it holds none)."""
 
     count: int | None
-    average: int | float | None
+    average: float | None
+
+
+_MONTH, _QUARTER, _YEAR, _ALL = ("the last 30 days", "the last 90 days", "the last 365 days",
+                                 "all time")
+_COUNT, _MEAN = "Price targets published in", "Mean of the price targets published in"
+_NONE = "null when there are none"
 
 
 @dataclass(frozen=True)
 class PriceTargetSummary:
-    """Published price targets per window (:data:`SUMMARY_PERIODS`, in that order)."""
+    """Published price targets per window (:data:`SUMMARY_PERIODS`, in that order): how
+    many, and their mean (None when the window holds none)."""
 
-    symbol: str
-    windows: dict[str, TargetWindow]
+    symbol: str = member()
+    last_month_count: int | None = member(f"{_COUNT} {_MONTH}")
+    last_month_avg: float | None = member(f"{_MEAN} {_MONTH}; {_NONE}")
+    last_quarter_count: int | None = member(f"{_COUNT} {_QUARTER}")
+    last_quarter_avg: float | None = member(f"{_MEAN} {_QUARTER}; {_NONE}")
+    last_year_count: int | None = member(f"{_COUNT} {_YEAR}")
+    last_year_avg: float | None = member(f"{_MEAN} {_YEAR}; {_NONE}")
+    all_time_count: int | None = member(f"{_COUNT} {_ALL}")
+    all_time_avg: float | None = member(f"{_MEAN} {_ALL}; {_NONE}")
+
+    @classmethod
+    def from_windows(cls, symbol: str,
+                     windows: Mapping[str, TargetWindow]) -> PriceTargetSummary:
+        """The summary of one window per :data:`SUMMARY_PERIODS` entry."""
+        values: list[Any] = []
+        for period in SUMMARY_PERIODS:
+            values += (windows[period].count, windows[period].average)
+        return cls(symbol, *values)
 
 
 def summarize_targets(symbol: str, targets: list[tuple[datetime, float]],
@@ -164,7 +193,7 @@ def summarize_targets(symbol: str, targets: list[tuple[datetime, float]],
                   if days is None or at - when.timestamp() <= days * DAY_SECONDS]
         windows[period] = TargetWindow(
             len(chosen), round_half_up(sum(chosen) / len(chosen), 2) if chosen else None)
-    return PriceTargetSummary(symbol, windows)
+    return PriceTargetSummary.from_windows(symbol, windows)
 
 
 # -- earnings surprises from the keyed sources ----------------------------------------------

@@ -16,10 +16,13 @@ class PressRelease:
     """One release: ``date`` as the source dates it (a filing date ``YYYY-MM-DD``, or a
     publication time ``YYYY-MM-DDTHH:MM:SS``), ``text`` plain text; None where unknown."""
 
-    date: str | None
-    symbol: str
-    title: str | None
-    text: str | None
+    date: str | None = member("SEC EDGAR: the 8-K's filing date (`YYYY-MM-DD`); Financial "
+                              "Modeling Prep: the publication time (`YYYY-MM-DDTHH:MM:SS`)")
+    # Always set; the interface has always said it may be null.
+    symbol: str = member("The company's symbol", schema={"type": ["string", "null"]})
+    title: str | None = member("Headline")
+    text: str | None = member("Plain text of the release (EDGAR: lines separated by newlines, "
+                              "at most 20,000 characters)")
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,11 @@ from typing import Any
 import pytest
 from django.urls import get_resolver
 
+from apps.analysts.services import ReportedQuarter
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView, connection_schema
+from marketdata.records.analysts import GradingAction, PriceTargetConsensus, PriceTargetSummary
+from marketdata.records.companies import PressRelease
 from marketdata.records.crypto import Coin, CoinMatch, GlobalMarket, TrendingCoin
 from marketdata.records.members import member_names
 
@@ -65,7 +68,9 @@ def test_the_schema_has_exactly_the_members_fields_selects_among(view):
     assert set(target["properties"]) == set(view.output.members) | set(view.output.always)
 
 
-@pytest.mark.parametrize("record", [Coin, GlobalMarket, TrendingCoin, CoinMatch])
+@pytest.mark.parametrize("record", [Coin, GlobalMarket, TrendingCoin, CoinMatch,
+                                    GradingAction, PriceTargetConsensus, PriceTargetSummary,
+                                    ReportedQuarter, PressRelease])
 def test_a_records_schema_output_and_json_agree(record):
     schema = record_schema(record, "what")
     names = list(member_names(record))

@@ -22,13 +22,17 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from apps.analysts.serializers import GRADING_ACTION_MEMBERS, SUMMARY_MEMBERS
 from marketdata import capabilities as sources
 from marketdata.providers import fmp
 from marketdata.providers.yahoo import analysis as yahoo_analysis
 from tests.apps.payloads import FAILURES, QUERY2, QUOTE_SUMMARY_NOT_FOUND, fail_url
 from tests.apps.test_malformed_symbols_api import IDS, VALUES
 from tests.conftest import calls_to, capture_logs
+
+GRADING_ACTION_MEMBERS = ("date", "symbol", "gradingCompany", "newGrade", "previousGrade")
+SUMMARY_MEMBERS = ("symbol", "lastMonthCount", "lastMonthAvg", "lastQuarterCount",
+                   "lastQuarterAvg", "lastYearCount", "lastYearAvg", "allTimeCount",
+                   "allTimeAvg")
 
 KEY = "fmp-k3y-0123456789abcdefSECRET"
 STABLE = "https://financialmodelingprep.com/stable"

@@ -96,15 +96,15 @@ def test_summarize_targets_counts_each_window_and_rounds_half_up():
     targets = [(_at(1), 200.0), (_at(30), 201.0), (_at(30.001), 210.0), (_at(400), 100.0),
                (_at(-2), 205.0)]
     summary = summarize_targets("AAPL", targets, NOW)
-    assert summary == PriceTargetSummary("AAPL", {
+    assert summary == PriceTargetSummary.from_windows("AAPL", {
         "lastMonth": TargetWindow(3, 202.0),
         "lastQuarter": TargetWindow(4, 204.0),
         "lastYear": TargetWindow(4, 204.0),
         "allTime": TargetWindow(5, 183.2)})
-    assert list(summary.windows) == ["lastMonth", "lastQuarter", "lastYear", "allTime"]
+    assert summary == PriceTargetSummary("AAPL", 3, 202.0, 4, 204.0, 4, 204.0, 5, 183.2)
 
 
 def test_summarize_targets_window_without_targets_has_no_mean():
     summary = summarize_targets("AAPL", [(_at(100), 2.005)], NOW)
-    assert summary.windows["lastMonth"] == TargetWindow(0, None)
-    assert summary.windows["lastYear"] == TargetWindow(1, 2.01)
+    assert (summary.last_month_count, summary.last_month_avg) == (0, None)
+    assert (summary.last_year_count, summary.last_year_avg) == (1, 2.01)
