@@ -11,6 +11,7 @@ interface's schema helpers (``object_schema``, ``connection_schema``) or of ``Ou
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from apps.core.v2 import Output, object_schema
@@ -18,19 +19,26 @@ from marketdata.records.members import described, members_of
 
 
 def record_schema(record: type, description: str | None = None, *,
-                  example: dict[str, Any] | None = None,
-                  required: bool = True) -> dict[str, Any]:
+                  example: dict[str, Any] | None = None, required: bool = True,
+                  nested: Mapping[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """The JSON Schema of one record as an answer's object: every member, each required
-    (present, maybe null; ``required=False`` leaves that unsaid, as some documented shapes
-    do), in the record's order."""
+    (present, maybe null) unless ``required`` is false, in the record's order. ``nested``
+    gives, by member name, the schema of a member holding records (their own
+    ``record_schema``, in a ``connection_schema`` where paged): the annotation says only
+    ``array`` or ``object``."""
     properties: dict[str, Any] = {}
     for member in members_of(record):
+        if nested and member.name in nested:
+            properties[member.name] = nested[member.name]
+            continue
         schema = dict(member.schema)
         if member.description:
             schema["description"] = described(member.description)
         properties[member.name] = schema
+    if unknown := set(nested or ()) - set(properties):
+        raise TypeError(f"{record.__name__} has no members {sorted(unknown)}")
     out = object_schema(properties, description,
-                        required=[m.name for m in members_of(record)] if required else ())
+                        required=list(properties) if required else ())
     if example is not None:
         out["example"] = example
     return out

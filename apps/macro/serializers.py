@@ -1,4 +1,5 @@
-"""Query declarations and response schemas of the v2 macro endpoints."""
+"""Query declarations of the v2 macro endpoints; their answers are the records of
+:mod:`marketdata.records.macro`."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from typing import Any
 from django.core.validators import MaxValueValidator
 
 from apps.core.params import IntegerParam
-from apps.core.v2 import NUMBER, OrderedPageQuery, connection_schema, object_schema, order_param
-from marketdata.records.macro import FIRST_YEAR, YIELD_MEMBERS
+from apps.core.v2 import OrderedPageQuery, order_param
+from marketdata.records.macro import FIRST_YEAR
 
 
 def current_year() -> int:
@@ -42,32 +43,3 @@ class TreasuryYieldsQuery(OrderedPageQuery):
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         attrs.setdefault("year", self.fields["year"].max_value)
         return super().validate(attrs)
-
-
-# ---- response schemas -----------------------------------------------------------------------
-_STR = {"type": "string"}
-_DATE = {"type": "string", "format": "date"}
-
-OBSERVATION_SCHEMA = object_schema(
-    {"date": {**_DATE, "description": "Observation date (YYYY-MM-DD)"},
-     "value": {**NUMBER, "description": "The value in the series' units; null where FRED "
-                                        "has none (`.` or blank)"}},
-    "One observation", required=("date", "value"))
-
-MACRO_SERIES_RESPONSE = object_schema({
-    "id": {**_STR, "description": "The FRED series id, upper-cased"},
-    "observations": connection_schema(
-        OBSERVATION_SCHEMA, "observations, oldest first (`order=asc`, the default) or newest "
-                            "first (`order=desc`)"),
-}, "GqlMacroSeries; `fields` selects these members")
-
-TREASURY_ROW_SCHEMA = object_schema(
-    {"date": {**_DATE, "description": "Business day (YYYY-MM-DD)"},
-     **{name: {**NUMBER, "description": "Par yield, percent; null where Treasury has no "
-                                        "value for this maturity that day"}
-        for name in YIELD_MEMBERS}},
-    "Treasury yield row: the daily par yield curve of one day (`fields` selects members)")
-
-TREASURY_YIELDS_RESPONSE = connection_schema(TREASURY_ROW_SCHEMA, "rows, newest first "
-                                             "(`order=desc`, the default) or oldest first "
-                                             "(`order=asc`)")

@@ -7,13 +7,19 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import Output, V2ApiView, order_note
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import V2ApiView, connection_schema, order_note
 from apps.macro import serializers as macro
 from apps.macro.services import macro_series, treasury_yields
-from marketdata.records.macro import FIRST_YEAR, MAX_SERIES_ID_LENGTH, ROW_MEMBERS
+from marketdata.records.macro import (
+    FIRST_YEAR,
+    MAX_SERIES_ID_LENGTH,
+    MacroSeries,
+    Observation,
+    YieldCurveRow,
+)
 
 TAG = "Macro (v2)"
-SERIES_MEMBERS = ("id", "observations")
 _SERIES_ID = OpenApiParameter(
     "id", OpenApiTypes.STR, OpenApiParameter.PATH,
     description=f"FRED series id, e.g. DGS10, GDP, CPIAUCSL, UNRATE: letters, digits and "
@@ -46,12 +52,17 @@ class V2MacroSeriesView(V2ApiView):
     """ + order_note("asc", "observations")
 
     query_serializer = macro.MacroSeriesQuery
-    response_schema = macro.MACRO_SERIES_RESPONSE
+    response_schema = record_schema(
+        MacroSeries, "GqlMacroSeries; `fields` selects these members", required=False,
+        nested={"observations": connection_schema(
+            record_schema(Observation, "One observation"),
+            "observations, oldest first (`order=asc`, the default) or newest first "
+            "(`order=desc`)")})
     operation_id, tag = "get_macro_series", TAG
     summary = "Macro series (FRED)"
 
     csv_table = "observations"
-    output = Output(SERIES_MEMBERS, paged=("observations",))
+    output = record_output(MacroSeries, paged=("observations",))
 
     @extend_schema(parameters=[_SERIES_ID])
     def get(self, request: Request, id: str) -> Response:
@@ -82,12 +93,15 @@ class V2TreasuryYieldsView(V2ApiView):
     """ + order_note("desc", "rows")
 
     query_serializer = macro.TreasuryYieldsQuery
-    response_schema = macro.TREASURY_YIELDS_RESPONSE
+    response_schema = connection_schema(
+        record_schema(YieldCurveRow, "Treasury yield row: the daily par yield curve of one day "
+                      "(`fields` selects members)", required=False),
+        "rows, newest first (`order=desc`, the default) or oldest first (`order=asc`)")
     operation_id, tag = "get_treasury_yields", TAG
     summary = "Treasury par yield curve of a year"
 
     csv_table = ""
-    output = Output(ROW_MEMBERS, paged=("",))
+    output = record_output(YieldCurveRow, paged=("",))
 
     def get(self, request: Request) -> Response:
         return self.answer(treasury_yields(self.params["year"], macro.current_year()))

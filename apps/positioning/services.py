@@ -3,25 +3,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from apps.core.symbols import require_symbol
 from marketdata.capabilities import macro
-from marketdata.records.macro import cot_lookup
+from marketdata.records.macro import Commitments, cot_lookup
 
 
-def cot_for(symbol_text: str) -> dict[str, Any]:
+def cot_for(symbol_text: str) -> Commitments:
     """``{symbol, contractMarketCode, marketAndExchangeName, observations}`` with the
     observations oldest first as a bare list (the view pages them).
 
     A malformed symbol or one that is neither a contract market code nor a curated root is
     a 404 before any upstream call; a code with no rows in either report is a 404 too.
     """
-    found = cot_lookup(require_symbol(symbol_text))
-    result = macro.cot(found)
-    return {
-        "symbol": found.symbol,
-        "contractMarketCode": result.contract_market_code or found.code,
-        "marketAndExchangeName": result.market_and_exchange_name,
-        "observations": list(result.observations),
-    }
+    return macro.cot(cot_lookup(require_symbol(symbol_text)))

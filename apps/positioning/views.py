@@ -5,8 +5,9 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import Output, V2ApiView, order_note
-from apps.positioning.serializers import COT_RESPONSE, V2CotQuery
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import V2ApiView, connection_schema, order_note
+from apps.positioning.serializers import V2CotQuery
 from apps.positioning.services import cot_for
 from marketdata.records.macro import (
     CONTRACTS,
@@ -14,10 +15,11 @@ from marketdata.records.macro import (
     DISAGGREGATED,
     LEGACY,
     LEGACY_NULL_MEMBERS,
+    Commitments,
+    CommitmentsObservation,
 )
 
 TAG = "Positioning (v2)"
-COT_MEMBERS = ("symbol", "contractMarketCode", "marketAndExchangeName", "observations")
 
 
 def _roots(report_name: str) -> str:
@@ -64,12 +66,19 @@ class V2CotView(V2ApiView):
     path_descriptions = {"symbol": "A CFTC contract market code (six characters, e.g. 088691, "
                                    "13874A) or a futures root of the curated table (GC=F, "
                                    "ES=F, ...); anything else is a 404"}
-    response_schema = COT_RESPONSE
+    response_schema = record_schema(
+        Commitments, "Weekly positioning; `fields` selects these members", required=False,
+        nested={"observations": connection_schema(
+            record_schema(CommitmentsObservation, "Commitments observation: positions in "
+                          "contracts, as the CFTC reports them; null where the CFTC row has no "
+                          "value (never 0)"),
+            "weekly observations, oldest first (`order=asc`, the default) or newest first "
+            "(`order=desc`)")})
     operation_id, tag = "get_cot", TAG
     summary = "Weekly positioning (Commitments of Traders) of a futures contract"
 
     csv_table = "observations"
-    output = Output(COT_MEMBERS, paged=("observations",))
+    output = record_output(Commitments, paged=("observations",))
 
     def get(self, request: Request, symbol: str) -> Response:
         return self.answer(cot_for(symbol))

@@ -9,8 +9,8 @@ query is validated here (or by its record's lookup), before any source is asked.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date, timedelta
-from typing import Any
 
 from marketdata.capabilities.table import call
 from marketdata.errors import BadRequest, NotFound
@@ -20,6 +20,7 @@ from marketdata.records.macro import (
     CotLookup,
     MacroSeries,
     Observation,
+    YieldCurveRow,
     normalize_series_id,
 )
 from marketdata.records.releases import ReleaseDate, major_releases
@@ -56,18 +57,20 @@ def economic_releases(start: date, end: date) -> list[ReleaseDate]:
     return major_releases(rows)
 
 
-def treasury_yields(year: int, current_year: int) -> list[dict[str, Any]]:
-    """The par yield curve rows of ``year`` (``{date, y1M, ..., y30}``), newest first; a
-    year outside :data:`FIRST_YEAR`..``current_year`` is a BadRequest."""
+def treasury_yields(year: int, current_year: int) -> list[YieldCurveRow]:
+    """The par yield curve rows of ``year``, newest first; a year outside
+    :data:`FIRST_YEAR`..``current_year`` is a BadRequest."""
     if not FIRST_YEAR <= year <= current_year:
         raise BadRequest(f"year must be between {FIRST_YEAR} and {current_year}")
-    rows: list[dict[str, Any]] = call("treasury_yields", year, current_year)
+    rows: list[YieldCurveRow] = call("treasury_yields", year, current_year)
     return rows
 
 
 def cot(found: CotLookup) -> Commitments:
     """The weekly positioning of a looked-up contract
-    (:func:`marketdata.records.macro.cot_lookup`), oldest first; NotFound when no report
-    has rows for it."""
+    (:func:`marketdata.records.macro.cot_lookup`), oldest first, under the symbol asked for
+    (with the looked-up code when the newest row has none); NotFound when no report has
+    rows for it."""
     result: Commitments = call("cot", found)
-    return result
+    return replace(result, symbol=found.symbol,
+                   contract_market_code=result.contract_market_code or found.code)

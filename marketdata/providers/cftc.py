@@ -53,10 +53,12 @@ from marketdata.records.macro import (  # noqa: F401 - the vocabulary, re-export
     OBSERVATION_MEMBERS,
     POSITION_MEMBERS,
     Commitments,
+    CommitmentsObservation,
     CotLookup,
     CotReport,
     cot_lookup,
 )
+from marketdata.records.members import members_of
 
 PROVIDER = ProviderConfig(name="cftc", display_name="CFTC Public Reporting",
                           connect_timeout=3.0, read_timeout=10.0,
@@ -154,15 +156,15 @@ def _text(value: Any) -> str | None:
     return (value.strip() or None) if isinstance(value, str) else None
 
 
-def observation(row: Mapping[str, Any], report: CotReport, day: str) -> dict[str, Any]:
-    """One Commitments observation, every spec member present (null where the report has
-    no such column or the row has no value)."""
-    columns = COLUMNS[report.name]
-    out: dict[str, Any] = {"reportDate": day}
-    for member in POSITION_MEMBERS:
-        column = columns.get(member)
-        out[member] = socrata_int(row.get(column)) if column else None
-    return out
+# The observation's field of each spec member (COLUMNS is by member).
+_FIELD = {m.name: m.attribute for m in members_of(CommitmentsObservation)}
+
+
+def observation(row: Mapping[str, Any], report: CotReport, day: str) -> CommitmentsObservation:
+    """One Commitments observation (null where the report has no such column or the row has
+    no value)."""
+    return CommitmentsObservation(day, **{_FIELD[member]: socrata_int(row.get(column))
+                                          for member, column in COLUMNS[report.name].items()})
 
 
 def parse_commitments(payload: Any, report: CotReport) -> Commitments:

@@ -16,8 +16,8 @@ a maturity the spec's row has no member for (1.5 Month) is left out, and a blank
 
 Any 4xx is a 502 here (the year is validated before the call, so a 404 means Treasury
 moved the file, not that the year is unknown); 5xx, timeouts and 429 are the client's.
-:func:`yield_curve` is the fetcher of the ``treasury_yields`` capability; the row's members
-are :data:`marketdata.records.macro.ROW_MEMBERS`.
+:func:`yield_curve` is the fetcher of the ``treasury_yields`` capability; its rows are
+:class:`marketdata.records.macro.YieldCurveRow`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import csv
 import io
 import re
 from datetime import date
-from typing import Any
 
 from marketdata.cache import TTLPolicy
 from marketdata.errors import MarketDataError
@@ -34,11 +33,10 @@ from marketdata.http import ProviderConfig, UpstreamResponse
 from marketdata.providers.base import Provider
 from marketdata.providers.fred import parse_value
 from marketdata.providers.registry import get_provider
-from marketdata.records.macro import (  # noqa: F401 - the year and members, re-exported
+from marketdata.records.macro import (  # noqa: F401 - the year, re-exported
+    FIELD_BY_MATURITY,
     FIRST_YEAR,
-    MEMBER_BY_MATURITY,
-    ROW_MEMBERS,
-    YIELD_MEMBERS,
+    YieldCurveRow,
 )
 
 PROVIDER = ProviderConfig(name="treasury", display_name="U.S. Treasury",
@@ -70,9 +68,9 @@ def csv_params(year: int) -> dict[str, str]:
     return {"type": CURVE_TYPE, "field_tdr_date_value": str(year), "submit": "time series 1"}
 
 
-def member_for_header(header: str) -> str | None:
-    """The row member a CSV column feeds (``"10 Yr"`` -> ``y10``), ``date`` for the date
-    column, None for a column the row has no member for."""
+def field_for_header(header: str) -> str | None:
+    """The row field a CSV column feeds (``"10 Yr"`` -> ``y10``, ``"1 Mo"`` -> ``y1m``),
+    ``date`` for the date column, None for a column the row has no field for."""
     text = header.strip().strip('"').lstrip("\ufeff").strip()
     if text.lower() == "date":
         return "date"
@@ -81,7 +79,7 @@ def member_for_header(header: str) -> str | None:
         return None
     number = float(match.group(1))
     unit = "mo" if match.group(2).lower().startswith("mo") else "yr"
-    return MEMBER_BY_MATURITY.get((int(number) if number.is_integer() else number, unit))
+    return FIELD_BY_MATURITY.get((int(number) if number.is_integer() else number, unit))
 
 
 def iso_date(text: str) -> str | None:
@@ -100,30 +98,24 @@ def iso_date(text: str) -> str | None:
         return None
 
 
-def parse_yield_csv(text: str) -> list[dict[str, Any]]:
-    """The yearly CSV -> rows ``{date, y1M, ..., y30}`` in Treasury's order (newest first).
+def parse_yield_csv(text: str) -> list[YieldCurveRow]:
+    """The yearly CSV -> rows in Treasury's order (newest first).
 
-    Every member is present (null where the year has no such column or the cell is blank
-    or not a number). Rows without a date are left out; a body without a ``Date`` column
-    is a 502."""
+    A yield is None where the year has no such column or the cell is blank or not a
+    number. Rows without a date are left out; a body without a ``Date`` column is a 502."""
     reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
     header = next(reader, None)
-    members = [member_for_header(name) for name in header or ()]
-    if "date" not in members:
+    names = [field_for_header(name) for name in header or ()]
+    if "date" not in names:
         raise PROVIDER.bad_answer("returned a body that is not the yield curve CSV")
-    date_at = members.index("date")
-    feeds = [(i, name) for i, name in enumerate(members) if name and name != "date"]
-    rows: list[dict[str, Any]] = []
+    date_at = names.index("date")
+    feeds = [(i, name) for i, name in enumerate(names) if name and name != "date"]
+    rows: list[YieldCurveRow] = []
     for cells in reader:
         day = iso_date(cells[date_at]) if len(cells) > date_at else None
-        if day is None:
-            continue
-        row: dict[str, Any] = dict.fromkeys(ROW_MEMBERS)
-        row["date"] = day
-        for i, name in feeds:
-            if i < len(cells):
-                row[name] = parse_value(cells[i])
-        rows.append(row)
+        if day is not None:
+            rows.append(YieldCurveRow(day, **{name: parse_value(cells[i])
+                                              for i, name in feeds if i < len(cells)}))
     return rows
 
 
@@ -138,12 +130,12 @@ class TreasuryProvider(Provider):
             return self.status_error(response, endpoint)
         return None
 
-    def yield_curve(self, year: int) -> list[dict[str, Any]]:
+    def yield_curve(self, year: int) -> list[YieldCurveRow]:
         response = self.get(ENDPOINT, CSV_URL.format(year=year), csv_params(year))
         return parse_yield_csv(response.text)
 
 
-def yield_curve(year: int, current_year: int) -> list[dict[str, Any]]:
+def yield_curve(year: int, current_year: int) -> list[YieldCurveRow]:
     """The daily par yield curve rows of ``year`` (already validated), newest first,
     through the cache: an hour for the current year, a day for past years."""
     provider: TreasuryProvider = get_provider(PROVIDER.name)

@@ -9,10 +9,12 @@ publisher's: the reports and contract market codes are the CFTC's own names.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, fields
 
 from marketdata.errors import NotFound
+from marketdata.records.members import member, member_names
+
+_DATE = {"format": "date"}  # a member's schema beyond its str annotation: YYYY-MM-DD
 
 # -- macro series (FRED) -------------------------------------------------------------------
 # FRED ids are letters, digits and underscores (DGS10, CPIAUCSL, 00XALCATM086NEST,
@@ -35,46 +37,94 @@ def normalize_series_id(text: str) -> str | None:
 class Observation:
     """One dated value; ``value`` is None where the series has no number that day."""
 
-    date: str
-    value: float | None
+    date: str = member("Observation date (YYYY-MM-DD)", schema=_DATE)
+    value: float | None = member("The value in the series' units; null where FRED has none "
+                                 "(`.` or blank)")
 
 
 @dataclass(frozen=True)
 class MacroSeries:
     """A series' observations, oldest first, under its canonical id."""
 
-    id: str
-    observations: list[Observation]
+    id: str = member("The FRED series id, upper-cased")
+    observations: list[Observation] = member()
 
 
 # -- Treasury par yield curve ---------------------------------------------------------------
 FIRST_YEAR = 1990  # the first year of the par yield curve
 
-# A yield curve row's members, in the spec's order, with the maturity each stands for
-# (number, unit). A row is ``{date, y1M, ..., y30}``: every member present, null where the
-# Treasury has no value.
-ROW_MEMBERS: dict[str, tuple[float, str] | None] = {
-    "date": None,
-    "y1M": (1, "mo"), "y2M": (2, "mo"), "y3M": (3, "mo"), "y4M": (4, "mo"), "y6M": (6, "mo"),
-    "y1": (1, "yr"), "y2": (2, "yr"), "y3": (3, "yr"), "y5": (5, "yr"), "y7": (7, "yr"),
-    "y10": (10, "yr"), "y20": (20, "yr"), "y30": (30, "yr"),
-}
-MEMBER_BY_MATURITY = {maturity: name for name, maturity in ROW_MEMBERS.items() if maturity}
-YIELD_MEMBERS = tuple(MEMBER_BY_MATURITY.values())
+_PAR_YIELD = "Par yield, percent; null where Treasury has no value for this maturity that day"
+
+
+@dataclass(frozen=True)
+class YieldCurveRow:
+    """The par yield curve of one business day, the spec's ``{date, y1M, ..., y30}``: a par
+    yield in percent per maturity (the field's name says which: ``y6m`` 6 months, ``y10``
+    10 years), None where the Treasury has no value that day."""
+
+    date: str = member("Business day (YYYY-MM-DD)", schema=_DATE)
+    y1m: float | None = member(_PAR_YIELD, name="y1M", default=None)
+    y2m: float | None = member(_PAR_YIELD, name="y2M", default=None)
+    y3m: float | None = member(_PAR_YIELD, name="y3M", default=None)
+    y4m: float | None = member(_PAR_YIELD, name="y4M", default=None)
+    y6m: float | None = member(_PAR_YIELD, name="y6M", default=None)
+    y1: float | None = member(_PAR_YIELD, default=None)
+    y2: float | None = member(_PAR_YIELD, default=None)
+    y3: float | None = member(_PAR_YIELD, default=None)
+    y5: float | None = member(_PAR_YIELD, default=None)
+    y7: float | None = member(_PAR_YIELD, default=None)
+    y10: float | None = member(_PAR_YIELD, default=None)
+    y20: float | None = member(_PAR_YIELD, default=None)
+    y30: float | None = member(_PAR_YIELD, default=None)
+
+
+def _maturity(name: str) -> tuple[int, str]:
+    """A yield field's maturity (number, unit), off its name: ``y6m`` -> (6, "mo")."""
+    months = name.endswith("m")
+    return int(name[1:-1] if months else name[1:]), "mo" if months else "yr"
+
+
+# The field of a row each maturity feeds (the Treasury's columns are read by maturity).
+FIELD_BY_MATURITY: dict[tuple[float, str], str] = {
+    _maturity(f.name): f.name for f in fields(YieldCurveRow) if f.name != "date"}
 
 
 # -- Commitments of Traders (CFTC) ---------------------------------------------------------
 # The newest 260 weekly reports: five years of history.
 COT_WEEKS = 260
 
+# What a member the legacy report has no value for says (LEGACY_NULL_MEMBERS, below).
+_LEGACY_NULL = ("Null for contracts served from the legacy report (financial futures) and "
+                "where the CFTC row has no value")
+
+
+@dataclass(frozen=True)
+class CommitmentsObservation:
+    """One weekly report of a contract: positions in contracts as the CFTC reports them,
+    None where the report has no such column or the row no value (never 0)."""
+
+    report_date: str = member("The Tuesday the positions are as of (YYYY-MM-DD)",
+                              schema=_DATE)
+    open_interest: int | None = member(default=None)
+    managed_money_long: int | None = member(_LEGACY_NULL, default=None)
+    managed_money_short: int | None = member(_LEGACY_NULL, default=None)
+    managed_money_spread: int | None = member(_LEGACY_NULL, default=None)
+    nonreportable_long: int | None = member(default=None)
+    nonreportable_short: int | None = member(default=None)
+    other_reportable_long: int | None = member(_LEGACY_NULL, default=None)
+    other_reportable_short: int | None = member(_LEGACY_NULL, default=None)
+    other_reportable_spread: int | None = member(_LEGACY_NULL, default=None)
+    producer_merchant_long: int | None = member(_LEGACY_NULL, default=None)
+    producer_merchant_short: int | None = member(_LEGACY_NULL, default=None)
+    swap_dealer_long: int | None = member(_LEGACY_NULL, default=None)
+    swap_dealer_short: int | None = member(_LEGACY_NULL, default=None)
+    swap_dealer_spread: int | None = member(_LEGACY_NULL, default=None)
+    total_reportable_long: int | None = member(default=None)
+    total_reportable_short: int | None = member(default=None)
+
+
 # A Commitments observation's members, in the spec's order.
-OBSERVATION_MEMBERS = (
-    "reportDate", "openInterest", "managedMoneyLong", "managedMoneyShort",
-    "managedMoneySpread", "nonreportableLong", "nonreportableShort", "otherReportableLong",
-    "otherReportableShort", "otherReportableSpread", "producerMerchantLong",
-    "producerMerchantShort", "swapDealerLong", "swapDealerShort", "swapDealerSpread",
-    "totalReportableLong", "totalReportableShort",
-)
+OBSERVATION_MEMBERS = member_names(CommitmentsObservation)
 POSITION_MEMBERS = OBSERVATION_MEMBERS[1:]
 
 # A CFTC contract market code: six characters, digits and capitals, starting with a digit
@@ -226,14 +276,22 @@ def cot_lookup(symbol: str) -> CotLookup:
                    "a known futures root")
 
 
+_STRING = {"type": "string"}
+
+
 @dataclass(frozen=True)
 class Commitments:
-    """One contract's weekly observations (oldest first) from one report: each a dict of
-    :data:`OBSERVATION_MEMBERS`, positions as integers, null where the report has none.
-    The code and market name are the newest row's (None when it has none)."""
+    """One contract's weekly observations (oldest first) from one report. The code and
+    market name are the newest row's (None when it has none); ``symbol``, the one asked
+    for, is set after the cache by :func:`marketdata.capabilities.macro.cot`, which also
+    falls back to the looked-up code (so the answer's code is a string)."""
 
     report: str
-    contract_market_code: str | None = None
-    market_and_exchange_name: str | None = None
-    observations: list[dict[str, Any]] = field(default_factory=list)
+    symbol: str = member("The symbol as asked for, upper-cased", default="")
+    contract_market_code: str | None = member("CFTC contract market code (newest row)",
+                                              default=None, schema=_STRING)
+    # A string in the document, though a row without a name (never seen) gives null.
+    market_and_exchange_name: str | None = member("CFTC market and exchange name (newest row)",
+                                                  default=None, schema=_STRING)
+    observations: list[CommitmentsObservation] = member(default_factory=list)
 

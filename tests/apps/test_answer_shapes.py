@@ -78,3 +78,16 @@ def test_a_records_schema_output_and_json_agree(record):
     assert record_output(record, paged=("",)).members == tuple(names)
     listed = connection_schema(schema)
     assert _object(listed) is schema
+
+
+def test_a_schema_may_leave_required_out_and_nest_records():
+    from marketdata.records.macro import MacroSeries, Observation
+
+    observations = connection_schema(record_schema(Observation, "One observation"))
+    schema = record_schema(MacroSeries, "A series", required=False,
+                           nested={"observations": observations})
+    assert "required" not in schema
+    assert schema["properties"]["observations"] is observations
+    assert schema["properties"]["id"]["type"] == "string"
+    with pytest.raises(TypeError, match="no members"):
+        record_schema(MacroSeries, nested={"nope": observations})

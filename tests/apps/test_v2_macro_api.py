@@ -24,7 +24,7 @@ from apps.macro import serializers as macro_serializers
 from marketdata import capabilities
 from marketdata.providers import fred, treasury
 from marketdata.providers.fred import API_URL, GRAPH_URL, FredProvider
-from marketdata.providers.treasury import CSV_URL, ROW_MEMBERS, TreasuryProvider
+from marketdata.providers.treasury import CSV_URL, TreasuryProvider
 from tests.apps.payloads import FAILURES, fail_url
 from tests.conftest import capture_logs
 
@@ -51,6 +51,8 @@ TREASURY_2022 = (
     "12/30/2022,4.12,4.41,4.42,4.69,4.76,4.73,4.41,4.22,3.99,3.96,3.88,4.14,3.97\r\n"
     "12/29/2022,4.04,4.39,4.45,4.66,4.73,4.71,4.34,4.16,3.94,3.91,3.83,4.09,3.92\r\n"
     "02/01/2022,0.04,0.10,0.19,,0.48,0.78,1.18,1.39,1.63,1.76,1.81,2.19,2.12\r\n")
+ROW_MEMBERS = ("date", "y1M", "y2M", "y3M", "y4M", "y6M", "y1", "y2", "y3", "y5", "y7", "y10",
+               "y20", "y30")  # the spec's row, in its order
 ROW_2022_02_01 = {"date": "2022-02-01", "y1M": 0.04, "y2M": 0.10, "y3M": 0.19, "y4M": None,
                   "y6M": 0.48, "y1": 0.78, "y2": 1.18, "y3": 1.39, "y5": 1.63, "y7": 1.76,
                   "y10": 1.81, "y20": 2.19, "y30": 2.12}

@@ -16,7 +16,7 @@ import responses
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from apps.positioning.views import COT_MEMBERS, V2CotView
+from apps.positioning.views import V2CotView
 from marketdata.providers import cftc
 from marketdata.providers.cftc import CONTRACTS, LEGACY_NULL_MEMBERS, OBSERVATION_MEMBERS
 from tests.apps.payloads import FAILURES, fail_url
@@ -31,6 +31,7 @@ from tests.marketdata.providers.test_cftc import (
 )
 
 URL = "/v2/positioning/cot/{symbol}"
+COT_MEMBERS = ("symbol", "contractMarketCode", "marketAndExchangeName", "observations")
 
 
 @pytest.fixture(autouse=True)

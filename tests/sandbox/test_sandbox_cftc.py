@@ -295,7 +295,7 @@ def test_the_service_parser_reads_the_sandbox_answer():
     sandbox = make()
     result = parse_commitments(rows(sandbox, LEG, **soda_params("13874A", LEGACY)), LEGACY)
     assert result.market_and_exchange_name == "E-MINI S&P 500 - CHICAGO MERCANTILE EXCHANGE"
-    assert result.observations[-1]["reportDate"] == "2024-08-20"
+    assert result.observations[-1].report_date == "2024-08-20"
     assert len(result.observations) == 260
-    assert all(o["openInterest"] > 0 for o in result.observations)
+    assert all((o.open_interest or 0) > 0 for o in result.observations)
     assert markets.newest_report(CLOCK) == date(2024, 8, 20)

@@ -17,7 +17,7 @@ from marketdata.errors import (
     UpstreamTimeout,
 )
 from marketdata.records.companies import Constituent, PressRelease, constituent
-from marketdata.records.macro import LEGACY, cot_lookup
+from marketdata.records.macro import LEGACY, Commitments, cot_lookup
 from marketdata.records.search import Security, SecurityMatches
 
 ROWS = ("security_search", "news", "general_news", "world_news", "macro_series",
@@ -148,8 +148,9 @@ def test_treasury_year_bounds(fetchers):
 
 def test_cot_asks_with_the_lookup(fetchers):
     found = cot_lookup("ES=F")
-    calls = fetchers("cot", {"cftc": lambda lookup: lookup.code})
-    assert macro.cot(found) == "13874A"
+    calls = fetchers("cot", {"cftc": lambda lookup: Commitments("legacy")})
+    # The answer is under the symbol asked for, with the looked-up code when rows have none.
+    assert macro.cot(found) == Commitments("legacy", "ES=F", "13874A")
     assert calls[0][1] == (found,)
     assert found.reports[0] is LEGACY
 

@@ -39,6 +39,8 @@ from marketdata.providers.cftc import (
     soda_params,
 )
 from marketdata.providers.registry import get_provider
+from marketdata.records.macro import CommitmentsObservation
+from marketdata.records.members import as_json, members_of
 from tests.conftest import UPSTREAM_DIR
 
 RECORDING = "cftc/socrata-cot/jun7-fc8e_239747_2024-08-19_2024-08-21.json"
@@ -119,7 +121,7 @@ def test_legacy_parser_reproduces_the_recording_exactly(recording):
     assert result.contract_market_code == "239747"
     assert result.market_and_exchange_name == (
         "MICRO E-MINI RUSSELL 2000 INDX - CHICAGO MERCANTILE EXCHANGE")
-    assert result.observations == [{
+    assert as_json(result.observations) == [{
         "reportDate": "2024-08-20", "openInterest": 19404,
         "managedMoneyLong": None, "managedMoneyShort": None, "managedMoneySpread": None,
         "nonreportableLong": 11313, "nonreportableShort": 8624,
@@ -128,14 +130,14 @@ def test_legacy_parser_reproduces_the_recording_exactly(recording):
         "producerMerchantShort": None, "swapDealerLong": None, "swapDealerShort": None,
         "swapDealerSpread": None, "totalReportableLong": 8091, "totalReportableShort": 10780,
     }]
-    assert list(result.observations[0]) == list(cftc.OBSERVATION_MEMBERS)
+    assert list(as_json(result.observations[0])) == list(cftc.OBSERVATION_MEMBERS)
 
 
 def test_recording_keeps_the_legacy_identities(recording):
     """A cross-check that the columns mean what the mapping says: reportable + non-
     reportable = open interest, on both sides."""
     [row] = recording(RECORDING)
-    [obs] = parse_commitments([row], LEGACY).observations
+    [obs] = as_json(parse_commitments([row], LEGACY).observations)
     assert obs["totalReportableLong"] + obs["nonreportableLong"] == obs["openInterest"]
     assert obs["totalReportableShort"] + obs["nonreportableShort"] == obs["openInterest"]
     assert int(row["noncomm_positions_long_all"]) + int(row["noncomm_postions_spread_all"]) \
@@ -145,9 +147,9 @@ def test_recording_keeps_the_legacy_identities(recording):
 # -- disaggregated parsing ---------------------------------------------------------------------
 def test_disaggregated_rows_parse_oldest_first_with_every_member():
     result = parse_commitments(DISAGGREGATED_ROWS, DISAGGREGATED)
-    assert [o["reportDate"] for o in result.observations] == [
-        "2026-09-15", "2026-09-22", "2026-09-29"]
-    newest = result.observations[-1]
+    observations = as_json(result.observations)
+    assert [o["reportDate"] for o in observations] == ["2026-09-15", "2026-09-22", "2026-09-29"]
+    newest = observations[-1]
     assert newest == {
         "reportDate": "2026-09-29", "openInterest": 406456,
         "managedMoneyLong": 130000, "managedMoneyShort": 11000, "managedMoneySpread": 36000,
@@ -173,9 +175,9 @@ def test_missing_or_null_values_are_null_never_zero():
                               m_money_positions_spread=""),
             {**disaggregated_row("2026-09-22", 412800), "prod_merc_positions_long": None}]
     older, newer = parse_commitments(rows, DISAGGREGATED).observations
-    assert newer["swapDealerSpread"] is None and newer["managedMoneySpread"] is None
-    assert older["producerMerchantLong"] is None
-    assert newer["openInterest"] == 406456
+    assert newer.swap_dealer_spread is None and newer.managed_money_spread is None
+    assert older.producer_merchant_long is None
+    assert newer.open_interest == 406456
 
 
 def test_header_comes_from_the_newest_row_whatever_the_upstream_order():
@@ -184,7 +186,7 @@ def test_header_comes_from_the_newest_row_whatever_the_upstream_order():
     rows = [disaggregated_row("2026-09-22", 900), renamed, disaggregated_row("2026-09-15", 800)]
     result = parse_commitments(rows, DISAGGREGATED)
     assert result.market_and_exchange_name == "GOLD (RENAMED) - COMEX"
-    assert [o["openInterest"] for o in result.observations] == [800, 900, 1000]
+    assert [o.open_interest for o in result.observations] == [800, 900, 1000]
 
 
 def test_rows_without_a_date_are_left_out_and_a_repeated_date_keeps_the_first():
@@ -192,7 +194,7 @@ def test_rows_without_a_date_are_left_out_and_a_repeated_date_keeps_the_first():
             {**disaggregated_row("2026-09-22", 900), "report_date_as_yyyy_mm_dd": "soon"},
             {"open_interest_all": "7"}, "not a row", None]
     result = parse_commitments(rows, DISAGGREGATED)
-    assert [(o["reportDate"], o["openInterest"]) for o in result.observations] == [
+    assert [(o.report_date, o.open_interest) for o in result.observations] == [
         ("2026-09-29", 1000)]
 
 
@@ -257,6 +259,9 @@ def test_legacy_null_members():
     assert set(POSITION_MEMBERS) == set(cftc.COLUMNS[DISAGGREGATED.name])
     for report in (DISAGGREGATED, LEGACY):  # the record's members are the columns read
         assert set(report.members) == set(cftc.COLUMNS[report.name])
+    # The record says which members the legacy report leaves null (the OpenAPI document).
+    assert {m.name for m in members_of(CommitmentsObservation)
+            if "legacy report" in (m.description or "")} == set(LEGACY_NULL_MEMBERS)
 
 
 @pytest.mark.parametrize(("symbol", "code", "reports"), [
@@ -323,7 +328,7 @@ def test_legacy_fallback_when_the_disaggregated_report_has_no_rows(socrata, reco
     assert result.report == "legacy"
     assert [c.request.url.split("?")[0] for c in socrata.calls] == [DISAGGREGATED_URL,
                                                                    LEGACY_URL]
-    assert result.observations[0]["openInterest"] == 19404
+    assert result.observations[0].open_interest == 19404
 
 
 def test_no_rows_in_either_report_is_not_found(socrata):

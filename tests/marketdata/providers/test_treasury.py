@@ -19,13 +19,14 @@ from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.providers import treasury
 from marketdata.providers.treasury import (
     CSV_URL,
-    ROW_MEMBERS,
     TreasuryProvider,
+    field_for_header,
     iso_date,
-    member_for_header,
     parse_yield_csv,
     yield_curve,
 )
+from marketdata.records.macro import YieldCurveRow
+from marketdata.records.members import as_json, member_names
 from tests.conftest import load_recording
 
 FRAGMENT = "treasury/xml-daily_treasury_yield_curve/entry-properties-2022-02-01.fragment.xml"
@@ -81,10 +82,10 @@ def _answer(mock, year: int, body: str, status: int = 200,
 
 def test_recorded_curve_in_the_csv_shape():
     rows = parse_yield_csv(csv_2022())
-    assert [r["date"] for r in rows] == ["2022-12-30", "2022-02-01"]  # Treasury's order
-    assert rows[1] == EXPECTED_2022_02_01
-    assert list(rows[1]) == list(ROW_MEMBERS)
-    assert rows[0]["y4M"] == 4.69
+    assert [r.date for r in rows] == ["2022-12-30", "2022-02-01"]  # Treasury's order
+    assert as_json(rows[1]) == EXPECTED_2022_02_01
+    assert list(as_json(rows[1])) == list(member_names(YieldCurveRow))
+    assert rows[0].y4m == 4.69
 
 
 def test_columns_by_name_new_missing_and_reordered():
@@ -94,27 +95,26 @@ def test_columns_by_name_new_missing_and_reordered():
              "10/07/2025,4.20,4.18,4.10,4.02,3.95,3.81,3.65,3.58,3.59,3.72,3.90,4.15,4.71,"
              "4.72\n")
     (row,) = parse_yield_csv(today)
-    assert (row["y1M"], row["y2M"], row["y30"]) == (4.20, 4.10, 4.72)
-    assert row["date"] == "2025-10-07"
+    assert (row.y1m, row.y2m, row.y30) == (4.20, 4.10, 4.72)
+    assert row.date == "2025-10-07"
     # 1990: nine maturities; the others are null.
     nineties = ('Date,"3 Mo","6 Mo","1 Yr","2 Yr","3 Yr","5 Yr","7 Yr","10 Yr","30 Yr"\n'
                 "12/31/1990,6.63,6.73,6.82,7.15,7.40,7.68,8.00,8.08,8.26\n")
     (old,) = parse_yield_csv(nineties)
-    assert old["y3M"] == 6.63 and old["y30"] == 8.26
-    assert old["y1M"] is old["y2M"] is old["y4M"] is old["y20"] is None
+    assert old.y3m == 6.63 and old.y30 == 8.26
+    assert old.y1m is old.y2m is old.y4m is old.y20 is None
     # A reordered file still lands each value on its maturity.
     shuffled = '"10 Yr",Date,"2 Yr"\n3.88,12/30/2022,4.41\n'
     (row,) = parse_yield_csv(shuffled)
-    assert (row["date"], row["y10"], row["y2"]) == ("2022-12-30", 3.88, 4.41)
+    assert (row.date, row.y10, row.y2) == ("2022-12-30", 3.88, 4.41)
 
 
 def test_blanks_and_na_are_null_and_undated_rows_are_left_out():
     body = ('\ufeffDate,"2 Yr","30 Yr"\n03/01/2004,1.79,\n03/02/2004,N/A,4.9\n'
             "not a date,1,2\n\n02/30/2004,1,2\n03/03/2004\n")
     assert parse_yield_csv(body) == [
-        {**dict.fromkeys(ROW_MEMBERS), "date": "2004-03-01", "y2": 1.79},
-        {**dict.fromkeys(ROW_MEMBERS), "date": "2004-03-02", "y30": 4.9},
-        {**dict.fromkeys(ROW_MEMBERS), "date": "2004-03-03"}]
+        YieldCurveRow("2004-03-01", y2=1.79), YieldCurveRow("2004-03-02", y30=4.9),
+        YieldCurveRow("2004-03-03")]
 
 
 def test_a_year_without_data_is_empty_and_a_non_csv_is_a_bad_answer():
@@ -125,12 +125,18 @@ def test_a_year_without_data_is_empty_and_a_non_csv_is_a_bad_answer():
             parse_yield_csv(body)
 
 
-@pytest.mark.parametrize(("header", "member"), [
-    ("Date", "date"), ('"1 Mo"', "y1M"), ("4 Mo", "y4M"), ("6 Months", "y6M"),
+@pytest.mark.parametrize(("header", "field"), [
+    ("Date", "date"), ('"1 Mo"', "y1m"), ("4 Mo", "y4m"), ("6 Months", "y6m"),
     ("1 Yr", "y1"), ("10 Year", "y10"), ("30 Yr", "y30"), ("1.5 Month", None),
     ("15 Yr", None), ("Extra", None), ("", None)])
-def test_member_for_header(header, member):
-    assert member_for_header(header) == member
+def test_field_for_header(header, field):
+    assert field_for_header(header) == field
+
+
+def test_every_yield_field_is_fed_by_its_maturity():
+    assert field_for_header("2 Months") == "y2m" and field_for_header("20 Years") == "y20"
+    assert sorted(treasury.FIELD_BY_MATURITY.values()) == sorted(
+        name for name in YieldCurveRow.__dataclass_fields__ if name != "date")
 
 
 @pytest.mark.parametrize(("text", "iso"), [
@@ -144,7 +150,7 @@ def test_iso_date(text, iso):
 
 def test_request_and_cache(mock):
     _answer(mock, 2022, csv_2022())
-    assert yield_curve(2022, 2026)[1] == EXPECTED_2022_02_01
+    assert as_json(yield_curve(2022, 2026)[1]) == EXPECTED_2022_02_01
     (call,) = mock.calls
     parts = urlsplit(call.request.url)
     assert f"{parts.scheme}://{parts.netloc}{parts.path}" == (
