@@ -18,17 +18,21 @@ from marketdata.records.members import described, members_of
 
 
 def record_schema(record: type, description: str | None = None, *,
-                  example: dict[str, Any] | None = None) -> dict[str, Any]:
+                  example: dict[str, Any] | None = None, required: bool = True) -> dict[str, Any]:
     """The JSON Schema of one record as an answer's object: every member, each required
-    (present, maybe null), in the record's order."""
+    (present, maybe null) unless ``required`` is false, in the record's order; a member that
+    is a record is that record's object, described by the member's description."""
     properties: dict[str, Any] = {}
     for member in members_of(record):
+        text = described(member.description) if member.description else None
+        if member.record is not None:
+            properties[member.name] = record_schema(member.record, text)
+            continue
         schema = dict(member.schema)
-        if member.description:
-            schema["description"] = described(member.description)
+        if text:
+            schema["description"] = text
         properties[member.name] = schema
-    out = object_schema(properties, description,
-                        required=[member.name for member in members_of(record)])
+    out = object_schema(properties, description, required=list(properties) if required else ())
     if example is not None:
         out["example"] = example
     return out
