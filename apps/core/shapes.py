@@ -22,18 +22,23 @@ def record_schema(record: type, description: str | None = None, *,
                   example: dict[str, Any] | None = None, required: bool = True,
                   nested: Mapping[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """The JSON Schema of one record as an answer's object: every member, each required
-    (present, maybe null) unless ``required`` is false, in the record's order. ``nested``
-    gives, by member name, the schema of a member holding records (their own
-    ``record_schema``, in a ``connection_schema`` where paged): the annotation says only
-    ``array`` or ``object``."""
+    (present, maybe null) unless ``required`` is false, in the record's order. A member
+    that is a record is that record's object, described by the member's description;
+    ``nested`` gives, by member name, the schema of a member holding a list of records
+    (their own ``record_schema``, in a ``connection_schema`` where paged): the annotation
+    says only ``array``."""
     properties: dict[str, Any] = {}
     for member in members_of(record):
+        text = described(member.description) if member.description else None
         if nested and member.name in nested:
             properties[member.name] = nested[member.name]
             continue
+        if member.record is not None:
+            properties[member.name] = record_schema(member.record, text)
+            continue
         schema = dict(member.schema)
-        if member.description:
-            schema["description"] = described(member.description)
+        if text:
+            schema["description"] = text
         properties[member.name] = schema
     if unknown := set(nested or ()) - set(properties):
         raise TypeError(f"{record.__name__} has no members {sorted(unknown)}")

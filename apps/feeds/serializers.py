@@ -1,3 +1,7 @@
+"""Query declarations of the v2 feeds endpoints; their answers are the records
+:class:`~marketdata.records.feeds.FeedItem`, :class:`~marketdata.records.feeds.MarketNewsItem`
+and :class:`~marketdata.records.gauges.FearAndGreed`."""
+
 import re
 from typing import Any
 
@@ -5,16 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.core.params import AnyTextParam, IntegerParam
-from apps.core.v2 import (
-    FieldsQuery,
-    OrderedBatchPageQuery,
-    OrderedPageQuery,
-    connection_schema,
-    nullable,
-    object_schema,
-    order_param,
-)
-from apps.news.serializers import V2_SENTIMENT_SCHEMA
+from apps.core.v2 import FieldsQuery, OrderedBatchPageQuery, OrderedPageQuery, order_param
 from marketdata.records.feeds import (
     DEFAULT_FORM_TYPE,
     DEFAULT_SLUGS,
@@ -23,11 +18,7 @@ from marketdata.records.feeds import (
     Publisher,
     find_publisher,
 )
-from marketdata.records.gauges import FEAR_AND_GREED_LABELS
 
-FEED_MEMBERS = ("title", "url", "published", "summary", "source", "sentiment")
-MARKET_NEWS_MEMBERS = ("title", "link", "source", "img", "time", "sentiment")
-FEAR_AND_GREED_MEMBERS = ("value", "classification", "timestamp", "market")
 # The failing sources of a /v2/feeds answer, as `slug: message; slug: message`.
 FEED_ERRORS_HEADER = "X-Feed-Errors"
 SLUG_LIST = ", ".join(p.slug for p in PUBLISHERS)
@@ -93,47 +84,3 @@ class MarketNewsQuery(OrderedBatchPageQuery):
 
 class FearAndGreedQuery(FieldsQuery):
     pass
-
-
-FEED_ENTRY_SCHEMA = object_schema({
-    "title": {"type": "string"},
-    "url": {"type": "string", "description": "The entry's link"},
-    "published": nullable("string", format="date-time",
-                          description="Publication time, ISO 8601 with the feed's own "
-                                      "offset; null when the feed gave none or an "
-                                      "unreadable one"),
-    "summary": nullable("string", description="The description or summary as sent (HTML "
-                                              "kept), trimmed; null when empty"),
-    "source": {"type": "string", "description": "The publisher's display name"},
-    "sentiment": V2_SENTIMENT_SCHEMA,
-}, "Feed entry; `fields` selects these members", required=FEED_MEMBERS)
-FEEDS_RESPONSE: dict[str, Any] = connection_schema(
-    FEED_ENTRY_SCHEMA, "feed entries, newest first (`order=desc`, the default) or oldest "
-                       "first (`order=asc`)")
-
-MARKET_NEWS_ITEM_SCHEMA = object_schema({
-    "title": {"type": "string"},
-    "link": {"type": "string", "description": "The article's URL"},
-    "source": {"type": "string", "description": "The site or publisher"},
-    "img": nullable("string", description="The article's image URL; null when none"),
-    "time": nullable("string",
-                     description="Publication time, ISO 8601: FMP's wall time without a "
-                                 "zone (FMP does not say which), a feed's time with its "
-                                 "offset; null when unknown"),
-    "sentiment": V2_SENTIMENT_SCHEMA,
-}, "News item; `fields` selects these members", required=MARKET_NEWS_MEMBERS)
-MARKET_NEWS_RESPONSE: dict[str, Any] = connection_schema(
-    MARKET_NEWS_ITEM_SCHEMA, "articles, newest first (`order=desc`, the default) or oldest "
-                             "first (`order=asc`)")
-
-FEAR_AND_GREED_RESPONSE = object_schema({
-    "value": {"type": "integer", "minimum": 0, "maximum": 100,
-              "description": "0 extreme fear .. 100 extreme greed"},
-    "classification": {"type": "string", "enum": list(FEAR_AND_GREED_LABELS)},
-    "timestamp": {"type": "integer", "description": "The reading's time, Unix seconds"},
-    "market": {"type": "string", "enum": ["crypto"],
-               "description": "The market the index measures: always `crypto` "
-                              "(alternative.me's index of Bitcoin and large coins, not "
-                              "CNN's stock-market index)"},
-}, "The crypto market's Fear & Greed Index; `fields` selects these members",
-    required=FEAR_AND_GREED_MEMBERS)

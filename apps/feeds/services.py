@@ -6,41 +6,34 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
 
-from apps.news.serializers import MARKET_LABELS
 from marketdata import concurrency
 from marketdata.capabilities import feeds
 from marketdata.errors import NotFound
 from marketdata.records.feeds import (
     DEFAULT_SLUGS,
     FeedEntry,
+    FeedItem,
+    MarketNewsItem,
     Publisher,
     newest_first,
     publisher,
 )
+from marketdata.records.gauges import FearAndGreed
+from marketdata.records.news import MarketSentiment
 from marketdata.sentiment import score_headline
 
 
-def sentiment(title: str) -> dict[str, Any]:
+def sentiment(title: str) -> MarketSentiment:
     """``{label: Bullish|Bearish|Neutral, score, confidence}`` as /v2/news scores it."""
-    found = score_headline(title)
-    return {"label": MARKET_LABELS[found.label], "score": found.score,
-            "confidence": found.confidence}
-
-
-def _iso(moment: datetime | None) -> str | None:
-    if moment is None:
-        return None
-    return moment.isoformat().replace("+00:00", "Z")
+    return MarketSentiment.of(score_headline(title))
 
 
 @dataclass(frozen=True)
 class FeedsAnswer:
     """The merged entries and, per failing source, its slug and message."""
 
-    entries: list[dict[str, Any]]
+    entries: list[FeedItem]
     errors: list[tuple[str, str]]
 
 
@@ -59,11 +52,9 @@ def merged_feeds(sources: Sequence[Publisher] | None, form_type: str | None) -> 
                        [(source.slug, error.detail) for source, error in found.left_out])
 
 
-def feed_item(entry: FeedEntry) -> dict[str, Any]:
+def feed_item(entry: FeedEntry) -> FeedItem:
     """A feed entry as /v2/feeds and /v2/feeds/stream send it."""
-    return {"title": entry.title, "url": entry.url, "published": _iso(entry.published),
-            "summary": entry.summary, "source": entry.source,
-            "sentiment": sentiment(entry.title)}
+    return FeedItem.of(entry, sentiment(entry.title))
 
 
 def source_entries(source: Publisher, form_type: str | None) -> list[FeedEntry]:
@@ -71,21 +62,13 @@ def source_entries(source: Publisher, form_type: str | None) -> list[FeedEntry]:
     return newest_first(feeds.feed_entries(source.slug, form_type))
 
 
-def _news_item(entry: FeedEntry) -> dict[str, Any]:
-    return {"title": entry.title, "link": entry.url, "source": entry.source,
-            "img": entry.image, "time": _iso(entry.published),
-            "sentiment": sentiment(entry.title)}
+def crypto_news(limit: int) -> list[MarketNewsItem]:
+    return [MarketNewsItem.of(e, sentiment(e.title)) for e in feeds.crypto_news(limit)[:limit]]
 
 
-def crypto_news(limit: int) -> list[dict[str, Any]]:
-    return [_news_item(e) for e in feeds.crypto_news(limit)[:limit]]
+def forex_news(limit: int) -> list[MarketNewsItem]:
+    return [MarketNewsItem.of(e, sentiment(e.title)) for e in feeds.forex_news(limit)[:limit]]
 
 
-def forex_news(limit: int) -> list[dict[str, Any]]:
-    return [_news_item(e) for e in feeds.forex_news(limit)[:limit]]
-
-
-def fear_and_greed() -> dict[str, Any]:
-    reading = feeds.fear_and_greed()
-    return {"value": reading.value, "classification": reading.classification,
-            "timestamp": reading.timestamp, "market": reading.market}
+def fear_and_greed() -> FearAndGreed:
+    return feeds.fear_and_greed()

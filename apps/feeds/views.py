@@ -1,20 +1,17 @@
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import Output, V2ApiView, order_note
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import V2ApiView, connection_schema, order_note
 from apps.feeds.serializers import (
-    FEAR_AND_GREED_MEMBERS,
-    FEAR_AND_GREED_RESPONSE,
     FEED_ERRORS_HEADER,
-    FEED_MEMBERS,
-    FEEDS_RESPONSE,
-    MARKET_NEWS_MEMBERS,
-    MARKET_NEWS_RESPONSE,
     FearAndGreedQuery,
     FeedsQuery,
     MarketNewsQuery,
 )
 from apps.feeds.services import crypto_news, fear_and_greed, forex_news, merged_feeds
+from marketdata.records.feeds import FeedItem, MarketNewsItem
+from marketdata.records.gauges import FearAndGreed
 
 _SENTIMENT_DOC = """`sentiment` is the headline's, scored here as /v2/news and /v2/worldnews
     score it (VADER blended with a finance term list; English only): `label` Bullish,
@@ -46,8 +43,10 @@ class V2FeedsView(V2ApiView):
     """ + order_note("desc", "entries (undated entries last with `desc`, first with `asc`)")
 
     query_serializer = FeedsQuery
-    response_schema = FEEDS_RESPONSE
-    output = Output(FEED_MEMBERS, paged=("",))
+    response_schema = connection_schema(
+        record_schema(FeedItem, "Feed entry; `fields` selects these members"),
+        "feed entries, newest first (`order=desc`, the default) or oldest first (`order=asc`)")
+    output = record_output(FeedItem, paged=("",))
     operation_id, tag = "get_feeds", "Feeds (v2)"
     summary = "Publishers' RSS/Atom feeds, merged newest first, with sentiment"
 
@@ -76,6 +75,13 @@ _MARKET_NEWS_DOC = f"""Items `{{title, link, source, img, time, sentiment}}`: `t
     """ + order_note("desc", "articles (the latest `limit` either way)")
 
 
+MARKET_NEWS_RESPONSE = connection_schema(
+    record_schema(MarketNewsItem, "News item; `fields` selects these members"),
+    "articles, newest first (`order=desc`, the default) or oldest first (`order=asc`)")
+MARKET_NEWS_OUTPUT = record_output(MarketNewsItem, paged=("",),
+                                   page_params=("pageCursor", "pageLimit"))
+
+
 class V2CryptoNewsView(V2ApiView):
     __doc__ = f"""The latest crypto news, newest first.
 
@@ -87,7 +93,7 @@ class V2CryptoNewsView(V2ApiView):
 
     query_serializer = MarketNewsQuery
     response_schema = MARKET_NEWS_RESPONSE
-    output = Output(MARKET_NEWS_MEMBERS, paged=("",), page_params=("pageCursor", "pageLimit"))
+    output = MARKET_NEWS_OUTPUT
     operation_id, tag = "get_crypto_news", "Feeds (v2)"
     summary = "Latest crypto news, with sentiment"
 
@@ -107,7 +113,7 @@ class V2ForexNewsView(V2ApiView):
 
     query_serializer = MarketNewsQuery
     response_schema = MARKET_NEWS_RESPONSE
-    output = Output(MARKET_NEWS_MEMBERS, paged=("",), page_params=("pageCursor", "pageLimit"))
+    output = MARKET_NEWS_OUTPUT
     operation_id, tag = "get_forex_news", "Feeds (v2)"
     summary = "Latest forex and central-bank news, with sentiment"
 
@@ -129,8 +135,9 @@ class V2FearAndGreedView(V2ApiView):
     classification other than the five, no reading); 503/504/429 when it fails."""
 
     query_serializer = FearAndGreedQuery
-    response_schema = FEAR_AND_GREED_RESPONSE
-    output = Output(FEAR_AND_GREED_MEMBERS)
+    response_schema = record_schema(FearAndGreed, "The crypto market's Fear & Greed Index; "
+                                    "`fields` selects these members")
+    output = record_output(FearAndGreed)
     operation_id, tag = "get_fear_and_greed", "Feeds (v2)"
     summary = "The crypto market's Fear & Greed Index"
 

@@ -7,15 +7,13 @@ from typing import Any
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import Output, V2ApiView
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import V2ApiView
 from apps.forex.currencies import currency_pair
-from apps.forex.serializers import (
-    CURRENCIES_RESPONSE,
-    CURRENCY_MEMBERS,
-    FOREX_QUOTE_SCHEMA,
-    V2ForexQuery,
-)
-from apps.forex.services import MEMBERS, currencies, forex_quote
+from apps.forex.serializers import CURRENCIES_EXAMPLE, V2ForexQuery
+from apps.forex.services import currencies, forex_quote
+from marketdata.records.market import CurrencyInfo
+from marketdata.records.quotes import ForexQuote
 
 _CODE = ("ISO 4217 currency code, 3 letters, any case (e.g. {example}); not 3 ASCII letters: "
          "400; not an active ISO 4217 code: 404")
@@ -54,11 +52,11 @@ class V2ForexView(V2ApiView):
         name: {"description": f"{what} currency: " + _CODE.format(example=example),
                "pattern": "^[A-Za-z]{3}$"}
         for name, what, example in (("from", "Base", "EUR"), ("to", "Quote", "usd"))}
-    response_schema = FOREX_QUOTE_SCHEMA
+    response_schema = record_schema(ForexQuote, "GqlForexQuote; `fields` selects these members")
     operation_id, tag = "get_forex", "Forex (v2)"
     summary = "Quote of a currency pair"
 
-    output = Output(MEMBERS)
+    output = record_output(ForexQuote)
 
     def get(self, request: Request, **path: Any) -> Response:
         return self.answer(forex_quote(*currency_pair(path["from"], path["to"])))
@@ -70,9 +68,11 @@ class V2CurrenciesView(V2ApiView):
     none). Cached a day. `fields` applies to each item."""
 
     query_serializer = V2ForexQuery
-    response_schema = CURRENCIES_RESPONSE
+    response_schema = {"type": "array",
+                       "description": "The currencies Yahoo Finance quotes, in its order",
+                       "items": record_schema(CurrencyInfo), "example": CURRENCIES_EXAMPLE}
     csv_table = ""
-    output = Output(CURRENCY_MEMBERS)
+    output = record_output(CurrencyInfo)
     operation_id, tag = "get_currencies", "Forex (v2)"
     summary = "Currencies"
 

@@ -1,17 +1,15 @@
 """Futures quotes: a contract's quote from the ``futures`` capability, as the spec's
-GqlFuturesQuote."""
+GqlFuturesQuote (the members are the record's:
+:class:`~marketdata.records.quotes.FuturesQuote`)."""
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from apps.core.symbols import require_symbol
 from marketdata.capabilities import futures
 from marketdata.records.quotes import FuturesQuote
 
-MEMBERS = ("symbol", "name", "exchange", "underlying", "expirationDate", "price", "change",
-           "changePercent", "openInterest", "volume", "timestamp")
 # A bare root: letters and digits only (GC, ES, 6E, RTY); anything else is sent as typed.
 _ROOT = re.compile(r"[A-Z0-9]+")
 
@@ -24,17 +22,6 @@ def contract_symbol(text_: str) -> str:
     return f"{symbol}=F" if _ROOT.fullmatch(symbol) else symbol
 
 
-def futures_body(record: FuturesQuote) -> dict[str, Any]:
-    """GqlFuturesQuote of a contract's record."""
-    return {
-        "symbol": record.symbol, "name": record.name, "exchange": record.exchange,
-        "underlying": record.underlying, "expirationDate": record.expiration_date,
-        "price": record.price, "change": record.change,
-        "changePercent": record.change_percent, "openInterest": record.open_interest,
-        "volume": record.volume, "timestamp": record.timestamp,
-    }
-
-
-def futures_quote(text_: str) -> dict[str, Any]:
+def futures_quote(text_: str) -> FuturesQuote:
     """The Futures quote of a path value."""
-    return futures_body(futures.contract_quote(contract_symbol(text_)))
+    return futures.contract_quote(contract_symbol(text_))

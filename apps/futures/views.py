@@ -5,9 +5,11 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import Output, V2ApiView
-from apps.futures.serializers import FUTURES_QUOTE_SCHEMA, V2FuturesQuery
-from apps.futures.services import MEMBERS, futures_quote
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import V2ApiView
+from apps.futures.serializers import V2FuturesQuery
+from apps.futures.services import futures_quote
+from marketdata.records.quotes import FuturesQuote
 
 
 class V2FuturesView(V2ApiView):
@@ -33,11 +35,12 @@ class V2FuturesView(V2ApiView):
     failures are 502/503/504/429 (`provider: yahoo`)."""
 
     query_serializer = V2FuturesQuery
-    response_schema = FUTURES_QUOTE_SCHEMA
+    response_schema = record_schema(FuturesQuote,
+                                    "GqlFuturesQuote; `fields` selects these members")
     operation_id, tag = "get_futures", "Futures (v2)"
     summary = "Quote of a futures contract"
 
-    output = Output(MEMBERS)
+    output = record_output(FuturesQuote)
 
     def get(self, request: Request, symbol: str) -> Response:
         return self.answer(futures_quote(symbol))

@@ -45,6 +45,7 @@ from marketdata.records.feeds import (
     find_publisher,
     publisher,
 )
+from marketdata.records.members import as_json
 
 log = get_logger("apps.stream.feeds")
 
@@ -118,7 +119,8 @@ class FeedHub:
                 seen.popitem(last=False)
             if first or not fresh:
                 continue
-            items = [feed_item(entry) for entry in fresh]  # scored once, for new items only
+            # Scored once, for new items only.
+            items = [as_json(feed_item(entry)) for entry in fresh]
             for socket in list(holders):
                 for item in items:
                     socket.notify(item)

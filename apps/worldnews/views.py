@@ -5,11 +5,13 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import Output, V2ApiView, order_note
-from apps.worldnews.serializers import NEWS_MEMBERS, WORLD_NEWS_RESPONSE, V2WorldNewsQuery
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import V2ApiView, connection_schema, order_note
+from apps.worldnews.serializers import V2WorldNewsQuery
 from apps.worldnews.services import world_news
 from marketdata.records.news import WORLD_NEWS_MAX_ARTICLES as MAX_RECORDS
 from marketdata.records.news import WORLD_NEWS_TIMESPAN as TIMESPAN
+from marketdata.records.news import WorldNewsItem
 
 
 class V2WorldNewsView(V2ApiView):
@@ -50,11 +52,16 @@ class V2WorldNewsView(V2ApiView):
     """ + order_note("desc", "articles (by the time GDELT saw them)")
 
     query_serializer = V2WorldNewsQuery
-    response_schema = WORLD_NEWS_RESPONSE
+    # The item lists no `required` members (its members are all present all the same): the
+    # published document as it has always been.
+    response_schema = connection_schema(
+        record_schema(WorldNewsItem, "News item (GqlNews); `fields` selects these members",
+                      required=False),
+        "articles, newest first (`order=desc`, the default) or oldest first (`order=asc`)")
     operation_id, tag = "get_world_news", "World news (v2)"
     summary = "World news about a company, with sentiment"
 
-    output = Output(NEWS_MEMBERS, paged=("",))
+    output = record_output(WorldNewsItem, paged=("",))
 
     def get(self, request: Request, symbol: str) -> Response:
         return self.answer(world_news(symbol))

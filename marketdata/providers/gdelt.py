@@ -72,6 +72,7 @@ from marketdata.providers.registry import get_provider
 from marketdata.records.news import (
     WORLD_NEWS_MAX_ARTICLES,
     WORLD_NEWS_TIMESPAN,
+    HeadlineSentiment,
     WorldNewsItem,
 )
 from marketdata.sentiment import score_headline
@@ -329,5 +330,6 @@ def fetch_world_news(symbol: str) -> list[dict[str, Any]]:
 def world_news(symbol: str) -> list[WorldNewsItem]:
     """The ``world_news`` fetcher: :func:`fetch_world_news` as records (the cache keeps
     the items as they were)."""
-    return [WorldNewsItem(**item) for item in fetch_world_news(symbol)]
+    return [WorldNewsItem(**{**item, "sentiment": HeadlineSentiment(**item["sentiment"])})
+            for item in fetch_world_news(symbol)]
 

@@ -13,6 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from marketdata.records.members import member
+from marketdata.records.news import MarketSentiment
+
 # The SEC filings feed takes a form type; 10-K when none is asked for.
 DEFAULT_FORM_TYPE = "10-K"
 # A form type as EDGAR spells them (10-K, 8-K, S-1/A, DEF 14A, SC 13G): put into the URL.
@@ -146,3 +149,55 @@ def newest_first(entries: Iterable[FeedEntry]) -> list[FeedEntry]:
             dated.append((entry.published.timestamp(), entry))
     dated.sort(key=lambda pair: pair[0], reverse=True)
     return [entry for _, entry in dated] + undated
+
+
+def iso_moment(moment: datetime | None) -> str | None:
+    """An entry's moment as answered: ISO 8601 with its own offset (``Z`` for UTC), None
+    when unknown."""
+    if moment is None:
+        return None
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+_SENTIMENT = "Sentiment of the headline, scored by this service (as /v2/worldnews scores it)"
+
+
+@dataclass(frozen=True)
+class FeedItem:
+    """A feed entry as ``/v2/feeds`` and its stream answer it: ``published`` in ISO 8601
+    (:func:`iso_moment`), with its headline's sentiment."""
+
+    title: str = member()
+    url: str = member("The entry's link")
+    published: str | None = member("Publication time, ISO 8601 with the feed's own offset; "
+                                   "null when the feed gave none or an unreadable one",
+                                   schema={"format": "date-time"})
+    summary: str | None = member("The description or summary as sent (HTML kept), trimmed; "
+                                 "null when empty")
+    source: str = member("The publisher's display name")
+    sentiment: MarketSentiment = member(_SENTIMENT)
+
+    @classmethod
+    def of(cls, entry: FeedEntry, sentiment: MarketSentiment) -> FeedItem:
+        return cls(entry.title, entry.url, iso_moment(entry.published), entry.summary,
+                   entry.source, sentiment)
+
+
+@dataclass(frozen=True)
+class MarketNewsItem:
+    """An article of the crypto or forex news as answered: ``time`` in ISO 8601
+    (:func:`iso_moment`), with its headline's sentiment."""
+
+    title: str = member()
+    link: str = member("The article's URL")
+    source: str = member("The site or publisher")
+    img: str | None = member("The article's image URL; null when none")
+    time: str | None = member("Publication time, ISO 8601: FMP's wall time without a zone "
+                              "(FMP does not say which), a feed's time with its offset; null "
+                              "when unknown")
+    sentiment: MarketSentiment = member(_SENTIMENT)
+
+    @classmethod
+    def of(cls, entry: FeedEntry, sentiment: MarketSentiment) -> MarketNewsItem:
+        return cls(entry.title, entry.url, entry.source, entry.image,
+                   iso_moment(entry.published), sentiment)

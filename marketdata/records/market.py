@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from marketdata.records.members import member
+
 # -- indices ------------------------------------------------------------------------------------
 REGIONS = ("US", "NA", "SA", "EU", "AS", "AF", "ME", "OCE", "global")
 # A region also selects the regions it contains: North America includes the US.
@@ -167,10 +169,10 @@ class Peer:
 class CurrencyInfo:
     """A currency as a quote source lists it: its code and names (None where not sent)."""
 
-    symbol: str
-    short_name: str | None
-    long_name: str | None
-    local_long_name: str | None
+    symbol: str = member("ISO 4217 code (or Yahoo's, e.g. `GBp` for pence)")
+    short_name: str | None = member()
+    long_name: str | None = member()
+    local_long_name: str | None = member("The name in the answer's language")
 
 
 # -- market-wide data (v2: trending, market summary, indices, spark) ---------------------------

@@ -7,7 +7,9 @@ description with its unit, and whether ``fields`` may drop it (``always``); its 
 nullability are read off the annotation (``float | None`` is a nullable number, ``None``
 always null, ``Literal["a", "b"]`` an enum, ``datetime`` an ISO 8601 UTC string). A
 constant member the record holds for the interface (``assetType`` is always
-``Cryptocurrency``) is a field with ``init=False`` and a default.
+``Cryptocurrency``) is a field with ``init=False`` and a default. A member that is itself a
+record (a headline's ``sentiment``) is that record's object, described by the member's
+description.
 
 From this one declaration the interface derives the OpenAPI component, the members
 ``fields`` selects among and those always present (:mod:`apps.core.shapes`), and the JSON
@@ -39,6 +41,7 @@ class Member:
     schema: Mapping[str, Any]  # JSON Schema: type (with "null" when nullable), enum, ...
     description: str | None
     always: bool
+    record: type | None = None  # the record the member holds, when it is one (its own members)
 
 
 @dataclass(frozen=True)
@@ -113,11 +116,14 @@ def members_of(record: type) -> tuple[Member, ...]:
         declared = item.metadata.get(MEMBER)
         if declared is None:
             continue
-        schema = type_schema(hints[item.name])
+        annotation = hints[item.name]
+        schema = type_schema(annotation)
         if declared.schema:
             schema = {**schema, **declared.schema}
+        nested = (annotation if isinstance(annotation, type)
+                  and dataclasses.is_dataclass(annotation) and _declares(annotation) else None)
         found.append(Member(item.name, declared.name or camel(item.name), schema,
-                            declared.description, declared.always))
+                            declared.description, declared.always, nested))
     if not found:
         raise TypeError(f"{record.__name__} declares no members")
     return tuple(found)

@@ -4,7 +4,9 @@ with a sentiment behind ``/v2/worldnews``, whichever source served them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from marketdata.records.members import member
+from marketdata.sentiment import LABEL_THRESHOLD, NEGATIVE, NEUTRAL, POSITIVE, Sentiment
 
 # How far world news reaches: the most recent articles of a recent window (GDELT's own
 # default count for an article list, and its ``timespan`` spelling: "2w" is two weeks).
@@ -29,20 +31,60 @@ class NewsItem:
     related: tuple[str, ...] | None
 
 
+_SCORE = "VADER compound blended with the finance term polarity"
+_SCORE_RANGE = {"minimum": -1, "maximum": 1}
+_CONFIDENCE_RANGE = {"minimum": 0, "maximum": 1}
+
+
+@dataclass(frozen=True)
+class HeadlineSentiment:
+    """A headline's sentiment (:func:`marketdata.sentiment.score_headline`) in the scorer's
+    words: positive, negative, neutral."""
+
+    label: str = member(f"positive when score >= {LABEL_THRESHOLD}, negative when score <= "
+                        f"-{LABEL_THRESHOLD}, else neutral",
+                        schema={"enum": [POSITIVE, NEGATIVE, NEUTRAL]})
+    score: float = member(_SCORE, schema=_SCORE_RANGE)
+    confidence: float = member("|score| for positive/negative; for neutral, how flat the score "
+                               "is times the share of plain words", schema=_CONFIDENCE_RANGE)
+
+
+# The market's words for the scorer's labels (the reference's).
+MARKET_LABELS = {POSITIVE: "Bullish", NEGATIVE: "Bearish", NEUTRAL: "Neutral"}
+
+
+@dataclass(frozen=True)
+class MarketSentiment:
+    """A headline's sentiment in the market's words: Bullish, Bearish, Neutral."""
+
+    label: str = member(f"Bullish when score >= {LABEL_THRESHOLD}, Bearish when score <= "
+                        f"-{LABEL_THRESHOLD}, else Neutral",
+                        schema={"enum": list(MARKET_LABELS.values())})
+    score: float = member(_SCORE, schema=_SCORE_RANGE)
+    confidence: float = member("|score| for Bullish/Bearish; for Neutral, how flat the score "
+                               "is times the share of plain words", schema=_CONFIDENCE_RANGE)
+
+    @classmethod
+    def of(cls, sentiment: Sentiment) -> MarketSentiment:
+        return cls(MARKET_LABELS[sentiment.label], sentiment.score, sentiment.confidence)
+
+
 @dataclass(frozen=True)
 class WorldNewsItem:
     """One article of the world's news with the sentiment of its headline.
 
     ``source`` is the publisher's domain, ``time`` when the article was first seen (ISO 8601
-    UTC: an absolute time stays true in a cache), ``sentiment`` ``{label, score,
-    confidence}``; ``source``, ``img`` and ``time`` are None when unknown."""
+    UTC: an absolute time stays true in a cache); ``source``, ``img`` and ``time`` are None
+    when unknown."""
 
-    title: str
-    link: str
-    source: str | None
-    img: str | None
-    time: str | None
-    sentiment: dict[str, Any]
+    title: str = member()
+    link: str = member("The article's URL")
+    source: str | None = member("The publisher's domain")
+    img: str | None = member("The article's social image URL; null when none")
+    time: str | None = member("When GDELT first saw the article, ISO 8601 UTC "
+                              "(`2024-01-15T16:30:00Z`); null when unreadable",
+                              schema={"format": "date-time"})
+    sentiment: HeadlineSentiment = member("Sentiment of the headline, scored by this service")
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from marketdata.formatting import raw
+from marketdata.records.members import member
 
 # -- the GqlQuote members -------------------------------------------------------------------
 NUMBER, STRING, BOOLEAN, OBJECT = "number", "string", "boolean", "object"
@@ -341,20 +342,30 @@ class LogoUrls:
 # -- currency pairs and futures -----------------------------------------------------------------
 @dataclass(frozen=True)
 class ForexQuote:
-    """A currency pair, whichever source served it: units of ``quote`` per unit of ``base``.
+    """A currency pair, whichever source served it: units of ``quote`` per unit of ``base``
+    (``symbol`` is ``{BASE}{QUOTE}``, made from them).
 
     A live source fills ``bid``/``ask`` (None when it has no book); a reference rate has
     neither. ``change`` is against the previous close or fix, ``change_percent`` in percent
-    units (0.5 is 0.5%), ``timestamp`` Unix seconds."""
+    units (0.5 is 0.5%), ``timestamp`` Unix seconds. The members are the spec's
+    GqlForexQuote."""
 
-    base: str
-    quote: str
-    price: float
-    bid: float | None
-    ask: float | None
-    change: float | None
-    change_percent: float | None
-    timestamp: int | None
+    symbol: str = member("`{FROM}{TO}`, e.g. `EURUSD` (no `=X`)", init=False)
+    base: str = member("ISO 4217 code of `from`, upper case", name="baseCurrency")
+    quote: str = member("ISO 4217 code of `to`, upper case", name="quoteCurrency")
+    price: float = member("Units of `to` per unit of `from`")
+    bid: float | None = member("Yahoo's bid; null from the ECB reference rate or when Yahoo "
+                               "has no book")
+    ask: float | None = member("Yahoo's ask; null from the ECB reference rate or when Yahoo "
+                               "has no book")
+    change: float | None = member("Against the previous close (Yahoo) or the previous fix "
+                                  "(ECB)")
+    change_percent: float | None = member("Percent units: 0.5 is 0.5%")
+    timestamp: int | None = member("Unix seconds: Yahoo's regularMarketTime, or the fix date "
+                                   "at 00:00 UTC")
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "symbol", f"{self.base}{self.quote}")
 
 
 @dataclass(frozen=True)
@@ -362,16 +373,18 @@ class FuturesQuote:
     """One futures contract: ``underlying`` is the dated contract a continuous symbol stands
     for now, ``expiration_date`` its expiration (``YYYY-MM-DD``, UTC); ``change_percent`` in
     percent units; ``open_interest`` and ``volume`` in contracts; ``timestamp`` Unix
-    seconds of the last trade."""
+    seconds of the last trade. The members are the spec's GqlFuturesQuote."""
 
-    symbol: str
-    name: str | None
-    exchange: str | None
-    underlying: str | None
-    expiration_date: str | None
-    price: float | None
-    change: float | None
-    change_percent: float | None
-    open_interest: int | None
-    volume: int | None
-    timestamp: int | None
+    symbol: str = member("Yahoo's symbol, e.g. `GC=F`")
+    name: str | None = member("Yahoo's long name, else its short name (`Gold Apr 25`)")
+    exchange: str | None = member("Yahoo's exchange code, e.g. `CMX`")
+    underlying: str | None = member("The contract the continuous symbol stands for now, e.g. "
+                                    "`GCJ25.CMX` (Yahoo's underlyingSymbol)")
+    expiration_date: str | None = member("Expiration of that contract, `YYYY-MM-DD` (UTC)",
+                                         schema={"format": "date"})
+    price: float | None = member()
+    change: float | None = member("Against the previous settlement/close")
+    change_percent: float | None = member("Percent units: 0.33 is 0.33%")
+    open_interest: int | None = member("Contracts open (Yahoo's openInterest)")
+    volume: int | None = member("Contracts traded in the session")
+    timestamp: int | None = member("Unix seconds of the last trade (regularMarketTime)")

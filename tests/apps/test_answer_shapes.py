@@ -16,7 +16,12 @@ from apps.core.v2 import V2ApiView, connection_schema
 from marketdata.records.analysts import GradingAction, PriceTargetConsensus, PriceTargetSummary
 from marketdata.records.companies import PressRelease
 from marketdata.records.crypto import Coin, CoinMatch, GlobalMarket, TrendingCoin
+from marketdata.records.feeds import FeedItem, MarketNewsItem
+from marketdata.records.gauges import FearAndGreed
+from marketdata.records.market import CurrencyInfo
 from marketdata.records.members import member_names
+from marketdata.records.news import HeadlineSentiment, MarketSentiment, WorldNewsItem
+from marketdata.records.quotes import ForexQuote, FuturesQuote
 
 
 def _views() -> list[type[V2ApiView]]:
@@ -68,9 +73,13 @@ def test_the_schema_has_exactly_the_members_fields_selects_among(view):
     assert set(target["properties"]) == set(view.output.members) | set(view.output.always)
 
 
-@pytest.mark.parametrize("record", [Coin, GlobalMarket, TrendingCoin, CoinMatch,
-                                    GradingAction, PriceTargetConsensus, PriceTargetSummary,
-                                    ReportedQuarter, PressRelease])
+RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTargetConsensus,
+           PriceTargetSummary, ReportedQuarter, PressRelease, ForexQuote, CurrencyInfo,
+           FuturesQuote, WorldNewsItem, HeadlineSentiment, FeedItem, MarketNewsItem,
+           MarketSentiment, FearAndGreed]
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda record: record.__name__)
 def test_a_records_schema_output_and_json_agree(record):
     schema = record_schema(record, "what")
     names = list(member_names(record))
@@ -78,6 +87,7 @@ def test_a_records_schema_output_and_json_agree(record):
     assert record_output(record, paged=("",)).members == tuple(names)
     listed = connection_schema(schema)
     assert _object(listed) is schema
+    assert "required" not in record_schema(record, required=False)
 
 
 def test_a_schema_may_leave_required_out_and_nest_records():
@@ -91,3 +101,12 @@ def test_a_schema_may_leave_required_out_and_nest_records():
     assert schema["properties"]["id"]["type"] == "string"
     with pytest.raises(TypeError, match="no members"):
         record_schema(MacroSeries, nested={"nope": observations})
+
+
+@pytest.mark.parametrize(("record", "member", "nested"), [
+    (WorldNewsItem, "sentiment", HeadlineSentiment), (FeedItem, "sentiment", MarketSentiment),
+    (MarketNewsItem, "sentiment", MarketSentiment)])
+def test_a_member_that_is_a_record_is_its_schema(record, member, nested):
+    inner = record_schema(record)["properties"][member]
+    assert inner["required"] == list(member_names(nested))
+    assert inner["description"].startswith("Sentiment of the headline")

@@ -21,6 +21,7 @@ from apps.stream.sockets import WAKE_MAX_DELAY_SECONDS, QuoteStreamSocket, Strea
 from config.asgi import websocket_router
 from marketdata.errors import UpstreamUnavailable
 from marketdata.records.feeds import FeedEntry
+from marketdata.records.members import as_json
 from tests.ws import WebsocketCommunicator
 
 HOST = [(b"host", b"testserver")]
@@ -401,7 +402,7 @@ def entry(url: str, source: str = "SEC") -> FeedEntry:
 
 def item(url: str, source: str = "SEC") -> dict[str, Any]:
     """The frame of :func:`entry`: the item of GET /v2/feeds."""
-    return feed_item(entry(url, source))
+    return as_json(feed_item(entry(url, source)))
 
 
 def test_the_feeds_stream_pushes_items_first_seen_after_joining(monkeypatch):

@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-from apps.futures import services
-from apps.futures.services import contract_symbol, futures_body
+from apps.futures.services import contract_symbol
 from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.providers.yahoo.client import YahooProvider
 from marketdata.providers.yahoo.quote import (
@@ -21,11 +20,14 @@ from marketdata.providers.yahoo.quote import (
     parse_contract,
     parse_contract_answer,
 )
+from marketdata.records.members import as_json
 from tests.apps.payloads import EMPTY_QUOTE_RESPONSE, FAILURES, QUERY1, fail_url
 from tests.apps.test_malformed_symbols_api import IDS, VALUES
 from tests.conftest import calls_to
 from tests.marketdata.providers.helpers import wrap_numbers
 
+MEMBERS = ("symbol", "name", "exchange", "underlying", "expirationDate", "price", "change",
+           "changePercent", "openInterest", "volume", "timestamp")
 GOLD = "yahoo/v7-quote/quote-GC_F.json"
 GOLD_ANSWER = {"symbol": "GC=F", "name": "Gold Apr 25", "exchange": "CMX",
                "underlying": "GCJ25.CMX", "expirationDate": "2025-04-28", "price": 2910.3,
@@ -63,7 +65,7 @@ def test_gold_recording_exact_values(api, yahoo, recording):
     response = api.get("/v2/futures/GC=F")
     assert response.status_code == 200, response.content
     body = response.json()
-    assert body == GOLD_ANSWER and list(body) == list(services.MEMBERS)
+    assert body == GOLD_ANSWER and list(body) == list(MEMBERS)
     (call,) = quote_calls(yahoo)
     assert "symbols=GC%3DF" in call.request.url and "formatted=false" in call.request.url
 
@@ -98,8 +100,8 @@ def test_fields(api, yahoo, recording):
 
 # -- the parser on hand-made items (the recording's key names) ------------------------------
 def test_members_yahoo_does_not_send_are_null():
-    body = futures_body(parse_contract({"symbol": "ZQ=F", "quoteType": "FUTURE",
-                                        "regularMarketPrice": 95.7}))
+    body = as_json(parse_contract({"symbol": "ZQ=F", "quoteType": "FUTURE",
+                                   "regularMarketPrice": 95.7}))
     assert body == {"symbol": "ZQ=F", "name": None, "exchange": None, "underlying": None,
                     "expirationDate": None, "price": 95.7, "change": None,
                     "changePercent": None, "openInterest": None, "volume": None,
@@ -197,7 +199,7 @@ def test_openapi_operation():
     assert {(p["name"], p["in"]) for p in op["parameters"]} == {("symbol", "path"),
                                                                ("fields", "query")}
     body = op["responses"]["200"]["content"]["application/json"]["schema"]
-    assert list(body["properties"]) == list(services.MEMBERS)
+    assert list(body["properties"]) == list(MEMBERS)
     assert {"400", "404", "429", "500", "502", "503", "504"} <= op["responses"].keys()
     for word in ("bare root", "other than a futures contract", "percent units",
                  "expireIsoDate"):
@@ -210,7 +212,7 @@ def test_sandbox_serves_contracts(api, sandbox_upstream, path):
     response = api.get(path)
     assert response.status_code == 200, response.content
     body = response.json()
-    assert list(body) == list(services.MEMBERS)
+    assert list(body) == list(MEMBERS)
     assert body["symbol"].endswith("=F") and body["underlying"].startswith(body["symbol"][:2])
     assert None not in body.values(), body
     assert body["expirationDate"] == body["expirationDate"][:10] and \

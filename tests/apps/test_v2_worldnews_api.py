@@ -14,7 +14,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from apps.worldnews.serializers import NEWS_MEMBERS
 from marketdata.capabilities import capability
 from marketdata.providers.gdelt import DOC_URL
 from tests.apps.payloads import EMPTY_QUOTE_RESPONSE, FAILURES, QUERY1, fail_url
@@ -24,6 +23,7 @@ from tests.conftest import calls_to
 from tests.marketdata.providers.test_gdelt import ARTLIST
 
 URL = "/v2/worldnews/news/{symbol}"
+NEWS_MEMBERS = ("title", "link", "source", "img", "time", "sentiment")
 APPLE_QUOTE = {"quoteResponse": {"result": [{"symbol": "AAPL", "longName": "Apple Inc.",
                                              "shortName": "Apple Inc.",
                                              "quoteType": "EQUITY"}], "error": None}}

@@ -18,6 +18,7 @@ from marketdata.records.members import (
     members_of,
     type_schema,
 )
+from marketdata.records.quotes import ForexQuote
 
 
 @pytest.mark.parametrize(("annotation", "schema"), [
@@ -78,6 +79,24 @@ def test_records_nest_and_undeclared_fields_stay_out():
     assert [m.always for m in members_of(_Inner)] == [True]
     assert members_of(_Outer)[0].schema == {"type": "string", "maxLength": 5}
     assert is_record(outer) and not is_record(_Outer) and not is_record({"a": 1})
+
+
+def test_a_member_made_from_others_is_set_after_init():
+    pair = ForexQuote("EUR", "USD", 1.05, None, None, 0.01, 0.5, 1739789683)
+    assert list(as_json(pair).items())[:3] == [
+        ("symbol", "EURUSD"), ("baseCurrency", "EUR"), ("quoteCurrency", "USD")]
+
+
+def test_a_member_that_is_a_record_names_it():
+    inner, listed = members_of(_Outer)[1], members_of(_Nests)[0]
+    assert inner.record is None and inner.schema["type"] == "array"
+    assert listed.record is _Inner and listed.schema == {"type": "object"}
+    assert as_json(_Nests(_Inner(2.0))) == {"inner": {"value": 2.0}}
+
+
+@dataclass(frozen=True)
+class _Nests:
+    inner: _Inner = member("The inner record")
 
 
 def test_a_record_without_members_is_an_error():
