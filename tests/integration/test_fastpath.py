@@ -78,8 +78,12 @@ def pair(tmp_path_factory):
     """The same service twice: with the fast path, and with every request through Django.
     The v2 bucket is small, so its 429 is compared too."""
     tmp = tmp_path_factory.mktemp("fastpath")
+    # One cache for both (with REDIS_URL, as `make test` runs): a hit is then the same stored
+    # entry on either path. Two caches filled a moment apart could hold two different
+    # sandbox prices (a tick between them), which is not what this compares.
     env = {"MARKETDATA_UPSTREAM": "sandbox", "V2_RATE_LIMIT_CAPACITY": "40",
-           "V2_RATE_LIMIT_REFILL_PER_SECOND": "0.001"}
+           "V2_RATE_LIMIT_REFILL_PER_SECOND": "0.001",
+           "CACHE_KEY_PREFIX": f"it-{uuid.uuid4().hex[:8]}"}
     fast = start_service(tmp, env)
     try:
         django = start_service(tmp, {**env, "FAST_PATH": "false"})
