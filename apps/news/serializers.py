@@ -1,23 +1,10 @@
-from typing import Any
+"""Query declarations of the news endpoints, v1's response serializer, and the example of a v2
+article (whose members are :class:`marketdata.records.news.ScoredNewsItem`'s)."""
 
 from rest_framework import serializers
 
 from apps.core.params import IntegerParam, QuerySerializer, SymbolParam
-from apps.core.v2 import (
-    OrderedPageQuery,
-    PageQuery,
-    connection_schema,
-    nullable,
-    object_schema,
-    order_param,
-)
-from marketdata.sentiment import LABEL_THRESHOLD, NEGATIVE, NEUTRAL, POSITIVE
-
-# The members of a v2 news item, and the reference's words for the sentiment labels
-# (this service's scorer says positive/negative/neutral).
-V2_NEWS_MEMBERS = ("title", "link", "source", "img", "time", "providerPublishTime",
-                   "sentiment")
-MARKET_LABELS = {POSITIVE: "Bullish", NEGATIVE: "Bearish", NEUTRAL: "Neutral"}
+from apps.core.v2 import OrderedPageQuery, PageQuery, order_param
 
 
 class NewsQuery(QuerySerializer):
@@ -58,38 +45,10 @@ class V2MarketNewsQuery(OrderedPageQuery, V2NewsQuery):
                                 "articles either way)")
 
 
-V2_SENTIMENT_SCHEMA = object_schema({
-    "label": {"type": "string", "enum": list(MARKET_LABELS.values()),
-              "description": f"Bullish when score >= {LABEL_THRESHOLD}, Bearish when score "
-                             f"<= -{LABEL_THRESHOLD}, else Neutral"},
-    "score": {"type": "number", "minimum": -1, "maximum": 1,
-              "description": "VADER compound blended with the finance term polarity"},
-    "confidence": {"type": "number", "minimum": 0, "maximum": 1,
-                   "description": "|score| for Bullish/Bearish; for Neutral, how flat the "
-                                  "score is times the share of plain words"},
-}, "Sentiment of the headline, scored by this service (as /v2/worldnews scores it)",
-    required=("label", "score", "confidence"))
-
-V2_NEWS_ITEM_SCHEMA = object_schema({
-    "title": {"type": "string"},
-    "link": {"type": "string", "description": "The article's URL"},
-    "source": {"type": "string", "description": "The publisher, as Yahoo names it"},
-    "img": nullable("string", description="The article's image URL (Yahoo's original "
-                                          "resolution, else its widest); null when none"),
-    "time": {"type": "string", "format": "date-time",
-             "description": "Publication time, ISO 8601 UTC (`2025-02-25T00:20:00Z`)"},
-    "providerPublishTime": {"type": "integer",
-                            "description": "Publication time, Unix seconds, as Yahoo sends it"},
-    "sentiment": V2_SENTIMENT_SCHEMA,
-}, "News item (GqlNews); `fields` selects these members",
-    required=V2_NEWS_MEMBERS)
-V2_NEWS_ITEM_SCHEMA["example"] = {
+# The example of one article (its members are the record's: marketdata.records.news).
+V2_NEWS_EXAMPLE = {
     "title": "Why Trump could 'move fast' on Apple's $500B US investment plan",
     "link": "https://finance.yahoo.com/video/why-trump-could-move-fast-002000706.html",
     "source": "Yahoo Finance Video", "img": "https://s.yimg.com/uu/api/res/1.2/.../original",
     "time": "2025-02-25T00:20:00Z", "providerPublishTime": 1740442800,
     "sentiment": {"label": "Neutral", "score": 0.0, "confidence": 1.0}}
-V2_NEWS_RESPONSE: dict[str, Any] = connection_schema(V2_NEWS_ITEM_SCHEMA, "articles")
-V2_MARKET_NEWS_RESPONSE: dict[str, Any] = connection_schema(
-    V2_NEWS_ITEM_SCHEMA, "articles, newest first (`order=desc`, the default) or oldest first "
-                         "(`order=asc`)")

@@ -9,11 +9,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from apps.core.symbols import require_symbol
-from apps.news.serializers import MARKET_LABELS
 from marketdata.capabilities import news
 from marketdata.errors import NotFound
-from marketdata.formatting import iso_datetime, relative_time
-from marketdata.records.news import NewsItem
+from marketdata.formatting import relative_time
+from marketdata.records.news import MarketSentiment, NewsItem, ScoredNewsItem
 from marketdata.sentiment import score_headline, words_of
 
 
@@ -44,18 +43,13 @@ def market_news(now: float | None = None) -> list[dict[str, Any]]:
 
 
 # -- v2 -------------------------------------------------------------------------------------------
-def v2_news_item(item: NewsItem, ignore: Iterable[str] = ()) -> dict[str, Any]:
-    """The v2 news item: ``time`` absolute (ISO 8601 UTC, so a cached answer stays true),
-    ``providerPublishTime`` in Unix seconds, the headline's sentiment with Bullish/Bearish/
-    Neutral labels; ``ignore``: words left out of the sentiment (the company's name)."""
-    sentiment = score_headline(item.title, ignore)
-    return {"title": item.title, "link": item.link, "source": item.source, "img": item.img,
-            "time": iso_datetime(item.published), "providerPublishTime": item.published,
-            "sentiment": {"label": MARKET_LABELS[sentiment.label], "score": sentiment.score,
-                          "confidence": sentiment.confidence}}
+def v2_news_item(item: NewsItem, ignore: Iterable[str] = ()) -> ScoredNewsItem:
+    """The v2 news item: the article with its headline's sentiment (Bullish/Bearish/Neutral);
+    ``ignore``: words left out of the sentiment (the company's name)."""
+    return ScoredNewsItem.of(item, MarketSentiment.of(score_headline(item.title, ignore)))
 
 
-def v2_symbol_news(symbol_text: str, count: int) -> list[dict[str, Any]]:
+def v2_symbol_news(symbol_text: str, count: int) -> list[ScoredNewsItem]:
     """Up to ``count`` articles Yahoo tagged with the symbol, in Yahoo's order; ``[]`` for a
     symbol Yahoo lists but has no article about. 404 for a malformed symbol (no upstream
     call) and for one Yahoo neither lists nor has an article about."""
@@ -68,6 +62,6 @@ def v2_symbol_news(symbol_text: str, count: int) -> list[dict[str, Any]]:
     return [v2_news_item(item, ignore) for item in found.items[:count]]
 
 
-def v2_market_news(count: int) -> list[dict[str, Any]]:
+def v2_market_news(count: int) -> list[ScoredNewsItem]:
     """The ``count`` newest articles of general market news; ``[]`` when there are none."""
     return [v2_news_item(item) for item in news.general_news()[:count]]

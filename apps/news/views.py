@@ -3,18 +3,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.schema import error_responses
-from apps.core.v2 import Output, V2ApiView, order_note
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import V2ApiView, connection_schema, order_note
 from apps.core.views import ApiView
-from apps.news.serializers import (
-    V2_MARKET_NEWS_RESPONSE,
-    V2_NEWS_MEMBERS,
-    V2_NEWS_RESPONSE,
-    News,
-    NewsQuery,
-    V2MarketNewsQuery,
-    V2NewsQuery,
-)
+from apps.news.serializers import V2_NEWS_EXAMPLE, News, NewsQuery, V2MarketNewsQuery, V2NewsQuery
 from apps.news.services import market_news, news_for_symbol, v2_market_news, v2_symbol_news
+from marketdata.records.news import ScoredNewsItem
 
 
 class NewsView(ApiView):
@@ -44,6 +38,8 @@ class NewsView(ApiView):
 
 
 # -- v2 -------------------------------------------------------------------------------------------
+NEWS_ITEM_SCHEMA = record_schema(ScoredNewsItem, "News item (GqlNews); `fields` selects these "
+                                 "members", example=V2_NEWS_EXAMPLE)
 _ITEM_DOC = """Items `{title, link, source, img, time, providerPublishTime, sentiment: {label,
     score, confidence}}`: `source` is the publisher, `img` the article's image (null when
     Yahoo has none), `time` the publication time in ISO 8601 UTC (`2025-02-25T00:20:00Z`;
@@ -78,8 +74,10 @@ class V2MarketNewsView(V2ApiView):
     """ + order_note("desc", "articles (the newest `count` either way)")
 
     query_serializer = V2MarketNewsQuery
-    response_schema = V2_MARKET_NEWS_RESPONSE
-    output = Output(V2_NEWS_MEMBERS, paged=("",))
+    response_schema = connection_schema(
+        NEWS_ITEM_SCHEMA, "articles, newest first (`order=desc`, the default) or oldest first "
+                          "(`order=asc`)")
+    output = record_output(ScoredNewsItem, paged=("",))
     operation_id, tag = "get_market_news", "News (v2)"
     summary = "General market news, with sentiment"
 
@@ -102,8 +100,8 @@ class V2SymbolNewsView(V2ApiView):
     article about; 502/503/504/429 when Yahoo fails (the body names the provider)."""
 
     query_serializer = V2NewsQuery
-    response_schema = V2_NEWS_RESPONSE
-    output = Output(V2_NEWS_MEMBERS, paged=("",))
+    response_schema = connection_schema(NEWS_ITEM_SCHEMA, "articles")
+    output = record_output(ScoredNewsItem, paged=("",))
     operation_id, tag = "get_symbol_news", "News (v2)"
     summary = "News about one symbol, with sentiment"
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from marketdata.records.members import member
-from marketdata.records.news import MarketSentiment
+from marketdata.records.news import SENTIMENT_OF_HEADLINE, MarketSentiment
 
 # The SEC filings feed takes a form type; 10-K when none is asked for.
 DEFAULT_FORM_TYPE = "10-K"
@@ -159,9 +159,6 @@ def iso_moment(moment: datetime | None) -> str | None:
     return moment.isoformat().replace("+00:00", "Z")
 
 
-_SENTIMENT = "Sentiment of the headline, scored by this service (as /v2/worldnews scores it)"
-
-
 @dataclass(frozen=True)
 class FeedItem:
     """A feed entry as ``/v2/feeds`` and its stream answer it: ``published`` in ISO 8601
@@ -175,7 +172,7 @@ class FeedItem:
     summary: str | None = member("The description or summary as sent (HTML kept), trimmed; "
                                  "null when empty")
     source: str = member("The publisher's display name")
-    sentiment: MarketSentiment = member(_SENTIMENT)
+    sentiment: MarketSentiment = member(SENTIMENT_OF_HEADLINE)
 
     @classmethod
     def of(cls, entry: FeedEntry, sentiment: MarketSentiment) -> FeedItem:
@@ -195,7 +192,7 @@ class MarketNewsItem:
     time: str | None = member("Publication time, ISO 8601: FMP's wall time without a zone "
                               "(FMP does not say which), a feed's time with its offset; null "
                               "when unknown")
-    sentiment: MarketSentiment = member(_SENTIMENT)
+    sentiment: MarketSentiment = member(SENTIMENT_OF_HEADLINE)
 
     @classmethod
     def of(cls, entry: FeedEntry, sentiment: MarketSentiment) -> MarketNewsItem:

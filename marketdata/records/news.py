@@ -4,6 +4,7 @@ with a sentiment behind ``/v2/worldnews``, whichever source served them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from marketdata.records.members import member
 from marketdata.sentiment import LABEL_THRESHOLD, NEGATIVE, NEUTRAL, POSITIVE, Sentiment
@@ -67,6 +68,32 @@ class MarketSentiment:
     @classmethod
     def of(cls, sentiment: Sentiment) -> MarketSentiment:
         return cls(MARKET_LABELS[sentiment.label], sentiment.score, sentiment.confidence)
+
+
+# The member of an article's headline sentiment in the market's words (the news and feeds).
+SENTIMENT_OF_HEADLINE = ("Sentiment of the headline, scored by this service (as /v2/worldnews "
+                         "scores it)")
+
+
+@dataclass(frozen=True)
+class ScoredNewsItem:
+    """An article of ``/v2/news`` as answered: a :class:`NewsItem` with its publication time
+    both absolute (so a cached answer stays true) and in the source's Unix seconds, and its
+    headline's sentiment (the service scores it: it knows which words to leave out)."""
+
+    title: str = member()
+    link: str = member("The article's URL")
+    source: str = member("The publisher, as Yahoo names it")
+    img: str | None = member("The article's image URL (Yahoo's original resolution, else its "
+                             "widest); null when none")
+    time: datetime = member("Publication time, ISO 8601 UTC (`2025-02-25T00:20:00Z`)")
+    provider_publish_time: int = member("Publication time, Unix seconds, as Yahoo sends it")
+    sentiment: MarketSentiment = member(SENTIMENT_OF_HEADLINE)
+
+    @classmethod
+    def of(cls, item: NewsItem, sentiment: MarketSentiment) -> ScoredNewsItem:
+        return cls(item.title, item.link, item.source, item.img,
+                   datetime.fromtimestamp(item.published, UTC), item.published, sentiment)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,12 @@ from marketdata.records.feeds import FeedItem, MarketNewsItem
 from marketdata.records.gauges import FearAndGreed
 from marketdata.records.market import CurrencyInfo
 from marketdata.records.members import member_names
-from marketdata.records.news import HeadlineSentiment, MarketSentiment, WorldNewsItem
+from marketdata.records.news import (
+    HeadlineSentiment,
+    MarketSentiment,
+    ScoredNewsItem,
+    WorldNewsItem,
+)
 from marketdata.records.quotes import ForexQuote, FuturesQuote
 
 
@@ -76,7 +81,7 @@ def test_the_schema_has_exactly_the_members_fields_selects_among(view):
 RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTargetConsensus,
            PriceTargetSummary, ReportedQuarter, PressRelease, ForexQuote, CurrencyInfo,
            FuturesQuote, WorldNewsItem, HeadlineSentiment, FeedItem, MarketNewsItem,
-           MarketSentiment, FearAndGreed]
+           MarketSentiment, FearAndGreed, ScoredNewsItem]
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda record: record.__name__)
@@ -105,7 +110,8 @@ def test_a_schema_may_leave_required_out_and_nest_records():
 
 @pytest.mark.parametrize(("record", "member", "nested"), [
     (WorldNewsItem, "sentiment", HeadlineSentiment), (FeedItem, "sentiment", MarketSentiment),
-    (MarketNewsItem, "sentiment", MarketSentiment)])
+    (MarketNewsItem, "sentiment", MarketSentiment),
+    (ScoredNewsItem, "sentiment", MarketSentiment)])
 def test_a_member_that_is_a_record_is_its_schema(record, member, nested):
     inner = record_schema(record)["properties"][member]
     assert inner["required"] == list(member_names(nested))
