@@ -3,18 +3,19 @@ from typing import Any
 from rest_framework import serializers
 
 from apps.core.params import IntegerParam, QuerySerializer
-from apps.core.v2 import (
-    INTEGER,
-    STRING,
-    FieldsQuery,
-    OrderedPageQuery,
-    connection_schema,
-    nullable,
-    object_schema,
-    order_param,
-)
+from apps.core.shapes import record_schema
+from apps.core.v2 import FieldsQuery, OrderedPageQuery, connection_schema, order_param
 from apps.quotes.serializers import LangParam
-from apps.transcripts.services import MIN_YEAR, latest_year
+from apps.transcripts.services import (
+    MIN_YEAR,
+    CallText,
+    ListedCall,
+    SpeakerEntry,
+    TranscriptBody,
+    TranscriptContent,
+    TranscriptDocument,
+    latest_year,
+)
 from marketdata.records.fundamentals import QUARTERS
 
 
@@ -118,71 +119,22 @@ class V2TranscriptsAllQuery(OrderedPageQuery):
     order = order_param("desc", "calls (by fiscal year and quarter)")
 
 
-_QUARTER = nullable("string", enum=[*QUARTERS, None])
-EARNINGS_TRANSCRIPT_RESPONSE = object_schema({
-    "symbol": {"type": "string"},
-    "quarter": {**_QUARTER, "description": "Fiscal quarter of the call"},
-    "year": {**INTEGER, "description": "Fiscal year of the call"},
-    "date": nullable("string", format="date-time",
-                     description="Date and time of the call (ISO 8601, UTC)"),
-    "text": {"type": "string", "description": "The full transcript as one text (\"\" when "
-                                               "the source has none)"},
-}, "One earnings call's transcript; `fields` selects these members (all present "
-   "without it)")
+EARNINGS_TRANSCRIPT_RESPONSE = record_schema(
+    CallText, "One earnings call's transcript; `fields` selects these members (all present "
+    "without it)", required=False)
 
-_SPEAKER = object_schema({
-    "speaker": {"type": "integer", "description": "The speaker's number in the transcript"},
-    "speakerData": object_schema({
-        "company": {**STRING, "description": "null for the operator"},
-        "name": {"type": "string"},
-        "role": {**STRING, "description": "null for the operator"},
-    }, required=("company", "name", "role")),
-}, required=("speaker", "speakerData"))
-TRANSCRIPT_RESPONSE = object_schema({
-    "transcriptContent": object_schema({
-        "companyId": {**INTEGER, "description": "The company's id at Yahoo's transcript "
-                                                "supplier (Quartr)"},
-        "eventId": {**INTEGER, "description": "Yahoo's event id of the call"},
-        "version": {**STRING, "description": "Version of the transcript format"},
-        "speakerMapping": {"type": "array", "items": _SPEAKER,
-                           "description": "Every listed speaker, in the source's order"},
-        "transcript": {**object_schema({
-            "numberOfSpeakers": {**INTEGER, "description": "As the source counts them"},
-            "text": {"type": "string", "description": "The full text as the source sends "
-                                                      "it (paragraph timings left out)"},
-        }, required=("numberOfSpeakers", "text")), "type": ["object", "null"],
-            "description": "null when the source sent no transcript body"},
-    }, required=("companyId", "eventId", "version", "speakerMapping", "transcript")),
-    "transcriptMetadata": object_schema({
-        "date": {**INTEGER, "description": "Time of the call, Unix seconds"},
-        "eventId": INTEGER,
-        "eventType": {**STRING, "description": "e.g. `Earnings call`"},
-        "fiscalPeriod": {**_QUARTER, "description": "Fiscal quarter"},
-        "fiscalYear": INTEGER,
-        "isLatest": {**nullable("boolean"), "description": "The company's most recent call"},
-        "s3Url": {**STRING, "description": "Where the supplier stores the document"},
-        "title": {**STRING, "description": "e.g. `Q2 2026`"},
-        "transcriptId": {"type": ["integer", "string", "null"],
-                         "description": "The supplier's transcript id (an integer as Yahoo "
-                                        "sends it)"},
-        "transcriptType": {**STRING, "description": "e.g. `IN_HOUSE`"},
-        "updated": {**INTEGER, "description": "Last revision, Unix seconds"},
-    }, required=("date", "eventId", "eventType", "fiscalPeriod", "fiscalYear", "isLatest",
-                 "s3Url", "title", "transcriptId", "transcriptType", "updated")),
-}, "One earnings call's transcript document; `fields` selects these members (both "
-   "present without it)")
+# A list of records and an optional record: their annotations say only array and object
+# (with their descriptions), the records say the items and the object.
+_CONTENT = record_schema(TranscriptContent)["properties"]
+TRANSCRIPT_RESPONSE = record_schema(
+    TranscriptDocument, "One earnings call's transcript document; `fields` selects these "
+    "members (both present without it)", required=False,
+    nested={"transcriptContent": record_schema(TranscriptContent, nested={
+        "speakerMapping": {**_CONTENT["speakerMapping"], "items": record_schema(SpeakerEntry)},
+        "transcript": {**record_schema(TranscriptBody), **_CONTENT["transcript"]}})})
 
-_CALL = object_schema({
-    "eventId": {"type": "string", "description": "Yahoo's event id of the call"},
-    "quarter": {**_QUARTER, "description": "Fiscal quarter (the transcript's when the "
-                                          "listing has none)"},
-    "year": INTEGER,
-    "title": {"type": "string", "description": "e.g. `Q2 2026 Earnings Call`"},
-    "url": {"type": "string", "format": "uri", "description": "The call's page on Yahoo "
-                                                              "Finance"},
-    "transcript": TRANSCRIPT_RESPONSE,
-}, "A listed call and its transcript document; `fields` selects these members (all "
-   "present without it)")
-TRANSCRIPTS_ALL_RESPONSE = connection_schema(_CALL, "earnings calls, newest first "
-                                             "(`order=desc`, the default) or oldest first "
-                                             "(`order=asc`)")
+TRANSCRIPTS_ALL_RESPONSE = connection_schema(
+    record_schema(ListedCall, "A listed call and its transcript document; `fields` selects "
+                  "these members (all present without it)", required=False,
+                  nested={"transcript": TRANSCRIPT_RESPONSE}),
+    "earnings calls, newest first (`order=desc`, the default) or oldest first (`order=asc`)")

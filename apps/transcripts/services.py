@@ -15,6 +15,7 @@ concurrently.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,8 +24,14 @@ from apps.core.v2 import paginate
 from marketdata.capabilities import fundamentals
 from marketdata.concurrency import gather_partial, run_parallel
 from marketdata.errors import NotFound, UpstreamBadResponse
-from marketdata.formatting import iso_datetime
-from marketdata.records.fundamentals import CompanyTranscripts, EarningsCall, Transcript
+from marketdata.formatting import iso_datetime, utc_datetime
+from marketdata.records.fundamentals import (
+    QUARTERS,
+    CompanyTranscripts,
+    EarningsCall,
+    Transcript,
+)
+from marketdata.records.members import member
 
 SOURCE = "Yahoo Finance"
 MIN_YEAR = 1990
@@ -160,9 +167,116 @@ def earnings_transcript(symbol_text: str, quarter: str | None = None,
 
 
 # -- v2 ----------------------------------------------------------------------------------------
-EARNINGS_TRANSCRIPT_MEMBERS = ("symbol", "quarter", "year", "date", "text")
-TRANSCRIPT_MEMBERS = ("transcriptContent", "transcriptMetadata")
-CALL_MEMBERS = ("eventId", "quarter", "year", "title", "url", "transcript")
+# The v2 answers are interface-only shapes made from the shared Transcript (v1 shows it
+# otherwise): each declares its members once, here (see marketdata.records.members).
+QUARTER_ENUM = {"enum": [*QUARTERS, None]}
+
+
+@dataclass(frozen=True)
+class CallText:
+    """``/v2/earnings-transcript``: one call's transcript as plain text."""
+
+    symbol: str = member()
+    quarter: str | None = member("Fiscal quarter of the call", schema=QUARTER_ENUM)
+    year: int | None = member("Fiscal year of the call")
+    date: datetime | None = member("Date and time of the call (ISO 8601, UTC)")
+    text: str = member('The full transcript as one text ("" when the source has none)')
+
+
+@dataclass(frozen=True)
+class SpeakerData:
+    company: str | None = member("null for the operator")
+    name: str = member()
+    role: str | None = member("null for the operator")
+
+
+@dataclass(frozen=True)
+class SpeakerEntry:
+    # Always a number: the source's speakers without one are not listed.
+    speaker: int | None = member("The speaker's number in the transcript",
+                                 schema={"type": "integer"})
+    speaker_data: SpeakerData = member()
+
+
+@dataclass(frozen=True)
+class TranscriptBody:
+    number_of_speakers: int | None = member("As the source counts them")
+    text: str = member("The full text as the source sends it (paragraph timings left out)")
+
+
+@dataclass(frozen=True)
+class TranscriptContent:
+    company_id: int | None = member("The company's id at Yahoo's transcript supplier "
+                                    "(Quartr)")
+    event_id: int | None = member("Yahoo's event id of the call")
+    version: str | None = member("Version of the transcript format")
+    speaker_mapping: list[SpeakerEntry] = member("Every listed speaker, in the source's order")
+    transcript: TranscriptBody | None = member("null when the source sent no transcript body")
+
+
+@dataclass(frozen=True)
+class DocumentMetadata:
+    date: int | None = member("Time of the call, Unix seconds")
+    event_id: int | None = member()
+    event_type: str | None = member("e.g. `Earnings call`")
+    fiscal_period: str | None = member("Fiscal quarter", schema=QUARTER_ENUM)
+    fiscal_year: int | None = member()
+    is_latest: bool | None = member("The company's most recent call")
+    s3_url: str | None = member("Where the supplier stores the document")
+    title: str | None = member("e.g. `Q2 2026`")
+    transcript_id: int | str | None = member("The supplier's transcript id (an integer as "
+                                             "Yahoo sends it)")
+    transcript_type: str | None = member("e.g. `IN_HOUSE`")
+    updated: int | None = member("Last revision, Unix seconds")
+
+
+@dataclass(frozen=True)
+class TranscriptDocument:
+    """``/v2/transcripts``: the source's transcript document, members in camelCase, the
+    paragraph and word timings left out."""
+
+    transcript_content: TranscriptContent = member()
+    transcript_metadata: DocumentMetadata = member()
+
+    @classmethod
+    def of(cls, transcript: Transcript, call: EarningsCall,
+           company: CompanyTranscripts) -> TranscriptDocument:
+        """``transcript`` is null when the source sent content without one."""
+        event_id = transcript.event_id or call.event_id
+        body = TranscriptBody(transcript.speaker_count, transcript.text) \
+            if transcript.has_body else None
+        speakers = [SpeakerEntry(s.index, SpeakerData(s.company, s.name, s.role))
+                    for s in transcript.speakers]
+        return cls(
+            TranscriptContent(_company_id(transcript, company), event_id, transcript.version,
+                              speakers, body),
+            DocumentMetadata(transcript.date, event_id, transcript.event_type,
+                               transcript.fiscal_period or call.quarter,
+                               transcript.fiscal_year or call.year, transcript.is_latest,
+                               transcript.s3_url, transcript.title, transcript.transcript_id,
+                               transcript.transcript_type, transcript.updated))
+
+
+@dataclass(frozen=True)
+class ListedCall:
+    """``/v2/transcripts/{symbol}/all``: a listed call and its transcript document."""
+
+    event_id: str = member("Yahoo's event id of the call")
+    quarter: str | None = member("Fiscal quarter (the transcript's when the listing has none)",
+                                 schema=QUARTER_ENUM)
+    year: int | None = member()
+    title: str = member("e.g. `Q2 2026 Earnings Call`")
+    url: str = member("The call's page on Yahoo Finance", schema={"format": "uri"})
+    transcript: TranscriptDocument = member()
+
+    @classmethod
+    def of(cls, call: EarningsCall, transcript: Transcript,
+           company: CompanyTranscripts) -> ListedCall:
+        quarter = call.quarter or transcript.fiscal_period
+        year = call.year or transcript.fiscal_year
+        return cls(str(call.event_id), quarter, year,
+                   f"{quarter} {year} Earnings Call" if quarter and year else "Earnings Call",
+                   call.url, TranscriptDocument.of(transcript, call, company))
 
 
 def _one_transcript(symbol: str, quarter: str | None, year: int | None,
@@ -184,16 +298,14 @@ def _flat_text(transcript: Transcript) -> str:
 
 
 def v2_earnings_transcript(symbol_text: str, quarter: str | None = None,
-                           year: int | None = None) -> dict[str, Any]:
-    """``{symbol, quarter, year, date, text}`` of one call: fiscal quarter and year as the
-    transcript labels them (the listing's when it does not), ``date`` the call's time."""
+                           year: int | None = None) -> CallText:
+    """One call's text: fiscal quarter and year as the transcript labels them (the
+    listing's when it does not), ``date`` the call's time."""
     symbol = require_symbol(symbol_text)
     _, call, transcript = _one_transcript(symbol, quarter, year)
-    return {"symbol": symbol,
-            "quarter": transcript.fiscal_period or call.quarter,
-            "year": transcript.fiscal_year or call.year,
-            "date": iso_datetime(transcript.date),
-            "text": _flat_text(transcript)}
+    return CallText(symbol, transcript.fiscal_period or call.quarter,
+                    transcript.fiscal_year or call.year, utc_datetime(transcript.date),
+                    _flat_text(transcript))
 
 
 def _company_id(transcript: Transcript, company: CompanyTranscripts) -> int | None:
@@ -202,63 +314,22 @@ def _company_id(transcript: Transcript, company: CompanyTranscripts) -> int | No
     return int(company.company_id) if company.company_id.isdigit() else None
 
 
-def transcript_document(transcript: Transcript, call: EarningsCall,
-                        company: CompanyTranscripts) -> dict[str, Any]:
-    """The source's transcript document, members renamed to camelCase, timings left out;
-    ``transcript`` is null when the source sent content without one."""
-    event_id = transcript.event_id or call.event_id
-    body = {"numberOfSpeakers": transcript.speaker_count, "text": transcript.text} \
-        if transcript.has_body else None
-    return {
-        "transcriptContent": {
-            "companyId": _company_id(transcript, company),
-            "eventId": event_id,
-            "version": transcript.version,
-            "speakerMapping": [{"speaker": s.index, "speakerData": {
-                "company": s.company, "name": s.name, "role": s.role}}
-                for s in transcript.speakers],
-            "transcript": body,
-        },
-        "transcriptMetadata": {
-            "date": transcript.date,
-            "eventId": event_id,
-            "eventType": transcript.event_type,
-            "fiscalPeriod": transcript.fiscal_period or call.quarter,
-            "fiscalYear": transcript.fiscal_year or call.year,
-            "isLatest": transcript.is_latest,
-            "s3Url": transcript.s3_url,
-            "title": transcript.title,
-            "transcriptId": transcript.transcript_id,
-            "transcriptType": transcript.transcript_type,
-            "updated": transcript.updated,
-        },
-    }
-
-
 def v2_transcript(symbol_text: str, quarter: str | None = None,
-                  year: int | None = None) -> dict[str, Any]:
-    """``{transcriptContent, transcriptMetadata}`` of one call."""
+                  year: int | None = None) -> TranscriptDocument:
+    """One call's transcript document."""
     symbol = require_symbol(symbol_text)
     company, call, transcript = _one_transcript(symbol, quarter, year)
-    return transcript_document(transcript, call, company)
-
-
-def _call_item(call: EarningsCall, transcript: Transcript,
-               company: CompanyTranscripts) -> dict[str, Any]:
-    quarter = call.quarter or transcript.fiscal_period
-    year = call.year or transcript.fiscal_year
-    return {"eventId": str(call.event_id), "quarter": quarter, "year": year,
-            "title": f"{quarter} {year} Earnings Call" if quarter and year else "Earnings Call",
-            "url": call.url, "transcript": transcript_document(transcript, call, company)}
+    return TranscriptDocument.of(transcript, call, company)
 
 
 def v2_all_transcripts(symbol_text: str, cursor: int | None = None,
                        limit: int | None = None, reverse: bool = False) -> Any:
-    """Every listed call with its transcript, newest first (oldest first with ``reverse``):
-    the bare list, or with ``cursor``/``limit`` one page of the calls as a connection
-    (positions are the calls' places in the listing read in that order). Only the page's
-    transcripts are fetched, concurrently; a call whose transcript cannot be had is left
-    out. When none of a non-empty page can be had: the telling upstream failure, else 404."""
+    """Every listed call with its transcript (:class:`ListedCall`), newest first (oldest
+    first with ``reverse``): the bare list, or with ``cursor``/``limit`` one page of the
+    calls as a connection (positions are the calls' places in the listing read in that
+    order). Only the page's transcripts are fetched, concurrently; a call whose transcript
+    cannot be had is left out. When none of a non-empty page can be had: the telling
+    upstream failure, else 404."""
     symbol = require_symbol(symbol_text)
     window = paginate(fundamentals.earnings_calls(symbol), cursor, limit, reverse)
     calls: list[EarningsCall] = window if isinstance(window, list) else window["nodes"]
@@ -268,7 +339,7 @@ def v2_all_transcripts(symbol_text: str, cursor: int | None = None,
     fetched = gather_partial(company.fetch, calls, what="transcript",
                              label=lambda call: f"{symbol} event {call.event_id}")
     fetched.raise_if_empty(lambda: NotFound(f"No transcript available for {symbol}"))
-    items = {call.event_id: _call_item(call, transcript, company)
+    items = {call.event_id: ListedCall.of(call, transcript, company)
              for call, transcript in fetched.values}
     if isinstance(window, list):
         return [items[c.event_id] for c in window if c.event_id in items]

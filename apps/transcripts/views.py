@@ -4,7 +4,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.schema import error_responses
-from apps.core.v2 import REVERSE, Output, V2ApiView, order_note
+from apps.core.shapes import record_output
+from apps.core.v2 import REVERSE, V2ApiView, order_note
 from apps.core.views import ApiView
 from apps.transcripts.serializers import (
     EARNINGS_TRANSCRIPT_RESPONSE,
@@ -17,14 +18,15 @@ from apps.transcripts.serializers import (
     V2TranscriptsAllQuery,
 )
 from apps.transcripts.services import (
-    CALL_MEMBERS,
-    EARNINGS_TRANSCRIPT_MEMBERS,
-    TRANSCRIPT_MEMBERS,
+    CallText,
+    ListedCall,
+    TranscriptDocument,
     earnings_transcript,
     v2_all_transcripts,
     v2_earnings_transcript,
     v2_transcript,
 )
+from marketdata.records.members import as_json
 
 _DESCRIPTION = (
     "Earnings-call transcripts from Yahoo Finance (fiscal quarters and years, as the company "
@@ -85,7 +87,7 @@ class V2EarningsTranscriptView(V2ApiView):
 
     query_serializer = V2EarningsTranscriptQuery
     response_schema = EARNINGS_TRANSCRIPT_RESPONSE
-    output = Output(EARNINGS_TRANSCRIPT_MEMBERS)
+    output = record_output(CallText)
     operation_id, tag = "get_v2_earnings_transcript", TAG
     summary = "Earnings-call transcript as text"
 
@@ -107,7 +109,7 @@ class V2TranscriptView(V2ApiView):
 
     query_serializer = V2TranscriptQuery
     response_schema = TRANSCRIPT_RESPONSE
-    output = Output(TRANSCRIPT_MEMBERS)
+    output = record_output(TranscriptDocument)
     operation_id, tag = "get_v2_transcript", TAG
     summary = "Earnings-call transcript document"
 
@@ -135,7 +137,7 @@ class V2TranscriptsAllView(V2ApiView):
 
     query_serializer = V2TranscriptsAllQuery
     response_schema = TRANSCRIPTS_ALL_RESPONSE
-    output = Output(CALL_MEMBERS)
+    output = record_output(ListedCall)
     operation_id, tag = "get_v2_transcripts_all", TAG
     summary = "Every earnings call with its transcript"
 
@@ -145,7 +147,7 @@ class V2TranscriptsAllView(V2ApiView):
         if isinstance(answer, list):
             return self.answer(answer)
         # A page of the calls: `fields` applies to its nodes (in `edges` and `nodes`).
-        nodes = self.output.apply(answer["nodes"], q)
+        nodes = self.output.apply(as_json(answer["nodes"]), q)
         edges = [{**edge, "node": node} for edge, node in zip(answer["edges"], nodes,
                                                               strict=True)]
         return Response({**answer, "edges": edges, "nodes": nodes})

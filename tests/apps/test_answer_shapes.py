@@ -13,6 +13,16 @@ from django.urls import get_resolver
 from apps.analysts.services import ReportedQuarter
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView, connection_schema
+from apps.transcripts.services import (
+    CallText,
+    DocumentMetadata,
+    ListedCall,
+    SpeakerData,
+    SpeakerEntry,
+    TranscriptBody,
+    TranscriptContent,
+    TranscriptDocument,
+)
 from marketdata.records.analysts import GradingAction, PriceTargetConsensus, PriceTargetSummary
 from marketdata.records.companies import PressRelease
 from marketdata.records.crypto import Coin, CoinMatch, GlobalMarket, TrendingCoin
@@ -81,7 +91,9 @@ def test_the_schema_has_exactly_the_members_fields_selects_among(view):
 RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTargetConsensus,
            PriceTargetSummary, ReportedQuarter, PressRelease, ForexQuote, CurrencyInfo,
            FuturesQuote, WorldNewsItem, HeadlineSentiment, FeedItem, MarketNewsItem,
-           MarketSentiment, FearAndGreed, ScoredNewsItem]
+           MarketSentiment, FearAndGreed, ScoredNewsItem, CallText, TranscriptDocument,
+           TranscriptContent, SpeakerEntry, SpeakerData, TranscriptBody, DocumentMetadata,
+           ListedCall]
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda record: record.__name__)
