@@ -5,6 +5,7 @@ so a member cannot be in the schema and not the answer, or the reverse."""
 
 from __future__ import annotations
 
+from dataclasses import is_dataclass
 from typing import Any
 
 import pytest
@@ -13,12 +14,13 @@ from django.urls import get_resolver
 from apps.analysts.services import ReportedQuarter
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView, connection_schema
+from marketdata.records import sectors
 from marketdata.records.analysts import GradingAction, PriceTargetConsensus, PriceTargetSummary
 from marketdata.records.companies import PressRelease
 from marketdata.records.crypto import Coin, CoinMatch, GlobalMarket, TrendingCoin
 from marketdata.records.feeds import FeedItem, MarketNewsItem
 from marketdata.records.gauges import FearAndGreed
-from marketdata.records.market import CurrencyInfo
+from marketdata.records.market import CurrencyInfo, MarketSummaryItem, SummarySpark, TrendingSymbol
 from marketdata.records.members import member_names
 from marketdata.records.news import HeadlineSentiment, MarketSentiment, WorldNewsItem
 from marketdata.records.quotes import ForexQuote, FuturesQuote
@@ -76,7 +78,10 @@ def test_the_schema_has_exactly_the_members_fields_selects_among(view):
 RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTargetConsensus,
            PriceTargetSummary, ReportedQuarter, PressRelease, ForexQuote, CurrencyInfo,
            FuturesQuote, WorldNewsItem, HeadlineSentiment, FeedItem, MarketNewsItem,
-           MarketSentiment, FearAndGreed]
+           MarketSentiment, FearAndGreed, MarketSummaryItem, SummarySpark, TrendingSymbol,
+           # every record of a sector or industry answer (the module's dataclasses)
+           *(record for record in vars(sectors).values() if isinstance(record, type)
+             and is_dataclass(record) and record.__module__ == sectors.__name__)]
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda record: record.__name__)
