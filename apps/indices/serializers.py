@@ -3,8 +3,8 @@ from typing import Any
 from rest_framework import serializers
 
 from apps.core.params import QuerySerializer, choice
-from apps.core.v2 import NUMBER, STRING, FieldsQuery, object_schema, value_format_param
 from apps.core.v2 import REGIONS as V2_REGIONS
+from apps.core.v2 import FieldsQuery, value_format_param
 from apps.quotes.serializers import GQL_QUOTE_SCHEMA, LangParam
 from marketdata.records.market import (
     INDEX_GROUP_ALIASES,
@@ -12,7 +12,6 @@ from marketdata.records.market import (
     INDEX_IDS,
     REGION_ALIASES,
     REGIONS,
-    SUMMARY_NUMBERS,
 )
 from marketdata.records.quotes import RETURN_NAMES
 
@@ -67,44 +66,6 @@ class V2MarketSummaryQuery(FieldsQuery):
 class V2TrendingQuery(FieldsQuery):
     region = yahoo_region_param()
 
-
-_VALUE: dict[str, Any] = {"type": ["number", "string", "object", "null"], "description": (
-    "A number with `format=raw` (default); Yahoo's formatted string with `format=pretty` "
-    "(null when Yahoo sends none); a `{raw, fmt, longFmt}` object with `format=both`")}
-_SUMMARY_DESCRIPTIONS = {
-    "regularMarketChangePercent": "Percent units (1.5 is 1.5 %)",
-    "regularMarketTime": "Unix seconds (raw); Yahoo's clock text (pretty), e.g. `4:00PM EDT`",
-}
-SUMMARY_SPARK_SCHEMA = object_schema({
-    "symbol": STRING,
-    "timestamp": {"type": "array", "items": {"type": "integer"},
-                  "description": "Unix seconds, oldest first"},
-    "close": {"type": "array", "items": NUMBER,
-              "description": "The close at each timestamp (null where Yahoo has none)"},
-    "previousClose": NUMBER, "chartPreviousClose": NUMBER,
-}, "The day's line as Yahoo draws it (5-minute closes)",
-    required=("symbol", "timestamp", "close", "previousClose", "chartPreviousClose"))
-MARKET_SUMMARY_ITEM = object_schema({
-    **{name: STRING for name in ("symbol", "shortName", "exchange", "fullExchangeName",
-                                 "quoteType", "marketState")},
-    **{name: {**_VALUE, **({"description": _VALUE["description"] + ". "
-                            + _SUMMARY_DESCRIPTIONS[name]}
-                           if name in _SUMMARY_DESCRIPTIONS else {})}
-       for name in SUMMARY_NUMBERS},
-    "spark": {**SUMMARY_SPARK_SCHEMA, "type": ["object", "null"]},
-}, "One instrument of the market summary; `fields` selects these members")
-MARKET_SUMMARY_RESPONSE: dict[str, Any] = {
-    "type": "array", "items": MARKET_SUMMARY_ITEM,
-    "description": "The region's headline instruments, in Yahoo's order"}
-
-TRENDING_ITEM = object_schema({
-    "symbol": {"type": "string"}, "shortName": STRING, "regularMarketPrice": NUMBER,
-    "regularMarketChangePercent": {**NUMBER, "description": "Percent units (1.5 is 1.5 %)"},
-}, "One trending symbol (null members: the quote batch has no quote for it); `fields` "
-   "selects these members", required=("symbol",))
-TRENDING_RESPONSE: dict[str, Any] = {
-    "type": "array", "items": TRENDING_ITEM,
-    "description": "The region's trending symbols, in Yahoo's order"}
 
 V2_INDICES_RESPONSE: dict[str, Any] = {
     "type": "array", "items": GQL_QUOTE_SCHEMA,

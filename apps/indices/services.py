@@ -12,13 +12,13 @@ from marketdata.concurrency import gather_partial
 from marketdata.errors import UpstreamBadResponse
 from marketdata.records.market import (
     REGION_ALIASES,
-    SUMMARY_NUMBERS,
     IndexSnapshot,
     MarketIndexInfo,
-    MarketSummaryItem,
+    TrendingSymbol,
     index_group_symbols,
     select_indices,
 )
+from marketdata.records.members import as_json, members_of
 from marketdata.records.quotes import RETURN_NAMES, present_value
 from marketdata.symbols import normalize_symbol
 
@@ -69,11 +69,6 @@ def market_indices(ids: list[str] | None = None, region: str | None = None
 
 
 # -- v2: indices, market summary, trending ----------------------------------------------------
-TRENDING_MEMBERS = ("symbol", "shortName", "regularMarketPrice", "regularMarketChangePercent")
-SUMMARY_MEMBERS = ("symbol", "shortName", "exchange", "fullExchangeName", "quoteType",
-                   "marketState", *SUMMARY_NUMBERS, "spark")
-
-
 def yahoo_region(region: str) -> str:
     """A validated Region as Yahoo spells it (``UK`` is ``GB``)."""
     return REGION_ALIASES.get(region, region)
@@ -88,28 +83,16 @@ def v2_indices(group: str | None, value_format: str) -> list[dict[str, Any]]:
     return [present_quote(found[s], value_format) for s in symbols if s in found]
 
 
-def summary_item(item: MarketSummaryItem, value_format: str) -> dict[str, Any]:
-    spark = item.spark
-    return {
-        "symbol": item.symbol, "shortName": item.short_name, "exchange": item.exchange,
-        "fullExchangeName": item.full_exchange_name, "quoteType": item.quote_type,
-        "marketState": item.market_state,
-        **{name: present_value(item.values.get(name), value_format) for name in SUMMARY_NUMBERS},
-        "spark": None if spark is None else {
-            "symbol": spark.symbol, "timestamp": spark.timestamps, "close": spark.closes,
-            "previousClose": spark.previous_close,
-            "chartPreviousClose": spark.chart_previous_close},
-    }
-
-
 def v2_market_summary(region: str, lang: str | None, value_format: str
                       ) -> list[dict[str, Any]]:
-    """A region's market summary in Yahoo's order, numbers in the client's ``format``."""
-    return [summary_item(item, value_format)
-            for item in market.market_summary(yahoo_region(region), lang)]
+    """A region's market summary in Yahoo's order (the members of
+    :class:`~marketdata.records.market.MarketSummaryItem`), numbers in the client's
+    ``format``."""
+    return present_value(as_json(market.market_summary(yahoo_region(region), lang)),
+                         value_format)
 
 
-def v2_trending(region: str) -> list[dict[str, Any]]:
+def v2_trending(region: str) -> list[TrendingSymbol]:
     """A region's trending symbols in Yahoo's order, with name, price and percent change
     (percent units) from one quote batch; null where the batch has no quote."""
     symbols = [s for s in map(normalize_symbol, market.trending(yahoo_region(region)))
@@ -118,7 +101,6 @@ def v2_trending(region: str) -> list[dict[str, Any]]:
     out = []
     for symbol in symbols:
         values = found[symbol].values if symbol in found else {}
-        out.append({"symbol": symbol,
-                    **{name: present_value(values.get(name), "raw")
-                       for name in TRENDING_MEMBERS[1:]}})
+        out.append(TrendingSymbol(symbol, **{m.attribute: present_value(values.get(m.name), "raw")
+                                             for m in members_of(TrendingSymbol)[1:]}))
     return out

@@ -1,15 +1,16 @@
 """v1 indices; v2 indices, market summary and trending symbols."""
 
+from typing import Any
+
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.schema import error_responses
+from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import Output, V2ApiView
 from apps.core.views import ApiView
 from apps.indices.serializers import (
-    MARKET_SUMMARY_RESPONSE,
-    TRENDING_RESPONSE,
     V2_INDICES_RESPONSE,
     IndicesQuery,
     MarketIndex,
@@ -18,13 +19,13 @@ from apps.indices.serializers import (
     V2TrendingQuery,
 )
 from apps.indices.services import (
-    SUMMARY_MEMBERS,
-    TRENDING_MEMBERS,
     market_indices,
     v2_indices,
     v2_market_summary,
     v2_trending,
 )
+from marketdata.records.market import MarketSummaryItem, SummarySpark, TrendingSymbol
+from marketdata.records.members import members_of
 from marketdata.records.quotes import QUOTE_MEMBERS
 
 
@@ -50,6 +51,9 @@ class IndicesView(ApiView):
 
 # -- v2 -----------------------------------------------------------------------------------------
 V2_TAG = "Market (v2)"
+# A market-summary item's spark line (null when Yahoo sends none), described by the member.
+_SPARK = record_schema(SummarySpark, next(m.description for m in members_of(MarketSummaryItem)
+                                          if m.name == "spark"))
 
 
 class V2IndicesView(V2ApiView):
@@ -85,8 +89,12 @@ class V2MarketSummaryView(V2ApiView):
     selects members."""
 
     query_serializer = V2MarketSummaryQuery
-    response_schema = MARKET_SUMMARY_RESPONSE
-    output = Output(SUMMARY_MEMBERS)
+    response_schema: dict[str, Any] = {
+        "type": "array", "items": record_schema(
+            MarketSummaryItem, "One instrument of the market summary; `fields` selects these "
+            "members", required=False, nested={"spark": {**_SPARK, "type": ["object", "null"]}}),
+        "description": "The region's headline instruments, in Yahoo's order"}
+    output = record_output(MarketSummaryItem)
     operation_id, tag = "get_market_summary", V2_TAG
     summary = "Market summary of a region"
 
@@ -103,9 +111,13 @@ class V2TrendingView(V2ApiView):
     `fields` selects members."""
 
     query_serializer = V2TrendingQuery
-    response_schema = TRENDING_RESPONSE
+    response_schema: dict[str, Any] = {
+        "type": "array", "items": record_schema(
+            TrendingSymbol, "One trending symbol (null members: the quote batch has no quote "
+            "for it); `fields` selects these members"),
+        "description": "The region's trending symbols, in Yahoo's order"}
     csv_table = ""
-    output = Output(TRENDING_MEMBERS)
+    output = record_output(TrendingSymbol)
     operation_id, tag = "get_trending", V2_TAG
     summary = "Trending symbols of a region"
 

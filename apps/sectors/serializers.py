@@ -1,22 +1,17 @@
+"""Query declarations of the sector endpoints, the v1 answers' serializers and the v2
+answers' schemas (their members are the records': :mod:`marketdata.records.sectors`)."""
+
+import typing
+from dataclasses import is_dataclass
 from typing import Any
 
 from rest_framework import serializers
 
-from apps.core.v2 import STRING, FieldsQuery, object_schema, value_format_param
+from apps.core.shapes import record_schema
+from apps.core.v2 import FieldsQuery, value_format_param
 from apps.quotes.serializers import LangParam
-from marketdata.records.sectors import (
-    FUND_MEMBERS,
-    GROWTH_COMPANY_MEMBERS,
-    INDUSTRY_COMPANY_MEMBERS,
-    INDUSTRY_OVERVIEW_MEMBERS,
-    INDUSTRY_REPORT_MEMBERS,
-    PERFORMANCE_MEMBERS,
-    PERFORMING_COMPANY_MEMBERS,
-    SECTOR_COMPANY_MEMBERS,
-    SECTOR_INDUSTRY_MEMBERS,
-    SECTOR_OVERVIEW_MEMBERS,
-    SECTOR_REPORT_MEMBERS,
-)
+from marketdata.records.members import described, members_of
+from marketdata.records.sectors import IndustryProfile, SectorProfile
 
 
 class MarketSector(serializers.Serializer):
@@ -49,97 +44,26 @@ class V2SectorQuery(FieldsQuery):
         "`Accept-Language` header is not read (the response cache does not key on it)"))
 
 
-# A number member: its form follows `format`.
-VALUE: dict[str, Any] = {
-    "anyOf": [{"type": "number"}, {"type": "string"},
-              object_schema({"raw": {"type": "number"}, "fmt": {"type": "string"},
-                             "longFmt": {"type": "string"}}, required=("raw",)),
-              {"type": "null"}],
-    "description": "A number with `format=raw` (default); Yahoo's formatted string with "
-                   "`format=pretty` (null when Yahoo sends none); a `{raw, fmt, longFmt}` "
-                   "object with `format=both`"}
-_FRACTION = "a fraction (0.012 is 1.2 %)"
-_DESCRIPTIONS = {
-    "dayChangePercent": f"Change today, {_FRACTION}",
-    "ytdChangePercent": f"Change this year to date, {_FRACTION}",
-    "oneYearChangePercent": f"Change over one year, {_FRACTION}",
-    "threeYearChangePercent": f"Change over three years, {_FRACTION}",
-    "fiveYearChangePercent": f"Change over five years, {_FRACTION}",
-    "ytdReturn": f"Return this year to date, {_FRACTION}",
-    "marketWeight": f"Share of the parent's market capitalisation, {_FRACTION}",
-    "expenseRatio": f"Yearly expense ratio, {_FRACTION}",
-    "growthEstimate": f"Analysts' earnings growth estimate, {_FRACTION}",
-    "marketCap": "Market capitalisation (USD)",
-    "netAssets": "Net assets (USD)",
-    "companiesCount": "Number of companies",
-    "industriesCount": "Number of industries",
-    "employeeCount": "Number of employees",
-    "reportDate": "Publication time (ISO 8601)",
-    "headline": "The report's headline (Yahoo's `headHtml`: HTML)",
-    "title": "The report's title",
-    "rating": "Analysts' consensus rating, e.g. `Buy`",
-    "investmentRating": "`Bullish`, `Neutral` or `Bearish`",
-    "targetPriceStatus": "`Increased`, `Maintained`, `Decreased`...",
-}
-_TEXT_MEMBERS = {"symbol", "name", "key", "description", "rating", "id", "headline",
-                 "provider", "reportDate", "reportTitle", "reportType", "targetPriceStatus",
-                 "investmentRating", "title"}
-
-
-def _member_schema(name: str) -> dict[str, Any]:
-    schema = dict(STRING) if name in _TEXT_MEMBERS else dict(VALUE)
-    if name in _DESCRIPTIONS:
-        schema["description"] = (_DESCRIPTIONS[name] + ". " + schema["description"]
-                                 if "description" in schema else _DESCRIPTIONS[name])
-    return schema
-
-
-def _object(members: tuple[str, ...], description: str, nullable: bool = True,
+def _schema(record: type, description: str | None, *, nullable: bool = False
             ) -> dict[str, Any]:
-    schema = object_schema({name: _member_schema(name) for name in members}, description)
+    """A sector answer's object as documented: no member required; a member holding a record
+    is that record's object (or null), one holding a list of records an array of rows."""
+    hints = typing.get_type_hints(record)
+    nested: dict[str, Any] = {}
+    for member in members_of(record):
+        annotation = hints[member.attribute]
+        inner = next((arg for arg in typing.get_args(annotation) if is_dataclass(arg)), None)
+        if not isinstance(inner, type):
+            continue
+        text = described(member.description) if member.description else None
+        nested[member.name] = (
+            {"type": "array", "description": text, "items": _schema(inner, "One row")}
+            if typing.get_origin(annotation) is list else _schema(inner, text, nullable=True))
+    out = record_schema(record, description, required=False, nested=nested)
     if nullable:
-        schema["type"] = ["object", "null"]
-    return schema
+        out["type"] = ["object", "null"]
+    return out
 
 
-def _list(members: tuple[str, ...], description: str) -> dict[str, Any]:
-    return {"type": "array", "description": description,
-            "items": _object(members, "One row", nullable=False)}
-
-
-PERFORMANCE_SCHEMA = _object(PERFORMANCE_MEMBERS, "Returns of the group's index")
-SECTOR_RESPONSE = object_schema({
-    "name": STRING, "symbol": {**STRING, "description": "Yahoo's index of the sector, e.g. "
-                                                        "`^YH311`"},
-    "key": STRING,
-    "overview": _object(SECTOR_OVERVIEW_MEMBERS, "The sector's size"),
-    "performance": PERFORMANCE_SCHEMA,
-    "benchmark": _object(PERFORMANCE_MEMBERS, "Returns of the benchmark (Yahoo's "
-                                              "`performanceOverviewBenchmark`)"),
-    "benchmarkName": {**STRING, "description": "The benchmark, e.g. `S&P 500`"},
-    "topCompanies": _list(SECTOR_COMPANY_MEMBERS, "The largest companies, Yahoo's order"),
-    "topEtfs": _list(FUND_MEMBERS, "ETFs of the sector"),
-    "topMutualFunds": _list(FUND_MEMBERS, "Mutual funds of the sector"),
-    "industries": _list(SECTOR_INDUSTRY_MEMBERS, "The sector's industries (Yahoo's \"All "
-                                                 "Industries\" aggregate left out); `key` "
-                                                 "is a `/v2/industries/{industry}` path"),
-    "researchReports": _list(SECTOR_REPORT_MEMBERS, "Analyst research on the sector"),
-}, "One sector; `fields` selects these members")
-INDUSTRY_RESPONSE = object_schema({
-    "name": STRING, "key": STRING,
-    "symbol": {**STRING, "description": "Yahoo's index of the industry"},
-    "sectorName": STRING,
-    "sectorKey": {**STRING, "description": "A `/v2/sectors/{sector}` path"},
-    "overview": _object(INDUSTRY_OVERVIEW_MEMBERS, "The industry's size"),
-    "performance": PERFORMANCE_SCHEMA,
-    "benchmark": object_schema(
-        {"name": {**STRING, "description": "The benchmark, e.g. `S&P 500`"},
-         **{name: _member_schema(name) for name in PERFORMANCE_MEMBERS}},
-        "Returns of the benchmark (Yahoo's `performanceOverviewBenchmark`)")
-    | {"type": ["object", "null"]},
-    "topCompanies": _list(INDUSTRY_COMPANY_MEMBERS, "The largest companies, Yahoo's order"),
-    "topPerformingCompanies": _list(PERFORMING_COMPANY_MEMBERS,
-                                    "The best year-to-date returns"),
-    "topGrowthCompanies": _list(GROWTH_COMPANY_MEMBERS, "The highest growth estimates"),
-    "researchReports": _list(INDUSTRY_REPORT_MEMBERS, "Analyst research on the industry"),
-}, "One industry; `fields` selects these members")
+SECTOR_RESPONSE = _schema(SectorProfile, "One sector; `fields` selects these members")
+INDUSTRY_RESPONSE = _schema(IndustryProfile, "One industry; `fields` selects these members")

@@ -14,6 +14,7 @@ from marketdata.capabilities import market, sectors
 from marketdata.concurrency import gather_partial
 from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.records.market import SECTOR_KEYS, SECTOR_NAMES, SectorData
+from marketdata.records.members import as_json
 from marketdata.records.quotes import present_value
 from marketdata.records.sectors import sector_key
 
@@ -79,13 +80,15 @@ def sector_for_symbol(symbol: str) -> dict[str, Any]:
 
 # -- v2: a whole sector or industry ---------------------------------------------------------
 def v2_sector(sector: str, lang: str | None, value_format: str) -> dict[str, Any]:
-    """A sector (a key or alias validated against the path enum) with every member, numbers
-    in the client's ``format``."""
-    profile = sectors.sector_profile(sector_key(sector), lang)
-    return present_value(profile.members, value_format)
+    """A sector (a key or alias validated against the path enum) with every member
+    (:class:`~marketdata.records.sectors.SectorProfile`'s), numbers in the client's
+    ``format``."""
+    return present_value(as_json(sectors.sector_profile(sector_key(sector), lang)),
+                         value_format)
 
 
 def v2_industry(slug: str, lang: str | None, value_format: str) -> dict[str, Any]:
-    """An industry (a slug validated against the path enum) with every member, numbers in
-    the client's ``format``."""
-    return present_value(sectors.industry_profile(slug, lang).members, value_format)
+    """An industry (a slug validated against the path enum) with every member
+    (:class:`~marketdata.records.sectors.IndustryProfile`'s), numbers in the client's
+    ``format``."""
+    return present_value(as_json(sectors.industry_profile(slug, lang)), value_format)

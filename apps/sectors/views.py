@@ -5,8 +5,9 @@ from rest_framework.response import Response
 
 from apps.core.params import QuerySerializer, choice, validate_query
 from apps.core.schema import error_responses
+from apps.core.shapes import record_output
 from apps.core.symbols import require_symbol
-from apps.core.v2 import Output, V2ApiView
+from apps.core.v2 import V2ApiView
 from apps.core.views import ApiView
 from apps.sectors.serializers import (
     INDUSTRY_RESPONSE,
@@ -26,11 +27,11 @@ from apps.sectors.services import (
     v2_sector,
 )
 from marketdata.records.sectors import (
-    INDUSTRY_MEMBERS,
     INDUSTRY_SLUGS,
     SECTOR_ALIASES,
-    SECTOR_MEMBERS,
     SECTORS,
+    IndustryProfile,
+    SectorProfile,
 )
 
 _RETURNS = ("Returns are price changes of Yahoo Finance's sector index: day, year to date, "
@@ -110,7 +111,7 @@ class V2SectorView(V2ApiView):
             f"`{alias}` = `{key}`" for alias, key in SECTOR_ALIASES.items()),
         "enum": list(path_choices["sector"])}}
     response_schema = SECTOR_RESPONSE
-    output = Output(SECTOR_MEMBERS)
+    output = record_output(SectorProfile)
     operation_id, tag = "get_sector_v2", V2_TAG
     summary = "One sector"
 
@@ -134,7 +135,7 @@ class V2IndustryView(V2ApiView):
         "description": "Industry slug, e.g. `semiconductors`, `software-infrastructure`, "
                        "`banks-regional`", "enum": list(INDUSTRY_SLUGS)}}
     response_schema = INDUSTRY_RESPONSE
-    output = Output(INDUSTRY_MEMBERS)
+    output = record_output(IndustryProfile)
     operation_id, tag = "get_industry_v2", V2_TAG
     summary = "One industry"
 

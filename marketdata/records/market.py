@@ -216,10 +216,20 @@ def index_group_symbols(group: str | None) -> list[str]:
     return list(INDEX_GROUPS[INDEX_GROUP_ALIASES.get(group, group)])
 
 
-# Members of a market-summary item whose values are numbers the client's ``format`` applies
-# to (``regularMarketTime`` in Unix seconds).
-SUMMARY_NUMBERS = ("regularMarketPrice", "regularMarketChange", "regularMarketChangePercent",
-                   "regularMarketPreviousClose", "regularMarketTime")
+# A number member in the source's form (bare, or ``{raw, fmt, longFmt}``), shown in the
+# client's ``format`` (:func:`marketdata.records.quotes.present_value`) after the cache.
+FORMATTED_NUMBER = ("A number with `format=raw` (default); Yahoo's formatted string with "
+                    "`format=pretty` (null when Yahoo sends none); a `{raw, fmt, longFmt}` "
+                    "object with `format=both`")
+_SUMMARY_NUMBER = {"type": ["number", "string", "object", "null"]}
+
+
+def formatted_number(unit: str | None = None, *, before: str | None = None,
+                     schema: dict[str, Any] = _SUMMARY_NUMBER) -> Any:
+    """A number member in Yahoo's form (see :data:`FORMATTED_NUMBER`), its description that
+    text with ``unit`` after it or ``before`` it (a market-summary item's by default)."""
+    text = ". ".join(part for part in (before, FORMATTED_NUMBER, unit) if part)
+    return member(text, schema=schema)
 
 
 @dataclass(frozen=True)
@@ -227,27 +237,44 @@ class SummarySpark:
     """The intraday line Yahoo draws beside a market-summary item: closes aligned with their
     timestamps (a null close stays, as sent, so the two lists keep their positions)."""
 
-    symbol: str | None
-    timestamps: list[int]
-    closes: list[float | None]
-    previous_close: float | None
-    chart_previous_close: float | None
+    symbol: str | None = member()
+    timestamps: list[int] = member("Unix seconds, oldest first", name="timestamp")
+    closes: list[float | None] = member(
+        "The close at each timestamp (null where Yahoo has none)", name="close")
+    previous_close: float | None = member()
+    chart_previous_close: float | None = member()
 
 
 @dataclass(frozen=True)
 class MarketSummaryItem:
-    """One instrument of a region's market summary. ``values`` holds the
-    :data:`SUMMARY_NUMBERS` in the source's form (bare, or ``{raw, fmt, longFmt}``), so
-    the client's ``format`` can be applied after the cache."""
+    """One instrument of a region's market summary, its numbers in the source's form (bare,
+    or ``{raw, fmt, longFmt}``) so the client's ``format`` can be applied after the cache
+    (``regularMarketTime`` in Unix seconds)."""
 
-    symbol: str
-    short_name: str | None
-    exchange: str | None
-    full_exchange_name: str | None
-    quote_type: str | None
-    market_state: str | None
-    values: dict[str, Any]
-    spark: SummarySpark | None
+    symbol: str = member(schema={"type": ["string", "null"]})
+    short_name: str | None = member()
+    exchange: str | None = member()
+    full_exchange_name: str | None = member()
+    quote_type: str | None = member()
+    market_state: str | None = member()
+    regular_market_price: Any = formatted_number()
+    regular_market_change: Any = formatted_number()
+    regular_market_change_percent: Any = formatted_number("Percent units (1.5 is 1.5 %)")
+    regular_market_previous_close: Any = formatted_number()
+    regular_market_time: Any = formatted_number(
+        "Unix seconds (raw); Yahoo's clock text (pretty), e.g. `4:00PM EDT`")
+    spark: SummarySpark | None = member("The day's line as Yahoo draws it (5-minute closes)")
+
+
+@dataclass(frozen=True)
+class TrendingSymbol:
+    """A symbol trending on Yahoo, with its name, price and percent change from a quote
+    batch (null where the batch has no quote for it)."""
+
+    symbol: str = member()
+    short_name: str | None = member()
+    regular_market_price: float | None = member()
+    regular_market_change_percent: float | None = member("Percent units (1.5 is 1.5 %)")
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ A field declared with :func:`member` carries its JSON member name (the camelCase
 attribute unless given: the spec's exact spelling, ``priceChangePercentage24H``), a one-line
 description with its unit, and whether ``fields`` may drop it (``always``); its JSON type and
 nullability are read off the annotation (``float | None`` is a nullable number, ``None``
-always null, ``Literal["a", "b"]`` an enum, ``datetime`` an ISO 8601 UTC string). A
+always null, ``Literal["a", "b"]`` an enum, ``datetime`` an ISO 8601 UTC string, ``Any``
+whatever the declared ``schema`` says: a number in any of the client's ``format`` forms). A
 constant member the record holds for the interface (``assetType`` is always
 ``Cryptocurrency``) is a field with ``init=False`` and a default. A member that is itself a
 record (a headline's ``sentiment``) is that record's object, described by the member's
@@ -98,6 +99,8 @@ def type_schema(annotation: Any) -> dict[str, Any]:
         return {"type": "array", "items": type_schema(args[0]) if args else {}}
     if annotation is None or annotation is type(None):
         return {"type": "null"}
+    if annotation is Any:  # a value of several forms: the declared ``schema`` says it all
+        return {}
     if annotation in _PRIMITIVES:
         return {"type": _PRIMITIVES[annotation]}
     if annotation is datetime:

@@ -1,6 +1,6 @@
 """Sectors and industries as the v2 routes name them: the sector keys and their aliases,
-the industry slugs with the sector each belongs to, the members of a sector or industry
-answer, and the records the provider fills.
+the industry slugs with the sector each belongs to, and the records of a sector or industry
+answer (they declare its members), which the provider fills.
 
 The industry table is the list of slugs the v2 interface accepts: FinanceQuery's 148, which
 follow Yahoo Finance's Morningstar-based classification, plus a few older or fund
@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from marketdata.records.market import SECTOR_NAMES
+from marketdata.records.market import SECTOR_NAMES, formatted_number
+from marketdata.records.members import member
 
 # The v2 sector keys, in the interface's order, and the shorter names it also accepts.
 SECTORS: tuple[str, ...] = (
@@ -205,50 +206,219 @@ def industry_sector(slug: str) -> tuple[str, str]:
     return key, SECTOR_NAMES[key]
 
 
-# -- the members of an answer ---------------------------------------------------------------------
-# Returns over five windows, as fractions (0.012 is 1.2 %).
-PERFORMANCE_MEMBERS = ("dayChangePercent", "ytdChangePercent", "oneYearChangePercent",
-                       "threeYearChangePercent", "fiveYearChangePercent")
-SECTOR_OVERVIEW_MEMBERS = ("companiesCount", "marketCap", "description", "industriesCount",
-                           "marketWeight", "employeeCount")
-INDUSTRY_OVERVIEW_MEMBERS = ("description", "companiesCount", "marketCap", "marketWeight",
-                             "employeeCount")
-SECTOR_COMPANY_MEMBERS = ("symbol", "name", "marketCap", "marketWeight", "lastPrice",
-                          "targetPrice", "dayChangePercent", "ytdReturn", "rating")
-INDUSTRY_COMPANY_MEMBERS = ("symbol", "name", "lastPrice", "marketCap", "marketWeight",
-                            "dayChangePercent", "ytdReturn", "rating", "targetPrice")
-FUND_MEMBERS = ("symbol", "name", "netAssets", "expenseRatio", "lastPrice", "ytdReturn")
-SECTOR_INDUSTRY_MEMBERS = ("symbol", "key", "name", "marketWeight", "dayChangePercent",
-                           "ytdReturn")
-PERFORMING_COMPANY_MEMBERS = ("symbol", "name", "lastPrice", "ytdReturn", "targetPrice")
-GROWTH_COMPANY_MEMBERS = ("symbol", "name", "lastPrice", "ytdReturn", "growthEstimate")
-SECTOR_REPORT_MEMBERS = ("id", "headline", "provider", "reportDate", "reportTitle",
-                         "reportType", "targetPrice", "targetPriceStatus", "investmentRating")
-INDUSTRY_REPORT_MEMBERS = ("id", "title", "provider", "reportDate", "reportType",
-                           "investmentRating", "targetPrice", "targetPriceStatus")
+# -- the records of an answer ----------------------------------------------------------------------
+# A number member is Yahoo's number as sent (bare, or ``{raw, fmt, longFmt}``), so the client's
+# ``format`` applies after the cache (:func:`marketdata.records.quotes.present_value`).
+_VALUE_SCHEMA: dict[str, Any] = {"anyOf": [
+    {"type": "number"}, {"type": "string"},
+    {"type": "object", "properties": {"raw": {"type": "number"}, "fmt": {"type": "string"},
+                                      "longFmt": {"type": "string"}}, "required": ["raw"]},
+    {"type": "null"}]}
+_FRACTION = "a fraction (0.012 is 1.2 %)"
+_MARKET_CAP = "Market capitalisation (USD)"
+_WEIGHT = f"Share of the parent's market capitalisation, {_FRACTION}"
+_DAY = f"Change today, {_FRACTION}"
+_YTD_RETURN = f"Return this year to date, {_FRACTION}"
+_COMPANIES = "Number of companies"
+_EMPLOYEES = "Number of employees"
+_REPORT_DATE = "Publication time (ISO 8601)"
+_INVESTMENT_RATING = "`Bullish`, `Neutral` or `Bearish`"
+_TARGET_STATUS = "`Increased`, `Maintained`, `Decreased`..."
+_BENCHMARK_NAME = "The benchmark, e.g. `S&P 500`"
 
-SECTOR_MEMBERS = ("name", "symbol", "key", "overview", "performance", "benchmark",
-                  "benchmarkName", "topCompanies", "topEtfs", "topMutualFunds", "industries",
-                  "researchReports")
-INDUSTRY_MEMBERS = ("name", "key", "symbol", "sectorName", "sectorKey", "overview",
-                    "performance", "benchmark", "topCompanies", "topPerformingCompanies",
-                    "topGrowthCompanies", "researchReports")
+
+def yahoo_number(description: str | None = None) -> Any:
+    """A number member of a sector answer (Yahoo's form kept; see above)."""
+    return formatted_number(before=description, schema=_VALUE_SCHEMA)
+
+
+@dataclass(frozen=True)
+class Performance:
+    """Returns of a sector's or industry's index over five windows, as fractions."""
+
+    day_change_percent: Any = yahoo_number(_DAY)
+    ytd_change_percent: Any = yahoo_number(f"Change this year to date, {_FRACTION}")
+    one_year_change_percent: Any = yahoo_number(f"Change over one year, {_FRACTION}")
+    three_year_change_percent: Any = yahoo_number(f"Change over three years, {_FRACTION}")
+    five_year_change_percent: Any = yahoo_number(f"Change over five years, {_FRACTION}")
+
+
+@dataclass(frozen=True)
+class NamedPerformance:
+    """An industry's benchmark: its name and :class:`Performance`'s returns."""
+
+    name: str | None = member(_BENCHMARK_NAME)
+    day_change_percent: Any = yahoo_number(_DAY)
+    ytd_change_percent: Any = yahoo_number(f"Change this year to date, {_FRACTION}")
+    one_year_change_percent: Any = yahoo_number(f"Change over one year, {_FRACTION}")
+    three_year_change_percent: Any = yahoo_number(f"Change over three years, {_FRACTION}")
+    five_year_change_percent: Any = yahoo_number(f"Change over five years, {_FRACTION}")
+
+
+@dataclass(frozen=True)
+class SectorOverview:
+    """A sector's size."""
+
+    companies_count: Any = yahoo_number(_COMPANIES)
+    market_cap: Any = yahoo_number(_MARKET_CAP)
+    description: str | None = member()
+    industries_count: Any = yahoo_number("Number of industries")
+    market_weight: Any = yahoo_number(_WEIGHT)
+    employee_count: Any = yahoo_number(_EMPLOYEES)
+
+
+@dataclass(frozen=True)
+class IndustryOverview:
+    """An industry's size."""
+
+    description: str | None = member()
+    companies_count: Any = yahoo_number(_COMPANIES)
+    market_cap: Any = yahoo_number(_MARKET_CAP)
+    market_weight: Any = yahoo_number(_WEIGHT)
+    employee_count: Any = yahoo_number(_EMPLOYEES)
+
+
+@dataclass(frozen=True)
+class SectorCompany:
+    """One of a sector's largest companies."""
+
+    symbol: str | None = member()
+    name: str | None = member()
+    market_cap: Any = yahoo_number(_MARKET_CAP)
+    market_weight: Any = yahoo_number(_WEIGHT)
+    last_price: Any = yahoo_number()
+    target_price: Any = yahoo_number()
+    day_change_percent: Any = yahoo_number(_DAY)
+    ytd_return: Any = yahoo_number(_YTD_RETURN)
+    rating: str | None = member("Analysts' consensus rating, e.g. `Buy`")
+
+
+@dataclass(frozen=True)
+class IndustryCompany:
+    """One of an industry's largest companies."""
+
+    symbol: str | None = member()
+    name: str | None = member()
+    last_price: Any = yahoo_number()
+    market_cap: Any = yahoo_number(_MARKET_CAP)
+    market_weight: Any = yahoo_number(_WEIGHT)
+    day_change_percent: Any = yahoo_number(_DAY)
+    ytd_return: Any = yahoo_number(_YTD_RETURN)
+    rating: str | None = member("Analysts' consensus rating, e.g. `Buy`")
+    target_price: Any = yahoo_number()
+
+
+@dataclass(frozen=True)
+class Fund:
+    """An ETF or mutual fund of a sector."""
+
+    symbol: str | None = member()
+    name: str | None = member()
+    net_assets: Any = yahoo_number("Net assets (USD)")
+    expense_ratio: Any = yahoo_number(f"Yearly expense ratio, {_FRACTION}")
+    last_price: Any = yahoo_number()
+    ytd_return: Any = yahoo_number(_YTD_RETURN)
+
+
+@dataclass(frozen=True)
+class SectorIndustry:
+    """One industry of a sector; ``key`` is a ``/v2/industries/{industry}`` path."""
+
+    symbol: str | None = member()
+    key: str | None = member()
+    name: str | None = member()
+    market_weight: Any = yahoo_number(_WEIGHT)
+    day_change_percent: Any = yahoo_number(_DAY)
+    ytd_return: Any = yahoo_number(_YTD_RETURN)
+
+
+@dataclass(frozen=True)
+class PerformingCompany:
+    """One of an industry's best year-to-date performers."""
+
+    symbol: str | None = member()
+    name: str | None = member()
+    last_price: Any = yahoo_number()
+    ytd_return: Any = yahoo_number(_YTD_RETURN)
+    target_price: Any = yahoo_number()
+
+
+@dataclass(frozen=True)
+class GrowthCompany:
+    """One of an industry's highest growth estimates."""
+
+    symbol: str | None = member()
+    name: str | None = member()
+    last_price: Any = yahoo_number()
+    ytd_return: Any = yahoo_number(_YTD_RETURN)
+    growth_estimate: Any = yahoo_number(f"Analysts' earnings growth estimate, {_FRACTION}")
+
+
+@dataclass(frozen=True)
+class SectorReport:
+    """Analyst research on a sector."""
+
+    id: str | None = member()
+    headline: str | None = member("The report's headline (Yahoo's `headHtml`: HTML)")
+    provider: str | None = member()
+    report_date: str | None = member(_REPORT_DATE)
+    report_title: str | None = member()
+    report_type: str | None = member()
+    target_price: Any = yahoo_number()
+    target_price_status: str | None = member(_TARGET_STATUS)
+    investment_rating: str | None = member(_INVESTMENT_RATING)
+
+
+@dataclass(frozen=True)
+class IndustryReport:
+    """Analyst research on an industry."""
+
+    id: str | None = member()
+    title: str | None = member("The report's title")
+    provider: str | None = member()
+    report_date: str | None = member(_REPORT_DATE)
+    report_type: str | None = member()
+    investment_rating: str | None = member(_INVESTMENT_RATING)
+    target_price: Any = yahoo_number()
+    target_price_status: str | None = member(_TARGET_STATUS)
 
 
 @dataclass(frozen=True)
 class SectorProfile:
-    """One sector's answer: :data:`SECTOR_MEMBERS` by name, numbers in the source's form
-    (bare, or ``{raw, fmt, longFmt}``) so the client's ``format`` applies after the
-    cache."""
+    """One sector's answer, numbers in the source's form (bare, or ``{raw, fmt, longFmt}``)
+    so the client's ``format`` applies after the cache."""
 
-    key: str
-    members: dict[str, Any]
+    name: str | None = member()
+    symbol: str | None = member("Yahoo's index of the sector, e.g. `^YH311`")
+    key: str | None = member()
+    overview: SectorOverview | None = member("The sector's size")
+    performance: Performance | None = member("Returns of the group's index")
+    benchmark: Performance | None = member("Returns of the benchmark (Yahoo's "
+                                           "`performanceOverviewBenchmark`)")
+    benchmark_name: str | None = member(_BENCHMARK_NAME)
+    top_companies: list[SectorCompany] = member("The largest companies, Yahoo's order")
+    top_etfs: list[Fund] = member("ETFs of the sector")
+    top_mutual_funds: list[Fund] = member("Mutual funds of the sector")
+    industries: list[SectorIndustry] = member(
+        "The sector's industries (Yahoo's \"All Industries\" aggregate left out); `key` is a "
+        "`/v2/industries/{industry}` path")
+    research_reports: list[SectorReport] = member("Analyst research on the sector")
 
 
 @dataclass(frozen=True)
 class IndustryProfile:
-    """One industry's answer: :data:`INDUSTRY_MEMBERS` by name, numbers in the source's
-    form, like :class:`SectorProfile`."""
+    """One industry's answer, numbers in the source's form, like :class:`SectorProfile`."""
 
-    key: str
-    members: dict[str, Any]
+    name: str | None = member()
+    key: str | None = member()
+    symbol: str | None = member("Yahoo's index of the industry")
+    sector_name: str | None = member()
+    sector_key: str | None = member("A `/v2/sectors/{sector}` path")
+    overview: IndustryOverview | None = member("The industry's size")
+    performance: Performance | None = member("Returns of the group's index")
+    benchmark: NamedPerformance | None = member("Returns of the benchmark (Yahoo's "
+                                                "`performanceOverviewBenchmark`)")
+    top_companies: list[IndustryCompany] = member("The largest companies, Yahoo's order")
+    top_performing_companies: list[PerformingCompany] = member("The best year-to-date returns")
+    top_growth_companies: list[GrowthCompany] = member("The highest growth estimates")
+    research_reports: list[IndustryReport] = member("Analyst research on the industry")

@@ -5,6 +5,7 @@ so a member cannot be in the schema and not the answer, or the reverse."""
 
 from __future__ import annotations
 
+from dataclasses import is_dataclass
 from typing import Any
 
 import pytest
@@ -23,12 +24,13 @@ from apps.transcripts.services import (
     TranscriptContent,
     TranscriptDocument,
 )
+from marketdata.records import sectors
 from marketdata.records.analysts import GradingAction, PriceTargetConsensus, PriceTargetSummary
 from marketdata.records.companies import PressRelease
 from marketdata.records.crypto import Coin, CoinMatch, GlobalMarket, TrendingCoin
 from marketdata.records.feeds import FeedItem, MarketNewsItem
 from marketdata.records.gauges import FearAndGreed
-from marketdata.records.market import CurrencyInfo
+from marketdata.records.market import CurrencyInfo, MarketSummaryItem, SummarySpark, TrendingSymbol
 from marketdata.records.members import member_names
 from marketdata.records.news import (
     HeadlineSentiment,
@@ -93,7 +95,10 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            FuturesQuote, WorldNewsItem, HeadlineSentiment, FeedItem, MarketNewsItem,
            MarketSentiment, FearAndGreed, ScoredNewsItem, CallText, TranscriptDocument,
            TranscriptContent, SpeakerEntry, SpeakerData, TranscriptBody, DocumentMetadata,
-           ListedCall]
+           ListedCall, MarketSummaryItem, SummarySpark, TrendingSymbol,
+           # every record of a sector or industry answer (the module's dataclasses)
+           *(record for record in vars(sectors).values() if isinstance(record, type)
+             and is_dataclass(record) and record.__module__ == sectors.__name__)]
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda record: record.__name__)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import pytest
 
+from marketdata.records.members import member_names
 from marketdata.records.sectors import (
-    INDUSTRY_MEMBERS,
     INDUSTRY_SLUGS,
     SECTOR_ALIASES,
-    SECTOR_MEMBERS,
     SECTORS,
+    IndustryProfile,
+    SectorProfile,
 )
 from tests.apps.payloads import FAILURES, QUERY1, fail_url
 from tests.conftest import calls_to
@@ -41,7 +42,7 @@ def test_sector_values_raw_by_default(api, utilities):
     response = api.get("/v2/sectors/utilities")
     assert response.status_code == 200, response.content
     body = response.json()
-    assert list(body) == list(SECTOR_MEMBERS)
+    assert list(body) == list(member_names(SectorProfile))
     assert (body["name"], body["symbol"], body["key"]) == ("Utilities", "^YH207", "utilities")
     assert body["overview"] == {
         "companiesCount": 97, "marketCap": 1_612_345_678_901.0,
@@ -164,7 +165,7 @@ def test_industry_values(api, semis):
     response = api.get("/v2/industries/semiconductors")
     assert response.status_code == 200, response.content
     body = response.json()
-    assert list(body) == list(INDUSTRY_MEMBERS)
+    assert list(body) == list(member_names(IndustryProfile))
     assert body["overview"] == {"description": "Chip makers (test description).",
                                 "companiesCount": 71, "marketCap": 8.1e12,
                                 "marketWeight": 0.3121, "employeeCount": 712000}
@@ -203,7 +204,7 @@ def test_every_sector_through_the_sandbox(api, sandbox_upstream, sector):
     response = api.get(f"/v2/sectors/{sector}")
     assert response.status_code == 200, response.content
     body = response.json()
-    assert list(body) == list(SECTOR_MEMBERS)
+    assert list(body) == list(member_names(SectorProfile))
     assert body["key"] == SECTOR_ALIASES.get(sector, sector)
     assert body["topCompanies"] and body["industries"] and body["researchReports"]
     assert isinstance(body["performance"]["dayChangePercent"], float)
@@ -220,7 +221,7 @@ def test_every_industry_through_the_sandbox(api, sandbox_upstream):
         response = api.get(f"/v2/industries/{slug}")
         assert response.status_code == 200, (slug, response.content)
         body = response.json()
-        assert list(body) == list(INDUSTRY_MEMBERS), slug
+        assert list(body) == list(member_names(IndustryProfile)), slug
         assert body["key"] == slug and body["topCompanies"], slug
         assert body["topPerformingCompanies"] and body["topGrowthCompanies"], slug
 

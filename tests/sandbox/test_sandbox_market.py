@@ -50,7 +50,7 @@ def test_market_summary_agrees_with_the_quote():
                                           region="US", lang="en-US")))
     quote = body(get(sb, "/v7/finance/quote", symbols="^GSPC"))["quoteResponse"]["result"][0]
     first = items[0]
-    assert first.symbol == "^GSPC" and first.values["regularMarketPrice"]["raw"] == quote[
+    assert first.symbol == "^GSPC" and first.regular_market_price["raw"] == quote[
         "regularMarketPrice"]
     assert first.spark is not None and len(first.spark.timestamps) == len(first.spark.closes)
 

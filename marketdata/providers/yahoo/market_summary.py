@@ -20,7 +20,6 @@ from marketdata.providers.yahoo.client import get_json, yahoo_provider
 from marketdata.providers.yahoo.full_quote import usable_value
 from marketdata.records.market import (
     REGION_LANGUAGES,
-    SUMMARY_NUMBERS,
     MarketSummaryItem,
     SummarySpark,
 )
@@ -53,7 +52,13 @@ def parse_summary_item(item: dict[str, Any]) -> MarketSummaryItem | None:
         exchange=text(item.get("exchange")),
         full_exchange_name=text(item.get("fullExchangeName")),
         quote_type=text(item.get("quoteType")), market_state=text(item.get("marketState")),
-        values={name: usable_value(NUMBER, item.get(name)) for name in SUMMARY_NUMBERS},
+        regular_market_price=usable_value(NUMBER, item.get("regularMarketPrice")),
+        regular_market_change=usable_value(NUMBER, item.get("regularMarketChange")),
+        regular_market_change_percent=usable_value(NUMBER,
+                                                   item.get("regularMarketChangePercent")),
+        regular_market_previous_close=usable_value(NUMBER,
+                                                   item.get("regularMarketPreviousClose")),
+        regular_market_time=usable_value(NUMBER, item.get("regularMarketTime")),
         spark=parse_spark(item.get("spark")))
 
 

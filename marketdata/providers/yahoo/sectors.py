@@ -18,7 +18,7 @@ is Yahoo's "All Industries" aggregate (no key, weight 1). Numbers are read with
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar, cast
 from urllib.parse import quote
 
 from marketdata.errors import NotFound, UpstreamBadResponse
@@ -33,22 +33,24 @@ from marketdata.records.market import (
     Industry,
     SectorData,
 )
+from marketdata.records.members import members_of
 from marketdata.records.quotes import NUMBER as NUMBER_KIND
 from marketdata.records.sectors import (
-    FUND_MEMBERS,
-    GROWTH_COMPANY_MEMBERS,
     INDUSTRIES,
-    INDUSTRY_COMPANY_MEMBERS,
-    INDUSTRY_OVERVIEW_MEMBERS,
-    INDUSTRY_REPORT_MEMBERS,
-    PERFORMANCE_MEMBERS,
-    PERFORMING_COMPANY_MEMBERS,
-    SECTOR_COMPANY_MEMBERS,
-    SECTOR_INDUSTRY_MEMBERS,
-    SECTOR_OVERVIEW_MEMBERS,
-    SECTOR_REPORT_MEMBERS,
+    Fund,
+    GrowthCompany,
+    IndustryCompany,
+    IndustryOverview,
     IndustryProfile,
+    IndustryReport,
+    NamedPerformance,
+    Performance,
+    PerformingCompany,
+    SectorCompany,
+    SectorIndustry,
+    SectorOverview,
     SectorProfile,
+    SectorReport,
     industry_sector,
 )
 
@@ -170,25 +172,24 @@ def _member(row: dict[str, Any], name: str) -> Any:
     return usable_value(NUMBER_KIND, value)
 
 
-def _object(value: Any, members: tuple[str, ...]) -> dict[str, Any] | None:
-    return {name: _member(value, name) for name in members} if isinstance(value, dict) \
-        else None
+R = TypeVar("R")
 
 
-def _list(value: Any, members: tuple[str, ...], *, keyed: str | None = "symbol"
-          ) -> list[dict[str, Any]]:
-    """The rows of a Yahoo list as v2 objects; a row without its ``keyed`` member (a
+def _object(value: Any, record: type[R]) -> R | None:
+    """A Yahoo object as ``record``, its members read by their v2 names; None when it is no
+    object."""
+    if not isinstance(value, dict):
+        return None
+    declared = members_of(cast(type, record))
+    return record(**{m.attribute: _member(value, m.name) for m in declared})
+
+
+def _list(value: Any, record: type[R], *, keyed: str | None = "symbol") -> list[R]:
+    """The rows of a Yahoo list as records; a row without its ``keyed`` member (a
     company without a symbol, the industries' "All Industries" aggregate without a key) is
     left out."""
-    out = [_object(row, members) for row in rows(value)]
-    return [row for row in out if row is not None and (keyed is None or row[keyed])]
-
-
-def _performance(value: Any, named: bool = False) -> dict[str, Any] | None:
-    found = _object(value, PERFORMANCE_MEMBERS)
-    if found is not None and named:
-        found = {"name": text(value.get("name")), **found}
-    return found
+    out = [_object(row, record) for row in rows(value)]
+    return [row for row in out if row is not None and (keyed is None or getattr(row, keyed))]
 
 
 def _data(payload: Any, what: str) -> dict[str, Any]:
@@ -199,46 +200,43 @@ def _data(payload: Any, what: str) -> dict[str, Any]:
 
 
 def parse_sector_profile(payload: Any, key: str) -> SectorProfile:
-    """Sector JSON -> the v2 sector (:data:`SECTOR_MEMBERS`); a body without ``data`` is a
+    """Sector JSON -> the v2 sector (:class:`SectorProfile`); a body without ``data`` is a
     502."""
     data = _data(payload, f"sector '{key}'")
     benchmark = data.get("performanceOverviewBenchmark")
-    return SectorProfile(key=key, members={
-        "name": text(data.get("name")) or SECTOR_NAMES.get(key), "symbol": text(data.get("symbol")),
-        "key": text(data.get("key")) or key,
-        "overview": _object(data.get("overview"), SECTOR_OVERVIEW_MEMBERS),
-        "performance": _performance(data.get("performance")),
-        "benchmark": _performance(benchmark),
-        "benchmarkName": text(benchmark.get("name")) if isinstance(benchmark, dict) else None,
-        "topCompanies": _list(data.get("topCompanies"), SECTOR_COMPANY_MEMBERS),
-        "topEtfs": _list(data.get("topETFs"), FUND_MEMBERS),
-        "topMutualFunds": _list(data.get("topMutualFunds"), FUND_MEMBERS),
-        "industries": _list(data.get("industries"), SECTOR_INDUSTRY_MEMBERS, keyed="key"),
-        "researchReports": _list(data.get("researchReports"), SECTOR_REPORT_MEMBERS,
-                                 keyed=None),
-    })
+    return SectorProfile(
+        name=text(data.get("name")) or SECTOR_NAMES.get(key), symbol=text(data.get("symbol")),
+        key=text(data.get("key")) or key,
+        overview=_object(data.get("overview"), SectorOverview),
+        performance=_object(data.get("performance"), Performance),
+        benchmark=_object(benchmark, Performance),
+        benchmark_name=text(benchmark.get("name")) if isinstance(benchmark, dict) else None,
+        top_companies=_list(data.get("topCompanies"), SectorCompany),
+        top_etfs=_list(data.get("topETFs"), Fund),
+        top_mutual_funds=_list(data.get("topMutualFunds"), Fund),
+        industries=_list(data.get("industries"), SectorIndustry, keyed="key"),
+        research_reports=_list(data.get("researchReports"), SectorReport, keyed=None),
+    )
 
 
 def parse_industry(payload: Any, slug: str) -> IndustryProfile:
-    """Industry JSON -> the v2 industry (:data:`INDUSTRY_MEMBERS`); a body without ``data``
+    """Industry JSON -> the v2 industry (:class:`IndustryProfile`); a body without ``data``
     is a 502. Yahoo names the sector; the table's is used where it does not."""
     data = _data(payload, f"industry '{slug}'")
     sector_key, sector_name = industry_sector(slug)
-    return IndustryProfile(key=slug, members={
-        "name": text(data.get("name")) or INDUSTRIES[slug][0],
-        "key": text(data.get("key")) or slug, "symbol": text(data.get("symbol")),
-        "sectorName": text(data.get("sectorName")) or sector_name,
-        "sectorKey": text(data.get("sectorKey")) or sector_key,
-        "overview": _object(data.get("overview"), INDUSTRY_OVERVIEW_MEMBERS),
-        "performance": _performance(data.get("performance")),
-        "benchmark": _performance(data.get("performanceOverviewBenchmark"), named=True),
-        "topCompanies": _list(data.get("topCompanies"), INDUSTRY_COMPANY_MEMBERS),
-        "topPerformingCompanies": _list(data.get("topPerformingCompanies"),
-                                        PERFORMING_COMPANY_MEMBERS),
-        "topGrowthCompanies": _list(data.get("topGrowthCompanies"), GROWTH_COMPANY_MEMBERS),
-        "researchReports": _list(data.get("researchReports"), INDUSTRY_REPORT_MEMBERS,
-                                 keyed=None),
-    })
+    return IndustryProfile(
+        name=text(data.get("name")) or INDUSTRIES[slug][0],
+        key=text(data.get("key")) or slug, symbol=text(data.get("symbol")),
+        sector_name=text(data.get("sectorName")) or sector_name,
+        sector_key=text(data.get("sectorKey")) or sector_key,
+        overview=_object(data.get("overview"), IndustryOverview),
+        performance=_object(data.get("performance"), Performance),
+        benchmark=_object(data.get("performanceOverviewBenchmark"), NamedPerformance),
+        top_companies=_list(data.get("topCompanies"), IndustryCompany),
+        top_performing_companies=_list(data.get("topPerformingCompanies"), PerformingCompany),
+        top_growth_companies=_list(data.get("topGrowthCompanies"), GrowthCompany),
+        research_reports=_list(data.get("researchReports"), IndustryReport, keyed=None),
+    )
 
 
 def _v2_params(lang: str | None) -> dict[str, str]:

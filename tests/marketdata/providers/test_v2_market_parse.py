@@ -55,16 +55,15 @@ def test_market_summary_recording(recording):
     assert (first.symbol, first.short_name, first.exchange, first.full_exchange_name,
             first.quote_type, first.market_state) == (
         "^GSPC", "S&P 500", "SNP", "SNP", "INDEX", "CLOSED")
-    assert first.values == {
-        "regularMarketPrice": {"raw": 6506.48, "fmt": "6,506.48"},
-        "regularMarketChange": {"raw": -100.010254, "fmt": "-100.01"},
-        "regularMarketChangePercent": {"raw": -1.5138183, "fmt": "-1.51%"},
-        "regularMarketPreviousClose": {"raw": 6606.49, "fmt": "6,606.49"},
-        "regularMarketTime": {"raw": 1774040720},
-    }
+    assert (first.regular_market_price, first.regular_market_change,
+            first.regular_market_change_percent, first.regular_market_previous_close,
+            first.regular_market_time) == (
+        {"raw": 6506.48, "fmt": "6,506.48"}, {"raw": -100.010254, "fmt": "-100.01"},
+        {"raw": -1.5138183, "fmt": "-1.51%"}, {"raw": 6606.49, "fmt": "6,606.49"},
+        {"raw": 1774040720})
     assert first.spark is None  # finance-query's fixture has no spark
     oil = next(i for i in items if i.symbol == "CL=F")
-    assert oil.values["regularMarketPrice"] == {"raw": 98.23, "fmt": "98.23"}
+    assert oil.regular_market_price == {"raw": 98.23, "fmt": "98.23"}
     assert oil.quote_type == "FUTURE" and oil.market_state == "REGULAR"
 
 

@@ -23,13 +23,14 @@ from marketdata.providers.yahoo.sectors import (
     parse_sector_profile,
     sector_profile,
 )
+from marketdata.records.members import as_json, member_names
 from marketdata.records.sectors import (
     INDUSTRIES,
-    INDUSTRY_MEMBERS,
     INDUSTRY_SLUGS,
     SECTOR_ALIASES,
-    SECTOR_MEMBERS,
     SECTORS,
+    IndustryProfile,
+    SectorProfile,
     sector_key,
 )
 from tests.conftest import QUERY1, calls_to
@@ -108,8 +109,8 @@ def test_sector_aliases_name_sectors():
 
 # -- parse_sector_profile ------------------------------------------------------------------
 def test_sector_members_renamed_and_numbers_kept_as_sent():
-    members = parse_sector_profile(sector_body(), "utilities").members
-    assert tuple(members) == SECTOR_MEMBERS
+    members = as_json(parse_sector_profile(sector_body(), "utilities"))
+    assert tuple(members) == member_names(SectorProfile)
     assert members["name"] == "Utilities" and members["symbol"] == "^YH207"
     assert members["overview"] == {
         "companiesCount": 97,
@@ -152,7 +153,7 @@ def test_sector_missing_members_are_null():
     for name in ("performanceOverviewBenchmark", "topETFs", "overview"):
         del data[name]
     data["performance"]["ytdChangePercent"] = {}
-    members = parse_sector_profile(payload, "utilities").members
+    members = as_json(parse_sector_profile(payload, "utilities"))
     assert members["benchmark"] is None and members["benchmarkName"] is None
     assert members["overview"] is None and members["topEtfs"] == []
     assert members["performance"]["ytdChangePercent"] is None
@@ -168,8 +169,8 @@ def test_a_body_without_data_is_a_502(payload):
 
 # -- parse_industry ------------------------------------------------------------------------
 def test_industry_members_renamed():
-    members = parse_industry(industry_payload(), "semiconductors").members
-    assert tuple(members) == INDUSTRY_MEMBERS
+    members = as_json(parse_industry(industry_payload(), "semiconductors"))
+    assert tuple(members) == member_names(IndustryProfile)
     assert (members["name"], members["key"], members["symbol"], members["sectorName"],
             members["sectorKey"]) == ("Semiconductors", "semiconductors", "^YH31130020",
                                       "Technology", "technology")
@@ -204,7 +205,7 @@ def test_industry_members_renamed():
 def test_industry_without_its_sector_takes_the_tables():
     payload = industry_payload()
     del payload["data"]["sectorName"], payload["data"]["sectorKey"]
-    members = parse_industry(payload, "semiconductors").members
+    members = as_json(parse_industry(payload, "semiconductors"))
     assert (members["sectorName"], members["sectorKey"]) == ("Technology", "technology")
 
 
@@ -222,7 +223,7 @@ NOW = 1_790_000_000
 def test_every_sandbox_sector_parses(key):
     from marketdata.sandbox.yahoo.sectors import sector_body as sandbox_sector
 
-    members = parse_sector_profile(_rendered(sandbox_sector(key, NOW)), key).members
+    members = as_json(parse_sector_profile(_rendered(sandbox_sector(key, NOW)), key))
     assert members["key"] == key and members["topCompanies"] and members["industries"]
     assert all(value is not None for value in members["performance"].values())
     assert all(set(r) >= {"id", "headline", "provider"} for r in members["researchReports"])
@@ -232,7 +233,7 @@ def test_every_sandbox_industry_parses():
     from marketdata.sandbox.yahoo.sectors import industry_body
 
     for slug in INDUSTRY_SLUGS:
-        members = parse_industry(_rendered(industry_body(slug, NOW)), slug).members
+        members = as_json(parse_industry(_rendered(industry_body(slug, NOW)), slug))
         assert members["key"] == slug and members["sectorKey"] == INDUSTRIES[slug][1], slug
         assert members["topCompanies"] and members["topPerformingCompanies"], slug
         assert members["topGrowthCompanies"] and members["benchmark"]["name"], slug
