@@ -11,7 +11,6 @@ Tokens are counted as bytes / 4 (the issue's measure).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
@@ -23,34 +22,14 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.update(MARKETDATA_UPSTREAM="sandbox", USE_SECURITY="false",
                   V2_RATE_LIMIT_CAPACITY="0", LOG_LEVEL="ERROR",
-                  STREAM_ALLOWED_HOSTS="localhost")
+                  STREAM_ALLOWED_HOSTS="testserver")
 
 
 def post(message: dict[str, Any]) -> dict[str, Any]:
-    """One JSON-RPC message to /mcp through config.asgi's router, on a loop of its own."""
-    import config.asgi
+    """One JSON-RPC message to /mcp through config.asgi's router (tests/mcp.py)."""
+    from tests.mcp import post_mcp
 
-    body = json.dumps(message).encode()
-    sent: list[dict[str, Any]] = []
-
-    async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    async def send(event: dict[str, Any]) -> None:
-        sent.append(event)
-
-    headers = {"host": "localhost", "content-type": "application/json",
-               "content-length": str(len(body)),
-               "accept": "application/json, text/event-stream",
-               "mcp-protocol-version": "2025-11-25"}
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
-             "method": "POST", "scheme": "http", "path": "/mcp", "raw_path": b"/mcp",
-             "query_string": b"", "root_path": "", "client": ("127.0.0.1", 50000),
-             "server": ("localhost", 80),
-             "headers": [(k.encode(), v.encode()) for k, v in headers.items()]}
-    asyncio.run(config.asgi.http_router(scope, receive, send))
-    return json.loads(b"".join(e.get("body", b"") for e in sent
-                               if e["type"] == "http.response.body"))
+    return post_mcp(message)[2]
 
 
 def measure() -> dict[str, Any]:

@@ -123,20 +123,11 @@ def when_ready(server):
 
 
 def post_worker_init(worker):
-    # Build the market calendar and load the compiled indicator and backtest kernels before
-    # the first request instead of during it.
-    from marketdata.backtest.warmup import warm_up as warm_up_backtest
-    from marketdata.indicators.warmup import warm_up
-    from marketdata.markets import market_status
+    # Build the market calendar and load the compiled kernels before the first request
+    # instead of during it.
+    from marketdata.warmup import warm_up_process
 
-    market_status()
-    warm_up()
-    warm_up_backtest()
-    # Every region's exchange calendar for /v2/hours, in the background: ~0.5 s of CPU,
-    # so the first request for any region finds it built (marketdata/exchange_hours.py).
-    from marketdata.exchange_hours import warm_up_in_background
-
-    warm_up_in_background()
+    warm_up_process()
     # Everything loaded so far lives as long as the worker: move it out of the collector's
     # sight. A full collection otherwise scans ~225,000 start-up objects, ~95 ms on these
     # machines with the event loop stopped: the p99 of every request in flight

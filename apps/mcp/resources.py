@@ -109,10 +109,7 @@ async def api_get(api: ASGIApp, path: str, query: Mapping[str, str], outer: Oute
     it is a 200 with a JSON body."""
     request = ApiRequest("GET", path, path.encode("ascii"), urlencode(query).encode("ascii"))
     answer = await call_api(api, request, outer)
-    try:
-        body = orjson.loads(answer.body) if answer.body else None
-    except orjson.JSONDecodeError:
-        body = None
+    body = answer.json()
     if answer.status != 200 or body is None:
         raise ReadFailed(request, answer.status, body, answer.header("retry-after"))
     return body

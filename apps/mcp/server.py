@@ -86,6 +86,13 @@ class Answer:
                 return value.decode("latin-1")
         return None
 
+    def json(self) -> Any:
+        """The body's JSON; None when there is none, or it is not JSON."""
+        try:
+            return orjson.loads(self.body) if self.body else None
+        except orjson.JSONDecodeError:
+            return None
+
 
 def _proxy_ssl_header() -> bytes | None:
     proxy = getattr(settings, "SECURE_PROXY_SSL_HEADER", None)
@@ -166,10 +173,7 @@ def tool_result(spec: ToolSpec, request: ApiRequest, answer: Answer) -> CallTool
     :data:`RESULT_MAX_BYTES` is a tool error saying how to ask for less."""
     from mcp_types import CallToolResult, TextContent
 
-    try:
-        data = orjson.loads(answer.body) if answer.body else None
-    except orjson.JSONDecodeError:
-        data = None
+    data = answer.json()
     ok = 200 <= answer.status < 300 and data is not None
     status = answer.status
     if ok:

@@ -89,17 +89,11 @@ def logs_to_stderr() -> int:
 
 def warm_up() -> None:
     """What a gunicorn worker loads before its first request (``post_worker_init``)."""
-    from marketdata.backtest.warmup import warm_up as warm_up_backtest
-    from marketdata.exchange_hours import warm_up_in_background
-    from marketdata.indicators.warmup import warm_up as warm_up_indicators
-    from marketdata.markets import market_status
+    from marketdata.warmup import warm_up_process
 
     started = time.monotonic()
     try:
-        market_status()
-        warm_up_indicators()
-        warm_up_backtest()
-        warm_up_in_background()
+        warm_up_process()
     except Exception:  # a request would meet the same failure, and say it
         log.exception("mcp stdio warm-up failed")
         return

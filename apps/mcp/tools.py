@@ -24,6 +24,7 @@ through the service's own HTTP application).
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Mapping
@@ -47,12 +48,11 @@ _LONG_PATTERN = 100  # characters: a pattern this long tells an agent nothing
 
 # -- $ref resolution ------------------------------------------------------------------------
 class _Resolver:
-    """Inlines the document's local ``$ref``s; one that refers to itself (directly or not)
-    becomes ``#/$defs/<name>``, defined once beside the schema."""
+    """Inlines the document's local ``$ref``s (a tool's arguments carry none). A reference
+    to itself, which no parameter or body of the document has, is an error."""
 
     def __init__(self, document: Mapping[str, Any]) -> None:
         self.document = document
-        self.recursive: dict[str, str] = {}  # $defs name -> pointer
 
     def target(self, pointer: str) -> Any:
         if not pointer.startswith("#/"):
@@ -70,27 +70,12 @@ class _Resolver:
         pointer = node.get("$ref")
         if not isinstance(pointer, str):
             return {key: self.resolve(value, stack) for key, value in node.items()}
+        if pointer in stack:
+            raise ValueError(f"a recursive reference cannot be a tool argument: {pointer}")
         siblings = {key: self.resolve(value, stack) for key, value in node.items()
                     if key != "$ref"}
-        name = pointer.rsplit("/", 1)[-1]
-        if pointer in stack:
-            self.recursive[name] = pointer
-            return {"$ref": f"#/$defs/{name}", **siblings}
         target = self.resolve(self.target(pointer), (*stack, pointer))
         return {**target, **siblings} if isinstance(target, dict) else target
-
-    def schema(self, node: Any) -> dict[str, Any]:
-        """``node`` resolved and tidied, with the ``$defs`` its recursive references need."""
-        resolved = _tidy(self.resolve(node))
-        defs: dict[str, Any] = {}
-        while len(defs) < len(self.recursive):
-            for name, pointer in list(self.recursive.items()):
-                if name not in defs:
-                    defs[name] = _tidy(self.resolve(self.target(pointer), (pointer,)))
-        if defs:
-            resolved = {**resolved, "$defs": defs}
-        self.recursive = {}
-        return resolved
 
 
 # drf-spectacular lists an enum's values in its description ("* `1d` - 1d"): the schema's
@@ -183,7 +168,6 @@ class Operation:
     method: str
     path: str
     params: Mapping[str, str]  # name -> "path" or "query"
-    kinds: Mapping[str, str | None]  # name -> its schema's single JSON type
     schemas: Mapping[str, dict[str, Any]]  # parameters' and body members' schemas, resolved
     body_members: frozenset[str] = frozenset()
 
@@ -208,28 +192,24 @@ def read_operations(document: Mapping[str, Any]) -> dict[str, Operation]:
             if operation is None or "operationId" not in operation:
                 continue
             params: dict[str, str] = {}
-            kinds: dict[str, str | None] = {}
             schemas: dict[str, dict[str, Any]] = {}
             for parameter in resolver.resolve(operation.get("parameters") or []):
                 if parameter.get("in") not in ("path", "query") or \
                         parameter.get("x-representation"):
                     continue  # x-api-key is the MCP request's header; `format`: always JSON
-                schema = resolver.schema(_parameter_schema(parameter))
                 params[parameter["name"]] = parameter["in"]
-                kinds[parameter["name"]] = schema.get("type") if isinstance(
-                    schema.get("type"), str) else None
-                schemas[parameter["name"]] = schema
+                schemas[parameter["name"]] = _parameter_schema(parameter)
             members: set[str] = set()
             body = resolver.resolve(operation.get("requestBody") or {})
             body_schema = (body.get("content") or {}).get(JSON_MEDIA, {}).get("schema")
             if body_schema is not None:
-                body_schema = resolver.schema(body_schema)
+                body_schema = resolver.resolve(body_schema)
                 for name, schema in (body_schema.get("properties") or {}).items():
                     if name not in params and name != "format":
                         members.add(name)
                         schemas[name] = schema
             operations[operation["operationId"]] = Operation(
-                operation["operationId"], method.upper(), path, params, kinds, schemas,
+                operation["operationId"], method.upper(), path, params, schemas,
                 frozenset(members))
     return operations
 
@@ -433,7 +413,7 @@ def _text(value: Any) -> str:
 def _argument_schema(arg: Arg, declared: Declared,
                      operations: Mapping[str, Operation]) -> dict[str, Any]:
     if arg.schema is not None:
-        schema = json.loads(json.dumps(arg.schema))
+        schema = copy.deepcopy(dict(arg.schema))
     else:
         for route in declared.routes:
             operation = operations[route.operation]

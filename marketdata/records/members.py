@@ -143,9 +143,9 @@ def as_json(value: Any) -> Any:
         return [as_json(item) for item in value]
     if isinstance(value, dict):
         return {key: as_json(item) for key, item in value.items()}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type) \
-            and _declares(type(value)):
-        return {m.name: as_json(getattr(value, m.attribute)) for m in members_of(type(value))}
+    if is_record(value):
+        record: type = type(value)
+        return {m.name: as_json(getattr(value, m.attribute)) for m in members_of(record)}
     if isinstance(value, datetime):
         return iso_utc(value)
     return value
@@ -167,9 +167,9 @@ def _declares(record: type) -> bool:
     return any(MEMBER in item.metadata for item in dataclasses.fields(record))
 
 
-_UNIT_SENTENCE = re.compile(r"\s+")
+_SPACES = re.compile(r"\s+")
 
 
 def described(text: str) -> str:
     """A description as one line (declarations may wrap)."""
-    return _UNIT_SENTENCE.sub(" ", text).strip()
+    return _SPACES.sub(" ", text).strip()

@@ -25,6 +25,7 @@ from apps.mcp.tools import (
     build_tools,
     without_edges,
 )
+from tests.mcp import post_mcp
 
 # The strictest rule clients apply to tool names (the MCP spec, SEP-986, also allows '.').
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -390,40 +391,9 @@ def test_the_request_carries_the_mcp_requests_client_and_headers():
 
 
 # -- in process, through config.asgi's router -------------------------------------------------
-def _post_mcp(message: dict[str, Any], headers: dict[str, str] | None = None
-              ) -> tuple[int, dict[bytes, bytes], Any]:
-    """One JSON-RPC message POSTed to /mcp through the server's HTTP router, on a loop of
-    its own (as each worker has: the session manager starts on each loop's first request)."""
-    import asyncio
-
-    import config.asgi
-
-    body = json.dumps(message).encode()
-    sent: list[dict[str, Any]] = []
-
-    async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    async def send(event: dict[str, Any]) -> None:
-        sent.append(event)
-
-    raw = {"host": "testserver", "content-type": "application/json",
-           "content-length": str(len(body)), "accept": "application/json, text/event-stream",
-           "mcp-protocol-version": "2025-11-25", **(headers or {})}
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
-             "method": "POST", "scheme": "http", "path": "/mcp", "raw_path": b"/mcp",
-             "query_string": b"", "root_path": "", "client": ("127.0.0.1", 50000),
-             "server": ("testserver", 80),
-             "headers": [(k.encode(), v.encode()) for k, v in raw.items()]}
-    asyncio.run(config.asgi.http_router(scope, receive, send))
-    start = next(m for m in sent if m["type"] == "http.response.start")
-    payload = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
-    return start["status"], dict(start["headers"]), json.loads(payload)
-
-
 def test_a_tool_call_through_the_router(settings, unvalidated_responses):
     settings.MARKETDATA_UPSTREAM = "sandbox"
-    status, headers, answer = _post_mcp({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+    status, headers, answer = post_mcp({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                                          "params": {"name": "get_quote", "arguments": {
                                              "symbols": ["AAPL"], "fields": "symbol"}}})
     assert status == 200 and headers[b"x-data-source"] == b"sandbox"
@@ -432,7 +402,7 @@ def test_a_tool_call_through_the_router(settings, unvalidated_responses):
     assert result["structuredContent"]["quotes"] == [{"symbol": "AAPL"}]
     assert result["_meta"]["marketdata/http"]["status"] == 200
     # A second loop (another asyncio.run) gets a session manager of its own.
-    status, _, answer = _post_mcp({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    status, _, answer = post_mcp({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
     assert status == 200 and len(answer["result"]["tools"]) == len(catalog.TOOLS)
 
 
@@ -450,7 +420,7 @@ def test_every_tool_answers_its_example_and_worst_case_within_the_budget(
     shapes and sizes are the providers'; the guard in tool_result holds it for any other."""
     settings.MARKETDATA_UPSTREAM = "sandbox"
     for n, arguments in enumerate((declared.example, declared.worst)):
-        status, _, answer = _post_mcp({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+        status, _, answer = post_mcp({"jsonrpc": "2.0", "id": n, "method": "tools/call",
                                        "params": {"name": declared.name,
                                                   "arguments": arguments}})
         assert status == 200 and "result" in answer, answer
@@ -468,7 +438,7 @@ def test_every_tool_answers_its_example_and_worst_case_within_the_budget(
 
 def test_mcp_off_leaves_the_path_to_django(settings, unvalidated_responses):
     settings.MCP_ENABLED = False
-    status, _, answer = _post_mcp({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    status, _, answer = post_mcp({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     assert status == 404 and "detail" in answer
 
 

@@ -7,18 +7,17 @@ WebSockets and /mcp, and the per-address cap across WebSockets and SSE."""
 from __future__ import annotations
 
 import json
-import os
 import socket
 import statistics
 import threading
 import time
 import urllib.request
 import zlib
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
+from bench.stream_load import sample_processes
 from marketdata.sandbox.instruments import sample_symbols
 from tests.integration.servers import Process, configure_sandbox, http, time_pings
 from tests.ws import RawWebSocket
@@ -34,44 +33,11 @@ def _address(service: Process) -> tuple[str, int]:
     return where.hostname or "127.0.0.1", where.port or 80
 
 
-def _service_pids(service: Process) -> list[int]:
-    """The service's processes: gunicorn's master and its worker."""
-    pids, found = [service.proc.pid], []
-    while pids:
-        pid = pids.pop()
-        try:
-            for task in Path(f"/proc/{pid}/task").iterdir():
-                pids += [int(p) for p in (task / "children").read_text().split()]
-        except OSError:
-            continue
-        found.append(pid)
-    return found
-
-
-def _worker_rss_kib(service: Process) -> int:
-    """The RSS of the service's processes, in KiB."""
-    total = 0
-    for pid in _service_pids(service):
-        try:
-            status = Path(f"/proc/{pid}/status").read_text()
-        except OSError:
-            continue
-        total += next(int(line.split()[1]) for line in status.splitlines()
-                      if line.startswith("VmRSS:"))
-    return total
-
-
-def _cpu_seconds(service: Process) -> float:
-    """CPU time (user + system) the service's processes have used: what work costs the
-    server, whatever else the test machine is doing (a wall clock is not)."""
-    ticks = 0
-    for pid in _service_pids(service):
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        ticks += int(fields[11]) + int(fields[12])  # utime, stime
-    return ticks / os.sysconf("SC_CLK_TCK")
+def _usage(service: Process) -> dict[str, float]:
+    """RSS (MiB) and CPU seconds of the service's processes (gunicorn's master and worker):
+    CPU time is what work costs the server, whatever else the test machine is doing (a wall
+    clock is not)."""
+    return sample_processes(service.proc.pid)
 
 
 @pytest.fixture
@@ -107,9 +73,9 @@ def test_a_decompression_bomb_and_an_oversized_frame_are_closed_1009(service):
 
     # What refusing costs the server: CPU time, not a wall clock a loaded CI machine
     # stretches. Inflating and parsing the 10 bombs took ~6 s of the loop before the limit.
-    before = _cpu_seconds(service)
+    before = _usage(service)["cpu_s"]
     assert attack() == [1009] * 11
-    assert _cpu_seconds(service) - before < 1.0
+    assert _usage(service)["cpu_s"] - before < 1.0
     # And a client of the service meanwhile keeps being answered.
     pings: list[float] = []
     stop = threading.Event()
@@ -179,7 +145,7 @@ def test_a_client_that_never_reads_is_closed_and_its_memory_freed(server_pool):
     host, port = _address(service)
     # Every frame answered with an error frame of ~170 bytes, sent as fast as the socket
     # takes them, to a client that reads nothing through a 4 KiB window.
-    before = _worker_rss_kib(service)
+    before = _usage(service)["rss_mib"]
     ws = RawWebSocket(host, port, receive_buffer=4096)
     frame = json.dumps({"subscribe": ["AA PL?"] * 90}).encode()
     ws.sock.settimeout(0.5)
@@ -197,7 +163,7 @@ def test_a_client_that_never_reads_is_closed_and_its_memory_freed(server_pool):
     ended = time.monotonic() - started
     ws.close()
     time.sleep(1.5)  # jemalloc returns freed pages within a second
-    after = _worker_rss_kib(service)
+    after = _usage(service)["rss_mib"]
     assert sent > 100
     assert ended < 30, "the server kept a client that read nothing"
     assert code in (None, 1008), code

@@ -1,0 +1,20 @@
+"""What a serving process loads before its first request instead of during it: the market
+calendar, the compiled indicator and backtest kernels, and (in the background) every
+region's exchange calendar. A gunicorn worker runs it at start (``post_worker_init``),
+``manage.py mcp`` on a thread beside its handshake."""
+
+from __future__ import annotations
+
+
+def warm_up_process() -> None:
+    from marketdata.backtest.warmup import warm_up as warm_up_backtest
+    from marketdata.exchange_hours import warm_up_in_background
+    from marketdata.indicators.warmup import warm_up as warm_up_indicators
+    from marketdata.markets import market_status
+
+    market_status()
+    warm_up_indicators()
+    warm_up_backtest()
+    # Every region's exchange calendar for /v2/hours: ~0.5 s of CPU, so the first request
+    # for any region finds it built (marketdata/exchange_hours.py).
+    warm_up_in_background()
