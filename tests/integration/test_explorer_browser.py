@@ -300,7 +300,9 @@ def test_indicators_are_warmed_up_the_same_whatever_the_range(page):
             by_date.setdefault(name, {})[range_] = dict(zip(line["x"], line["y"], strict=True))
     assert set(by_date) == {"RSI 14", "EMA 50"}
     for name, ranges in by_date.items():
-        short = ranges["6mo"]
+        # Today's bar is still forming while the market is open (the sandbox's price moves
+        # between the three charts' fetches): the settled days are what must agree.
+        short = dict(sorted(ranges["6mo"].items())[:-1])
         for other in ("1y", "5y"):
             differ = {day: (value, ranges[other][day]) for day, value in short.items()
                       if ranges[other][day] != value}
