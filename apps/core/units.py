@@ -124,8 +124,6 @@ BY_PATH: dict[str, dict[str, str]] = {
     "/v2/screeners/custom": SCREENER,
     "/v1/quotes": _V1_QUOTE, "/v1/simple-quotes": _V1_QUOTE, "/v1/similar": _V1_QUOTE,
     "/v1/actives": _V1_QUOTE, "/v1/gainers": _V1_QUOTE, "/v1/losers": _V1_QUOTE,
-    "/v2/options": {"change": "In the option's currency (premium), absolute"},
-    "/v2/options/{symbol}": {"change": "In the option's currency (premium), absolute"},
     "/v2/forex/{from}/{to}": {"change": "In the quote currency (`to` per unit of `from`), "
                                         "absolute"},
     "/v2/futures/{symbol}": {"change": "In the contract's currency, absolute"},

@@ -1,32 +1,45 @@
 """Option chains: one expiry of a symbol's chain from the ``options`` capability, one or many
-symbols."""
+symbols, as records (their members are declared on them: :mod:`marketdata.records.options`,
+and the batch's envelope here)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from apps.core.symbols import require_symbol
 from marketdata.capabilities import options
 from marketdata.concurrency import batch_by_symbol
+from marketdata.records.members import member
 from marketdata.records.options import OptionChain
 
-MEMBERS = ("symbol", "expirationDates", "expirationDate", "strikes", "calls", "puts")
+
+@dataclass(frozen=True)
+class SymbolChain:
+    """One item of a batch: a symbol as asked and its chain."""
+
+    symbol: str = member()
+    options: OptionChain = member()
 
 
-def chain_body(chain: OptionChain) -> dict[str, Any]:
-    return {"symbol": chain.symbol, "expirationDates": chain.expiration_dates,
-            "expirationDate": chain.expiration_date, "strikes": chain.strikes,
-            "calls": chain.calls, "puts": chain.puts}
+@dataclass(frozen=True)
+class ChainBatch:
+    """The batch's answer: the chains served, in request order, and the symbols left out
+    (``{symbol, message}``)."""
+
+    options: list[SymbolChain] = member()
+    errors: list[Any] = member()
 
 
-def options_for(symbol_text: str, expiration: int | None = None) -> dict[str, Any]:
+def options_for(symbol_text: str, expiration: int | None = None) -> OptionChain:
     """The chain of one path value (a malformed symbol is a 404 without an upstream call)."""
-    return chain_body(options.chain(require_symbol(symbol_text), expiration))
+    return options.chain(require_symbol(symbol_text), expiration)
 
 
-def options_batch(symbols: Sequence[str], expiration: int | None = None,
-                  ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
-    """``[{symbol, options}]`` and ``[{symbol, message}]``, both in request order."""
-    return batch_by_symbol(lambda s: options_for(s, expiration), symbols, "options",
-                           what="options")
+def options_batch(symbols: Sequence[str], expiration: int | None = None) -> ChainBatch:
+    """The chains of ``symbols``, and the symbols that could not be served, both in request
+    order."""
+    chains, errors = batch_by_symbol(lambda s: SymbolChain(s, options_for(s, expiration)),
+                                     symbols, None, what="options")
+    return ChainBatch(chains, errors)

@@ -2,19 +2,35 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import Output, V2ApiView
-from apps.options.serializers import (
-    OPTIONS_BATCH_RESPONSE,
-    OPTIONS_RESPONSE,
-    V2OptionsBatchQuery,
-    V2OptionsQuery,
-)
-from apps.options.services import MEMBERS, options_batch, options_for
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import ERRORS_SCHEMA, V2ApiView, connection_schema
+from apps.options.serializers import V2OptionsBatchQuery, V2OptionsQuery
+from apps.options.services import ChainBatch, SymbolChain, options_batch, options_for
+from marketdata.records.options import OptionChain, OptionContract
 
 TAG = "Options (v2)"
+CONTRACT_SCHEMA = record_schema(OptionContract, "One option contract, every member Yahoo "
+                                "sends (null where it sends none)")
+
+
+def chain_schema(paged: bool) -> dict[str, Any]:
+    """One expiry of a chain, its sides paged (connections) or bare arrays."""
+
+    def side(what: str) -> dict[str, Any]:
+        if not paged:
+            return {"type": "array", "items": CONTRACT_SCHEMA,
+                    "description": f"{what} by strike"}
+        listed = connection_schema(CONTRACT_SCHEMA, "contracts by strike")
+        return {**listed, "description": f"{what} by strike. {listed['description']}"}
+
+    return record_schema(OptionChain, "One expiry of an option chain; `fields` selects these "
+                         "members", required=False,
+                         nested={"calls": side("Calls"), "puts": side("Puts")})
 
 
 class V2OptionsView(V2ApiView):
@@ -30,8 +46,8 @@ class V2OptionsView(V2ApiView):
     calls and the puts together (the same positions); `fields` selects members."""
 
     query_serializer = V2OptionsQuery
-    response_schema = OPTIONS_RESPONSE
-    output = Output(MEMBERS, paged=("calls", "puts"))
+    response_schema = chain_schema(paged=True)
+    output = record_output(OptionChain, paged=("calls", "puts"))
     operation_id, tag = "get_options", TAG
     summary = "Option chain of one symbol"
 
@@ -50,12 +66,14 @@ class V2OptionsBatchView(V2ApiView):
     members of each chain (`symbol` and `options` are always present)."""
 
     query_serializer = V2OptionsBatchQuery
-    response_schema = OPTIONS_BATCH_RESPONSE
-    output = Output(MEMBERS, at=("options", "options"), paged=("options",))
+    response_schema = record_schema(ChainBatch, nested={
+        "options": connection_schema(
+            record_schema(SymbolChain, nested={"options": chain_schema(paged=False)}),
+            "`{symbol, options}` items (request order)"),
+        "errors": ERRORS_SCHEMA})
+    output = record_output(OptionChain, at=("options", "options"), paged=("options",))
     operation_id, tag = "get_options_batch", TAG
     summary = "Option chains of many symbols"
 
     def get(self, request: Request) -> Response:
-        q = self.params
-        chains, errors = options_batch(q["symbols"], q.get("date"))
-        return self.answer({"options": chains, "errors": errors})
+        return self.answer(options_batch(self.params["symbols"], self.params.get("date")))

@@ -3,14 +3,16 @@
 The bars come from :func:`marketdata.capabilities.bars.chart`, the fetch /v2/chart makes
 (one cached upstream call per symbol, interval and range, so a chart and a risk answer
 share cache entries); the symbol and the benchmark are fetched concurrently. Everything
-else is computation.
+else is computation. The answer is a record (:class:`RiskAnswer`): what the metrics are of,
+declared here, then the metrics, declared on :class:`marketdata.indicators.risk.RiskMetrics`.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import numpy as np
@@ -24,12 +26,14 @@ from marketdata.indicators.risk import (
     INTRADAY_MINUTES,
     TRADING_SESSIONS,
     US_SESSION_MINUTES,
+    RiskMetrics,
     common_bars,
     periods_per_year,
     risk_metrics,
 )
 from marketdata.records.bars import Bars
 from marketdata.records.exchanges import suffix_regions
+from marketdata.records.members import member
 from marketdata.symbols import display_symbol, normalize_symbol
 
 # Markets that trade around the clock: every day of the year for crypto, and (intraday)
@@ -46,6 +50,10 @@ DAY_MINUTES = 1440
 # From the one suffix table (marketdata.records.exchanges), for the regions with a calendar.
 SUFFIX_REGIONS = {suffix: region for suffix, region in suffix_regions().items()
                   if region in exchange_hours.EXCHANGES}
+
+
+# The prices the returns come from.
+PriceBasis = Literal["adjClose", "close"]
 
 
 def _minutes(start: Any, end: Any) -> int:
@@ -97,7 +105,7 @@ def _zone(bars: Bars) -> ZoneInfo | None:
 
 
 def priced_bars(bars: Bars, interval: str, *, adjusted: bool = True,
-                ) -> tuple[list[Any], list[int], np.ndarray, str]:
+                ) -> tuple[list[Any], list[int], np.ndarray, PriceBasis]:
     """The bars a return is taken from: ``(keys, timestamps, prices, basis)``.
 
     Daily and longer bars use the adjusted close (splits and dividends folded in, so a
@@ -155,10 +163,40 @@ def _fetch(symbol: str, benchmark: str | None, interval: str,
     return mine, theirs
 
 
+@dataclass(frozen=True)
+class RiskWindow:
+    """What the metrics of a risk answer are of: the series, the bars, the annualisation."""
+
+    symbol: str = member("The symbol, as the chart names it")
+    benchmark: str | None = member("The benchmark, as its chart names it; null without one")
+    interval: str = member("Bar interval the returns are taken at")
+    range: str = member("History window")
+    price_basis: PriceBasis = member(
+        "Prices the returns come from: `adjClose` (daily and longer bars with an adjusted "
+        "close on every bar, of the symbol and of the benchmark) or `close`")
+    observations: int = member("Returns of the symbol (bars - 1)")
+    benchmark_observations: int | None = member(
+        "Returns on the bars both the symbol and the benchmark have (same session date; same "
+        "timestamp for intraday bars); the relative metrics use these; null without "
+        "`benchmark`")
+    periods_per_year: float = member(
+        "Bars per year used to annualise: 252 sessions for 1d (365 for crypto), a fifth of it "
+        "for 5d, 52/12/4 for 1wk/1mo/3mo; intraday, sessions x bars per regular session of "
+        "the listing's exchange")
+    start: int = member("Timestamp of the first priced bar (Unix s)")
+    end: int = member("Timestamp of the last priced bar (Unix s)")
+
+
+@dataclass(frozen=True)
+class RiskAnswer(RiskMetrics, RiskWindow):
+    """The risk answer: the window's members, then every metric (a dataclass takes its
+    bases' fields from the last base to the first)."""
+
+
 def risk_for(symbol_text: str, interval: str, range_: str,
-             benchmark_text: str | None = None) -> dict[str, Any]:
+             benchmark_text: str | None = None) -> RiskAnswer:
     """The risk answer of one symbol (the query already validated: see
-    :class:`apps.risk.serializers.V2RiskQuery`): context members, then every metric."""
+    :class:`apps.risk.serializers.V2RiskQuery`)."""
     symbol = require_symbol(symbol_text)
     benchmark = None
     if benchmark_text is not None:
@@ -185,18 +223,10 @@ def risk_for(symbol_text: str, interval: str, range_: str,
             b_keys, _, b_prices, _ = priced_bars(benchmark_bars, interval, adjusted=False)
         paired = common_bars(keys, prices, b_keys, b_prices)
         common = max(len(paired[0]) - 1, 0)
-    metrics = risk_metrics(prices, periods, paired=paired).as_dict()
-    return {
-        "symbol": name,
-        "benchmark": None if benchmark_bars is None else (benchmark_bars.symbol or benchmark),
-        "interval": interval,
-        "range": range_,
-        "priceBasis": basis,
-        "observations": len(prices) - 1,
-        "benchmarkObservations": common,
-        "periodsPerYear": periods,
-        "start": stamps[0],
-        "end": stamps[-1],
-        **metrics,
-    }
-
+    metrics = risk_metrics(prices, periods, paired=paired)
+    return RiskAnswer(
+        symbol=name,
+        benchmark=None if benchmark_bars is None else (benchmark_bars.symbol or benchmark),
+        interval=interval, range=range_, price_basis=basis, observations=len(prices) - 1,
+        benchmark_observations=common, periods_per_year=periods, start=stamps[0],
+        end=stamps[-1], **asdict(metrics))

@@ -5,9 +5,10 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import Output, V2ApiView
-from apps.risk.serializers import RISK_MEMBERS, RISK_RESPONSE, V2RiskQuery
-from apps.risk.services import risk_for
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import V2ApiView
+from apps.risk.serializers import V2RiskQuery
+from apps.risk.services import RiskAnswer, risk_for
 
 
 class V2RiskView(V2ApiView):
@@ -36,8 +37,10 @@ class V2RiskView(V2ApiView):
     max needs interval 1mo or 3mo; intraday intervals only for the ranges Yahoo keeps)."""
 
     query_serializer = V2RiskQuery
-    response_schema = RISK_RESPONSE
-    output = Output(RISK_MEMBERS)
+    response_schema = record_schema(
+        RiskAnswer, "Risk metrics of one symbol over `range` at `interval` (formulas: README, "
+        "\"Risk metrics\"); `fields` selects these members")
+    output = record_output(RiskAnswer)
     operation_id, tag = "get_risk", "Risk (v2)"
     summary = "Risk metrics of one symbol"
 

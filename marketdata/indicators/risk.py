@@ -54,6 +54,8 @@ from typing import Any
 
 import numpy as np
 
+from marketdata.records.members import member
+
 # Trading sessions in a year: the equity-market convention (NYSE has 250-253).
 TRADING_SESSIONS = 252
 # The US equity regular session, 09:30-16:00 New York.
@@ -83,29 +85,64 @@ def periods_per_year(interval: str, *, sessions: int = TRADING_SESSIONS,
     raise ValueError(f"unknown interval {interval!r}")
 
 
+# What the metrics against a benchmark are without one (their members say it).
+_RELATIVE = ("null without `benchmark` or with fewer than 2 returns on bars both series "
+             "have")
+
+
 @dataclass(frozen=True)
 class RiskMetrics:
-    """The metrics of one series, by the API's member names (see the module docstring)."""
+    """The metrics of one series, by the API's member names (see the module docstring),
+    declared as members of the risk answer."""
 
-    volatility: float
-    var95: float
-    var99: float
-    parametricVar95: float  # noqa: N815 - the API's member names
-    cvar95: float
-    cvar99: float
-    parametricCvar95: float  # noqa: N815
-    omega: float | None
-    kelly: float | None
-    sharpe: float | None
-    sortino: float | None
-    calmar: float | None
-    maxDrawdown: float  # noqa: N815
-    maxDrawdownRecoveryPeriods: int | None  # noqa: N815
-    ulcerIndex: float  # noqa: N815
-    beta: float | None = None
-    alpha: float | None = None
-    trackingError: float | None = None  # noqa: N815
-    informationRatio: float | None = None  # noqa: N815
+    volatility: float = member("Annualised volatility: sample standard deviation of the "
+                               "returns x sqrt(periodsPerYear); a fraction (0.25 = 25 %)")
+    var95: float = member("Historical 1-period value at risk at 95 %: minus the 5th "
+                          "percentile of the returns (linear interpolation); a fraction, a "
+                          "loss is positive")
+    var99: float = member("Historical 1-period value at risk at 99 % (1st percentile); a "
+                          "fraction")
+    parametricVar95: float = member(  # noqa: N815 - the API's member names
+        "Normal 1-period VaR at 95 %: 1.6449 x sd - mean; a fraction")
+    cvar95: float = member("Historical 1-period expected shortfall at 95 %: minus the mean of "
+                           "the floor((n-1) x 0.05) + 1 worst returns; a fraction")
+    cvar99: float = member("Historical expected shortfall at 99 % (floor((n-1) x 0.01) + 1 "
+                           "worst returns); a fraction")
+    parametricCvar95: float = member(  # noqa: N815
+        "Normal expected shortfall at 95 %: sd x pdf(1.6449) / 0.05 - mean; a fraction")
+    omega: float | None = member("Omega ratio at threshold 0: sum of gains / sum of losses (a "
+                                 "ratio); null when no return is negative (JSON has no "
+                                 "infinity)")
+    kelly: float | None = member("Kelly fraction W - (1 - W) / R (W: share of positive "
+                                 "returns; R: mean gain / mean loss); a fraction of capital; "
+                                 "null without a gain or without a loss")
+    sharpe: float | None = member("Annualised Sharpe ratio, risk-free rate 0: mean / sd x "
+                                  "sqrt(periodsPerYear); null when sd is 0")
+    sortino: float | None = member("Annualised Sortino ratio, target 0: mean / sqrt(sum(min(r, "
+                                   "0)^2) / n) x sqrt(periodsPerYear); null without a negative "
+                                   "return")
+    calmar: float | None = member("Calmar ratio: compound annual growth rate over the window / "
+                                  "maxDrawdown; null when maxDrawdown is 0")
+    maxDrawdown: float = member(  # noqa: N815
+        "Largest fall from a running peak of the price, as a fraction of that peak (0.3 = "
+        "30 %); 0 when the price never fell")
+    maxDrawdownRecoveryPeriods: int | None = member(  # noqa: N815
+        "Bars from the trough of the maximum drawdown until the price first regained the "
+        "peak before it; null without a drawdown or when not recovered within the window")
+    ulcerIndex: float = member(  # noqa: N815
+        "Ulcer index: root mean square of the drawdowns of every bar, in percent (5 = 5 %)")
+    beta: float | None = member("cov(symbol, benchmark) / var(benchmark) of the returns on "
+                                f"common bars; {_RELATIVE} (or when the benchmark never moves)",
+                                default=None)
+    alpha: float | None = member("Annualised Jensen's alpha, risk-free rate 0: (1 + mean(a - "
+                                 "beta x b))^periodsPerYear - 1; a fraction; " + _RELATIVE,
+                                 default=None)
+    trackingError: float | None = member(  # noqa: N815
+        "Annualised tracking error: sd(a - b) x sqrt(periodsPerYear); a fraction; " + _RELATIVE,
+        default=None)
+    informationRatio: float | None = member(  # noqa: N815
+        "Annualised information ratio: mean(a - b) / sd(a - b) x sqrt(periodsPerYear); "
+        + _RELATIVE, default=None)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -14,6 +14,8 @@ from django.urls import get_resolver
 from apps.analysts.services import ReportedQuarter
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView, connection_schema
+from apps.options.services import ChainBatch, SymbolChain
+from apps.risk.services import RiskAnswer, RiskWindow
 from apps.transcripts.services import (
     CallText,
     DocumentMetadata,
@@ -24,6 +26,7 @@ from apps.transcripts.services import (
     TranscriptContent,
     TranscriptDocument,
 )
+from marketdata.indicators.risk import RiskMetrics
 from marketdata.records import sectors
 from marketdata.records.analysts import GradingAction, PriceTargetConsensus, PriceTargetSummary
 from marketdata.records.companies import PressRelease
@@ -38,6 +41,7 @@ from marketdata.records.news import (
     ScoredNewsItem,
     WorldNewsItem,
 )
+from marketdata.records.options import OptionChain, OptionContract
 from marketdata.records.quotes import ForexQuote, FuturesQuote
 
 
@@ -95,7 +99,8 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            FuturesQuote, WorldNewsItem, HeadlineSentiment, FeedItem, MarketNewsItem,
            MarketSentiment, FearAndGreed, ScoredNewsItem, CallText, TranscriptDocument,
            TranscriptContent, SpeakerEntry, SpeakerData, TranscriptBody, DocumentMetadata,
-           ListedCall, MarketSummaryItem, SummarySpark, TrendingSymbol,
+           ListedCall, MarketSummaryItem, SummarySpark, TrendingSymbol, OptionContract,
+           OptionChain, SymbolChain, ChainBatch, RiskWindow, RiskMetrics, RiskAnswer,
            # every record of a sector or industry answer (the module's dataclasses)
            *(record for record in vars(sectors).values() if isinstance(record, type)
              and is_dataclass(record) and record.__module__ == sectors.__name__)]
@@ -133,3 +138,11 @@ def test_a_member_that_is_a_record_is_its_schema(record, member, nested):
     inner = record_schema(record)["properties"][member]
     assert inner["required"] == list(member_names(nested))
     assert inner["description"].startswith("Sentiment of the headline")
+
+
+def test_a_record_may_join_its_bases_members():
+    """The risk answer is its window's members, then the metrics' (dataclass bases are
+    taken last first), as one flat object."""
+    names = member_names(RiskAnswer)
+    assert names == member_names(RiskWindow) + member_names(RiskMetrics)
+    assert names[:2] == ("symbol", "benchmark") and names[-1] == "informationRatio"

@@ -10,7 +10,6 @@ without options (a currency, crypto, most indices) is a chain with empty lists; 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -19,14 +18,7 @@ from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.formatting import integer, json_number, raw, text
 from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json, yahoo_provider
-from marketdata.records.options import (
-    CONTRACT_BOOLEANS,
-    CONTRACT_INTEGERS,
-    CONTRACT_MEMBERS,
-    CONTRACT_NUMBERS,
-    CONTRACT_STRINGS,
-    OptionChain,
-)
+from marketdata.records.options import OptionChain, OptionContract
 
 # Quotes of options move with the underlying: a minute while markets trade.
 OPTIONS_TTL = TTLPolicy("options", open=60, extended=300, closed=600)
@@ -40,24 +32,34 @@ def _boolean(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
-# How each member is read: numbers as sent (110 stays 110), counts and times as ints.
-_READERS: dict[str, Callable[[Any], Any]] = {
-    **dict.fromkeys(CONTRACT_NUMBERS, lambda value: json_number(raw(value))),
-    **dict.fromkeys(CONTRACT_INTEGERS, integer),
-    **dict.fromkeys(CONTRACT_STRINGS, lambda value: text(value, clean=False) or None),
-    **dict.fromkeys(CONTRACT_BOOLEANS, _boolean),
-}
+def parse_contract(item: dict[str, Any]) -> OptionContract:
+    """One contract: every member, typed, None where Yahoo sent nothing usable; numbers as
+    sent (110 stays 110), counts and times as ints."""
+
+    def number(name: str) -> float | None:
+        return json_number(raw(item.get(name)))
+
+    def string(name: str) -> str | None:
+        return text(item.get(name), clean=False) or None
+
+    def count(name: str) -> int | None:
+        return integer(item.get(name))
+
+    return OptionContract(
+        contract_symbol=string("contractSymbol"), strike=number("strike"),
+        currency=string("currency"), last_price=number("lastPrice"), change=number("change"),
+        percent_change=number("percentChange"), volume=count("volume"),
+        open_interest=count("openInterest"), bid=number("bid"), ask=number("ask"),
+        contract_size=string("contractSize"), expiration=count("expiration"),
+        last_trade_date=count("lastTradeDate"),
+        implied_volatility=number("impliedVolatility"),
+        in_the_money=_boolean(item.get("inTheMoney")))
 
 
-def parse_contract(item: dict[str, Any]) -> dict[str, Any]:
-    """One contract: every member, typed, None where Yahoo sent nothing usable."""
-    return {name: _READERS[name](item.get(name)) for name in CONTRACT_MEMBERS}
-
-
-def _contracts(items: Any) -> list[dict[str, Any]]:
+def _contracts(items: Any) -> list[OptionContract]:
     contracts = [parse_contract(item) for item in (items or []) if isinstance(item, dict)]
-    return sorted((c for c in contracts if c["strike"] is not None),
-                  key=lambda c: c["strike"])
+    priced = [(c.strike, c) for c in contracts if c.strike is not None]
+    return [c for _, c in sorted(priced, key=lambda pair: pair[0])]
 
 
 def _stamps(values: Any) -> list[int]:
@@ -82,7 +84,7 @@ def parse_options(payload: Any, symbol: str) -> OptionChain:
     strikes = sorted({s for s in (result.get("strikes") or [])
                       if isinstance(s, int | float) and not isinstance(s, bool)})
     if not strikes:  # Yahoo left them out: those of the contracts served
-        strikes = sorted({c["strike"] for c in calls + puts})
+        strikes = sorted({c.strike for c in calls + puts if c.strike is not None})
     expiration = integer(served.get("expirationDate"))
     underlying = result.get("underlyingSymbol")
     return OptionChain(symbol=underlying if isinstance(underlying, str) and underlying

@@ -9,7 +9,8 @@ import pytest
 
 from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.providers.yahoo import options
-from marketdata.records.options import CONTRACT_MEMBERS
+from marketdata.records.members import as_json, member_names
+from marketdata.records.options import OptionContract
 from tests.conftest import QUERY2, calls_to
 
 DIR = "yahoo/v7-options"
@@ -26,10 +27,11 @@ def test_aapl_chain_exactly_as_recorded(recording):
     assert chain.strikes == sorted(result["strikes"]) and len(chain.strikes) == 58
     recorded_calls = sorted(result["options"][0]["calls"], key=lambda c: c["strike"])
     assert len(chain.calls) == 54 and len(chain.puts) == 48
-    for parsed, raw in zip(chain.calls, recorded_calls, strict=True):
-        assert list(parsed) == list(CONTRACT_MEMBERS)
+    calls = as_json(chain.calls)
+    for parsed, raw in zip(calls, recorded_calls, strict=True):
+        assert list(parsed) == list(member_names(OptionContract))
         assert {k: v for k, v in parsed.items() if v is not None} == raw
-    assert chain.calls[0] == {
+    assert calls[0] == {
         "contractSymbol": "AAPL250228C00110000", "strike": 110, "currency": "USD",
         "lastPrice": 111.67, "change": 0, "percentChange": 0, "volume": None,
         "openInterest": 0, "bid": 135.9, "ask": 136.65, "contractSize": "REGULAR",
