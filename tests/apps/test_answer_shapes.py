@@ -46,6 +46,7 @@ from marketdata.records.news import (
     WorldNewsItem,
 )
 from marketdata.records.quotes import ForexQuote, FuturesQuote
+from marketdata.records.screeners import ScreenerResult, ScreenerRow
 
 
 def _views() -> list[type[V2ApiView]]:
@@ -105,7 +106,7 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            ListedCall, MarketSummaryItem, SummarySpark, TrendingSymbol, search.SearchAnswer,
            search.SearchQuote, search.SearchArticle, search.Thumbnail, search.ThumbnailSize,
            search.ResearchReport, search.LookupAnswer, search.LookupQuote, SimilarSymbols, Peer,
-           SimilarSymbolsBatch,
+           SimilarSymbolsBatch, ScreenerResult, ScreenerRow,
            # every record of a sector or industry answer (the module's dataclasses)
            *(record for record in vars(sectors).values() if isinstance(record, type)
              and is_dataclass(record) and record.__module__ == sectors.__name__)]
