@@ -9,16 +9,7 @@ from drf_spectacular.utils import OpenApiExample, extend_schema_field
 from rest_framework import serializers
 
 from apps.core.params import IntegerParam, QuerySerializer, choice
-from apps.core.v2 import (
-    INTEGER,
-    STRING,
-    BodyInteger,
-    BodyString,
-    PageQuery,
-    connection_schema,
-    object_schema,
-    value_format_param,
-)
+from apps.core.v2 import BodyInteger, BodyString, PageQuery, value_format_param
 from marketdata.errors import FieldError, InvalidParameters
 from marketdata.records.screeners import (
     BTWN,
@@ -36,8 +27,6 @@ from marketdata.records.screeners import (
     QUOTE_TYPE_ALIASES,
     QUOTE_TYPES,
     SCREEN_FIELDS,
-    SCREENER_NUMBER_MEMBERS,
-    SCREENER_TEXT_MEMBERS,
     SORT_TYPE_ALIASES,
     SORT_TYPES,
     TEXT_FIELDS,
@@ -287,30 +276,3 @@ CUSTOM_EXAMPLES = [
                           "filters": [{"field": "performanceratingoverall", "operator": "eq",
                                        "value": 5}]}),
 ]
-
-# -- v2 response schemas --------------------------------------------------------------------
-_FORMATTED = object_schema({"raw": {"type": "number"}, "fmt": {"type": "string"},
-                            "longFmt": {"type": "string"}},
-                           "format=both: Yahoo's number object", required=("raw",))
-VALUE_SCHEMA: dict[str, Any] = {
-    "description": "A number with `format=raw` (default); Yahoo's formatted string with "
-                   "`format=pretty` (null when Yahoo sends none); a `{raw, fmt, longFmt}` "
-                   "object with `format=both`; null when Yahoo sends no value",
-    "anyOf": [{"type": ["number", "string", "null"]}, _FORMATTED]}
-SCREENER_QUOTE_SCHEMA = object_schema(
-    {**{name: STRING for name in SCREENER_TEXT_MEMBERS},
-     **{name: VALUE_SCHEMA for name in SCREENER_NUMBER_MEMBERS}},
-    "ScreenerQuote: every member present (null without a value) unless `fields` names some",
-)
-SCREENER_RESPONSE = object_schema({
-    "quotes": connection_schema(SCREENER_QUOTE_SCHEMA, "rows (the screener's ranking)"),
-    "type": {"type": "string", "description": "The screener's canonical name (DAY_GAINERS, "
-                                              "TOP_MUTUAL_FUNDS...); `custom` for a custom "
-                                              "screen"},
-    "description": STRING,
-    "lastUpdated": {**INTEGER, "description": "When Yahoo last updated the screener "
-                                              "(milliseconds since the epoch); null for a "
-                                              "custom screen"},
-    "total": {**INTEGER, "description": "How many instruments match in all (null when "
-                                        "Yahoo does not say)"},
-}, "A screener's rows; `fields` selects these members and/or ScreenerQuote members")

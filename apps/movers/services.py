@@ -9,6 +9,7 @@ from apps.core.v2 import apply_format, select
 from marketdata import formatting as fmt
 from marketdata.capabilities import market, screeners
 from marketdata.records.market import ScreenerQuote
+from marketdata.records.members import as_json
 from marketdata.records.screeners import CustomScreen, ScreenerResult
 
 
@@ -34,12 +35,12 @@ def market_movers(screener: str, count: int) -> list[dict[str, Any]]:
 # -- v2 screeners --------------------------------------------------------------------------------
 def screener_json(result: ScreenerResult, value_format: str | None,
                   quote_fields: frozenset[str] | None) -> dict[str, Any]:
-    """A screener's answer: its rows (each reduced to ``quote_fields``, symbol kept; numbers
-    in ``value_format``), canonical name, description, update time and total."""
-    quotes = [select(apply_format(row, value_format), quote_fields, ("symbol",))
-              for row in result.quotes]
-    return {"quotes": quotes, "type": result.type, "description": result.description,
-            "lastUpdated": result.last_updated, "total": result.total}
+    """A screener's answer (:class:`ScreenerResult`'s members), its rows' numbers in
+    ``value_format`` and each row reduced to ``quote_fields`` (symbol kept)."""
+    answer: dict[str, Any] = as_json(result)
+    answer["quotes"] = [select(apply_format(row, value_format), quote_fields, ("symbol",))
+                        for row in answer["quotes"]]
+    return answer
 
 
 def predefined_screener(name: str, count: int, value_format: str | None,

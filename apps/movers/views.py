@@ -9,17 +9,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.schema import error_responses
-from apps.core.v2 import Output, PageQuery, V2ApiView, requested_fields
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import PageQuery, V2ApiView, connection_schema, requested_fields
 from apps.core.views import ApiView
 from apps.movers.serializers import (
     CUSTOM_EXAMPLES,
-    SCREENER_RESPONSE,
     CustomScreenerRequest,
     MarketMover,
     MoversQuery,
     V2ScreenerQuery,
 )
 from apps.movers.services import custom_screener, market_movers, predefined_screener
+from marketdata.records.members import member_names
 from marketdata.records.screeners import (
     DEFAULT_SIZE,
     EQUITY,
@@ -27,9 +28,9 @@ from marketdata.records.screeners import (
     MAX_OFFSET,
     MAX_SIZE,
     PREDEFINED,
-    SCREENER_MEMBERS,
     SCREENER_NAMES,
-    SCREENER_QUOTE_MEMBERS,
+    ScreenerResult,
+    ScreenerRow,
 )
 
 _NOTES = (" At most `count` rows (fewer when Yahoo lists fewer). Prices use the "
@@ -88,6 +89,16 @@ _EQUITY_NAMES = ", ".join(f"`{s.slug}`" + (f" ({', '.join(f'`{a}`' for a in s.al
                                            if s.aliases else "")
                           for s in PREDEFINED if s.quote_type == EQUITY)
 _FUND_NAMES = ", ".join(f"`{s.slug}`" for s in PREDEFINED if s.quote_type != EQUITY)
+# `fields` names top-level members and/or a row's: those select the rows' members.
+ROW_MEMBERS = member_names(ScreenerRow)
+SCREENER_RESPONSE = record_schema(
+    ScreenerResult, "A screener's rows; `fields` selects these members and/or ScreenerQuote "
+                    "members", required=False, nested={
+        "quotes": connection_schema(record_schema(
+            ScreenerRow, "ScreenerQuote: every member present (null without a value) unless "
+                         "`fields` names some", required=False),
+            "rows (the screener's ranking)")})
+SCREENER_OUTPUT = record_output(ScreenerResult, paged=("quotes",))
 _OUTPUT_TEXT = """
     Each row is a ScreenerQuote: every member present, null where Yahoo sends no value
     (`fiftyTwoWeekChange` is one Yahoo's screeners do not send). `format` chooses numbers
@@ -112,14 +123,14 @@ class V2ScreenerView(V2ApiView):
     path_descriptions = {"screener": "A predefined screener's name or alias"}
     response_schema = SCREENER_RESPONSE
     csv_table = "quotes"
-    output = Output(SCREENER_MEMBERS, paged=("quotes",))
+    output = SCREENER_OUTPUT
     operation_id, tag = "get_screener", TAG
     summary = "A predefined screener (gainers, losers, actives, funds...)"
 
     def get(self, request: Request, screener: str) -> Response:
         q = self.params
         return self.answer(predefined_screener(screener, q["count"], q.get("format"),
-                                               self.fields(SCREENER_QUOTE_MEMBERS)))
+                                               self.fields(ROW_MEMBERS)))
 
 
 @extend_schema(examples=CUSTOM_EXAMPLES)
@@ -150,7 +161,7 @@ class V2CustomScreenerView(V2ApiView):
     query_serializer = PageQuery
     body_serializer = CustomScreenerRequest
     response_schema = SCREENER_RESPONSE
-    output = Output(SCREENER_MEMBERS, paged=("quotes",))
+    output = SCREENER_OUTPUT
     operation_id, tag = "run_custom_screener", TAG
     summary = "Run a custom screen"
 
@@ -158,5 +169,5 @@ class V2CustomScreenerView(V2ApiView):
         body = self.body
         fields = body.get("fields") or self.params.get("fields")
         data = custom_screener(body["screen"], body.get("format"),
-                               requested_fields(fields, SCREENER_QUOTE_MEMBERS))
+                               requested_fields(fields, ROW_MEMBERS))
         return Response(self.output.apply(data, {**self.params, "fields": fields}))

@@ -1,19 +1,10 @@
-from typing import Any
-
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.core.params import BLANK, IntegerParam, QuerySerializer, choice
-from apps.core.v2 import REGIONS, PageQuery, connection_schema, nullable, object_schema
+from apps.core.v2 import REGIONS, PageQuery
 from apps.quotes.serializers import LangParam
-from marketdata.records.search import (
-    LOOKUP_MEMBERS,
-    LOOKUP_TYPES,
-    RESEARCH_REPORT_MEMBERS,
-    SEARCH_NEWS_MEMBERS,
-    SEARCH_QUOTE_MEMBERS,
-    SECURITY_TYPES,
-)
+from marketdata.records.search import LOOKUP_TYPES, SECURITY_TYPES
 
 MAX_QUERY_LENGTH = 200
 
@@ -100,79 +91,3 @@ class V2LookupQuery(LocaleQuery, PageQuery):
                                     help_text="Also look up the 50x50 logo images (`logoUrl`, "
                                               "`companyLogoUrl`); a failed lookup leaves them "
                                               "null; default false")
-
-
-def _typed(kinds: dict[str, str], descriptions: dict[str, str]) -> dict[str, Any]:
-    return {name: nullable(kind, **({"description": descriptions[name]}
-                                    if name in descriptions else {}))
-            for name, kind in kinds.items()}
-
-
-_QUOTE_KINDS = {**dict.fromkeys(SEARCH_QUOTE_MEMBERS, "string"), "isYahooFinance": "boolean",
-                "dispSecIndFlag": "boolean", "score": "number"}
-SEARCH_QUOTE_SCHEMA = object_schema(_typed(_QUOTE_KINDS, {
-    "symbol": "Yahoo symbol (`AAPL`, `BMW.DE`, `EURUSD=X`)",
-    "quoteType": "Yahoo's kind: EQUITY, ETF, MUTUALFUND, INDEX, CURRENCY, CRYPTOCURRENCY, "
-                 "FUTURE, OPTION...",
-    "exchange": "Yahoo's exchange code (`NMS`)",
-    "exchDisp": "Exchange name for display (`NASDAQ`)",
-    "logoUrl": "Brand logo URL (with `logo=true`, when Yahoo has one)",
-    "score": "Yahoo's relevance score, higher is better"}),
-    "One matching instrument; names as Yahoo sends them (null where it sends none)",
-    required=SEARCH_QUOTE_MEMBERS)
-THUMBNAIL_SCHEMA = nullable("object", properties={"resolutions": {"type": "array", "items":
-    object_schema({"url": {"type": "string"}, "width": nullable("integer"),
-                   "height": nullable("integer"), "tag": nullable("string")},
-                  required=("url", "width", "height", "tag"))}},
-    description="The article's images (`tag` `original` is the full size); null when none")
-SEARCH_NEWS_SCHEMA = object_schema({
-    **_typed({name: "string" for name in SEARCH_NEWS_MEMBERS}, {
-        "type": "`STORY` or `VIDEO`", "publisher": "The publisher"}),
-    "providerPublishTime": nullable("integer", description="Publication time, Unix seconds"),
-    "thumbnail": THUMBNAIL_SCHEMA,
-    "relatedTickers": nullable("array", items={"type": "string"},
-                               description="Symbols Yahoo tagged the article with"),
-}, "One article", required=SEARCH_NEWS_MEMBERS)
-RESEARCH_REPORT_SCHEMA = object_schema({
-    **_typed({name: "string" for name in RESEARCH_REPORT_MEMBERS}, {}),
-    "reportDate": nullable("integer", description="Report date, an integer timestamp as "
-                                                  "Yahoo sends it"),
-}, "One research report", required=RESEARCH_REPORT_MEMBERS)
-SEARCH_RESPONSE = object_schema({
-    "count": nullable("integer", description="Yahoo's count of everything it matched"),
-    "quotes": connection_schema(SEARCH_QUOTE_SCHEMA, "instruments, best match first"),
-    "news": {"type": "array", "items": SEARCH_NEWS_SCHEMA,
-             "description": "Articles, in Yahoo's order (`news` of them at most)"},
-    "researchReports": {"type": "array", "items": RESEARCH_REPORT_SCHEMA,
-                        "description": "With `research=true`: reports on the best match"},
-    "totalTime": nullable("integer", description="Yahoo's time to answer, milliseconds"),
-}, "A search; `fields` selects these members")
-SEARCH_RESPONSE["example"] = {
-    "count": 11, "quotes": [{
-        "symbol": "AAPL", "shortName": "Apple Inc.", "longName": "Apple Inc.",
-        "quoteType": "EQUITY", "exchange": "NMS", "exchDisp": "NASDAQ", "typeDisp": "Equity",
-        "industry": "Consumer Electronics", "industryDisp": "Consumer Electronics",
-        "sector": "Technology", "sectorDisp": "Technology", "isYahooFinance": True,
-        "dispSecIndFlag": True, "logoUrl": None, "score": 3804300}],
-    "news": [], "researchReports": [], "totalTime": 83}
-
-_LOOKUP_KINDS = {**dict.fromkeys(LOOKUP_MEMBERS, "string"),
-                 **dict.fromkeys(("regularMarketPrice", "regularMarketChange",
-                                  "regularMarketChangePercent", "regularMarketPreviousClose"),
-                                 "number")}
-LOOKUP_QUOTE_SCHEMA = object_schema(_typed(_LOOKUP_KINDS, {
-    "quoteType": "Yahoo's kind, upper case (EQUITY, ETF, MUTUALFUND, INDEX, FUTURE, "
-                 "CURRENCY, CRYPTOCURRENCY)",
-    "longName": "From Yahoo's quote when the lookup has none",
-    "industry": "Yahoo's industry name (equities)",
-    "regularMarketChangePercent": "Percent units: 1.5 is 1.5 %",
-    "regularMarketPreviousClose": "From Yahoo's quote",
-    "logoUrl": "With `logo=true`: 50x50 logo",
-    "companyLogoUrl": "With `logo=true`: 50x50 company logo"}),
-    "One instrument (null where Yahoo has no value)", required=LOOKUP_MEMBERS)
-LOOKUP_RESPONSE = object_schema({
-    "quotes": connection_schema(LOOKUP_QUOTE_SCHEMA, "instruments, best match first"),
-    "start": {"type": "integer", "description": "Position of the first instrument in "
-                                                "Yahoo's list (0)"},
-    "count": {"type": "integer", "description": "How many instruments came back"},
-}, "A lookup; `fields` selects these members")

@@ -7,6 +7,7 @@ from the ``v2_quotes`` and ``logos`` capabilities)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from apps.quotes.serializers import region_of
@@ -15,7 +16,9 @@ from marketdata.concurrency import run_parallel
 from marketdata.errors import MarketDataError
 from marketdata.formatting import json_number, raw, text
 from marketdata.logs import get_logger
+from marketdata.records.members import camel
 from marketdata.records.quotes import GqlQuoteRecord, LogoUrls
+from marketdata.records.search import LookupAnswer, LookupQuote, SearchAnswer
 from marketdata.symbols import normalize_symbol
 
 log = get_logger("apps.search")
@@ -35,11 +38,11 @@ def search_securities(query: str, hits: int, security_type: str | None = None,
 
 
 # -- v2 -------------------------------------------------------------------------------------------
-SEARCH_MEMBERS = ("count", "quotes", "news", "researchReports", "totalTime")
-LOOKUP_RESPONSE_MEMBERS = ("quotes", "start", "count")
 DEFAULT_LANG, DEFAULT_REGION = "en-US", "US"
-# Lookup members a quote batch fills when the lookup left them null (same names there).
-FILLED_FROM_QUOTE = ("longName", "regularMarketChangePercent", "regularMarketPreviousClose")
+# Lookup members a quote batch fills when the lookup left them null (the batch's values
+# are under their member names).
+FILLED_FROM_QUOTE = ("long_name", "regular_market_change_percent",
+                     "regular_market_previous_close")
 
 
 def yahoo_locale(lang: str | None, region: str | None) -> tuple[str, str]:
@@ -50,15 +53,13 @@ def yahoo_locale(lang: str | None, region: str | None) -> tuple[str, str]:
     return lang or DEFAULT_LANG, region or region_of(lang) or DEFAULT_REGION
 
 
-def v2_search(q: dict[str, Any]) -> dict[str, Any]:
-    """``{count, quotes, news, researchReports, totalTime}`` for a validated ``/v2/search``
-    query (every flag reaches the upstream and its cache key)."""
+def v2_search(q: dict[str, Any]) -> SearchAnswer:
+    """The search of a validated ``/v2/search`` query (every flag reaches the upstream and
+    its cache key)."""
     lang, region = yahoo_locale(q.get("lang"), q.get("region"))
-    answer = search.search(q["q"], quotes=q["quotes"], news=q["news"], fuzzy=q["fuzzy"],
-                           logo=q["logo"], research=q["research"], cultural=q["cultural"],
-                           lang=lang, region=region)
-    return {"count": answer.count, "quotes": answer.quotes, "news": answer.news,
-            "researchReports": answer.research_reports, "totalTime": answer.total_time}
+    return search.search(q["q"], quotes=q["quotes"], news=q["news"], fuzzy=q["fuzzy"],
+                         logo=q["logo"], research=q["research"], cultural=q["cultural"],
+                         lang=lang, region=region)
 
 
 def _or_nothing(what: str, fetch: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
@@ -87,20 +88,24 @@ def _completion(missing: list[str], logo_symbols: list[str], lang: str,
     return (found[0] if missing else {}), (found[-1] if logo_symbols else {})
 
 
-def _filled(row: dict[str, Any], record: GqlQuoteRecord | None) -> dict[str, Any]:
-    if record is None:
-        return row
-    out = dict(row)
-    if out["longName"] is None:
-        out["longName"] = text(record.values.get("longName"))
-    for name in FILLED_FROM_QUOTE[1:]:
-        if out[name] is None:
-            out[name] = json_number(raw(record.values.get(name)))
-    return out
+def _completed(quote: LookupQuote, record: GqlQuoteRecord | None,
+               logos: LogoUrls | None) -> LookupQuote:
+    """``quote`` with what the quote batch has where the lookup left a member null, and
+    its logos when looked up."""
+    changes: dict[str, Any] = {}
+    if record is not None:
+        if quote.long_name is None:
+            changes["long_name"] = text(record.values.get("longName"))
+        for name in FILLED_FROM_QUOTE[1:]:
+            if getattr(quote, name) is None:
+                changes[name] = json_number(raw(record.values.get(camel(name))))
+    if logos is not None:
+        changes.update(logo_url=logos.logo_url, company_logo_url=logos.company_logo_url)
+    return replace(quote, **changes) if changes else quote
 
 
-def v2_lookup(q: dict[str, Any]) -> dict[str, Any]:
-    """``{quotes, start, count}`` for a validated ``/v2/lookup`` query.
+def v2_lookup(q: dict[str, Any]) -> LookupAnswer:
+    """The lookup of a validated ``/v2/lookup`` query.
 
     Yahoo's lookup leaves ``longName`` and the previous close out (and sometimes the
     change): one quote batch fills what is null, and with ``logo`` the logo lookup runs
@@ -108,17 +113,11 @@ def v2_lookup(q: dict[str, Any]) -> dict[str, Any]:
     """
     lang, region = yahoo_locale(q.get("lang"), q.get("region"))
     answer = search.lookup(q["q"], type_=q["type"], count=q["count"], lang=lang, region=region)
-    rows = [(normalize_symbol(str(row["symbol"])), row) for row in answer.quotes]
-    missing = list(dict.fromkeys(s for s, row in rows if s and any(
-        row[name] is None for name in FILLED_FROM_QUOTE)))
-    logo_symbols = list(dict.fromkeys(s for s, _ in rows if s)) if q["logo"] else []
+    found = [(normalize_symbol(str(quote.symbol)), quote) for quote in answer.quotes]
+    missing = list(dict.fromkeys(s for s, quote in found if s and any(
+        getattr(quote, name) is None for name in FILLED_FROM_QUOTE)))
+    logo_symbols = list(dict.fromkeys(s for s, _ in found if s)) if q["logo"] else []
     records, logos = _completion(missing, logo_symbols, lang, region)
-    out = []
-    for symbol, row in rows:
-        filled = _filled(row, records.get(symbol) if symbol else None)
-        found = logos.get(symbol) if symbol else None
-        if found is not None:
-            filled["logoUrl"] = found.logo_url
-            filled["companyLogoUrl"] = found.company_logo_url
-        out.append(filled)
-    return {"quotes": out, "start": answer.start, "count": len(out)}
+    return replace(answer, quotes=[
+        _completed(quote, records.get(symbol) if symbol else None,
+                   logos.get(symbol) if symbol else None) for symbol, quote in found])

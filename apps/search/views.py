@@ -4,22 +4,21 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.schema import error_responses
-from apps.core.v2 import Output, V2ApiView
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import V2ApiView, connection_schema
 from apps.core.views import ApiView
-from apps.search.serializers import (
-    LOOKUP_RESPONSE,
-    SEARCH_RESPONSE,
-    SearchQuery,
-    SearchResult,
-    V2LookupQuery,
-    V2SearchQuery,
-)
-from apps.search.services import (
-    LOOKUP_RESPONSE_MEMBERS,
-    SEARCH_MEMBERS,
-    search_securities,
-    v2_lookup,
-    v2_search,
+from apps.search.serializers import SearchQuery, SearchResult, V2LookupQuery, V2SearchQuery
+from apps.search.services import search_securities, v2_lookup, v2_search
+from marketdata.records.members import described, members_of
+from marketdata.records.search import (
+    LookupAnswer,
+    LookupQuote,
+    ResearchReport,
+    SearchAnswer,
+    SearchArticle,
+    SearchQuote,
+    Thumbnail,
+    ThumbnailSize,
 )
 
 PROVIDER_HEADER = "X-Search-Provider"
@@ -61,6 +60,39 @@ class SearchView(ApiView):
 
 
 # -- v2 -------------------------------------------------------------------------------------------
+_INSTRUMENTS = "instruments, best match first"
+# An article's images: null when none, so the record's object may be null.
+_THUMBNAIL = {**record_schema(
+    Thumbnail, described(next(m.description or "" for m in members_of(SearchArticle)
+                              if m.name == "thumbnail")), required=False,
+    nested={"resolutions": {"type": "array", "items": record_schema(ThumbnailSize)}}),
+    "type": ["object", "null"]}
+SEARCH_RESPONSE = record_schema(
+    SearchAnswer, "A search; `fields` selects these members", required=False, nested={
+        "quotes": connection_schema(record_schema(
+            SearchQuote, "One matching instrument; names as Yahoo sends them (null where it "
+                         "sends none)"), _INSTRUMENTS),
+        "news": {"type": "array", "items": record_schema(
+            SearchArticle, "One article", nested={"thumbnail": _THUMBNAIL}),
+            "description": "Articles, in Yahoo's order (`news` of them at most)"},
+        "researchReports": {"type": "array",
+                            "items": record_schema(ResearchReport, "One research report"),
+                            "description": "With `research=true`: reports on the best match"}},
+    example={
+        "count": 11, "quotes": [{
+            "symbol": "AAPL", "shortName": "Apple Inc.", "longName": "Apple Inc.",
+            "quoteType": "EQUITY", "exchange": "NMS", "exchDisp": "NASDAQ",
+            "typeDisp": "Equity", "industry": "Consumer Electronics",
+            "industryDisp": "Consumer Electronics", "sector": "Technology",
+            "sectorDisp": "Technology", "isYahooFinance": True, "dispSecIndFlag": True,
+            "logoUrl": None, "score": 3804300}],
+        "news": [], "researchReports": [], "totalTime": 83})
+LOOKUP_RESPONSE = record_schema(
+    LookupAnswer, "A lookup; `fields` selects these members", required=False, nested={
+        "quotes": connection_schema(record_schema(
+            LookupQuote, "One instrument (null where Yahoo has no value)"), _INSTRUMENTS)})
+
+
 class V2SearchView(V2ApiView):
     """Instruments, news and research reports matching a query: `{count, quotes, news,
     researchReports, totalTime}`, from Yahoo Finance's search.
@@ -85,7 +117,7 @@ class V2SearchView(V2ApiView):
 
     query_serializer = V2SearchQuery
     response_schema = SEARCH_RESPONSE
-    output = Output(SEARCH_MEMBERS, paged=("quotes",))
+    output = record_output(SearchAnswer, paged=("quotes",))
     operation_id, tag = "search_v2", "Search (v2)"
     summary = "Search instruments and news"
 
@@ -117,7 +149,7 @@ class V2LookupView(V2ApiView):
 
     query_serializer = V2LookupQuery
     response_schema = LOOKUP_RESPONSE
-    output = Output(LOOKUP_RESPONSE_MEMBERS, paged=("quotes",))
+    output = record_output(LookupAnswer, paged=("quotes",))
     operation_id, tag = "lookup_v2", "Search (v2)"
     summary = "Look up instruments, with prices"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from apps.core.symbols import require_symbol
@@ -10,6 +11,8 @@ from apps.quotes.services import simple_quotes
 from marketdata.capabilities import market
 from marketdata.concurrency import batch_by_symbol
 from marketdata.errors import NotFound
+from marketdata.records.market import Peer
+from marketdata.records.members import member
 from marketdata.symbols import normalize_symbol
 
 
@@ -38,22 +41,33 @@ def similar_quotes(symbol_text: str, limit: int) -> list[dict[str, Any]]:
 
 
 # -- v2 -------------------------------------------------------------------------------------------
-RECOMMENDATION_MEMBERS = ("symbol", "recommendations", "providerId")
+@dataclass(frozen=True)
+class SimilarSymbols:
+    """The v2 answer for one symbol: its peers as the source ranks and scores them (the
+    provider's :class:`~marketdata.records.market.Peer`, whose v1 answer is a quote)."""
+
+    symbol: str = member()
+    recommendations: list[Peer] = member()
+    provider_id: str = member("The source: `Yahoo`")
 
 
-def recommendations_for(symbol_text: str, limit: int) -> dict[str, Any]:
-    """``{symbol, recommendations: [{symbol, score}], providerId}``: up to ``limit`` peers,
-    as Yahoo ranks and scores them (an unknown symbol, like one without peers, has none)."""
+@dataclass(frozen=True)
+class SimilarSymbolsBatch:
+    """The v2 batch: the served symbols' answers and ``{symbol, message}`` for the others,
+    both in request order."""
+
+    recommendations: list[SimilarSymbols] = member()
+    errors: list[Any] = member()
+
+
+def recommendations_for(symbol_text: str, limit: int) -> SimilarSymbols:
+    """Up to ``limit`` peers, as Yahoo ranks and scores them (an unknown symbol, like one
+    without peers, has none)."""
     symbol = require_symbol(symbol_text)
-    peers = market.peers(symbol, limit)[:limit]
-    return {"symbol": symbol,
-            "recommendations": [{"symbol": peer.symbol, "score": peer.score} for peer in peers],
-            "providerId": "Yahoo"}
+    return SimilarSymbols(symbol, market.peers(symbol, limit)[:limit], "Yahoo")
 
 
-def recommendations_batch(symbols: Sequence[str], limit: int,
-                          ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
-    """``[{symbol, recommendations, providerId}]`` and ``[{symbol, message}]``, both in
-    request order."""
-    return batch_by_symbol(lambda s: recommendations_for(s, limit), symbols, None,
-                           what="recommendations")
+def recommendations_batch(symbols: Sequence[str], limit: int) -> SimilarSymbolsBatch:
+    """Each symbol's :func:`recommendations_for`, and the errors of those not served."""
+    return SimilarSymbolsBatch(*batch_by_symbol(lambda s: recommendations_for(s, limit),
+                                                symbols, None, what="recommendations"))

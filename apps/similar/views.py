@@ -1,24 +1,27 @@
+from dataclasses import replace
+
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.schema import error_responses
-from apps.core.v2 import Output, V2ApiView
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import ERRORS_SCHEMA, V2ApiView, connection_schema
 from apps.core.views import ApiView
 from apps.quotes.serializers import SimpleQuote
 from apps.similar.serializers import (
-    RECOMMENDATIONS_BATCH_SCHEMA,
-    RECOMMENDATIONS_SCHEMA,
     SimilarQuery,
     V2RecommendationsBatchQuery,
     V2RecommendationsQuery,
 )
 from apps.similar.services import (
-    RECOMMENDATION_MEMBERS,
+    SimilarSymbols,
+    SimilarSymbolsBatch,
     recommendations_batch,
     recommendations_for,
     similar_quotes,
 )
+from marketdata.records.market import Peer
 
 
 class SimilarView(ApiView):
@@ -39,6 +42,15 @@ class SimilarView(ApiView):
         return Response(similar_quotes(q["symbol"], q["limit"]))
 
 
+RECOMMENDATIONS_SCHEMA = record_schema(
+    SimilarSymbols,
+    "Symbols similar to `symbol` (\"people also watch\"); `fields` selects these members",
+    required=False, nested={"recommendations": {
+        "type": "array", "description": "Yahoo's best match first", "items": record_schema(Peer)}},
+    example={"symbol": "AAPL", "recommendations": [{"symbol": "AMZN", "score": 0.297723}],
+             "providerId": "Yahoo"})
+
+
 class V2RecommendationsView(V2ApiView):
     """Symbols similar to one symbol (Yahoo's \"people also watch\"): `{symbol,
     recommendations: [{symbol, score}], providerId}`, Yahoo's best match first, at most
@@ -48,7 +60,7 @@ class V2RecommendationsView(V2ApiView):
 
     query_serializer = V2RecommendationsQuery
     response_schema = RECOMMENDATIONS_SCHEMA
-    output = Output(RECOMMENDATION_MEMBERS)
+    output = record_output(SimilarSymbols)
     operation_id, tag = "get_recommendations", "Similar symbols (v2)"
     summary = "Similar symbols of one symbol"
 
@@ -65,13 +77,17 @@ class V2RecommendationsBatchView(V2ApiView):
     selects the members of each item (`symbol` is always present)."""
 
     query_serializer = V2RecommendationsBatchQuery
-    response_schema = RECOMMENDATIONS_BATCH_SCHEMA
-    output = Output(RECOMMENDATION_MEMBERS, always=("symbol",), at=("recommendations",),
-                    paged=("recommendations",), page_params=("pageCursor", "pageLimit"))
+    response_schema = record_schema(SimilarSymbolsBatch, nested={
+        "recommendations": connection_schema(RECOMMENDATIONS_SCHEMA, "one item per served "
+                                                                     "symbol, request order"),
+        "errors": ERRORS_SCHEMA})
+    # An item's symbol stays whatever `fields` says: it names the item.
+    output = replace(record_output(SimilarSymbols, at=("recommendations",),
+                                   paged=("recommendations",),
+                                   page_params=("pageCursor", "pageLimit")),
+                     always=("symbol",))
     operation_id, tag = "get_recommendations_batch", "Similar symbols (v2)"
     summary = "Similar symbols of many symbols"
 
     def get(self, request: Request) -> Response:
-        q = self.params
-        items, errors = recommendations_batch(q["symbols"], q["limit"])
-        return self.answer({"recommendations": items, "errors": errors})
+        return self.answer(recommendations_batch(self.params["symbols"], self.params["limit"]))

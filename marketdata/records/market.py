@@ -161,8 +161,8 @@ class Peer:
     """A symbol similar to another ("people also watch"), with the source's similarity
     score (higher is closer)."""
 
-    symbol: str
-    score: float | None
+    symbol: str = member()
+    score: float | None = member("Yahoo's similarity score, higher is closer")
 
 
 @dataclass(frozen=True)

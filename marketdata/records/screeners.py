@@ -12,6 +12,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from marketdata.records.market import FORMATTED_NUMBER
+from marketdata.records.members import member
+
 # -- quote types, sort directions, sizes -----------------------------------------------------
 EQUITY = "EQUITY"
 MUTUALFUND = "MUTUALFUND"
@@ -94,26 +97,6 @@ INCLUDE_FIELDS: dict[str, tuple[str, ...]] = {
                  "categoryname", "performanceratingoverall", "riskratingoverall", "exchange"),
 }
 
-# -- the answer: ScreenerQuote ---------------------------------------------------------------
-SCREENER_TEXT_MEMBERS = ("symbol", "shortName", "longName", "displayName", "quoteType",
-                         "exchange", "currency", "averageAnalystRating")
-SCREENER_NUMBER_MEMBERS = (
-    "regularMarketPrice", "regularMarketChange", "regularMarketChangePercent",
-    "regularMarketOpen", "regularMarketDayHigh", "regularMarketDayLow",
-    "regularMarketPreviousClose", "regularMarketTime", "regularMarketVolume",
-    "averageDailyVolume3Month", "averageDailyVolume10Day", "marketCap", "sharesOutstanding",
-    "fiftyTwoWeekHigh", "fiftyTwoWeekLow", "fiftyTwoWeekChange", "fiftyTwoWeekChangePercent",
-    "fiftyDayAverage", "fiftyDayAverageChange", "fiftyDayAverageChangePercent",
-    "twoHundredDayAverage", "twoHundredDayAverageChange", "twoHundredDayAverageChangePercent",
-    "trailingPE", "forwardPE", "priceToBook", "bookValue", "epsTrailingTwelveMonths",
-    "epsForward", "epsCurrentYear", "priceEpsCurrentYear", "dividendYield", "dividendRate",
-    "dividendDate", "trailingAnnualDividendRate", "trailingAnnualDividendYield", "bid",
-    "bidSize", "ask", "askSize", "postMarketPrice", "postMarketChange",
-    "postMarketChangePercent", "postMarketTime", "preMarketPrice", "preMarketChange",
-    "preMarketChangePercent", "preMarketTime", "earningsTimestamp", "earningsTimestampStart",
-    "earningsTimestampEnd",
-)
-SCREENER_QUOTE_MEMBERS = SCREENER_TEXT_MEMBERS + SCREENER_NUMBER_MEMBERS
 # A custom screen's row speaks in screen fields; those that are ScreenerQuote members.
 FIELD_MEMBERS: dict[str, str] = {
     "ticker": "symbol", "companyshortname": "shortName", "exchange": "exchange",
@@ -123,7 +106,6 @@ FIELD_MEMBERS: dict[str, str] = {
     "peratio.lasttwelvemonths": "trailingPE",
     "fiftytwowkpercentchange": "fiftyTwoWeekChangePercent",
 }
-SCREENER_MEMBERS = ("quotes", "type", "description", "lastUpdated", "total")
 CUSTOM_TYPE = "custom"
 CUSTOM_DESCRIPTION = "Instruments matching a custom screen"
 
@@ -206,20 +188,95 @@ class CustomScreen:
 
 
 # -- answers -----------------------------------------------------------------------------------
+# A row's number member (every member but the eight text ones) is Yahoo's number object
+# ``{raw, fmt?, longFmt?}`` (``fmt`` only where the source formatted the number) or None,
+# shown in the client's ``format`` after the cache
+# (:func:`marketdata.records.quotes.present_value`).
+_VALUE = FORMATTED_NUMBER + "; null when Yahoo sends no value"
+_VALUE_SCHEMA: dict[str, Any] = {"anyOf": [
+    {"type": ["number", "string", "null"]},
+    {"type": "object", "properties": {"raw": {"type": "number"}, "fmt": {"type": "string"},
+                                      "longFmt": {"type": "string"}},
+     "description": "format=both: Yahoo's number object", "required": ["raw"]}]}
+
+
+@dataclass(frozen=True)
+class ScreenerRow:
+    """One row of a screener, the spec's ScreenerQuote: Yahoo's quote members, text ones a
+    string or None, number ones ``{raw, fmt?, longFmt?}`` or None (see above)."""
+
+    symbol: str = member(schema={"type": ["string", "null"]})
+    short_name: str | None = member()
+    long_name: str | None = member()
+    display_name: str | None = member()
+    quote_type: str | None = member()
+    exchange: str | None = member()
+    currency: str | None = member()
+    average_analyst_rating: str | None = member()
+    regular_market_price: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    regular_market_change: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    regular_market_change_percent: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    regular_market_open: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    regular_market_day_high: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    regular_market_day_low: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    regular_market_previous_close: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    regular_market_time: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    regular_market_volume: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    average_daily_volume_3_month: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    average_daily_volume_10_day: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    market_cap: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    shares_outstanding: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    fifty_two_week_high: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    fifty_two_week_low: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    fifty_two_week_change: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    fifty_two_week_change_percent: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    fifty_day_average: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    fifty_day_average_change: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    fifty_day_average_change_percent: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    two_hundred_day_average: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    two_hundred_day_average_change: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    two_hundred_day_average_change_percent: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    trailing_pe: Any = member(_VALUE, name="trailingPE", schema=_VALUE_SCHEMA)
+    forward_pe: Any = member(_VALUE, name="forwardPE", schema=_VALUE_SCHEMA)
+    price_to_book: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    book_value: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    eps_trailing_twelve_months: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    eps_forward: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    eps_current_year: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    price_eps_current_year: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    dividend_yield: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    dividend_rate: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    dividend_date: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    trailing_annual_dividend_rate: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    trailing_annual_dividend_yield: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    bid: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    bid_size: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    ask: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    ask_size: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    post_market_price: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    post_market_change: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    post_market_change_percent: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    post_market_time: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    pre_market_price: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    pre_market_change: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    pre_market_change_percent: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    pre_market_time: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    earnings_timestamp: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    earnings_timestamp_start: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+    earnings_timestamp_end: Any = member(_VALUE, schema=_VALUE_SCHEMA)
+
+
 @dataclass(frozen=True)
 class ScreenerResult:
-    """What a screener answers.
+    """What a screener answers: its rows in its ranking; ``type`` the screener's canonical
+    name (``DAY_GAINERS``; ``custom``), ``last_updated`` milliseconds since the epoch and
+    ``total`` how many instruments match in all, when the source says."""
 
-    ``quotes``: one mapping per row with every ScreenerQuote member
-    (:data:`SCREENER_QUOTE_MEMBERS`); text members are strings or None, number members
-    ``{raw, fmt?, longFmt?}`` objects (``fmt`` only where the source formatted the number) or
-    None. ``type``: the screener's canonical name (``DAY_GAINERS``; ``custom``);
-    ``last_updated``: milliseconds since the epoch, when the source says; ``total``: how many
-    instruments match in all, when the source says.
-    """
-
-    quotes: tuple[dict[str, Any], ...]
-    type: str
-    description: str | None
-    last_updated: int | None
-    total: int | None
+    quotes: list[ScreenerRow] = member()
+    type: str = member("The screener's canonical name (DAY_GAINERS, TOP_MUTUAL_FUNDS...); "
+                       "`custom` for a custom screen")
+    description: str | None = member()
+    last_updated: int | None = member("When Yahoo last updated the screener (milliseconds "
+                                      "since the epoch); null for a custom screen")
+    total: int | None = member("How many instruments match in all (null when Yahoo does not "
+                               "say)")

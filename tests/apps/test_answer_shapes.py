@@ -16,6 +16,7 @@ from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView, connection_schema
 from apps.options.services import ChainBatch, SymbolChain
 from apps.risk.services import RiskAnswer, RiskWindow
+from apps.similar.services import SimilarSymbols, SimilarSymbolsBatch
 from apps.transcripts.services import (
     CallText,
     DocumentMetadata,
@@ -27,13 +28,19 @@ from apps.transcripts.services import (
     TranscriptDocument,
 )
 from marketdata.indicators.risk import RiskMetrics
-from marketdata.records import sectors
+from marketdata.records import search, sectors
 from marketdata.records.analysts import GradingAction, PriceTargetConsensus, PriceTargetSummary
 from marketdata.records.companies import PressRelease
 from marketdata.records.crypto import Coin, CoinMatch, GlobalMarket, TrendingCoin
 from marketdata.records.feeds import FeedItem, MarketNewsItem
 from marketdata.records.gauges import FearAndGreed
-from marketdata.records.market import CurrencyInfo, MarketSummaryItem, SummarySpark, TrendingSymbol
+from marketdata.records.market import (
+    CurrencyInfo,
+    MarketSummaryItem,
+    Peer,
+    SummarySpark,
+    TrendingSymbol,
+)
 from marketdata.records.members import member_names
 from marketdata.records.news import (
     HeadlineSentiment,
@@ -43,6 +50,7 @@ from marketdata.records.news import (
 )
 from marketdata.records.options import OptionChain, OptionContract
 from marketdata.records.quotes import ForexQuote, FuturesQuote
+from marketdata.records.screeners import ScreenerResult, ScreenerRow
 
 
 def _views() -> list[type[V2ApiView]]:
@@ -99,8 +107,15 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            FuturesQuote, WorldNewsItem, HeadlineSentiment, FeedItem, MarketNewsItem,
            MarketSentiment, FearAndGreed, ScoredNewsItem, CallText, TranscriptDocument,
            TranscriptContent, SpeakerEntry, SpeakerData, TranscriptBody, DocumentMetadata,
-           ListedCall, MarketSummaryItem, SummarySpark, TrendingSymbol, OptionContract,
-           OptionChain, SymbolChain, ChainBatch, RiskWindow, RiskMetrics, RiskAnswer,
+           ListedCall, MarketSummaryItem, SummarySpark, TrendingSymbol,
+           # options and risk
+           OptionContract, OptionChain, SymbolChain, ChainBatch, RiskWindow, RiskMetrics,
+           RiskAnswer,
+           # search, lookup, similar symbols, screeners
+           search.SearchAnswer,
+           search.SearchQuote, search.SearchArticle, search.Thumbnail, search.ThumbnailSize,
+           search.ResearchReport, search.LookupAnswer, search.LookupQuote, SimilarSymbols, Peer,
+           SimilarSymbolsBatch, ScreenerResult, ScreenerRow,
            # every record of a sector or industry answer (the module's dataclasses)
            *(record for record in vars(sectors).values() if isinstance(record, type)
              and is_dataclass(record) and record.__module__ == sectors.__name__)]

@@ -18,16 +18,19 @@ import responses
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from marketdata.records.members import member_names
 from marketdata.records.screeners import (
     EQUITY_FIELDS,
     FUND_FIELDS,
     INCLUDE_FIELDS,
     PREDEFINED,
-    SCREENER_QUOTE_MEMBERS,
     SCREENERS,
+    ScreenerRow,
 )
 from tests.apps.payloads import FAILURES, fail_url
 from tests.conftest import calls_to
+
+SCREENER_QUOTE_MEMBERS = member_names(ScreenerRow)
 
 QUERY1 = "https://query1.finance.yahoo.com"
 PREDEFINED_URL = f"{QUERY1}/v1/finance/screener/predefined/saved"

@@ -24,7 +24,8 @@ from marketdata.formatting import integer, json_number, raw, rows
 from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json, yahoo_provider
 from marketdata.providers.yahoo.search import query_key
-from marketdata.records.search import LOOKUP_MEMBERS, LookupAnswer
+from marketdata.records.members import members_of
+from marketdata.records.search import LookupAnswer, LookupQuote
 
 LOOKUP_URL = f"{yahoo.QUERY1}/v1/finance/lookup"
 _NUMBERS = ("regularMarketPrice", "regularMarketChange", "regularMarketChangePercent",
@@ -53,15 +54,16 @@ def _member(document: dict[str, Any], name: str) -> Any:
     return None
 
 
-def parse_document(document: dict[str, Any]) -> dict[str, Any] | None:
-    """One document -> :data:`LOOKUP_MEMBERS` (None where absent; ``quoteType`` upper-cased
-    as the other Yahoo answers write it); None without a symbol."""
+def parse_document(document: dict[str, Any]) -> LookupQuote | None:
+    """One document -> :class:`LookupQuote` (its members read under Yahoo's names, None
+    where absent; ``quoteType`` upper-cased as the other Yahoo answers write it); None
+    without a symbol."""
     if _string(document.get("symbol")) is None:
         return None
-    out = {name: _member(document, name) for name in LOOKUP_MEMBERS}
-    if out["quoteType"]:
-        out["quoteType"] = out["quoteType"].upper()
-    return out
+    out = {m.attribute: _member(document, m.name) for m in members_of(LookupQuote)}
+    if out["quote_type"]:
+        out["quote_type"] = out["quote_type"].upper()
+    return LookupQuote(**out)
 
 
 def parse_lookup(payload: Any) -> LookupAnswer:
@@ -79,13 +81,14 @@ def parse_lookup(payload: Any) -> LookupAnswer:
     if not isinstance(results, list):
         raise UpstreamBadResponse("yahoo", "Yahoo Finance lookup answer has no result list")
     if not results or not isinstance(results[0], dict):
-        return LookupAnswer([], 0, 0)
+        return LookupAnswer([], 0, 0, total=0)
     result = results[0]
     documents = result.get("documents")
     if documents is not None and not isinstance(documents, list):
         raise UpstreamBadResponse("yahoo", "Yahoo Finance lookup answer has no documents list")
     quotes = [q for q in map(parse_document, rows(documents)) if q]
-    return LookupAnswer(quotes, integer(result.get("start")) or 0, integer(result.get("total")))
+    return LookupAnswer(quotes, integer(result.get("start")) or 0, len(quotes),
+                        total=integer(result.get("total")))
 
 
 def lookup(query: str, *, type_: str, count: int, lang: str, region: str) -> LookupAnswer:

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from marketdata.errors import NotFound, UpstreamBadResponse
@@ -20,16 +21,15 @@ from marketdata.formatting import number
 from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json, yahoo_error_description, yahoo_provider
 from marketdata.records.market import ScreenerQuote
+from marketdata.records.members import member_names, members_of
 from marketdata.records.screeners import (
     CUSTOM_DESCRIPTION,
     CUSTOM_TYPE,
     FIELD_MEMBERS,
     INCLUDE_FIELDS,
-    SCREENER_NUMBER_MEMBERS,
-    SCREENER_QUOTE_MEMBERS,
-    SCREENER_TEXT_MEMBERS,
     CustomScreen,
     ScreenerResult,
+    ScreenerRow,
 )
 from marketdata.records.screeners import (
     SCREENERS as PREDEFINED_SCREENERS,
@@ -145,26 +145,29 @@ def _text_value(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+# A row's members, read under their names (Yahoo's); the text ones (the others are numbers).
+_ROW = members_of(ScreenerRow)
+_TEXT = frozenset(m.name for m in _ROW if "string" in m.schema.get("type", ()))
+
+
 def screener_row(item: Any, renamed: dict[str, str] | None = None,
-                 defaults: dict[str, str] | None = None) -> dict[str, Any] | None:
-    """One row as every ScreenerQuote member (None where Yahoo sends nothing usable), or None
-    without a symbol. ``renamed``: screen field -> member, for a custom screen's records
-    (a member Yahoo also sends under its quote name keeps that value)."""
+                 defaults: dict[str, str] | None = None) -> ScreenerRow | None:
+    """One row with every member (None where Yahoo sends nothing usable), or None without a
+    symbol. ``renamed``: screen field -> member, for a custom screen's records (a member
+    Yahoo also sends under its quote name keeps that value)."""
     if not isinstance(item, dict):
         return None
     source = dict(item)
     for field, member in (renamed or {}).items():
         if source.get(member) is None and field in item:
             source[member] = item[field]
-    row: dict[str, Any] = {}
-    for name in SCREENER_TEXT_MEMBERS:
-        row[name] = _text_value(source.get(name)) or (defaults or {}).get(name)
-    for name in SCREENER_NUMBER_MEMBERS:
-        row[name] = _number_value(source.get(name))
+    row: dict[str, Any] = {
+        m.attribute: (_text_value(source.get(m.name)) or (defaults or {}).get(m.name))
+        if m.name in _TEXT else _number_value(source.get(m.name)) for m in _ROW}
     if row["symbol"] is None:
         return None
     row["symbol"] = row["symbol"].strip().upper()
-    return {name: row[name] for name in SCREENER_QUOTE_MEMBERS}
+    return ScreenerRow(**row)
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -179,7 +182,7 @@ def parse_predefined(payload: Any) -> ScreenerResult:
     quotes = result.get("quotes")
     if not isinstance(quotes, list):
         raise UpstreamBadResponse("yahoo", "Yahoo Finance screener answer has no quotes")
-    rows = tuple(row for row in (screener_row(item) for item in quotes) if row is not None)
+    rows = [row for row in (screener_row(item) for item in quotes) if row is not None]
     kind = result.get("canonicalName") or result.get("type")
     return ScreenerResult(
         quotes=rows, type=kind if isinstance(kind, str) else "",
@@ -195,7 +198,8 @@ def fetch_predefined(screener: str, count: int) -> ScreenerResult:
 
     def fetch() -> ScreenerResult:
         params = {"scrIds": scr_id, "count": count, "formatted": "true",
-                  "fields": ",".join(SCREENER_QUOTE_MEMBERS), "lang": "en-US", "region": "US"}
+                  "fields": ",".join(member_names(ScreenerRow)), "lang": "en-US",
+                  "region": "US"}
         try:
             payload = get_json("screener", SCREENER_URL, params,
                                not_found=f"Screener {scr_id} not found")
@@ -236,9 +240,8 @@ def parse_custom(payload: Any, quote_type: str) -> ScreenerResult:
     for item in items:
         row = screener_row(item, FIELD_MEMBERS, {"quoteType": quote_type})
         if row is not None:
-            row["shortName"] = row["shortName"] or row["symbol"]
-            rows.append(row)
-    return ScreenerResult(quotes=tuple(rows), type=CUSTOM_TYPE, description=CUSTOM_DESCRIPTION,
+            rows.append(replace(row, short_name=row.short_name or row.symbol))
+    return ScreenerResult(quotes=rows, type=CUSTOM_TYPE, description=CUSTOM_DESCRIPTION,
                           last_updated=None, total=_int_or_none(result.get("total")))
 
 

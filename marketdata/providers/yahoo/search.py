@@ -20,13 +20,16 @@ from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.formatting import integer, json_number, rows, text
 from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json, yahoo_provider
+from marketdata.records.members import members_of
 from marketdata.records.search import (
-    RESEARCH_REPORT_MEMBERS,
-    SEARCH_NEWS_MEMBERS,
-    SEARCH_QUOTE_MEMBERS,
+    ResearchReport,
     SearchAnswer,
+    SearchArticle,
+    SearchQuote,
     Security,
     SecurityMatches,
+    Thumbnail,
+    ThumbnailSize,
 )
 
 SEARCH_URL = f"{yahoo.QUERY1}/v1/finance/search"
@@ -159,42 +162,44 @@ def _quote_member(item: dict[str, Any], name: str) -> Any:
     return _string(item.get(name))
 
 
-def parse_search_quote(item: dict[str, Any]) -> dict[str, Any] | None:
-    """One ``quotes[]`` entry -> :data:`SEARCH_QUOTE_MEMBERS` (None where absent); None for
-    entries that are not Yahoo Finance instruments (no symbol)."""
+def parse_search_quote(item: dict[str, Any]) -> SearchQuote | None:
+    """One ``quotes[]`` entry -> :class:`SearchQuote` (Yahoo's names are its members; None
+    where absent); None for entries that are not Yahoo Finance instruments (no symbol)."""
     if _string(item.get("symbol")) is None:
         return None
-    return {name: _quote_member(item, name) for name in SEARCH_QUOTE_MEMBERS}
+    return SearchQuote(**{m.attribute: _quote_member(item, m.name)
+                          for m in members_of(SearchQuote)})
 
 
-def parse_thumbnail(value: Any) -> dict[str, Any] | None:
-    """``{resolutions: [{url, width, height, tag}]}`` with the resolutions that have a URL;
-    None without any."""
+def parse_thumbnail(value: Any) -> Thumbnail | None:
+    """The resolutions that have a URL; None without any."""
     resolutions = [
-        {"url": _string(r.get("url")), "width": integer(r.get("width")),
-         "height": integer(r.get("height")), "tag": _string(r.get("tag"))}
+        ThumbnailSize(url=url, width=integer(r.get("width")), height=integer(r.get("height")),
+                      tag=_string(r.get("tag")))
         for r in rows(value.get("resolutions") if isinstance(value, dict) else None)
-        if _string(r.get("url"))]
-    return {"resolutions": resolutions} if resolutions else None
+        if (url := _string(r.get("url")))]
+    return Thumbnail(resolutions) if resolutions else None
 
 
-def parse_search_article(item: dict[str, Any]) -> dict[str, Any] | None:
-    """One ``news[]`` entry -> :data:`SEARCH_NEWS_MEMBERS`; None without a title or link."""
+def parse_search_article(item: dict[str, Any]) -> SearchArticle | None:
+    """One ``news[]`` entry -> :class:`SearchArticle`; None without a title or link."""
     if _string(item.get("title")) is None or _string(item.get("link")) is None:
         return None
     tickers = item.get("relatedTickers")
-    out: dict[str, Any] = {name: _string(item.get(name)) for name in SEARCH_NEWS_MEMBERS}
-    out["providerPublishTime"] = integer(item.get("providerPublishTime"))
-    out["thumbnail"] = parse_thumbnail(item.get("thumbnail"))
-    out["relatedTickers"] = ([t for t in tickers if isinstance(t, str)]
-                             if isinstance(tickers, list) else None)
-    return out
+    return SearchArticle(
+        uuid=_string(item.get("uuid")), title=_string(item.get("title")),
+        publisher=_string(item.get("publisher")), link=_string(item.get("link")),
+        provider_publish_time=integer(item.get("providerPublishTime")),
+        type=_string(item.get("type")), thumbnail=parse_thumbnail(item.get("thumbnail")),
+        related_tickers=([t for t in tickers if isinstance(t, str)]
+                         if isinstance(tickers, list) else None))
 
 
-def parse_research_report(item: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {name: _string(item.get(name)) for name in RESEARCH_REPORT_MEMBERS}
-    out["reportDate"] = integer(item.get("reportDate"))
-    return out
+def parse_research_report(item: dict[str, Any]) -> ResearchReport:
+    return ResearchReport(
+        report_headline=_string(item.get("reportHeadline")), author=_string(item.get("author")),
+        report_date=integer(item.get("reportDate")), id=_string(item.get("id")),
+        provider=_string(item.get("provider")))
 
 
 def parse_search(payload: Any) -> SearchAnswer:
@@ -209,8 +214,8 @@ def parse_search(payload: Any) -> SearchAnswer:
     quotes = [q for q in map(parse_search_quote, rows(payload.get("quotes"))) if q]
     news = [n for n in map(parse_search_article, rows(payload.get("news"))) if n]
     reports = [parse_research_report(r) for r in rows(payload.get("researchReports"))]
-    return SearchAnswer(quotes, news, reports, integer(payload.get("count")),
-                        integer(payload.get("totalTime")))
+    return SearchAnswer(count=integer(payload.get("count")), quotes=quotes, news=news,
+                        research_reports=reports, total_time=integer(payload.get("totalTime")))
 
 
 def _bool(value: bool) -> str:

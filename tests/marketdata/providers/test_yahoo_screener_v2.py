@@ -15,14 +15,12 @@ from marketdata.providers.yahoo.screener import (
     parse_predefined,
     screener_row,
 )
-from marketdata.records.screeners import (
-    INCLUDE_FIELDS,
-    SCREENER_NUMBER_MEMBERS,
-    SCREENER_QUOTE_MEMBERS,
-    SCREENER_TEXT_MEMBERS,
-    CustomScreen,
-    ScreenFilter,
-)
+from marketdata.records.members import as_json, members_of
+from marketdata.records.screeners import INCLUDE_FIELDS, CustomScreen, ScreenerRow, ScreenFilter
+
+SCREENER_QUOTE_MEMBERS = tuple(m.name for m in members_of(ScreenerRow))
+SCREENER_TEXT_MEMBERS = tuple(m.name for m in members_of(ScreenerRow) if "type" in m.schema)
+SCREENER_NUMBER_MEMBERS = tuple(m.name for m in members_of(ScreenerRow) if "anyOf" in m.schema)
 
 DIR = "yahoo/v1-screener-predefined"
 RECORDINGS = {"day_gainers.json": ("DAY_GAINERS", 76, 1699393457948),
@@ -43,8 +41,8 @@ def test_every_recording(recording, name):
     assert (found.type, found.total, found.last_updated) == (kind, total, updated)
     assert found.description and found.description.startswith("Discover the ")
     sent = _quotes(payload)
-    assert [row["symbol"] for row in found.quotes] == [q["symbol"] for q in sent]
-    for row, quote in zip(found.quotes, sent, strict=True):
+    assert [row.symbol for row in found.quotes] == [q["symbol"] for q in sent]
+    for row, quote in zip(as_json(found.quotes), sent, strict=True):
         assert tuple(row) == SCREENER_QUOTE_MEMBERS
         for member in SCREENER_TEXT_MEMBERS:
             assert row[member] == quote.get(member), member
@@ -54,17 +52,17 @@ def test_every_recording(recording, name):
 
 
 def test_first_actives_row(recording):
-    row = parse_predefined(recording(f"{DIR}/most_actives-finance-query.json")).quotes[0]
+    row = as_json(parse_predefined(recording(f"{DIR}/most_actives-finance-query.json")).quotes[0])
     assert row["symbol"] == "AAL" and row["shortName"] == "American Airlines Group, Inc."
     assert row["regularMarketVolume"] == {"raw": 152888435}
     assert row["postMarketPrice"] == {"raw": 14.99} and row["preMarketPrice"] is None
 
 
 def test_formatted_values_keep_fmt_and_long_fmt():
-    row = screener_row({"symbol": " msft ", "marketCap": {"raw": 3.1e12, "fmt": "3.1T",
+    row = as_json(screener_row({"symbol": " msft ", "marketCap": {"raw": 3.1e12, "fmt": "3.1T",
                                                           "longFmt": "3,100,000,000,000"},
                         "bid": {"raw": None, "fmt": "-"}, "ask": True, "currency": "",
-                        "regularMarketPrice": {"raw": 410.5, "fmt": "410.50", "x": 1}})
+                        "regularMarketPrice": {"raw": 410.5, "fmt": "410.50", "x": 1}}))
     assert row is not None and row["symbol"] == "MSFT"
     assert row["marketCap"] == {"raw": 3.1e12, "fmt": "3.1T", "longFmt": "3,100,000,000,000"}
     assert row["regularMarketPrice"] == {"raw": 410.5, "fmt": "410.50"}
@@ -92,7 +90,7 @@ def test_custom_records():
         {"ticker": "FXAIX"},
         {"intradayprice": 3}]}], "error": None}}, "MUTUALFUND")
     assert (found.type, found.total, found.last_updated) == ("custom", 9, None)
-    first, second = found.quotes
+    first, second = as_json(found.quotes)
     assert (first["symbol"], first["shortName"], first["quoteType"]) == (
         "VFIAX", "Vanguard 500", "MUTUALFUND")
     assert first["regularMarketPrice"] == {"raw": 540.1, "fmt": "540.10"}
@@ -104,7 +102,7 @@ def test_custom_records():
 def test_custom_quotes_answer_and_errors():
     found = parse_custom({"finance": {"result": [{"quotes": [
         {"symbol": "AAPL", "regularMarketPrice": 1.0}]}], "error": None}}, "EQUITY")
-    assert found.quotes[0]["regularMarketPrice"] == {"raw": 1.0} and found.total is None
+    assert found.quotes[0].regular_market_price == {"raw": 1.0} and found.total is None
     with pytest.raises(UpstreamBadResponse):
         parse_custom({"finance": {"result": [{"count": 0}], "error": None}}, "EQUITY")
     with pytest.raises(UpstreamBadResponse):

@@ -10,14 +10,15 @@ from marketdata.errors import UpstreamBadResponse
 from marketdata.providers.yahoo.lookup import parse_document, parse_lookup
 from marketdata.providers.yahoo.news import parse_listing
 from marketdata.providers.yahoo.search import parse_search, parse_thumbnail
-from marketdata.records.search import (
-    LOOKUP_MEMBERS,
-    RESEARCH_REPORT_MEMBERS,
-    SEARCH_NEWS_MEMBERS,
-    SEARCH_QUOTE_MEMBERS,
-)
+from marketdata.records.members import as_json, member_names
+from marketdata.records.search import LookupQuote, ResearchReport, SearchArticle, SearchQuote
 
 from .helpers import recordings
+
+SEARCH_QUOTE_MEMBERS = member_names(SearchQuote)
+SEARCH_NEWS_MEMBERS = member_names(SearchArticle)
+RESEARCH_REPORT_MEMBERS = member_names(ResearchReport)
+LOOKUP_MEMBERS = member_names(LookupQuote)
 
 SEARCH_FILES = recordings("yahoo/v1-search")
 
@@ -58,10 +59,10 @@ def test_parse_search(recording, path):
     count, total_time, symbols, articles, (searched, listed) = EXPECTED[path]
     answer = parse_search(payload)
     assert (answer.count, answer.total_time) == (count, total_time)
-    assert [q["symbol"] for q in answer.quotes] == symbols
+    assert [q.symbol for q in answer.quotes] == symbols
     assert len(answer.news) == articles and answer.research_reports == []
     recorded = {q["symbol"]: q for q in payload["quotes"] if q.get("symbol")}
-    for quote in answer.quotes:
+    for quote in as_json(answer.quotes):
         assert list(quote) == list(SEARCH_QUOTE_MEMBERS)
         source = recorded[quote["symbol"]]
         assert quote["shortName"] == source.get("shortname")  # as sent, padding included
@@ -69,7 +70,7 @@ def test_parse_search(recording, path):
         for name in ("quoteType", "exchange", "exchDisp", "typeDisp", "industry", "sector",
                      "isYahooFinance", "dispSecIndFlag", "logoUrl", "score"):
             assert quote[name] == source.get(name), name
-    for article, source in zip(answer.news, payload["news"], strict=True):
+    for article, source in zip(as_json(answer.news), payload["news"], strict=True):
         assert list(article) == list(SEARCH_NEWS_MEMBERS)
         assert article == {name: source.get(name) for name in SEARCH_NEWS_MEMBERS}
     assert parse_listing(payload, searched)[0] is listed
@@ -87,10 +88,10 @@ def test_research_reports_and_bad_bodies():
         {"reportHeadline": "Apple: steady", "author": "A. Analyst", "reportDate": 1740441600000,
          "id": "ARGUS_1", "provider": "Argus", "extra": 1}, "garbage"]})
     assert answer.quotes == [] and answer.count is None
-    assert answer.research_reports == [{"reportHeadline": "Apple: steady",
+    assert as_json(answer.research_reports) == [{"reportHeadline": "Apple: steady",
                                         "author": "A. Analyst", "reportDate": 1740441600000,
                                         "id": "ARGUS_1", "provider": "Argus"}]
-    assert list(answer.research_reports[0]) == list(RESEARCH_REPORT_MEMBERS)
+    assert list(as_json(answer.research_reports[0])) == list(RESEARCH_REPORT_MEMBERS)
     for body in ([], {"quotes": "x"}, {"news": {}}, {"researchReports": 1}):
         with pytest.raises(UpstreamBadResponse):
             parse_search(body)
@@ -99,7 +100,8 @@ def test_research_reports_and_bad_bodies():
 def test_thumbnails_without_a_url_are_null():
     assert parse_thumbnail(None) is None
     assert parse_thumbnail({"resolutions": [{"width": 10}]}) is None
-    assert parse_thumbnail({"resolutions": [{"url": "https://x/y.jpg", "width": "0"}]}) == {
+    assert as_json(parse_thumbnail({"resolutions": [{"url": "https://x/y.jpg",
+                                                     "width": "0"}]})) == {
         "resolutions": [{"url": "https://x/y.jpg", "width": None, "height": None,
                          "tag": None}]}
 
@@ -121,7 +123,7 @@ def test_parse_lookup_documented_shape():
                        "regularMarketPercentChange": {"raw": -0.25, "fmt": "-0.25%"}}]}],
         "error": None}})
     assert (answer.start, answer.total) == (0, 57)
-    aapl, spy = answer.quotes
+    aapl, spy = as_json(answer.quotes)
     assert list(aapl) == list(LOOKUP_MEMBERS)
     assert aapl == {"symbol": "AAPL", "shortName": "Apple Inc.", "longName": None,
                     "quoteType": "EQUITY", "exchange": "NMS", "exchDisp": None,
@@ -153,10 +155,10 @@ def test_the_sandbox_answers_through_the_real_parsers(sandbox_upstream):
 
     answer = search("SPY", quotes=3, news=2, fuzzy=False, logo=True, research=True,
                     cultural=False, lang="en-US", region="US")
-    assert answer.quotes[0]["symbol"] == "SPY" and len(answer.news) == 2
+    assert answer.quotes[0].symbol == "SPY" and len(answer.news) == 2
     assert answer.research_reports == []  # an ETF has none
     found = lookup("7203.T", type_="equity", count=5, lang="en-US", region="US")
-    assert found.quotes[0]["symbol"] == "7203.T" and found.quotes[0]["regularMarketPrice"]
+    assert found.quotes[0].symbol == "7203.T" and found.quotes[0].regular_market_price
     news = symbol_news_listed("SAP.DE")
     assert news.listed and news.name and news.items
     assert all("SAP.DE" in (item.related or ()) for item in news.items)
