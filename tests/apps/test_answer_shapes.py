@@ -24,8 +24,15 @@ from apps.transcripts.services import (
     TranscriptContent,
     TranscriptDocument,
 )
-from marketdata.records import sectors
+from marketdata.records import filings, sectors
 from marketdata.records.analysts import GradingAction, PriceTargetConsensus, PriceTargetSummary
+from marketdata.records.calendar import (
+    CalendarEvent,
+    DividendAmount,
+    EarningsEstimates,
+    ExpiringContracts,
+    ReleaseName,
+)
 from marketdata.records.companies import PressRelease
 from marketdata.records.crypto import Coin, CoinMatch, GlobalMarket, TrendingCoin
 from marketdata.records.feeds import FeedItem, MarketNewsItem
@@ -95,7 +102,10 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            FuturesQuote, WorldNewsItem, HeadlineSentiment, FeedItem, MarketNewsItem,
            MarketSentiment, FearAndGreed, ScoredNewsItem, CallText, TranscriptDocument,
            TranscriptContent, SpeakerEntry, SpeakerData, TranscriptBody, DocumentMetadata,
-           ListedCall, MarketSummaryItem, SummarySpark, TrendingSymbol,
+           ListedCall, MarketSummaryItem, SummarySpark, TrendingSymbol, filings.FilerId,
+           filings.Filing, filings.CompanyFilings, filings.DataPoint, filings.ConceptValues,
+           filings.SearchHit, filings.FilingSearch, CalendarEvent, EarningsEstimates,
+           DividendAmount, ExpiringContracts, ReleaseName,
            # every record of a sector or industry answer (the module's dataclasses)
            *(record for record in vars(sectors).values() if isinstance(record, type)
              and is_dataclass(record) and record.__module__ == sectors.__name__)]
