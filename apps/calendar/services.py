@@ -8,7 +8,8 @@ third Friday; the business day before when that Friday is an exchange holiday); 
 economic releases come from :func:`marketdata.capabilities.macro.economic_releases`
 (FRED's release calendar with its key, else the schedule the service computes). Events
 are kept when they fall in the forward window ``[now, now + days(range)]`` and returned as
-one list sorted by time.
+one list sorted by time, of records (their members are declared on them:
+:mod:`marketdata.records.calendar`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
 
 from apps.core.symbols import require_symbol
 from marketdata import cache_report
@@ -26,6 +26,14 @@ from marketdata.concurrency import gather_partial
 from marketdata.errors import MarketDataError, UpstreamError
 from marketdata.logs import get_logger
 from marketdata.markets import session_day
+from marketdata.records.calendar import (
+    EVENT_KINDS,
+    CalendarEvent,
+    DividendAmount,
+    EarningsEstimates,
+    ExpiringContracts,
+    ReleaseName,
+)
 from marketdata.records.fundamentals import CalendarEvents
 from marketdata.records.releases import weekday_on_or_after
 
@@ -33,7 +41,6 @@ from marketdata.records.releases import weekday_on_or_after
 RANGE_DAYS: dict[str, int] = {"1d": 1, "5d": 5, "1mo": 30, "3mo": 90, "6mo": 180,
                               "1y": 365, "ytd": 365, "2y": 730, "5y": 1825, "10y": 3650,
                               "max": 36500}
-EVENT_KINDS = ("EARNINGS", "EX_DIVIDEND", "DIVIDEND", "OPTIONS_EXPIRATION", "ECONOMIC_RELEASE")
 _DAY = 86400
 # How far ahead monthly options expirations are listed (the longest listed options, LEAPS,
 # reach about two years; the exchange calendar's holidays are known that far).
@@ -50,32 +57,24 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def _event(symbol: str | None, timestamp: int, kind: str,
-           body: dict[str, Any]) -> dict[str, Any]:
-    return {"date": datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d"),
-            "symbol": symbol, "timestamp": timestamp, "event": {kind: body}}
-
-
-def events_of(symbol: str, events: CalendarEvents, start: int, end: int) -> list[dict[str, Any]]:
+def events_of(symbol: str, events: CalendarEvents, start: int, end: int) -> list[CalendarEvent]:
     """A symbol's events inside ``[start, end]`` (Unix seconds).
 
     Earnings carry a time of day and are kept when that instant is in the window.
     Dividend dates are whole days (00:00 UTC) and are kept while any part of the day is in
     it, so today's ex-dividend date is still listed during the day.
     """
-    out: list[dict[str, Any]] = []
+    out: list[CalendarEvent] = []
     earnings = events.earnings
     if earnings is not None and start <= earnings.timestamp <= end:
-        out.append(_event(symbol, earnings.timestamp, "EARNINGS", {
-            "epsEstimateAvg": earnings.eps_average,
-            "epsEstimateHigh": earnings.eps_high,
-            "epsEstimateLow": earnings.eps_low,
-            "isEstimate": earnings.is_estimate,
-            "revenueEstimateAvg": earnings.revenue_average}))
+        out.append(CalendarEvent.at(symbol, earnings.timestamp, "EARNINGS", EarningsEstimates(
+            eps_estimate_avg=earnings.eps_average, eps_estimate_high=earnings.eps_high,
+            eps_estimate_low=earnings.eps_low, is_estimate=earnings.is_estimate,
+            revenue_estimate_avg=earnings.revenue_average)))
     for kind, stamp in (("EX_DIVIDEND", events.ex_dividend_date),
                         ("DIVIDEND", events.dividend_date)):
         if stamp is not None and _in_window(stamp, start, end):
-            out.append(_event(symbol, stamp, kind, {"amount": None}))
+            out.append(CalendarEvent.at(symbol, stamp, kind, DividendAmount()))
     return out
 
 
@@ -113,16 +112,16 @@ def monthly_expirations(start: int, end: int) -> list[date]:
     return out
 
 
-def expirations_of(symbol: str, days: Sequence[date]) -> list[dict[str, Any]]:
+def expirations_of(symbol: str, days: Sequence[date]) -> list[CalendarEvent]:
     """``OPTIONS_EXPIRATION`` events of a US-listed symbol (none for others):
     ``contractCount`` is null (the chains are not loaded)."""
     if not _US_LISTED.fullmatch(symbol):
         return []
-    return [_event(symbol, _whole_day(day), "OPTIONS_EXPIRATION", {"contractCount": None})
+    return [CalendarEvent.at(symbol, _whole_day(day), "OPTIONS_EXPIRATION", ExpiringContracts())
             for day in days]
 
 
-def releases_in(start: int, end: int) -> list[dict[str, Any]]:
+def releases_in(start: int, end: int) -> list[CalendarEvent]:
     """The market-wide ``ECONOMIC_RELEASE`` events of the window (``symbol`` null). When
     their source fails the calendar goes on without them (logged, and the answer marked
     partial so no cache keeps it)."""
@@ -140,18 +139,17 @@ def releases_in(start: int, end: int) -> list[dict[str, Any]]:
     for row in rows:
         stamp = _whole_day(date.fromisoformat(row.date))
         if _in_window(stamp, start, end):
-            out.append(_event(None, stamp, "ECONOMIC_RELEASE",
-                              {"name": row.name, "seriesId": str(row.release_id)}))
+            out.append(CalendarEvent.at(None, stamp, "ECONOMIC_RELEASE",
+                                        ReleaseName(row.name, str(row.release_id))))
     return out
 
 
-def _sort_key(event: dict[str, Any]) -> tuple[int, str, int]:
-    kind = next(iter(event["event"]))
-    return event["timestamp"], event["symbol"] or "", EVENT_KINDS.index(kind)
+def _sort_key(event: CalendarEvent) -> tuple[int, str, int]:
+    return event.timestamp, event.symbol or "", EVENT_KINDS.index(event.kind)
 
 
 def calendar(symbols: Sequence[str], range_: str,
-             now: datetime | None = None) -> list[dict[str, Any]]:
+             now: datetime | None = None) -> list[CalendarEvent]:
     """Events of ``symbols`` in the forward window of ``range_`` from ``now`` (their
     earnings, dividend dates and monthly options expirations) and the economic releases of
     the window, sorted by timestamp, then symbol (market-wide events first), then kind.

@@ -3,26 +3,23 @@ symbols, and the economic releases of the window."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.calendar import services
+from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import (
-    BOOLEAN,
-    INTEGER,
-    NUMBER,
     OrderedQuery,
-    Output,
     SymbolsParam,
     V2ApiView,
-    object_schema,
     order_note,
     order_param,
     range_param,
 )
-
-EVENT_MEMBERS = ("date", "symbol", "timestamp", "event")
+from marketdata.records.calendar import EVENT_BODIES, CalendarEvent
 
 
 class CalendarQuery(OrderedQuery):
@@ -35,38 +32,15 @@ class CalendarQuery(OrderedQuery):
                                "max=36500 days")
 
 
-_AMOUNT = object_schema({"amount": {"type": "null",
-                                    "description": "Not known from this source: null"}},
-                        required=["amount"])
-EVENT_SCHEMA = object_schema({
-    "date": {"type": "string", "format": "date", "description": "UTC date of `timestamp`"},
-    "symbol": {"type": ["string", "null"],
-               "description": "The symbol; null for a market-wide event (`ECONOMIC_RELEASE`)"},
-    "timestamp": {"type": "integer", "description": "Unix seconds"},
-    "event": {
-        "type": "object", "minProperties": 1, "maxProperties": 1,
-        "description": "Keyed by event kind: `EARNINGS`, `EX_DIVIDEND`, `DIVIDEND`, "
-                       "`OPTIONS_EXPIRATION` or `ECONOMIC_RELEASE`",
-        "properties": {
-            "EARNINGS": object_schema({
-                "epsEstimateAvg": NUMBER, "epsEstimateHigh": NUMBER, "epsEstimateLow": NUMBER,
-                "isEstimate": BOOLEAN, "revenueEstimateAvg": INTEGER},
-                required=["epsEstimateAvg", "epsEstimateHigh", "epsEstimateLow",
-                          "isEstimate", "revenueEstimateAvg"]),
-            "EX_DIVIDEND": _AMOUNT,
-            "DIVIDEND": _AMOUNT,
-            "OPTIONS_EXPIRATION": object_schema({"contractCount": {
-                "type": ["integer", "null"],
-                "description": "Listed contracts expiring that day: null (the chains are "
-                               "not loaded)"}}, required=["contractCount"]),
-            "ECONOMIC_RELEASE": object_schema({
-                "name": {"type": "string", "description": "The release's name (FRED's)"},
-                "seriesId": {"type": "string",
-                             "description": "FRED's release id, as a string (\"10\": the "
-                                            "Consumer Price Index)"}},
-                required=["name", "seriesId"])}},
-})
-CALENDAR_RESPONSE = {"type": "array", "items": EVENT_SCHEMA,
+def _event_schema() -> dict[str, Any]:
+    """An event's object: its ``event`` member holds one kind's record, by kind."""
+    out = record_schema(CalendarEvent, required=False)
+    out["properties"]["event"]["properties"] = {
+        kind: record_schema(body) for kind, body in EVENT_BODIES.items()}
+    return out
+
+
+CALENDAR_RESPONSE = {"type": "array", "items": _event_schema(),
                      "description": "Events sorted by timestamp, then symbol (market-wide "
                                     "events first): `order=asc`, the default; `order=desc` "
                                     "gives that list reversed"}
@@ -119,7 +93,7 @@ class V2CalendarView(V2ApiView):
     summary = "Earnings, dividend, options-expiration and economic-release calendar"
 
     csv_table = ""
-    output = Output(EVENT_MEMBERS, ordered=("",))
+    output = record_output(CalendarEvent, ordered=("",))
 
     def get(self, request: Request) -> Response:
         q = self.params

@@ -1,4 +1,5 @@
-"""Query declarations and response schemas of the v2 filings endpoints (SEC EDGAR)."""
+"""Query declarations of the v2 filings endpoints (SEC EDGAR); their answers' members are
+the records' (:mod:`marketdata.records.filings`)."""
 
 from __future__ import annotations
 
@@ -10,25 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.core.params import AnyTextParam, IntegerParam, TextParam
-from apps.core.v2 import (
-    INTEGER,
-    NUMBER,
-    STRING,
-    CursorParam,
-    FieldsQuery,
-    OrderedPageQuery,
-    PageQuery,
-    connection_schema,
-    nullable,
-    object_schema,
-    order_param,
-)
-from marketdata.records.filings import (
-    DATA_POINT_MEMBERS,
-    FILER_BOOLEANS,
-    FILER_STRINGS,
-    FILING_MEMBERS,
-)
+from apps.core.v2 import CursorParam, FieldsQuery, OrderedPageQuery, PageQuery, order_param
 
 DEFAULT_TAXONOMY = "us-gaap"
 # The concepts served when `concepts` is absent: the headline lines of the income
@@ -43,11 +26,6 @@ DEFAULT_CONCEPTS = (
 MAX_SEARCH_SIZE = 100
 # EDGAR's full-text search serves the first 10,000 hits of a query.
 MAX_SEARCH_FROM = 9_999
-
-CIK_MEMBERS = ("symbol", "cik")
-FILER_MEMBERS = ("cik", *FILER_STRINGS, "tickers", "exchanges", *FILER_BOOLEANS, "filings")
-FACT_MEMBERS = ("concept", "label", "description", "taxonomy", "unit", "dataPoints")
-SEARCH_MEMBERS = ("totalHits", "hits", "nextFrom")
 
 _TAXONOMY = re.compile(r"[a-z][a-z0-9-]{0,31}")
 
@@ -154,80 +132,3 @@ V2FilingSearchQuery._declared_fields["from"] = IntegerParam(
     help_text=f"Hits to skip, 0..{MAX_SEARCH_FROM} (default 0; the numeric spelling of "
               "`cursor`, which wins when both are given): the next page's is `nextFrom` "
               "of this one")
-
-
-# ---- response schemas -----------------------------------------------------------------------
-CIK_RESPONSE = object_schema({
-    "symbol": {"type": "string", "description": "The ticker as EDGAR lists it"},
-    "cik": {"type": "integer", "description": "SEC Central Index Key (URLs zero-pad it to "
-                                              "10 digits)"},
-}, "A ticker's SEC filer id", required=CIK_MEMBERS)
-
-_FILING_DESCRIPTIONS = {
-    "accessionNumber": "EDGAR's id of the filing, `0000320193-24-000123`",
-    "filingDate": "`YYYY-MM-DD`",
-    "reportDate": "The period or event reported, `YYYY-MM-DD` (null where none)",
-    "form": "Form type: `10-K`, `10-Q`, `8-K`, `4`, `20-F`, `6-K`...",
-    "primaryDocument": "File name of the main document in the filing's folder",
-    "primaryDocDescription": "EDGAR's description of it (null where none)",
-}
-FILING_SCHEMA = object_schema(
-    {name: (nullable("integer", description="Bytes") if name == "size"
-            else nullable("string", description=_FILING_DESCRIPTIONS[name]))
-     for name in FILING_MEMBERS},
-    "One filing", required=FILING_MEMBERS)
-
-FILINGS_RESPONSE = object_schema({
-    "cik": {"type": "integer", "description": "SEC Central Index Key"},
-    **{name: {**STRING} for name in FILER_STRINGS},
-    "tickers": {"type": "array", "items": {"type": "string"}},
-    "exchanges": {"type": "array", "items": {"type": "string"}},
-    **{name: nullable("boolean") for name in FILER_BOOLEANS},
-    "filings": connection_schema(FILING_SCHEMA, "filings, newest first (`order=desc`, the "
-                                                "default) or oldest first (`order=asc`)"),
-}, "A filer and its recent filings; `fields` selects these members")
-
-DATA_POINT_SCHEMA = object_schema({
-    "start": {**STRING, "description": "Period start `YYYY-MM-DD` (null for a balance)"},
-    "end": {**STRING, "description": "Period end or balance date, `YYYY-MM-DD`"},
-    "val": {**NUMBER, "description": "The value, unscaled, in `unit`"},
-    "fy": {**INTEGER, "description": "Fiscal year of the report"},
-    "fp": {**STRING, "description": "Fiscal period of the report: `FY`, `Q1`..`Q4`"},
-    "form": {**STRING, "description": "Form that reported it"},
-    "filed": {**STRING, "description": "Filing date, `YYYY-MM-DD`"},
-    "accn": {**STRING, "description": "Accession number of the filing"},
-    "frame": {**STRING, "description": "Calendar period the value stands for "
-                                        "(`CY2024Q1I`), null when another value does"},
-}, "One reported value", required=DATA_POINT_MEMBERS)
-
-FACT_SCHEMA = object_schema({
-    "concept": {"type": "string"},
-    "label": STRING,
-    "description": STRING,
-    "taxonomy": {"type": "string"},
-    "unit": {"type": "string", "description": "`USD`, `USD/shares`, `shares`, `pure`..."},
-    "dataPoints": connection_schema(DATA_POINT_SCHEMA, "values in EDGAR's order"),
-}, "One concept in one unit", required=FACT_MEMBERS)
-
-FACTS_RESPONSE: dict[str, Any] = {
-    "type": "array", "items": FACT_SCHEMA,
-    "description": "One item per (concept, unit), concepts in the requested order"}
-
-SEARCH_HIT_SCHEMA = object_schema({
-    "fileDate": {**STRING, "description": "`YYYY-MM-DD`"},
-    "form": STRING,
-    "adsh": {**STRING, "description": "Accession number"},
-    "displayNames": {"type": "array", "items": {"type": "string"},
-                     "description": "The filers, `Apple Inc.  (AAPL)  (CIK 0000320193)`"},
-    "ciks": {"type": "array", "items": {"type": "string"},
-             "description": "The filers' CIKs, 10 digits"},
-}, "One matching filing document", required=("fileDate", "form", "adsh", "displayNames",
-                                             "ciks"))
-
-SEARCH_RESPONSE = object_schema({
-    "totalHits": {**INTEGER, "description": "Matching documents in all (EDGAR counts at "
-                                            "most 10,000)"},
-    "hits": connection_schema(SEARCH_HIT_SCHEMA, "hits, in EDGAR's order (relevance)"),
-    "nextFrom": {**INTEGER, "description": "`from` of the next page; null on the last"},
-}, "One page of full-text search results: `hits` as a bare array without `cursor`/`limit`, "
-   "a connection with either (its cursors are the hits' positions in the whole result)")

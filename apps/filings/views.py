@@ -5,24 +5,34 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from apps.core.v2 import FieldsQuery, Output, V2ApiView, connection, order_note, paginate_member
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import (
+    FieldsQuery,
+    V2ApiView,
+    connection,
+    connection_schema,
+    order_note,
+    paginate_member,
+)
 from apps.filings import services
 from apps.filings.serializers import (
-    CIK_MEMBERS,
-    CIK_RESPONSE,
     DEFAULT_CONCEPTS,
-    FACT_MEMBERS,
-    FACTS_RESPONSE,
-    FILER_MEMBERS,
-    FILINGS_RESPONSE,
     MAX_SEARCH_FROM,
-    SEARCH_MEMBERS,
-    SEARCH_RESPONSE,
     V2FactsQuery,
     V2FilingSearchQuery,
     V2FilingsQuery,
     csv_items,
 )
+from marketdata.records.filings import (
+    CompanyFilings,
+    ConceptValues,
+    DataPoint,
+    FilerId,
+    Filing,
+    FilingSearch,
+    SearchHit,
+)
+from marketdata.records.members import as_json
 
 TAG = "Filings (v2)"
 EDGAR = ("From SEC EDGAR (keyless; this service declares `SEC_USER_AGENT` and keeps EDGAR's "
@@ -35,8 +45,8 @@ class V2FilerCikView(V2ApiView):
                + " Share classes may be written with a dot or a dash (`BRK.B`, `BRK-B`).")
 
     query_serializer = FieldsQuery
-    response_schema = CIK_RESPONSE
-    output = Output(CIK_MEMBERS)
+    response_schema = record_schema(FilerId, "A ticker's SEC filer id")
+    output = record_output(FilerId)
     operation_id, tag = "get_filings_cik", TAG
     summary = "SEC filer id (CIK) of a ticker"
 
@@ -50,14 +60,19 @@ class V2FilingsView(V2ApiView):
         + " The header is EDGAR's (strings; null where EDGAR has none; the insider-"
         "transaction flags as booleans). `filings` holds EDGAR's recent list (the latest "
         "1,000 filings or more, every form), each `{accessionNumber, filingDate, "
-        "reportDate, form, size, primaryDocument, primaryDocDescription}`, null where the "
+        "reportDate, form, primaryDocument, primaryDocDescription, size}`, null where the "
         "filing has no value. `cursor`/`limit` page `filings`; `fields` selects members.\n\n"
         + order_note("desc", "filings"))
 
     query_serializer = V2FilingsQuery
-    response_schema = FILINGS_RESPONSE
+    response_schema = record_schema(
+        CompanyFilings, "A filer and its recent filings; `fields` selects these members",
+        required=False, nested={"filings": connection_schema(
+            record_schema(Filing, "One filing"),
+            "filings, newest first (`order=desc`, the default) or oldest first "
+            "(`order=asc`)")})
     csv_table = "filings"
-    output = Output(FILER_MEMBERS, paged=("filings",))
+    output = record_output(CompanyFilings, paged=("filings",))
     operation_id, tag = "get_filings", TAG
     summary = "Recent SEC filings of a company"
 
@@ -77,8 +92,13 @@ class V2CompanyFactsView(V2ApiView):
         "selects the members of each item. 400 for a malformed `taxonomy`.")
 
     query_serializer = V2FactsQuery
-    response_schema = FACTS_RESPONSE
-    output = Output(FACT_MEMBERS)
+    response_schema = {
+        "type": "array",
+        "items": record_schema(ConceptValues, "One concept in one unit", nested={
+            "dataPoints": connection_schema(record_schema(DataPoint, "One reported value"),
+                                            "values in EDGAR's order")}),
+        "description": "One item per (concept, unit), concepts in the requested order"}
+    output = record_output(ConceptValues)
     operation_id, tag = "get_filings_facts", TAG
     summary = "XBRL financial facts of a company"
 
@@ -87,7 +107,8 @@ class V2CompanyFactsView(V2ApiView):
         items = services.facts(symbol, q["taxonomy"],
                                csv_items(q.get("concepts")) or DEFAULT_CONCEPTS,
                                csv_items(q.get("form")))
-        return self.answer([paginate_member(item, "dataPoints", q) for item in items])
+        # Every item's values paged alike (the same positions), before `fields`.
+        return self.answer([paginate_member(item, "dataPoints", q) for item in as_json(items)])
 
 
 class V2FilingSearchView(V2ApiView):
@@ -112,8 +133,13 @@ class V2FilingSearchView(V2ApiView):
         "upstream call.")
 
     query_serializer = V2FilingSearchQuery
-    response_schema = SEARCH_RESPONSE
-    output = Output(SEARCH_MEMBERS)
+    response_schema = record_schema(
+        FilingSearch, "One page of full-text search results: `hits` as a bare array without "
+        "`cursor`/`limit`, a connection with either (its cursors are the hits' positions in "
+        "the whole result)", required=False, nested={"hits": connection_schema(
+            record_schema(SearchHit, "One matching filing document"),
+            "hits, in EDGAR's order (relevance)")})
+    output = record_output(FilingSearch)
     operation_id, tag = "get_filings_search", TAG
     summary = "Full-text search over SEC filings"
 
@@ -121,11 +147,12 @@ class V2FilingSearchView(V2ApiView):
         q = self.params
         offset = q["offset"]
         if offset > MAX_SEARCH_FROM:  # a cursor past what EDGAR serves: an empty page
-            found = {"totalHits": None, "hits": [], "nextFrom": None}
+            found = FilingSearch(total_hits=None, hits=[])
         else:
             found = services.search(q["q"], csv_items(q.get("forms")), q.get("startDate"),
                                     q.get("endDate"), offset, q["size"])
-        if q["connection"]:
-            found = {**found, "hits": connection(found["hits"], offset,
-                                                 found["nextFrom"] is not None)}
-        return self.answer(found)
+        if not q["connection"]:
+            return self.answer(found)
+        body = as_json(found)
+        return self.answer({**body, "hits": connection(body["hits"], offset,
+                                                       found.next_from is not None)})

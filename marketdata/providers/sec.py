@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -74,15 +74,17 @@ from marketdata.providers.base import Provider
 from marketdata.providers.registry import get_provider
 from marketdata.records.companies import PressRelease
 from marketdata.records.filings import (
-    DATA_POINT_MEMBERS,
     FILER_BOOLEANS,
     FILER_STRINGS,
-    FILING_STRINGS,
     CompanyFacts,
     CompanyFilings,
     Concept,
+    DataPoint,
+    Filing,
     FilingSearch,
+    SearchHit,
 )
+from marketdata.records.members import members_of
 
 log = get_logger("marketdata.providers.sec")
 
@@ -628,6 +630,14 @@ def _flag(value: Any) -> bool | None:
     return bool(number) if number in (0, 1) else None
 
 
+# How a filing's or a reported value's cell is read (EDGAR's columns and keys are the
+# members' names): text unless said here.
+_FILING_READ: dict[str, Callable[[Any], Any]] = {"size": fmt.integer}
+_POINT_READ: dict[str, Callable[[Any], Any]] = {"val": fmt.json_number, "fy": fmt.integer}
+# The field of each member of a filer (the header's members are EDGAR's names).
+_FILER_FIELD = {m.name: m.attribute for m in members_of(CompanyFilings)}
+
+
 def parse_company_submissions(payload: Any) -> CompanyFilings:
     """The submissions JSON -> the filer's header and its recent filings (``filings.recent``,
     EDGAR's latest 1,000 or more, newest first, as EDGAR orders them).
@@ -650,28 +660,26 @@ def parse_company_submissions(payload: Any) -> CompanyFilings:
     accessions = recent.get("accessionNumber")
     rows = []
     for i in range(len(accessions) if isinstance(accessions, list) else 0):
-        row: dict[str, Any] = {name: fmt.text(_at(recent.get(name), i))
-                               for name in FILING_STRINGS}
-        if row["accessionNumber"] is None:
-            continue
-        row["size"] = fmt.integer(_at(recent.get("size"), i))
-        rows.append(row)
-    header: dict[str, Any] = {name: fmt.text(payload.get(name)) for name in FILER_STRINGS}
-    header.update({name: _flag(payload.get(name)) for name in FILER_BOOLEANS})
+        row: dict[str, Any] = {m.attribute: _FILING_READ.get(m.name, fmt.text)(
+            _at(recent.get(m.name), i)) for m in members_of(Filing)}
+        if row["accession_number"] is not None:
+            rows.append(Filing(**row))
 
     def strings(value: Any) -> list[str]:
         return [v for v in value if isinstance(v, str) and v] if isinstance(value, list) else []
 
-    return CompanyFilings(cik=cik, header=header, tickers=strings(payload.get("tickers")),
-                          exchanges=strings(payload.get("exchanges")), filings=rows)
+    header: dict[str, Any] = {_FILER_FIELD[name]: fmt.text(payload.get(name))
+                              for name in FILER_STRINGS}
+    header.update({_FILER_FIELD[name]: _flag(payload.get(name)) for name in FILER_BOOLEANS})
+    return CompanyFilings(cik=cik, tickers=strings(payload.get("tickers")),
+                          exchanges=strings(payload.get("exchanges")), filings=rows, **header)
 
 
-def _data_point(point: Any) -> dict[str, Any] | None:
+def _data_point(point: Any) -> DataPoint | None:
     if not isinstance(point, dict):
         return None
-    out: dict[str, Any] = {name: fmt.text(point.get(name)) for name in DATA_POINT_MEMBERS}
-    out.update(val=fmt.json_number(point.get("val")), fy=fmt.integer(point.get("fy")))
-    return out
+    return DataPoint(**{m.attribute: _POINT_READ.get(m.name, fmt.text)(point.get(m.name))
+                        for m in members_of(DataPoint)})
 
 
 def parse_company_facts(payload: Any) -> CompanyFacts:
@@ -701,8 +709,8 @@ def parse_company_facts(payload: Any) -> CompanyFacts:
 
 def parse_search(payload: Any) -> FilingSearch:
     """An EDGAR full-text search answer (Elasticsearch's ``hits``) -> the total and the
-    page's hits ``{fileDate, form, adsh, displayNames, ciks}`` from each hit's
-    ``_source``, in EDGAR's order (relevance). A body without ``hits`` is a 502."""
+    page's hits (:class:`SearchHit`, from each hit's ``_source``), in EDGAR's order
+    (relevance). A body without ``hits`` is a 502."""
     hits = payload.get("hits") if isinstance(payload, dict) else None
     if not isinstance(hits, dict) or not isinstance(hits.get("hits"), list):
         raise PROVIDER.bad_answer("returned a search answer without hits")
@@ -717,11 +725,11 @@ def parse_search(payload: Any) -> FilingSearch:
         source = hit.get("_source") if isinstance(hit, dict) else None
         if not isinstance(source, dict):
             continue
-        out.append({"fileDate": fmt.text(source.get("file_date")),
-                    "form": fmt.text(source.get("form")),
-                    "adsh": fmt.text(source.get("adsh")),
-                    "displayNames": strings(source.get("display_names")),
-                    "ciks": strings(source.get("ciks"))})
+        out.append(SearchHit(file_date=fmt.text(source.get("file_date")),
+                             form=fmt.text(source.get("form")),
+                             adsh=fmt.text(source.get("adsh")),
+                             display_names=strings(source.get("display_names")),
+                             ciks=strings(source.get("ciks"))))
     return FilingSearch(total_hits=total_hits, hits=out)
 
 

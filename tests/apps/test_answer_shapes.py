@@ -28,8 +28,15 @@ from apps.transcripts.services import (
     TranscriptDocument,
 )
 from marketdata.indicators.risk import RiskMetrics
-from marketdata.records import search, sectors
+from marketdata.records import filings, search, sectors
 from marketdata.records.analysts import GradingAction, PriceTargetConsensus, PriceTargetSummary
+from marketdata.records.calendar import (
+    CalendarEvent,
+    DividendAmount,
+    EarningsEstimates,
+    ExpiringContracts,
+    ReleaseName,
+)
 from marketdata.records.companies import PressRelease
 from marketdata.records.crypto import Coin, CoinMatch, GlobalMarket, TrendingCoin
 from marketdata.records.feeds import FeedItem, MarketNewsItem
@@ -116,6 +123,11 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            search.SearchQuote, search.SearchArticle, search.Thumbnail, search.ThumbnailSize,
            search.ResearchReport, search.LookupAnswer, search.LookupQuote, SimilarSymbols, Peer,
            SimilarSymbolsBatch, ScreenerResult, ScreenerRow,
+           # filings and calendar
+           filings.FilerId,
+           filings.Filing, filings.CompanyFilings, filings.DataPoint, filings.ConceptValues,
+           filings.SearchHit, filings.FilingSearch, CalendarEvent, EarningsEstimates,
+           DividendAmount, ExpiringContracts, ReleaseName,
            # every record of a sector or industry answer (the module's dataclasses)
            *(record for record in vars(sectors).values() if isinstance(record, type)
              and is_dataclass(record) and record.__module__ == sectors.__name__)]
