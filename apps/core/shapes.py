@@ -11,11 +11,11 @@ interface's schema helpers (``object_schema``, ``connection_schema``) or of ``Ou
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from apps.core.v2 import Output, object_schema
-from marketdata.records.members import described, members_of
+from marketdata.records.members import described, extras_of, members_of
 
 
 def record_schema(record: type, description: str | None = None, *,
@@ -26,7 +26,8 @@ def record_schema(record: type, description: str | None = None, *,
     that is a record is that record's object, described by the member's description;
     ``nested`` gives, by member name, the schema of a member holding a list of records
     (their own ``record_schema``, in a ``connection_schema`` where paged): the annotation
-    says only ``array``."""
+    says only ``array``. A record with a pass-through member (``member(extras=True)``) is an
+    open object: ``additionalProperties`` is that member's schema, or true."""
     properties: dict[str, Any] = {}
     for member in members_of(record):
         text = described(member.description) if member.description else None
@@ -44,15 +45,54 @@ def record_schema(record: type, description: str | None = None, *,
         raise TypeError(f"{record.__name__} has no members {sorted(unknown)}")
     out = object_schema(properties, description,
                         required=list(properties) if required else ())
+    if (extra := extras_of(record)) is not None:
+        out["additionalProperties"] = dict(extra.schema) or True
     if example is not None:
         out["example"] = example
     return out
 
 
-def record_output(record: type, **options: Any) -> Output:
+def record_output(record: type, *, passed: Iterable[str] = (), **options: Any) -> Output:
     """The :class:`Output` of answers made of ``record``: ``fields`` selects among its
-    members, its ``always`` members stay; ``options`` are Output's others (``paged``,
-    ``at``...)."""
+    members and ``passed`` (the members one answer passes through:
+    :func:`~marketdata.records.members.passed_names`), its ``always`` members stay;
+    ``options`` are Output's others (``paged``, ``at``...)."""
     members = members_of(record)
-    return Output(tuple(m.name for m in members),
+    return Output((*(m.name for m in members), *passed),
                   always=tuple(m.name for m in members if m.always), **options)
+
+
+def union_schema(records: Mapping[str, type], description: str, *,
+                 nested: Mapping[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """One object for the answers of an endpoint whose record depends on a path value (a
+    data module's type): ``records`` by that value, their members in first appearance,
+    none required (which are present depends on the value). A member not every record has
+    says which have it (``major: ...``); one the records declare with different schemas
+    must be given by ``nested`` (as in :func:`record_schema`, which also gives each member
+    its schema). Open (``additionalProperties``) when any record passes members through."""
+    seen: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for label, record in records.items():
+        names = {m.name for m in members_of(record)}
+        own = {name: schema for name, schema in (nested or {}).items() if name in names}
+        for name, schema in record_schema(record, nested=own)["properties"].items():
+            seen.setdefault(name, []).append((label, schema))
+    properties: dict[str, Any] = {}
+    for name, found in seen.items():
+        if nested and name in nested:
+            properties[name] = nested[name]
+            continue
+        bare = [{k: v for k, v in schema.items() if k != "description"} for _, schema in found]
+        if any(schema != bare[0] for schema in bare):
+            raise TypeError(f"{name} differs between {[label for label, _ in found]}: "
+                            "give its schema in nested")
+        texts: dict[str | None, list[str]] = {}
+        for label, schema in found:
+            texts.setdefault(schema.get("description"), []).append(label)
+        everywhere = len(found) == len(records) and len(texts) == 1
+        parts = [(text or "") if everywhere else ", ".join(labels) + (f": {text}" if text else "")
+                 for text, labels in texts.items() if text or not everywhere]
+        properties[name] = {**bare[0], **({"description": "; ".join(parts)} if parts else {})}
+    out = object_schema(properties, description)
+    if any(extras_of(record) is not None for record in records.values()):
+        out["additionalProperties"] = True
+    return out

@@ -5,14 +5,15 @@ so a member cannot be in the schema and not the answer, or the reverse."""
 
 from __future__ import annotations
 
-from dataclasses import is_dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, is_dataclass
 from typing import Any
 
 import pytest
 from django.urls import get_resolver
 
 from apps.analysts.services import ReportedQuarter
-from apps.core.shapes import record_output, record_schema
+from apps.core.shapes import record_output, record_schema, union_schema
 from apps.core.v2 import V2ApiView, connection_schema
 from apps.transcripts.services import (
     CallText,
@@ -31,7 +32,7 @@ from marketdata.records.crypto import Coin, CoinMatch, GlobalMarket, TrendingCoi
 from marketdata.records.feeds import FeedItem, MarketNewsItem
 from marketdata.records.gauges import FearAndGreed
 from marketdata.records.market import CurrencyInfo, MarketSummaryItem, SummarySpark, TrendingSymbol
-from marketdata.records.members import member_names
+from marketdata.records.members import member, member_names
 from marketdata.records.news import (
     HeadlineSentiment,
     MarketSentiment,
@@ -133,3 +134,72 @@ def test_a_member_that_is_a_record_is_its_schema(record, member, nested):
     inner = record_schema(record)["properties"][member]
     assert inner["required"] == list(member_names(nested))
     assert inner["description"].startswith("Sentiment of the headline")
+
+
+@dataclass(frozen=True)
+class Open:
+    max_age: int | None = member()
+    count: int | None = member("How many")
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Typed:
+    max_age: int | None = member()
+    extras: Mapping[str, Any] = member(extras=True, schema={"type": "number"},
+                                       default_factory=dict)
+
+
+@dataclass(frozen=True)
+class First:
+    max_age: int | None = member()
+    rows: list[Any] = member()
+    count: int | None = member("How many")
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Second:
+    rows: list[Any] = member()
+    max_age: int | None = member()
+    count: str | None = member("Counted")
+
+
+@dataclass(frozen=True)
+class Third:
+    max_age: int | None = member("Seconds")
+    count: int | None = member("How many")
+
+
+def test_a_record_that_passes_members_through_is_an_open_object():
+    schema = record_schema(Open, "open")
+    assert list(schema["properties"]) == ["maxAge", "count"] == schema["required"]
+    assert schema["additionalProperties"] is True
+    assert record_schema(Typed)["additionalProperties"] == {"type": "number"}
+    assert "additionalProperties" not in record_schema(PressRelease)
+    # fields selects the declared members and those the answer passes through
+    output = record_output(Open, passed=("newOne",), paged=("rows",))
+    assert output.members == ("maxAge", "count", "newOne") and output.paged == ("rows",)
+    body = {"maxAge": 1, "count": 2, "newOne": 3}
+    assert output.apply(body, {"fields": "newOne"}) == {"newOne": 3}
+    assert output.apply(body, {"fields": "count,unknown"}) == {"count": 2}
+
+
+def test_a_union_schema_has_every_records_members_and_says_whose():
+    rows = {"type": "array", "description": "the rows"}
+    with pytest.raises(TypeError, match="count differs"):
+        union_schema({"a": First, "b": Second}, "either", nested={"rows": rows})
+    schema = union_schema({"a": First, "b": Second, "c": First}, "either",
+                          nested={"rows": rows, "count": {"type": "integer"}})
+    assert list(schema["properties"]) == ["maxAge", "rows", "count"]
+    assert schema["properties"]["maxAge"] == {"type": ["integer", "null"]}
+    assert schema["properties"]["rows"] is rows
+    assert "required" not in schema and schema["additionalProperties"] is True
+    assert schema["description"] == "either"
+    only = union_schema({"a": First, "c": Second}, "x", nested={"rows": rows,
+                                                               "count": rows})
+    assert only["properties"]["maxAge"] == {"type": ["integer", "null"]}
+    mixed = union_schema({"a": First, "b": Third}, "x", nested={"rows": rows})["properties"]
+    assert mixed["maxAge"]["description"] == "a; b: Seconds"
+    assert mixed["count"]["description"] == "How many"
+    assert mixed["rows"] is rows
