@@ -66,32 +66,38 @@ def union_schema(records: Mapping[str, type], description: str, *,
                  nested: Mapping[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """One object for the answers of an endpoint whose record depends on a path value (a
     data module's type): ``records`` by that value, their members in first appearance,
-    none required (which are present depends on the value). A member not every record has
-    says which have it (``major: ...``); one the records declare with different schemas
-    must be given by ``nested`` (as in :func:`record_schema`, which also gives each member
-    its schema). Open (``additionalProperties``) when any record passes members through."""
-    seen: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    none required (which are present depends on the value). A member's description says
+    which records have it (``major: ...``) unless all have it with one description; a
+    member the records declare with different schemas must be given by ``nested`` (as in
+    :func:`record_schema`: a list of records, paged or not), whose own description follows
+    the members'. Open (``additionalProperties``) when any record passes members through."""
+    seen: dict[str, list[tuple[str, str | None, dict[str, Any]]]] = {}
     for label, record in records.items():
         names = {m.name for m in members_of(record)}
         own = {name: schema for name, schema in (nested or {}).items() if name in names}
-        for name, schema in record_schema(record, nested=own)["properties"].items():
-            seen.setdefault(name, []).append((label, schema))
+        schemas = record_schema(record, nested=own)["properties"]
+        for m in members_of(record):
+            bare = {k: v for k, v in schemas[m.name].items() if k != "description"}
+            text = described(m.description) if m.description else None
+            seen.setdefault(m.name, []).append((label, text, bare))
     properties: dict[str, Any] = {}
     for name, found in seen.items():
-        if nested and name in nested:
-            properties[name] = nested[name]
-            continue
-        bare = [{k: v for k, v in schema.items() if k != "description"} for _, schema in found]
-        if any(schema != bare[0] for schema in bare):
-            raise TypeError(f"{name} differs between {[label for label, _ in found]}: "
+        given = (nested or {}).get(name)
+        if given is None and any(bare != found[0][2] for _, _, bare in found):
+            raise TypeError(f"{name} differs between {[label for label, _, _ in found]}: "
                             "give its schema in nested")
         texts: dict[str | None, list[str]] = {}
-        for label, schema in found:
-            texts.setdefault(schema.get("description"), []).append(label)
+        for label, text, _ in found:
+            texts.setdefault(text, []).append(label)
         everywhere = len(found) == len(records) and len(texts) == 1
-        parts = [(text or "") if everywhere else ", ".join(labels) + (f": {text}" if text else "")
-                 for text, labels in texts.items() if text or not everywhere]
-        properties[name] = {**bare[0], **({"description": "; ".join(parts)} if parts else {})}
+        said = "; ".join((text or "") if everywhere else
+                         ", ".join(labels) + (f": {text}" if text else "")
+                         for text, labels in texts.items() if text or not everywhere)
+        schema = dict(given) if given is not None else dict(found[0][2])
+        if said:
+            schema["description"] = ". ".join(
+                part for part in (said, schema.get("description")) if part)
+        properties[name] = schema
     out = object_schema(properties, description)
     if any(extras_of(record) is not None for record in records.values()):
         out["additionalProperties"] = True

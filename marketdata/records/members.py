@@ -184,7 +184,7 @@ def from_members(record: type, data: Mapping[str, Any]) -> Any:
     values: dict[str, Any] = {}
     for m in members_of(record):
         value = data.get(m.name)
-        inner, listed = _record_in(hints[m.attribute])
+        inner, listed = record_in(hints[m.attribute])
         if inner is not None and listed and isinstance(value, list):
             value = [from_members(inner, item) if isinstance(item, Mapping) else item
                      for item in value]
@@ -198,13 +198,13 @@ def from_members(record: type, data: Mapping[str, Any]) -> Any:
     return record(**values)
 
 
-def _record_in(annotation: Any) -> tuple[type | None, bool]:
+def record_in(annotation: Any) -> tuple[type | None, bool]:
     """The record an annotation holds (``R``, ``R | None``) or lists (``list[R]``, maybe
     ``| None``), and whether it is a list of them."""
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, types.UnionType):
         for arg in typing.get_args(annotation):
-            found = _record_in(arg)
+            found = record_in(arg)
             if found[0] is not None:
                 return found
         return None, False

@@ -26,10 +26,36 @@ from apps.transcripts.services import (
     TranscriptDocument,
 )
 from marketdata.records import sectors
-from marketdata.records.analysts import GradingAction, PriceTargetConsensus, PriceTargetSummary
+from marketdata.records.analysts import (
+    EarningsEstimateModule,
+    EarningsEstimateValues,
+    EarningsHistoryModule,
+    EpsRevisionsValues,
+    EpsTrendValues,
+    EstimateRow,
+    GradeChangeRow,
+    GradingAction,
+    PriceTargetConsensus,
+    PriceTargetSummary,
+    RecommendationRow,
+    RecommendationsModule,
+    ReportedEarningsRow,
+    RevenueEstimateValues,
+    UpgradesDowngradesModule,
+)
 from marketdata.records.companies import PressRelease
 from marketdata.records.crypto import Coin, CoinMatch, GlobalMarket, TrendingCoin
 from marketdata.records.feeds import FeedItem, MarketNewsItem
+from marketdata.records.fundamentals import (
+    InsiderPurchasesModule,
+    InsiderRosterModule,
+    InsiderRosterRow,
+    InsiderTransactionRow,
+    InsiderTransactionsModule,
+    MajorHoldersModule,
+    OwnershipModule,
+    OwnershipRow,
+)
 from marketdata.records.gauges import FearAndGreed
 from marketdata.records.market import CurrencyInfo, MarketSummaryItem, SummarySpark, TrendingSymbol
 from marketdata.records.members import member, member_names
@@ -97,6 +123,12 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            MarketSentiment, FearAndGreed, ScoredNewsItem, CallText, TranscriptDocument,
            TranscriptContent, SpeakerEntry, SpeakerData, TranscriptBody, DocumentMetadata,
            ListedCall, MarketSummaryItem, SummarySpark, TrendingSymbol,
+           # the holders and analysis modules (open: they pass Yahoo's other members through)
+           MajorHoldersModule, OwnershipModule, OwnershipRow, InsiderTransactionsModule,
+           InsiderTransactionRow, InsiderPurchasesModule, InsiderRosterModule, InsiderRosterRow,
+           RecommendationsModule, RecommendationRow, UpgradesDowngradesModule, GradeChangeRow,
+           EarningsEstimateModule, EstimateRow, EarningsEstimateValues, RevenueEstimateValues,
+           EpsTrendValues, EpsRevisionsValues, EarningsHistoryModule, ReportedEarningsRow,
            # every record of a sector or industry answer (the module's dataclasses)
            *(record for record in vars(sectors).values() if isinstance(record, type)
              and is_dataclass(record) and record.__module__ == sectors.__name__)]
@@ -193,7 +225,7 @@ def test_a_union_schema_has_every_records_members_and_says_whose():
                           nested={"rows": rows, "count": {"type": "integer"}})
     assert list(schema["properties"]) == ["maxAge", "rows", "count"]
     assert schema["properties"]["maxAge"] == {"type": ["integer", "null"]}
-    assert schema["properties"]["rows"] is rows
+    assert schema["properties"]["rows"] == rows
     assert "required" not in schema and schema["additionalProperties"] is True
     assert schema["description"] == "either"
     only = union_schema({"a": First, "c": Second}, "x", nested={"rows": rows,
@@ -202,4 +234,4 @@ def test_a_union_schema_has_every_records_members_and_says_whose():
     mixed = union_schema({"a": First, "b": Third}, "x", nested={"rows": rows})["properties"]
     assert mixed["maxAge"]["description"] == "a; b: Seconds"
     assert mixed["count"]["description"] == "How many"
-    assert mixed["rows"] is rows
+    assert mixed["rows"] == {"type": "array", "description": "a. the rows"}
