@@ -7,11 +7,15 @@ type's member present, only the requested one filled, so clients see one stable 
 the reference implementation's sub-route body and as v2's raw module. Either way a type with
 no data (the source's "not found" for the module, or a module with nothing in it, as the
 type's v1 builder decides) is a 404 like an unknown symbol; a missing field inside the data
-is null.
+is null. v2's module of each type is a record that declares its known members and passes the
+others through (``v2_record``: :mod:`marketdata.records.fundamentals`,
+:mod:`marketdata.records.analysts`), which gives its JSON, what ``fields`` selects among and
+the schema.
 """
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,26 +24,27 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.params import choice
+from apps.core.shapes import record_output, record_schema, union_schema
 from apps.core.symbols import require_symbol
 from apps.core.v2 import (
     ORDER_MISMATCH,
     ORDERS,
     REVERSE,
     OrderedCursorParam,
-    Output,
     PageQuery,
     V2ApiView,
     WalkCursor,
     connection_schema,
-    nullable,
-    object_schema,
 )
 from marketdata.errors import FieldError, InvalidParameters, NotFound
 from marketdata.records.fundamentals import ModuleData
-
-# A v2 member list's row: member -> NUM | INT | STR, or a nested row.
-RowShape = Mapping[str, Any]
-NUM, INT, STR = "number", "integer", "string"
+from marketdata.records.members import (
+    described,
+    from_members,
+    members_of,
+    passed_names,
+    record_in,
+)
 
 # Yahoo's member names that break camel case, as v2 spells them (at any depth).
 CAMEL_NAMES = {
@@ -61,25 +66,24 @@ def camel_members(value: Any) -> Any:
     return value
 
 
-def complete_row(row: Any, shape: RowShape) -> Any:
-    """``row`` with every member of ``shape`` present in the shape's order (null where
-    Yahoo sent none, nested rows completed too), then whatever else Yahoo sent."""
-    if not isinstance(row, dict):
-        return row
-    out = {name: complete_row(row.get(name), kind) if isinstance(kind, Mapping)
-           else row.get(name) for name, kind in shape.items()}
-    out.update((name, value) for name, value in row.items() if name not in out)
-    return out
+def _row_record(record: type, name: str) -> type | None:
+    """The record of each row of ``record``'s list member ``name``."""
+    member = next(m for m in members_of(record) if m.name == name)
+    inner, listed = record_in(typing.get_type_hints(record)[member.attribute])
+    return inner if listed else None
 
 
-def row_schema(shape: RowShape, description: str) -> dict[str, Any]:
-    """The OpenAPI schema of a row: every member typed, present and nullable; members Yahoo
-    adds later pass through (additionalProperties)."""
-    properties = {name: (row_schema(kind, name) | {"type": ["object", "null"]}
-                         if isinstance(kind, Mapping) else nullable(kind))
-                  for name, kind in shape.items()}
-    return {**object_schema(properties, description, required=tuple(shape)),
-            "additionalProperties": True}
+def open_schema(record: type, description: str | None = None) -> dict[str, Any]:
+    """The schema of a module's row: every known member present (maybe null), those that
+    are records their own object or null, the others passed through."""
+    hints = typing.get_type_hints(record)
+    nested: dict[str, Any] = {}
+    for member in members_of(record):
+        inner, listed = record_in(hints[member.attribute])
+        if inner is not None and not listed:
+            text = described(member.description) if member.description else member.name
+            nested[member.name] = {**open_schema(inner, text), "type": ["object", "null"]}
+    return record_schema(record, description, nested=nested)
 
 
 @dataclass(frozen=True)
@@ -91,9 +95,9 @@ class ModuleType:
     module: str  # the data module it is read from
     build: Callable[[Any], Any]  # v1: module record -> member, None when there is no data
     label: str  # "No {label} data found for SYM"
-    v2_members: tuple[str, ...] = ()  # v2's known top-level members; () = not served by v2
+    # v2's module: the record declaring its known members; None: not served by v2.
+    v2_record: type | None = None
     v2_list: str | None = None  # the v2 member `cursor`/`limit` page; None: not a list type
-    v2_row: RowShape | None = None  # the members of each ``v2_list`` row
     # The order in time of ``v2_list`` as served ("asc"/"desc"); None: not time-ordered
     # (then `order` is refused).
     v2_order: str | None = None
@@ -104,7 +108,12 @@ class ModuleType:
 
     @property
     def in_v2(self) -> bool:
-        return bool(self.v2_members)
+        return self.v2_record is not None
+
+    @property
+    def v2_members(self) -> tuple[str, ...]:
+        """v2's known top-level members."""
+        return tuple(m.name for m in members_of(self.v2_record)) if self.v2_record else ()
 
     @property
     def member(self) -> str:
@@ -164,26 +173,19 @@ class ModuleEndpoint:
         assert key is not None, f"{name} has no reference body"
         return {"symbol": symbol, key: self.member(symbol, name)}
 
-    def v2_module(self, symbol_text: str, route: str) -> tuple[ModuleType, dict[str, Any]]:
-        """v2: the type named ``route`` and its module's raw members. 404 for a malformed
-        or unknown symbol and when the type has no data (the same decision as v1's)."""
+    def v2_module(self, symbol_text: str, route: str) -> tuple[ModuleType, Any]:
+        """v2: the type named ``route`` and its module's record (camel-case names; the
+        known members declared, null when Yahoo sent none, rows too; the others passed
+        through). 404 for a malformed or unknown symbol and when the type has no data (the
+        same decision as v1's)."""
         symbol = require_symbol(symbol_text)
         kind = self.v2_types[route]
+        assert kind.v2_record is not None
         data = self._module(symbol, kind, members=True)
         body = data.members or {}
         if not any(name != "maxAge" for name in body) or not kind.has_v2_data(data.record):
             raise _no_data(kind, symbol)
-        return kind, self.v2_body(kind, body)
-
-    @staticmethod
-    def v2_body(kind: ModuleType, module: dict[str, Any]) -> dict[str, Any]:
-        """v2's body of a module: camel-case names, every known member present (null when
-        Yahoo sent none), in rows too."""
-        body = complete_row(camel_members(module), dict.fromkeys(kind.v2_members, "any"))
-        rows = body.get(kind.v2_list) if kind.v2_list else None
-        if kind.v2_row is not None and isinstance(rows, list):
-            body[kind.v2_list] = [complete_row(row, kind.v2_row) for row in rows]
-        return body
+        return kind, from_members(kind.v2_record, camel_members(body))
 
 
 def _no_data(kind: ModuleType, symbol: str) -> NotFound:
@@ -241,28 +243,35 @@ class V2ModuleView(V2ApiView):
 
     def get(self, request: Request, symbol: str, type: str) -> Response:
         self.params = ordered_params(self.params, self.endpoint, type)
-        kind, body = self.endpoint.v2_module(symbol, type)
-        return self.answer(body, Output(members=(*kind.v2_members, *body),
-                                        paged=(kind.v2_list,) if kind.v2_list else ()))
+        kind, module = self.endpoint.v2_module(symbol, type)
+        assert kind.v2_record is not None
+        return self.answer(module, record_output(
+            kind.v2_record, passed=passed_names(module),
+            paged=(kind.v2_list,) if kind.v2_list else ()))
 
 
-def v2_module_schema(what: str, endpoint: ModuleEndpoint, list_members: dict[str, str],
-                     members: dict[str, Any]) -> dict[str, Any]:
-    """The v2 body of a raw-module endpoint: an object whose members depend on the type.
-
-    The known members are declared (each list member as a paged list of typed rows: a bare
-    array, or a connection with `cursor`/`limit`; a member that two types share has rows of
-    either type's shape); anything else Yahoo sends is passed through
-    (additionalProperties)."""
-    properties: dict[str, Any] = {}
-    for name, text in list_members.items():
-        shapes = [row_schema(t.v2_row, f"A {t.route} row")
-                  for t in endpoint.v2_types.values() if t.v2_list == name and t.v2_row]
-        row = shapes[0] if len(shapes) == 1 else {"anyOf": shapes}
-        properties[name] = {**connection_schema(row, "rows"), "description": f"{text} (paged)"}
-    properties.update(members)
-    return {"type": "object", "additionalProperties": True, "properties": properties,
-            "description": f"The {what} module's members as Yahoo sends them (camelCase "
-                           "names; every `{raw, fmt}` object reduced to its raw value, "
-                           "Yahoo's empty `{}` to null). Which members appear depends on the "
-                           "type: see the operation description"}
+def v2_module_schema(what: str, endpoint: ModuleEndpoint) -> dict[str, Any]:
+    """The v2 body of a module endpoint: one object for every type's record (the members
+    depend on the type, each saying which types have it), open to the members Yahoo adds.
+    Each list member is a paged list of its rows (a bare array, or a connection with
+    `cursor`/`limit`); a member several types share has rows of either type's record."""
+    records = {t.route: t.v2_record for t in endpoint.v2_types.values()
+               if t.v2_record is not None}
+    rows: dict[str, list[dict[str, Any]]] = {}
+    for t in endpoint.v2_types.values():
+        if t.v2_list and t.v2_record is not None:
+            row = _row_record(t.v2_record, t.v2_list)
+            assert row is not None, f"{t.route}'s {t.v2_list} is not a list of records"
+            rows.setdefault(t.v2_list, []).append(open_schema(row, f"A {t.route} row"))
+    nested = {name: connection_schema(shapes[0] if len(shapes) == 1 else {"anyOf": shapes},
+                                      "rows")
+              for name, shapes in rows.items()}
+    schema = union_schema(records, f"The {what} module's members as Yahoo sends them "
+                                   "(camelCase names; every `{raw, fmt}` object reduced to "
+                                   "its raw value, Yahoo's empty `{}` to null). Which members "
+                                   "appear depends on the type: see the operation description",
+                          nested=nested)
+    # the lists first: the members that tell the types apart
+    schema["properties"] = {**{name: schema["properties"][name] for name in nested},
+                            **schema["properties"]}
+    return schema

@@ -1,12 +1,12 @@
 """Analysis: the query declarations and the response shapes (for the docs): v1's
-AnalysisData and v2's raw module."""
+AnalysisData and v2's module (its members are the records':
+:mod:`marketdata.records.analysts`)."""
 
 from rest_framework import serializers
 
 from apps.analysis.modules import V2ModuleQuery, module_order_param, v2_module_schema
 from apps.analysis.services import ALIASES, ANALYSIS, ANALYSIS_TYPES
 from apps.core.params import QuerySerializer, choice
-from apps.core.v2 import INTEGER, STRING
 
 # The sub-route form's names in the docs: the reference's only. The underscore spellings
 # (the query's values) are accepted too but not listed: a code generator turns both
@@ -130,19 +130,4 @@ class V2AnalysisQuery(V2ModuleQuery):
     order = module_order_param(ANALYSIS)
 
 
-V2_ANALYSIS_RESPONSE = v2_module_schema(
-    "analysis", ANALYSIS,
-    {"trend": "recommendations: `{period, strongBuy, buy, hold, sell, strongSell}` per month, "
-              "newest first (`order=desc`, the default) or oldest first (`order=asc`); "
-              "earnings-estimate: one row per period with `earningsEstimate`, "
-              "`revenueEstimate`, `epsTrend`, `epsRevisions`",
-     "history": "upgrades-downgrades: rating changes `{epochGradeDate, firm, toGrade, "
-                "fromGrade, action, ...}`, newest first (`order=desc`, the default) or "
-                "oldest first (`order=asc`); earnings-history: reported quarters `{quarter, "
-                "period, currency, epsActual, epsEstimate, epsDifference, surprisePercent, "
-                "maxAge}`, oldest first (`order=asc`, the default) or newest first "
-                "(`order=desc`)"},
-    {"maxAge": INTEGER,
-     "defaultMethodology": {**STRING, "description": "earnings-estimate, earnings-history: "
-                                                     "the EPS basis of the estimates, e.g. "
-                                                     "`nongaap` (null when Yahoo sends none)"}})
+V2_ANALYSIS_RESPONSE = v2_module_schema("analysis", ANALYSIS)

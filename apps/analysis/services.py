@@ -1,5 +1,5 @@
-"""Analysis: one data module per analysis type, served as v1's AnalysisData and as v2's raw
-module (the shared machinery: :mod:`apps.analysis.modules`).
+"""Analysis: one data module per analysis type, served as v1's AnalysisData and as v2's module
+record (the shared machinery: :mod:`apps.analysis.modules`).
 
 :data:`TYPES` is the one table of analysis types: for each, its module, its v1 name (query
 form), its kebab name (v1 sub-route and v2 path), the v1 builder and, for the types v2
@@ -12,17 +12,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from apps.analysis.modules import INT, NUM, STR, ModuleEndpoint, ModuleType
+from apps.analysis.modules import ModuleEndpoint, ModuleType
 from marketdata.capabilities import fundamentals
 from marketdata.formatting import json_ready
 from marketdata.records.analysts import (
+    EarningsEstimateModule,
+    EarningsHistoryModule,
     EarningsSurprise,
     EsgScores,
     Estimate,
     GradeChange,
     PriceTargets,
     Recommendation,
+    RecommendationsModule,
     TrendPeriod,
+    UpgradesDowngradesModule,
 )
 from marketdata.records.fundamentals import (
     EARNINGS_HISTORY,
@@ -97,46 +101,24 @@ def _sustainability(esg: EsgScores) -> dict[str, Any] | None:
                        "governanceScore": esg.governance_score, "totalEsg": esg.total_esg}}
 
 
-# -- v2 rows: each list member's row, every member present (null where Yahoo sent none) --------
-RECOMMENDATION_ROW = {"period": STR, "strongBuy": INT, "buy": INT, "hold": INT, "sell": INT,
-                      "strongSell": INT}
-GRADE_CHANGE_ROW = {"epochGradeDate": INT, "firm": STR, "toGrade": STR, "fromGrade": STR,
-                    "action": STR, "priceTargetAction": STR, "currentPriceTarget": NUM,
-                    "priorPriceTarget": NUM}
-ESTIMATE_ROW = {
-    "maxAge": INT, "period": STR, "endDate": STR, "growth": NUM,
-    "earningsEstimate": {"avg": NUM, "low": NUM, "high": NUM, "yearAgoEps": NUM,
-                         "numberOfAnalysts": INT, "growth": NUM, "earningsCurrency": STR},
-    "revenueEstimate": {"avg": NUM, "low": NUM, "high": NUM, "numberOfAnalysts": INT,
-                        "yearAgoRevenue": NUM, "growth": NUM, "revenueCurrency": STR},
-    "epsTrend": {"current": NUM, "sevenDaysAgo": NUM, "thirtyDaysAgo": NUM, "sixtyDaysAgo": NUM,
-                 "ninetyDaysAgo": NUM, "epsTrendCurrency": STR},
-    "epsRevisions": {"upLast7Days": INT, "upLast30Days": INT, "downLast7Days": INT,
-                     "downLast30Days": INT, "downLast90Days": INT, "epsRevisionsCurrency": STR},
-}
-EARNINGS_ROW = {"maxAge": INT, "quarter": INT, "period": STR, "currency": STR, "epsActual": NUM,
-                "epsEstimate": NUM, "epsDifference": NUM, "surprisePercent": NUM}
-
-
 # -- the table ------------------------------------------------------------------------------
 ANALYSIS = ModuleEndpoint("analysis_type", fundamentals.analysis, (
     ModuleType("recommendations", "recommendations", RECOMMENDATION_TREND, _recommendations,
-               "recommendations", v2_members=("trend", "maxAge"), v2_list="trend",
-               v2_row=RECOMMENDATION_ROW, v2_order="desc"),
+               "recommendations", v2_record=RecommendationsModule, v2_list="trend",
+               v2_order="desc"),
     ModuleType("upgrades_downgrades", "upgrades-downgrades", UPGRADE_DOWNGRADE_HISTORY,
                _upgrades_downgrades, "upgrades/downgrades",
-               v2_members=("history", "maxAge"), v2_list="history", v2_row=GRADE_CHANGE_ROW,
-               v2_order="desc"),
+               v2_record=UpgradesDowngradesModule, v2_list="history", v2_order="desc"),
     ModuleType("price_targets", "price-targets", FINANCIAL_DATA, _price_targets,
                "price targets"),
     ModuleType("earnings_estimate", "earnings-estimate", EARNINGS_TREND, _earnings_estimate,
-               "earnings estimate", v2_members=("trend", "defaultMethodology", "maxAge"),
-               v2_list="trend", v2_row=ESTIMATE_ROW, v2_has_data=_any_estimate),
+               "earnings estimate", v2_record=EarningsEstimateModule, v2_list="trend",
+               v2_has_data=_any_estimate),
     ModuleType("revenue_estimate", "revenue-estimate", EARNINGS_TREND, _revenue_estimate,
                "revenue estimate"),
     ModuleType("earnings_history", "earnings-history", EARNINGS_HISTORY, _earnings_history,
-               "earnings history", v2_members=("history", "defaultMethodology", "maxAge"),
-               v2_list="history", v2_row=EARNINGS_ROW, v2_order="asc"),
+               "earnings history", v2_record=EarningsHistoryModule, v2_list="history",
+               v2_order="asc"),
     ModuleType("sustainability", "sustainability", ESG_SCORES, _sustainability,
                "sustainability"),
 ))

@@ -1,12 +1,12 @@
 """Holders: the query declarations, the HoldersData response shape, the reference's
-sub-route bodies and v2's raw module (for the docs)."""
+sub-route bodies and v2's module (its members are the records':
+:mod:`marketdata.records.fundamentals`)."""
 
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
 from apps.analysis.modules import V2ModuleQuery, module_order_param, v2_module_schema
 from apps.core.params import QuerySerializer, choice
-from apps.core.v2 import INTEGER, NUMBER, STRING
 from apps.holders.services import ALIASES, HOLDER_TYPES, HOLDERS
 
 # The sub-route form's names in the docs: the reference's only. The underscore spellings
@@ -137,25 +137,4 @@ class V2HoldersQuery(V2ModuleQuery):
     order = module_order_param(HOLDERS)
 
 
-V2_HOLDERS_RESPONSE = v2_module_schema(
-    "holders", HOLDERS,
-    {"ownershipList": "institutional, mutualfund: `{maxAge, reportDate, organization, "
-                      "pctHeld, position, value, pctChange}`, largest first",
-     "transactions": "insider-transactions: `{maxAge, shares, value, filerUrl, "
-                     "transactionText, filerName, filerRelation, moneyText, startDate, "
-                     "ownership}`, newest first (`order=desc`, the default) or oldest first "
-                     "(`order=asc`)",
-     "holders": "insider-roster: `{maxAge, name, relation, url, transactionDescription, "
-                "latestTransDate, positionDirect, positionDirectDate, ...}`"},
-    {"maxAge": INTEGER,
-     **{name: {**NUMBER, "description": "major (a fraction)"}
-        for name in ("insidersPercentHeld", "institutionsPercentHeld",
-                     "institutionsFloatPercentHeld")},
-     "institutionsCount": {**INTEGER, "description": "major"},
-     "period": {**STRING, "description": "insider-purchases, e.g. \"6m\""},
-     **{name: {**INTEGER, "description": "insider-purchases"}
-        for name in ("buyInfoCount", "buyInfoShares", "sellInfoCount", "sellInfoShares",
-                     "netInfoCount", "netInfoShares", "totalInsiderShares")},
-     **{name: {**NUMBER, "description": "insider-purchases (a fraction)"}
-        for name in ("buyPercentInsiderShares", "sellPercentInsiderShares",
-                     "netPercentInsiderShares")}})
+V2_HOLDERS_RESPONSE = v2_module_schema("holders", HOLDERS)

@@ -4,7 +4,8 @@ implementation's v1 sub-route bodies and as v2's raw module (the shared machiner
 
 :data:`TYPES` is the one table of holder types: for each, its module, its v1 name (query
 form), its kebab name (v1 sub-route and v2 path), the v1 builder, its HoldersData member and
-reference body key, and v2's known members and paged list member. v1's query choices, v1's
+reference body key, and v2's module record (its known members: marketdata.records.fundamentals)
+and paged list member. v1's query choices, v1's
 sub-route aliases and v2's path enum are all derived from it. A missing date stays null (it
 is never replaced by the current time).
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from apps.analysis.modules import INT, NUM, STR, ModuleEndpoint, ModuleType
+from apps.analysis.modules import ModuleEndpoint, ModuleType
 from marketdata.capabilities import fundamentals
 from marketdata.formatting import json_ready
 from marketdata.records.fundamentals import (
@@ -26,9 +27,14 @@ from marketdata.records.fundamentals import (
     NET_SHARE_PURCHASE_ACTIVITY,
     Holder,
     InsiderPurchases,
+    InsiderPurchasesModule,
     InsiderRosterMember,
+    InsiderRosterModule,
     InsiderTransaction,
+    InsiderTransactionsModule,
     MajorHolders,
+    MajorHoldersModule,
+    OwnershipModule,
 )
 
 
@@ -55,45 +61,27 @@ def _insider_roster(roster: list[InsiderRosterMember]) -> list[dict[str, Any]] |
     return [json_ready(m) for m in roster] or None
 
 
-# -- v2 rows: each list member's row, every member present (null where Yahoo sent none) --------
-OWNERSHIP_ROW = {"maxAge": INT, "reportDate": INT, "organization": STR, "pctHeld": NUM,
-                 "position": NUM, "value": NUM, "pctChange": NUM}
-TRANSACTION_ROW = {"maxAge": INT, "shares": NUM, "value": NUM, "filerUrl": STR,
-                   "transactionText": STR, "filerName": STR, "filerRelation": STR,
-                   "moneyText": STR, "startDate": INT, "ownership": STR}
-ROSTER_ROW = {"maxAge": INT, "name": STR, "relation": STR, "url": STR,
-              "transactionDescription": STR, "latestTransDate": INT, "positionDirect": NUM,
-              "positionDirectDate": INT, "positionIndirect": NUM, "positionIndirectDate": INT}
-
 # -- the table ------------------------------------------------------------------------------
-_OWNERSHIP = ("maxAge", "ownershipList")
 HOLDERS = ModuleEndpoint("holder_type", fundamentals.holders, (
     ModuleType("major", "major", MAJOR_HOLDERS_BREAKDOWN, _major, "major holders",
                v1_member="major_breakdown", reference_key="breakdown",
-               v2_members=("maxAge", "insidersPercentHeld", "institutionsPercentHeld",
-                           "institutionsFloatPercentHeld", "institutionsCount")),
+               v2_record=MajorHoldersModule),
     ModuleType("institutional", "institutional", INSTITUTION_OWNERSHIP, _ownership,
                "institutional holders", v1_member="institutional_holders",
-               reference_key="holders", v2_members=_OWNERSHIP, v2_list="ownershipList",
-               v2_row=OWNERSHIP_ROW),
+               reference_key="holders", v2_record=OwnershipModule, v2_list="ownershipList"),
     ModuleType("mutualfund", "mutualfund", FUND_OWNERSHIP, _ownership, "mutual fund holders",
                v1_member="mutualfund_holders", reference_key="holders",
-               v2_members=_OWNERSHIP, v2_list="ownershipList", v2_row=OWNERSHIP_ROW),
+               v2_record=OwnershipModule, v2_list="ownershipList"),
     ModuleType("insider_transactions", "insider-transactions", INSIDER_TRANSACTIONS,
                _insider_transactions, "insider transactions",
                v1_member="insider_transactions", reference_key="transactions",
-               v2_members=("transactions", "maxAge"), v2_list="transactions",
-               v2_row=TRANSACTION_ROW, v2_order="desc"),
+               v2_record=InsiderTransactionsModule, v2_list="transactions", v2_order="desc"),
     ModuleType("insider_purchases", "insider-purchases", NET_SHARE_PURCHASE_ACTIVITY,
                _insider_purchases, "insider purchases", v1_member="insider_purchases",
-               reference_key="summary",
-               v2_members=("maxAge", "period", "buyInfoCount", "buyInfoShares",
-                           "buyPercentInsiderShares", "sellInfoCount", "sellInfoShares",
-                           "sellPercentInsiderShares", "netInfoCount", "netInfoShares",
-                           "netPercentInsiderShares", "totalInsiderShares")),
+               reference_key="summary", v2_record=InsiderPurchasesModule),
     ModuleType("insider_roster", "insider-roster", INSIDER_HOLDERS, _insider_roster,
                "insider roster", v1_member="insider_roster", reference_key="roster",
-               v2_members=("holders", "maxAge"), v2_list="holders", v2_row=ROSTER_ROW),
+               v2_record=InsiderRosterModule, v2_list="holders"),
 ))
 
 # Derived: the table, v1's query choices and members, v1's sub-route aliases, v2's path enum.

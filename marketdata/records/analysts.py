@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from marketdata.formatting import round_half_up
+from marketdata.records.fundamentals import MAX_AGE
 from marketdata.records.members import member
 
 
@@ -105,6 +106,170 @@ class EsgScores:
     def has_scores(self) -> bool:
         return any(v is not None for v in (self.environment_score, self.social_score,
                                             self.governance_score, self.total_esg))
+
+
+# -- the analysis modules as v2 serves them -----------------------------------------------------
+# As the holders modules (marketdata.records.fundamentals): the source's members, the known
+# ones declared, the others passed through after them; Yahoo's oddly cased names
+# (``7daysAgo``, ``upLast7days``) renamed to camel case before.
+_ORDER = ", newest first (`order=desc`, the default) or oldest first (`order=asc`)"
+_METHODOLOGY = "The EPS basis of the estimates, e.g. `nongaap` (null when the source sends none)"
+
+
+@dataclass(frozen=True)
+class RecommendationRow:
+    """Analyst counts of one month of recommendationTrend."""
+
+    period: str | None = member()
+    strong_buy: int | None = member()
+    buy: int | None = member()
+    hold: int | None = member()
+    sell: int | None = member()
+    strong_sell: int | None = member()
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RecommendationsModule:
+    """recommendationTrend."""
+
+    trend: list[RecommendationRow] | None = member(
+        "Analyst counts per month (`0m` this month, `-1m` the one before)" + _ORDER)
+    max_age: int | None = member(MAX_AGE)
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GradeChangeRow:
+    """One rating change of upgradeDowngradeHistory."""
+
+    epoch_grade_date: int | None = member()
+    firm: str | None = member()
+    to_grade: str | None = member()
+    from_grade: str | None = member()
+    action: str | None = member()
+    price_target_action: str | None = member()
+    current_price_target: float | None = member()
+    prior_price_target: float | None = member()
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class UpgradesDowngradesModule:
+    """upgradeDowngradeHistory."""
+
+    history: list[GradeChangeRow] | None = member(
+        "Rating changes" + _ORDER)
+    max_age: int | None = member(MAX_AGE)
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EarningsEstimateValues:
+    """The EPS consensus of one period."""
+
+    avg: float | None = member()
+    low: float | None = member()
+    high: float | None = member()
+    year_ago_eps: float | None = member()
+    number_of_analysts: int | None = member()
+    growth: float | None = member()
+    earnings_currency: str | None = member()
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RevenueEstimateValues:
+    """The revenue consensus of one period."""
+
+    avg: float | None = member()
+    low: float | None = member()
+    high: float | None = member()
+    number_of_analysts: int | None = member()
+    year_ago_revenue: float | None = member()
+    growth: float | None = member()
+    revenue_currency: str | None = member()
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EpsTrendValues:
+    """The EPS consensus of one period now and some days ago."""
+
+    current: float | None = member()
+    seven_days_ago: float | None = member()
+    thirty_days_ago: float | None = member()
+    sixty_days_ago: float | None = member()
+    ninety_days_ago: float | None = member()
+    eps_trend_currency: str | None = member()
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EpsRevisionsValues:
+    """How many analysts revised one period's EPS estimate up or down lately."""
+
+    up_last7_days: int | None = member()
+    up_last30_days: int | None = member()
+    down_last7_days: int | None = member()
+    down_last30_days: int | None = member()
+    down_last90_days: int | None = member()
+    eps_revisions_currency: str | None = member()
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EstimateRow:
+    """One period of earningsTrend."""
+
+    max_age: int | None = member()
+    period: str | None = member()
+    end_date: str | None = member()
+    growth: float | None = member()
+    earnings_estimate: EarningsEstimateValues | None = member()
+    revenue_estimate: RevenueEstimateValues | None = member()
+    eps_trend: EpsTrendValues | None = member()
+    eps_revisions: EpsRevisionsValues | None = member()
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EarningsEstimateModule:
+    """earningsTrend."""
+
+    trend: list[EstimateRow] | None = member(
+        "One row per period: its EPS and revenue consensus, the EPS consensus's trend and "
+        "its revisions")
+    default_methodology: str | None = member(_METHODOLOGY)
+    max_age: int | None = member(MAX_AGE)
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ReportedEarningsRow:
+    """One reported quarter of earningsHistory."""
+
+    max_age: int | None = member()
+    quarter: int | None = member()
+    period: str | None = member()
+    currency: str | None = member()
+    eps_actual: float | None = member()
+    eps_estimate: float | None = member()
+    eps_difference: float | None = member()
+    surprise_percent: float | None = member()
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EarningsHistoryModule:
+    """earningsHistory."""
+
+    history: list[ReportedEarningsRow] | None = member(
+        "Reported quarters, oldest first (`order=asc`, the default) or newest first "
+        "(`order=desc`)")
+    default_methodology: str | None = member(_METHODOLOGY)
+    max_age: int | None = member(MAX_AGE)
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
 
 
 # -- the v2 analyst endpoints (their answers' members, declared on the records) -------------

@@ -6,10 +6,12 @@ calls and their transcripts, with the vocabularies the endpoints and sources sha
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+
+from marketdata.records.members import member
 
 # -- data modules (the analysis and holders endpoints) ----------------------------------------
 # The modules, by the names v2 documents and serves (Yahoo Finance's quoteSummary modules).
@@ -104,6 +106,125 @@ class InsiderRosterMember:
     shares_owned_directly: int | None
     shares_owned_indirectly: int | None
     position_direct_date: datetime | None
+
+
+# -- the holders modules as v2 serves them ------------------------------------------------------
+# Each module's members as the source sends them (camelCase names; values raw: every
+# ``{raw, fmt}`` reduced to its raw value, ``{}`` to null; strings as sent): the known members
+# declared (null when the source sent none), the others passed through after them. Built by
+# ``members.from_members`` from the module's members; the v2 holders endpoint serves them.
+MAX_AGE = "Seconds the source caches the data for"
+
+
+@dataclass(frozen=True)
+class MajorHoldersModule:
+    """majorHoldersBreakdown."""
+
+    max_age: int | None = member(MAX_AGE)
+    insiders_percent_held: float | None = member("Fraction of the shares held by insiders "
+                                                 "(0.0929 = 9.29%)")
+    institutions_percent_held: float | None = member("Fraction of the shares held by "
+                                                     "institutions")
+    institutions_float_percent_held: float | None = member("Fraction of the float held by "
+                                                           "institutions")
+    institutions_count: int | None = member("Number of institutions holding shares")
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class OwnershipRow:
+    """One institution or fund of institutionOwnership or fundOwnership."""
+
+    max_age: int | None = member()
+    report_date: int | None = member()
+    organization: str | None = member()
+    pct_held: float | None = member()
+    position: float | None = member()
+    value: float | None = member()
+    pct_change: float | None = member()
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class OwnershipModule:
+    """institutionOwnership or fundOwnership."""
+
+    max_age: int | None = member(MAX_AGE)
+    ownership_list: list[OwnershipRow] | None = member("The top holders, largest first")
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class InsiderTransactionRow:
+    """One transaction of insiderTransactions."""
+
+    max_age: int | None = member()
+    shares: float | None = member()
+    value: float | None = member()
+    filer_url: str | None = member()
+    transaction_text: str | None = member()
+    filer_name: str | None = member()
+    filer_relation: str | None = member()
+    money_text: str | None = member()
+    start_date: int | None = member()
+    ownership: str | None = member()
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class InsiderTransactionsModule:
+    """insiderTransactions."""
+
+    transactions: list[InsiderTransactionRow] | None = member(
+        "Insider transactions, newest first (`order=desc`, the default) or oldest first "
+        "(`order=asc`)")
+    max_age: int | None = member(MAX_AGE)
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class InsiderPurchasesModule:
+    """netSharePurchaseActivity: net insider buying and selling over ``period``."""
+
+    max_age: int | None = member(MAX_AGE)
+    period: str | None = member('The period, e.g. "6m"')
+    buy_info_count: int | None = member()
+    buy_info_shares: int | None = member()
+    buy_percent_insider_shares: float | None = member("A fraction of the insiders' shares")
+    sell_info_count: int | None = member()
+    sell_info_shares: int | None = member()
+    sell_percent_insider_shares: float | None = member("A fraction of the insiders' shares")
+    net_info_count: int | None = member()
+    net_info_shares: int | None = member()
+    net_percent_insider_shares: float | None = member("A fraction of the insiders' shares")
+    total_insider_shares: int | None = member()
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class InsiderRosterRow:
+    """One insider of insiderHolders."""
+
+    max_age: int | None = member()
+    name: str | None = member()
+    relation: str | None = member()
+    url: str | None = member()
+    transaction_description: str | None = member()
+    latest_trans_date: int | None = member()
+    position_direct: float | None = member()
+    position_direct_date: int | None = member()
+    position_indirect: float | None = member()
+    position_indirect_date: int | None = member()
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class InsiderRosterModule:
+    """insiderHolders."""
+
+    holders: list[InsiderRosterRow] | None = member("The insiders")
+    max_age: int | None = member(MAX_AGE)
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
 
 
 # -- calendar events ----------------------------------------------------------------------------

@@ -51,15 +51,25 @@ class _Declared:
     name: str | None
     always: bool
     schema: Mapping[str, Any] | None
+    extras: bool = False
 
 
 def member(description: str | None = None, *, name: str | None = None, always: bool = False,
-           schema: Mapping[str, Any] | None = None, **field_options: Any) -> Any:
+           schema: Mapping[str, Any] | None = None, extras: bool = False,
+           **field_options: Any) -> Any:
     """A dataclass field that is a member of answers; ``field_options`` are
     :func:`dataclasses.field`'s (``default``, ``init``...). ``schema`` adds to (or, for a
-    type the annotation cannot say, replaces) what the annotation gives."""
-    return dataclasses.field(metadata={MEMBER: _Declared(description, name, always, schema)},
-                             **field_options)
+    type the annotation cannot say, replaces) what the annotation gives.
+
+    ``extras``: the field (a ``Mapping[str, Any]``, at most one per record) is not a member
+    but holds the members passed through as the upstream sent them, written after the
+    declared ones; its ``schema``, if any, is each passed member's (the object's
+    ``additionalProperties``)."""
+    if extras and (name is not None or always):
+        raise TypeError("a pass-through member has no name and is never always present")
+    return dataclasses.field(
+        metadata={MEMBER: _Declared(description, name, always, schema, extras)},
+        **field_options)
 
 
 def camel(attribute: str) -> str:
@@ -117,7 +127,7 @@ def members_of(record: type) -> tuple[Member, ...]:
     found = []
     for item in dataclasses.fields(record):
         declared = item.metadata.get(MEMBER)
-        if declared is None:
+        if declared is None or declared.extras:
             continue
         annotation = hints[item.name]
         schema = type_schema(annotation)
@@ -136,16 +146,97 @@ def member_names(record: type) -> tuple[str, ...]:
     return tuple(m.name for m in members_of(record))
 
 
+@cache
+def extras_of(record: type) -> Member | None:
+    """The record's pass-through member (``member(extras=True)``), if it declares one: its
+    ``attribute`` holds the passed members, its ``schema`` is each one's (``{}``: any)."""
+    passing = [item for item in dataclasses.fields(record)
+               if getattr(item.metadata.get(MEMBER), "extras", False)]
+    if not passing:
+        return None
+    if len(passing) > 1:
+        raise TypeError(f"{record.__name__} declares more than one pass-through member")
+    item = passing[0]
+    declared: _Declared = item.metadata[MEMBER]
+    return Member(item.name, item.name, dict(declared.schema or {}), declared.description,
+                  False)
+
+
+def passed_names(value: Any) -> tuple[str, ...]:
+    """The names a record (an instance) passes through, in their order: those of its
+    pass-through member that are not declared members."""
+    record: type = type(value)
+    extra = extras_of(record)
+    if extra is None:
+        return ()
+    declared = set(member_names(record))
+    return tuple(name for name in getattr(value, extra.attribute) if name not in declared)
+
+
+def from_members(record: type, data: Mapping[str, Any]) -> Any:
+    """The record of an upstream object of its members (the inverse of :func:`as_json`):
+    each declared member by its JSON name (None when absent); a member that is a record, or
+    a list of them, built from its object(s) the same way; the other members into the
+    pass-through member (dropped when the record has none). A value that is not of the
+    declared form (not an object where a record is, not a list where a list is) is kept
+    as it is."""
+    hints = typing.get_type_hints(record)
+    values: dict[str, Any] = {}
+    for m in members_of(record):
+        value = data.get(m.name)
+        inner, listed = record_in(hints[m.attribute])
+        if inner is not None and listed and isinstance(value, list):
+            value = [from_members(inner, item) if isinstance(item, Mapping) else item
+                     for item in value]
+        elif inner is not None and not listed and isinstance(value, Mapping):
+            value = from_members(inner, value)
+        values[m.attribute] = value
+    if (extra := extras_of(record)) is not None:
+        known = set(member_names(record))
+        values[extra.attribute] = {name: value for name, value in data.items()
+                                   if name not in known}
+    return record(**values)
+
+
+def record_in(annotation: Any) -> tuple[type | None, bool]:
+    """The record an annotation holds (``R``, ``R | None``) or lists (``list[R]``, maybe
+    ``| None``), and whether it is a list of them."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        for arg in typing.get_args(annotation):
+            found = record_in(arg)
+            if found[0] is not None:
+                return found
+        return None, False
+    if origin is list:
+        args = typing.get_args(annotation)
+        inner = args[0] if args else None
+        return (inner, True) if isinstance(inner, type) and _is_record_class(inner) \
+            else (None, False)
+    return (annotation, False) if isinstance(annotation, type) \
+        and _is_record_class(annotation) else (None, False)
+
+
+def _is_record_class(cls: type) -> bool:
+    return dataclasses.is_dataclass(cls) and _declares(cls)
+
+
 def as_json(value: Any) -> Any:
     """``value`` with every record that declares members (at any depth of lists and dicts)
-    as the dict of its members, in their order; other values as they are."""
+    as the dict of its members, in their order, then the members it passes through;
+    other values as they are."""
     if isinstance(value, list):
         return [as_json(item) for item in value]
     if isinstance(value, dict):
         return {key: as_json(item) for key, item in value.items()}
     if is_record(value):
         record: type = type(value)
-        return {m.name: as_json(getattr(value, m.attribute)) for m in members_of(record)}
+        out = {m.name: as_json(getattr(value, m.attribute)) for m in members_of(record)}
+        if (extra := extras_of(record)) is not None:
+            out.update((name, as_json(item))
+                       for name, item in getattr(value, extra.attribute).items()
+                       if name not in out)
+        return out
     if isinstance(value, datetime):
         return iso_utc(value)
     return value

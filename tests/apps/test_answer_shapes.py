@@ -5,14 +5,15 @@ so a member cannot be in the schema and not the answer, or the reverse."""
 
 from __future__ import annotations
 
-from dataclasses import is_dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, is_dataclass
 from typing import Any
 
 import pytest
 from django.urls import get_resolver
 
 from apps.analysts.services import ReportedQuarter
-from apps.core.shapes import record_output, record_schema
+from apps.core.shapes import record_output, record_schema, union_schema
 from apps.core.v2 import V2ApiView, connection_schema
 from apps.options.services import ChainBatch, SymbolChain
 from apps.risk.services import RiskAnswer, RiskWindow
@@ -29,7 +30,23 @@ from apps.transcripts.services import (
 )
 from marketdata.indicators.risk import RiskMetrics
 from marketdata.records import filings, search, sectors
-from marketdata.records.analysts import GradingAction, PriceTargetConsensus, PriceTargetSummary
+from marketdata.records.analysts import (
+    EarningsEstimateModule,
+    EarningsEstimateValues,
+    EarningsHistoryModule,
+    EpsRevisionsValues,
+    EpsTrendValues,
+    EstimateRow,
+    GradeChangeRow,
+    GradingAction,
+    PriceTargetConsensus,
+    PriceTargetSummary,
+    RecommendationRow,
+    RecommendationsModule,
+    ReportedEarningsRow,
+    RevenueEstimateValues,
+    UpgradesDowngradesModule,
+)
 from marketdata.records.calendar import (
     CalendarEvent,
     DividendAmount,
@@ -40,6 +57,16 @@ from marketdata.records.calendar import (
 from marketdata.records.companies import PressRelease
 from marketdata.records.crypto import Coin, CoinMatch, GlobalMarket, TrendingCoin
 from marketdata.records.feeds import FeedItem, MarketNewsItem
+from marketdata.records.fundamentals import (
+    InsiderPurchasesModule,
+    InsiderRosterModule,
+    InsiderRosterRow,
+    InsiderTransactionRow,
+    InsiderTransactionsModule,
+    MajorHoldersModule,
+    OwnershipModule,
+    OwnershipRow,
+)
 from marketdata.records.gauges import FearAndGreed
 from marketdata.records.market import (
     CurrencyInfo,
@@ -48,7 +75,7 @@ from marketdata.records.market import (
     SummarySpark,
     TrendingSymbol,
 )
-from marketdata.records.members import member_names
+from marketdata.records.members import member, member_names
 from marketdata.records.news import (
     HeadlineSentiment,
     MarketSentiment,
@@ -128,6 +155,12 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            filings.Filing, filings.CompanyFilings, filings.DataPoint, filings.ConceptValues,
            filings.SearchHit, filings.FilingSearch, CalendarEvent, EarningsEstimates,
            DividendAmount, ExpiringContracts, ReleaseName,
+           # the holders and analysis modules (open: they pass Yahoo's other members through)
+           MajorHoldersModule, OwnershipModule, OwnershipRow, InsiderTransactionsModule,
+           InsiderTransactionRow, InsiderPurchasesModule, InsiderRosterModule, InsiderRosterRow,
+           RecommendationsModule, RecommendationRow, UpgradesDowngradesModule, GradeChangeRow,
+           EarningsEstimateModule, EstimateRow, EarningsEstimateValues, RevenueEstimateValues,
+           EpsTrendValues, EpsRevisionsValues, EarningsHistoryModule, ReportedEarningsRow,
            # every record of a sector or industry answer (the module's dataclasses)
            *(record for record in vars(sectors).values() if isinstance(record, type)
              and is_dataclass(record) and record.__module__ == sectors.__name__)]
@@ -173,3 +206,72 @@ def test_a_record_may_join_its_bases_members():
     names = member_names(RiskAnswer)
     assert names == member_names(RiskWindow) + member_names(RiskMetrics)
     assert names[:2] == ("symbol", "benchmark") and names[-1] == "informationRatio"
+
+
+@dataclass(frozen=True)
+class Open:
+    max_age: int | None = member()
+    count: int | None = member("How many")
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Typed:
+    max_age: int | None = member()
+    extras: Mapping[str, Any] = member(extras=True, schema={"type": "number"},
+                                       default_factory=dict)
+
+
+@dataclass(frozen=True)
+class First:
+    max_age: int | None = member()
+    rows: list[Any] = member()
+    count: int | None = member("How many")
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Second:
+    rows: list[Any] = member()
+    max_age: int | None = member()
+    count: str | None = member("Counted")
+
+
+@dataclass(frozen=True)
+class Third:
+    max_age: int | None = member("Seconds")
+    count: int | None = member("How many")
+
+
+def test_a_record_that_passes_members_through_is_an_open_object():
+    schema = record_schema(Open, "open")
+    assert list(schema["properties"]) == ["maxAge", "count"] == schema["required"]
+    assert schema["additionalProperties"] is True
+    assert record_schema(Typed)["additionalProperties"] == {"type": "number"}
+    assert "additionalProperties" not in record_schema(PressRelease)
+    # fields selects the declared members and those the answer passes through
+    output = record_output(Open, passed=("newOne",), paged=("rows",))
+    assert output.members == ("maxAge", "count", "newOne") and output.paged == ("rows",)
+    body = {"maxAge": 1, "count": 2, "newOne": 3}
+    assert output.apply(body, {"fields": "newOne"}) == {"newOne": 3}
+    assert output.apply(body, {"fields": "count,unknown"}) == {"count": 2}
+
+
+def test_a_union_schema_has_every_records_members_and_says_whose():
+    rows = {"type": "array", "description": "the rows"}
+    with pytest.raises(TypeError, match="count differs"):
+        union_schema({"a": First, "b": Second}, "either", nested={"rows": rows})
+    schema = union_schema({"a": First, "b": Second, "c": First}, "either",
+                          nested={"rows": rows, "count": {"type": "integer"}})
+    assert list(schema["properties"]) == ["maxAge", "rows", "count"]
+    assert schema["properties"]["maxAge"] == {"type": ["integer", "null"]}
+    assert schema["properties"]["rows"] == rows
+    assert "required" not in schema and schema["additionalProperties"] is True
+    assert schema["description"] == "either"
+    only = union_schema({"a": First, "c": Second}, "x", nested={"rows": rows,
+                                                               "count": rows})
+    assert only["properties"]["maxAge"] == {"type": ["integer", "null"]}
+    mixed = union_schema({"a": First, "b": Third}, "x", nested={"rows": rows})["properties"]
+    assert mixed["maxAge"]["description"] == "a; b: Seconds"
+    assert mixed["count"]["description"] == "How many"
+    assert mixed["rows"] == {"type": "array", "description": "a. the rows"}

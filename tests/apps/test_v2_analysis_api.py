@@ -8,6 +8,7 @@ Also the pure helper behind it (:func:`marketdata.providers.yahoo.analysis.plain
 from __future__ import annotations
 
 import json
+import typing
 from functools import cache
 from typing import Any
 
@@ -17,6 +18,7 @@ from apps.analysis import services
 from apps.analysis.views import V2AnalysisView
 from apps.core import v2
 from marketdata.providers.yahoo.analysis import plain, raw_module
+from marketdata.records.members import members_of, record_in
 from tests.apps.payloads import FAILURES, QUERY2, QUOTE_SUMMARY_NOT_FOUND, fail_url
 from tests.apps.test_malformed_symbols_api import IDS, VALUES
 from tests.conftest import UPSTREAM_DIR, calls_to
@@ -73,10 +75,19 @@ def assert_served(got: Any, sent: Any, shape: Any) -> None:
             assert got[name] == value, name
 
 
+def record_shape(record: type) -> dict:
+    """A record's members, each a record's (alone or in a list) by its own shape."""
+    hints = typing.get_type_hints(record)
+    shape: dict[str, Any] = {}
+    for m in members_of(record):
+        inner, _ = record_in(hints[m.attribute])
+        shape[m.name] = record_shape(inner) if inner is not None else "any"
+    return shape
+
+
 def v2_shape(kind) -> dict:
-    """A type's v2 body shape: its top-level members, its list member's row."""
-    return {**dict.fromkeys(kind.v2_members, "any"),
-            **({kind.v2_list: kind.v2_row} if kind.v2_list else {})}
+    """A type's v2 body shape: its record's members, its list member's rows and theirs."""
+    return record_shape(kind.v2_record)
 
 
 def recorded_module(recording, module: str, file: str) -> tuple[dict | None, dict]:

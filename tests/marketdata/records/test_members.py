@@ -3,8 +3,9 @@ read off the annotations, constants, and the JSON in the members' order."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import pytest
 
@@ -12,10 +13,13 @@ from marketdata.records.crypto import Coin, CoinMatch, GlobalMarket
 from marketdata.records.members import (
     as_json,
     camel,
+    extras_of,
+    from_members,
     is_record,
     member,
     member_names,
     members_of,
+    passed_names,
     type_schema,
 )
 from marketdata.records.quotes import ForexQuote
@@ -106,3 +110,66 @@ def test_a_record_without_members_is_an_error():
 
     with pytest.raises(TypeError, match="declares no members"):
         members_of(Plain)
+
+
+@dataclass(frozen=True)
+class _Row:
+    max_age: int | None = member()
+    seven_days_ago: float | None = member()
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Module:
+    rows: list[_Row] | None = member()
+    inner: _Row | None = member()
+    max_age: int | None = member()
+    extras: Mapping[str, Any] = member(extras=True, default_factory=dict)
+    hidden: str = field(default="not a member", kw_only=True)
+
+
+def test_a_pass_through_member_is_not_a_member():
+    assert member_names(_Row) == ("maxAge", "sevenDaysAgo")
+    extra = extras_of(_Row)
+    assert extra is not None and extra.attribute == "extras" and extra.schema == {}
+    assert extras_of(_Inner) is None
+
+
+def test_passed_members_follow_the_declared_ones_in_the_upstream_order():
+    row = _Row(1, None, {"zeta": [1, {"a": None}], "alpha": "x"})
+    assert list(as_json(row).items()) == [
+        ("maxAge", 1), ("sevenDaysAgo", None), ("zeta", [1, {"a": None}]), ("alpha", "x")]
+    assert passed_names(row) == ("zeta", "alpha") and passed_names(_Inner(1.0)) == ()
+    # a passed name that is a declared member's is never written twice
+    assert as_json(_Row(1, 2.0, {"maxAge": 9})) == {"maxAge": 1, "sevenDaysAgo": 2.0}
+
+
+def test_a_record_is_built_from_its_upstream_object_at_every_depth():
+    data = {"new": {"deep": {"x": 1}}, "maxAge": 1,
+            "rows": [{"sevenDaysAgo": 2.5, "other": "kept", "maxAge": 86400}, "odd", None],
+            "inner": {"maxAge": 3}}
+    module = from_members(_Module, data)
+    assert module.rows[0] == _Row(86400, 2.5, {"other": "kept"})
+    assert module.rows[1:] == ["odd", None] and module.inner == _Row(3, None, {})
+    assert module.extras == {"new": {"deep": {"x": 1}}}
+    assert list(as_json(module)) == ["rows", "inner", "maxAge", "new"]
+    assert as_json(module)["rows"][0] == {"maxAge": 86400, "sevenDaysAgo": 2.5,
+                                          "other": "kept"}
+    # values not of the declared form are kept as they are; absent members are None
+    odd = from_members(_Module, {"rows": {"not": "a list"}, "inner": [1]})
+    assert odd.rows == {"not": "a list"} and odd.inner == [1] and odd.max_age is None
+    # a record without a pass-through member drops what it does not declare
+    assert from_members(_Inner, {"value": 1.0, "other": 2}) == _Inner(1.0)
+
+
+def test_at_most_one_pass_through_member_and_it_has_no_name():
+    @dataclass(frozen=True)
+    class Twice:
+        a: int = member()
+        one: Mapping[str, Any] = member(extras=True, default_factory=dict)
+        two: Mapping[str, Any] = member(extras=True, default_factory=dict)
+
+    with pytest.raises(TypeError, match="more than one"):
+        extras_of(Twice)
+    with pytest.raises(TypeError, match="no name"):
+        member(extras=True, name="x")
