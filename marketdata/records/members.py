@@ -180,11 +180,9 @@ def from_members(record: type, data: Mapping[str, Any]) -> Any:
     pass-through member (dropped when the record has none). A value that is not of the
     declared form (not an object where a record is, not a list where a list is) is kept
     as it is."""
-    hints = typing.get_type_hints(record)
     values: dict[str, Any] = {}
-    for m in members_of(record):
+    for m, (inner, listed) in zip(members_of(record), _held_records(record), strict=True):
         value = data.get(m.name)
-        inner, listed = record_in(hints[m.attribute])
         if inner is not None and listed and isinstance(value, list):
             value = [from_members(inner, item) if isinstance(item, Mapping) else item
                      for item in value]
@@ -196,6 +194,14 @@ def from_members(record: type, data: Mapping[str, Any]) -> Any:
         values[extra.attribute] = {name: value for name, value in data.items()
                                    if name not in known}
     return record(**values)
+
+
+@cache
+def _held_records(record: type) -> tuple[tuple[type | None, bool], ...]:
+    """:func:`record_in` of each member's annotation, in :func:`members_of`'s order (read
+    once per record: :func:`from_members` runs per upstream row)."""
+    hints = typing.get_type_hints(record)
+    return tuple(record_in(hints[m.attribute]) for m in members_of(record))
 
 
 def record_in(annotation: Any) -> tuple[type | None, bool]:
