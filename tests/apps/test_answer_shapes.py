@@ -14,6 +14,7 @@ from django.urls import get_resolver
 from apps.analysts.services import ReportedQuarter
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView, connection_schema
+from apps.financials.services import StatementsBatch
 from apps.transcripts.services import (
     CallText,
     DocumentMetadata,
@@ -29,6 +30,7 @@ from marketdata.records.analysts import GradingAction, PriceTargetConsensus, Pri
 from marketdata.records.companies import PressRelease
 from marketdata.records.crypto import Coin, CoinMatch, GlobalMarket, TrendingCoin
 from marketdata.records.feeds import FeedItem, MarketNewsItem
+from marketdata.records.fundamentals import PeriodValue, StatementRow, SymbolStatement
 from marketdata.records.gauges import FearAndGreed
 from marketdata.records.market import CurrencyInfo, MarketSummaryItem, SummarySpark, TrendingSymbol
 from marketdata.records.members import member_names
@@ -95,7 +97,8 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            FuturesQuote, WorldNewsItem, HeadlineSentiment, FeedItem, MarketNewsItem,
            MarketSentiment, FearAndGreed, ScoredNewsItem, CallText, TranscriptDocument,
            TranscriptContent, SpeakerEntry, SpeakerData, TranscriptBody, DocumentMetadata,
-           ListedCall, MarketSummaryItem, SummarySpark, TrendingSymbol,
+           ListedCall, MarketSummaryItem, SummarySpark, TrendingSymbol, PeriodValue,
+           StatementRow, SymbolStatement, StatementsBatch,
            # every record of a sector or industry answer (the module's dataclasses)
            *(record for record in vars(sectors).values() if isinstance(record, type)
              and is_dataclass(record) and record.__module__ == sectors.__name__)]
