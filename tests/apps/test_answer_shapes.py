@@ -12,6 +12,7 @@ import pytest
 from django.urls import get_resolver
 
 from apps.analysts.services import ReportedQuarter
+from apps.backtest.services import BacktestAnswer, EquityPoint, RoundTrip
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView, connection_schema
 from apps.financials.services import StatementsBatch
@@ -25,6 +26,8 @@ from apps.transcripts.services import (
     TranscriptContent,
     TranscriptDocument,
 )
+from marketdata.backtest.engine import Signal
+from marketdata.backtest.metrics import BacktestMetrics
 from marketdata.records import sectors
 from marketdata.records.analysts import GradingAction, PriceTargetConsensus, PriceTargetSummary
 from marketdata.records.companies import PressRelease
@@ -98,7 +101,8 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            MarketSentiment, FearAndGreed, ScoredNewsItem, CallText, TranscriptDocument,
            TranscriptContent, SpeakerEntry, SpeakerData, TranscriptBody, DocumentMetadata,
            ListedCall, MarketSummaryItem, SummarySpark, TrendingSymbol, PeriodValue,
-           StatementRow, SymbolStatement, StatementsBatch,
+           StatementRow, SymbolStatement, StatementsBatch, Signal, BacktestMetrics, EquityPoint,
+           RoundTrip, BacktestAnswer,
            # every record of a sector or industry answer (the module's dataclasses)
            *(record for record in vars(sectors).values() if isinstance(record, type)
              and is_dataclass(record) and record.__module__ == sectors.__name__)]
