@@ -1,4 +1,5 @@
-"""The backtest's JSON body (BacktestRequest) and its 200 body (GqlBacktestResult).
+"""The backtest's JSON body (BacktestRequest) and its 200 body's schema (GqlBacktestResult,
+from the records that declare its members).
 
 The ``params`` members, their types, bounds and run-wide defaults come from the engine's
 one table (:mod:`marketdata.backtest.params`), the strategies and their defaults from
@@ -13,7 +14,9 @@ from typing import Any
 from drf_spectacular.utils import OpenApiExample, extend_schema_field
 from rest_framework import serializers
 
+from apps.backtest.services import BacktestAnswer, EquityPoint, RoundTrip
 from apps.core.params import choice
+from apps.core.shapes import record_schema
 from apps.core.v2 import (
     INTERVALS,
     MAX_LIMIT,
@@ -22,10 +25,8 @@ from apps.core.v2 import (
     BodyInteger,
     BodyString,
     connection_schema,
-    object_schema,
 )
 from marketdata.backtest.engine import setup
-from marketdata.backtest.metrics import INTEGER_METRICS, NUMBER_METRICS
 from marketdata.backtest.params import (
     BOOLEAN,
     INTEGER,
@@ -153,79 +154,10 @@ EXAMPLES = [
     for name, params in EXAMPLE_PARAMS.items()
 ]
 
-# ---- the 200 body ---------------------------------------------------------------------------
-_INT = {"type": "integer"}
-_NUM = {"type": "number"}
-_STR = {"type": "string"}
-_STRINGS = {"type": "array", "items": _STR}
-
-SIGNAL_SCHEMA = object_schema({
-    "direction": {"type": "string", "enum": ["long", "short", "exit"]},
-    "reason": _STR,
-    "tags": {**_STRINGS, "description": "Engine exits: one of stop_loss, take_profit, "
-                                        "margin_call, end_of_data; strategy signals: none"},
-    "timestamp": {**_INT, "description": "The bar it was decided at (engine exits: the "
-                                         "bar of the fill)"},
-    "price": {**_NUM, "description": "That bar's close (engine exits: the fill price)"},
-    "strength": {**_NUM, "description": "0-1; 1 except rsi_reversal (1, 0.5 or 0.3 by "
-                                        "distance from 50)"},
-}, "A decision", required=("direction", "reason", "tags", "timestamp", "price", "strength"))
-
-EQUITY_POINT_SCHEMA = object_schema({
-    "timestamp": _INT,
-    "equity": {**_NUM, "description": "Cash + position value at this close"},
-    "drawdownPct": {**_NUM, "description": "Percent below the running peak"},
-}, "Equity at one close", required=("timestamp", "equity", "drawdownPct"))
-
-TRADE_MEMBERS = ("side", "tags", "isPartial", "scaleSequence", "entryTimestamp",
-                 "exitTimestamp", "entryPrice", "exitPrice", "entryQuantity", "quantity", "pnl",
-                 "returnPct", "commission", "dividendIncome", "financingCost", "transactionTax",
-                 "unreinvestedDividends", "entrySignal", "exitSignal")
-TRADE_SCHEMA = object_schema({
-    "side": {"type": "string", "enum": ["long", "short"]},
-    "tags": {**_STRINGS, "description": "The engine exit's tag, if it ended one"},
-    "isPartial": {"type": "boolean", "description": "Always false (no partial exits)"},
-    "scaleSequence": {**_INT, "description": "Always 0 (no scaling in)"},
-    "entryTimestamp": {**_INT, "description": "Bar of the entry fill (its open)"},
-    "exitTimestamp": {**_INT, "description": "Bar of the exit fill"},
-    "entryPrice": {**_NUM, "description": "Fill price, slippage included"},
-    "exitPrice": {**_NUM, "description": "Fill price, slippage included"},
-    "entryQuantity": {**_NUM, "description": "Shares (fractional)"},
-    "quantity": {**_NUM, "description": "Shares closed (= entryQuantity)"},
-    "pnl": {**_NUM, "description": "side x quantity x (exit - entry) - commission - "
-                                   "financingCost + dividendIncome"},
-    "returnPct": {**_NUM, "description": "pnl / (entryPrice x quantity) x 100"},
-    "commission": {**_NUM, "description": "Both fills'"},
-    "dividendIncome": {**_NUM, "description": "Dividends credited (negative: paid on a "
-                                              "short)"},
-    "financingCost": {**_NUM, "description": "Margin interest and short borrow fees"},
-    "transactionTax": {**_NUM, "description": "Always 0"},
-    "unreinvestedDividends": {**_NUM, "description": "Dividends kept as cash (all of them: "
-                                                     "= dividendIncome)"},
-    "entrySignal": SIGNAL_SCHEMA,
-    "exitSignal": SIGNAL_SCHEMA,
-}, "One round trip", required=TRADE_MEMBERS)
-
-METRICS_SCHEMA = object_schema(
-    {**{name: _NUM for name in NUMBER_METRICS}, **{name: _INT for name in INTEGER_METRICS}},
-    "Definitions and units: marketdata/backtest/README.md. Always finite (see the "
-    "operation's description)", required=NUMBER_METRICS + INTEGER_METRICS)
-
-RESULT_MEMBERS = ("symbol", "strategyName", "startTimestamp", "endTimestamp",
-                  "initialCapital", "finalEquity", "maxLeverageUsed", "diagnostics",
-                  "equityCurve", "trades", "metrics")
-BACKTEST_RESPONSE = object_schema({
-    "symbol": _STR,
-    "strategyName": {**_STR, "description": "The strategy's title, e.g. SMA Crossover"},
-    "startTimestamp": {**_INT, "description": "First bar"},
-    "endTimestamp": {**_INT, "description": "Last bar"},
-    "initialCapital": _NUM,
-    "finalEquity": {**_NUM, "description": "Cash after the last close (a position still "
-                                           "open was closed there)"},
-    "maxLeverageUsed": {**_NUM, "description": "Largest position value / equity at a close"},
-    "diagnostics": {**_STRINGS, "description": "Why a run has no trades; signals not filled; "
-                                               "ignored params"},
-    "equityCurve": connection_schema(EQUITY_POINT_SCHEMA, "equity points (one per bar)"),
-    "trades": connection_schema(TRADE_SCHEMA, "trades"),
-    "metrics": METRICS_SCHEMA,
-}, "GqlBacktestResult; `fields` selects these members", required=())
+# ---- the 200 body: the members are declared on the records (apps.backtest.services, the
+# engine's Signal and BacktestMetrics); a member holding a list of records is paged here.
+BACKTEST_RESPONSE = record_schema(
+    BacktestAnswer, "GqlBacktestResult; `fields` selects these members", required=False,
+    nested={"equityCurve": connection_schema(record_schema(EquityPoint, "Equity at one close"),
+                                             "equity points (one per bar)"),
+            "trades": connection_schema(record_schema(RoundTrip, "One round trip"), "trades")})

@@ -1,4 +1,5 @@
-"""Backtests on the chart's candles: history through the cache, the engine, the spec's shape.
+"""Backtests on the chart's candles: history through the cache, the engine, the spec's shape
+(records that declare their members: the answer's, below, and the engine's).
 
 The candles are the ones ``/v2/chart/{symbol}`` serves for the same interval and range:
 both read :func:`marketdata.capabilities.bars.chart` (one cached upstream call per symbol,
@@ -9,15 +10,24 @@ with other parameters, costs no upstream call. Dividends are that answer's event
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from apps.core.symbols import require_symbol
 from apps.core.v2 import paginate
-from marketdata.backtest.engine import BacktestResult, Setup, Signal, Trade, run_backtest
-from marketdata.backtest.metrics import BARS_PER_YEAR
+from marketdata.backtest.engine import (
+    BacktestResult,
+    Setup,
+    Side,
+    Signal,
+    Trade,
+    run_backtest,
+)
+from marketdata.backtest.metrics import BARS_PER_YEAR, BacktestMetrics
 from marketdata.capabilities import bars as price_history
 from marketdata.errors import NotFound
 from marketdata.indicators.bars import PriceArrays
+from marketdata.records.members import member, members_of
 
 
 def run_for_symbol(symbol_text: str, chosen: Setup, interval: str,
@@ -36,50 +46,102 @@ def run_for_symbol(symbol_text: str, chosen: Setup, interval: str,
     return chart.symbol or symbol, result
 
 
-def signal_json(signal: Signal) -> dict[str, Any]:
-    return {"direction": signal.direction, "reason": signal.reason, "tags": list(signal.tags),
-            "timestamp": signal.timestamp, "price": signal.price, "strength": signal.strength}
+# The answer's records (GqlBacktestResult). The engine's Signal and the metrics declare their
+# members where the engine makes them; a trade, an equity point and the result itself are
+# answer records of this app: the spec's trade carries members the engine has no notion of
+# (isPartial, scaleSequence, transactionTax: constants here; entryQuantity and
+# unreinvestedDividends repeat quantity and dividendIncome), the engine keeps the curve as
+# arrays, and the result adds the chart's symbol and the paging of its two lists.
+@dataclass(frozen=True)
+class EquityPoint:
+    """Equity at one close."""
+
+    timestamp: int = member()
+    equity: float = member("Cash + position value at this close")
+    drawdown_pct: float = member("Percent below the running peak")
+
+    @classmethod
+    def rows(cls, result: BacktestResult) -> tuple[dict[str, Any], ...]:
+        """Every point's JSON, written from the members by column: one point per bar is
+        thousands of them, which as records (and through ``as_json``) would cost ten times
+        the run. A tuple: ``as_json`` leaves it as it is."""
+        columns = {"timestamp": result.timestamps.tolist(), "equity": result.equity.tolist(),
+                   "drawdown_pct": result.drawdown_pct.tolist()}
+        members = members_of(EquityPoint)
+        names = [m.name for m in members]
+        return tuple(dict(zip(names, point, strict=True)) for point in zip(
+            *(columns[m.attribute] for m in members), strict=True))
 
 
-def trade_json(trade: Trade) -> dict[str, Any]:
-    return {
-        "side": trade.side, "tags": list(trade.tags), "isPartial": False, "scaleSequence": 0,
-        "entryTimestamp": trade.entry_timestamp, "exitTimestamp": trade.exit_timestamp,
-        "entryPrice": trade.entry_price, "exitPrice": trade.exit_price,
-        "entryQuantity": trade.quantity, "quantity": trade.quantity, "pnl": trade.pnl,
-        "returnPct": trade.return_pct, "commission": trade.commission,
-        "dividendIncome": trade.dividend_income, "financingCost": trade.financing_cost,
-        "transactionTax": 0.0, "unreinvestedDividends": trade.dividend_income,
-        "entrySignal": signal_json(trade.entry_signal),
-        "exitSignal": signal_json(trade.exit_signal),
-    }
+@dataclass(frozen=True)
+class RoundTrip:
+    """One round trip as the spec shows a trade."""
+
+    side: Side = member()
+    tags: tuple[str, ...] = member("The engine exit's tag, if it ended one")
+    is_partial: bool = member("Always false (no partial exits)", default=False, init=False)
+    scale_sequence: int = member("Always 0 (no scaling in)", default=0, init=False)
+    entry_timestamp: int = member("Bar of the entry fill (its open)")
+    exit_timestamp: int = member("Bar of the exit fill")
+    entry_price: float = member("Fill price, slippage included")
+    exit_price: float = member("Fill price, slippage included")
+    entry_quantity: float = member("Shares (fractional)")
+    quantity: float = member("Shares closed (= entryQuantity)")
+    pnl: float = member("side x quantity x (exit - entry) - commission - financingCost + "
+                        "dividendIncome")
+    return_pct: float = member("pnl / (entryPrice x quantity) x 100")
+    commission: float = member("Both fills'")
+    dividend_income: float = member("Dividends credited (negative: paid on a short)")
+    financing_cost: float = member("Margin interest and short borrow fees")
+    transaction_tax: float = member("Always 0", default=0.0, init=False)
+    unreinvested_dividends: float = member("Dividends kept as cash (all of them: "
+                                           "= dividendIncome)")
+    entry_signal: Signal = member("A decision")
+    exit_signal: Signal = member("A decision")
+
+    @classmethod
+    def of(cls, trade: Trade) -> RoundTrip:
+        return cls(trade.side, trade.tags, trade.entry_timestamp, trade.exit_timestamp,
+                   trade.entry_price, trade.exit_price, trade.quantity, trade.quantity,
+                   trade.pnl, trade.return_pct, trade.commission, trade.dividend_income,
+                   trade.financing_cost, trade.dividend_income, trade.entry_signal,
+                   trade.exit_signal)
 
 
-def equity_points(result: BacktestResult) -> list[dict[str, Any]]:
-    return [{"timestamp": t, "equity": e, "drawdownPct": d} for t, e, d in zip(
-        result.timestamps.tolist(), result.equity.tolist(), result.drawdown_pct.tolist(),
-        strict=True)]
+@dataclass(frozen=True)
+class BacktestAnswer:
+    """GqlBacktestResult: one run on one symbol's chart."""
+
+    symbol: str = member()
+    strategy_name: str = member("The strategy's title, e.g. SMA Crossover")
+    start_timestamp: int = member("First bar")
+    end_timestamp: int = member("Last bar")
+    initial_capital: float = member()
+    final_equity: float = member("Cash after the last close (a position still open was "
+                                 "closed there)")
+    max_leverage_used: float = member("Largest position value / equity at a close")
+    diagnostics: list[str] = member("Why a run has no trades; signals not filled; ignored "
+                                    "params")
+    # Bare arrays (EquityPoint rows, RoundTrip records), or connections when their own
+    # cursor or limit is given: the view's schema says which (connection_schema).
+    equity_curve: Any = member()
+    trades: Any = member()
+    metrics: BacktestMetrics = member("Definitions and units: marketdata/backtest/README.md. "
+                                      "Always finite (see the operation's description)")
 
 
-def result_json(symbol: str, result: BacktestResult, body: Mapping[str, Any],
-                members: frozenset[str] | None = None) -> dict[str, Any]:
-    """GqlBacktestResult with the equity curve and the trades paged by the body's own
-    cursor/limit pairs; only ``members`` (all when None) are built."""
+def backtest_answer(symbol: str, result: BacktestResult,
+                    body: Mapping[str, Any]) -> BacktestAnswer:
+    """The result with the equity curve and the trades paged by the body's own
+    cursor/limit pairs."""
     stamps = result.timestamps
-    builders = {
-        "symbol": lambda: symbol,
-        "strategyName": lambda: result.strategy.title,
-        "startTimestamp": lambda: int(stamps[0]),
-        "endTimestamp": lambda: int(stamps[-1]),
-        "initialCapital": lambda: result.config.initial_capital,
-        "finalEquity": lambda: result.final_equity,
-        "maxLeverageUsed": lambda: result.max_leverage_used,
-        "diagnostics": lambda: list(result.diagnostics),
-        "equityCurve": lambda: paginate(equity_points(result), body.get("equityCursor"),
-                                        body.get("equityLimit")),
-        "trades": lambda: paginate([trade_json(t) for t in result.trades],
-                                   body.get("tradesCursor"), body.get("tradesLimit")),
-        "metrics": lambda: dict(result.metrics),
-    }
-    return {name: build() for name, build in builders.items()
-            if members is None or name in members}
+    cursor, limit = body.get("equityCursor"), body.get("equityLimit")
+    curve = EquityPoint.rows(result)
+    return BacktestAnswer(
+        symbol, result.strategy.title, int(stamps[0]), int(stamps[-1]),
+        result.config.initial_capital, result.final_equity, result.max_leverage_used,
+        list(result.diagnostics),
+        curve if cursor is None and limit is None else paginate(curve, cursor, limit),
+        paginate([RoundTrip.of(t) for t in result.trades], body.get("tradesCursor"),
+                 body.get("tradesLimit")),
+        BacktestMetrics.of(result.metrics))

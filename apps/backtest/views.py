@@ -13,13 +13,15 @@ from apps.backtest.serializers import (
     DEFAULT_INTERVAL,
     DEFAULT_RANGE,
     EXAMPLES,
-    RESULT_MEMBERS,
     BacktestRequest,
 )
-from apps.backtest.services import result_json, run_for_symbol
-from apps.core.v2 import FieldsQuery, V2ApiView, requested_fields
+from apps.backtest.services import BacktestAnswer, backtest_answer, run_for_symbol
+from apps.core.shapes import record_output
+from apps.core.v2 import FieldsQuery, V2ApiView
 from marketdata.backtest.metrics import RATIO_CAP, VALUE_CAP
 from marketdata.backtest.strategies import STRATEGIES
+
+ANSWER = record_output(BacktestAnswer)
 
 
 def _defaults(cls: type) -> str:
@@ -86,6 +88,8 @@ class V2BacktestView(V2ApiView):
     def post(self, request: Request, symbol: str) -> Response:
         body = self.body
         name, result = run_for_symbol(symbol, body["setup"], body["interval"], body["range"])
-        members = requested_fields(body.get("fields") or self.params.get("fields"),
-                                   RESULT_MEMBERS)
-        return Response(result_json(name, result, body, members))
+        # ``fields`` of the body, else the query's, selects among the answer's members. Not
+        # the view's declared output: OpenAPI would then let every member be null (the
+        # rule for answers that may lack one), and this one has them all.
+        self.params = {**self.params, "fields": body.get("fields") or self.params.get("fields")}
+        return self.answer(backtest_answer(name, result, body), ANSWER)

@@ -7,13 +7,17 @@ from typing import Any
 from rest_framework import serializers
 
 from apps.core.params import QuerySerializer, TextParam, choice
-from apps.core.v2 import ERRORS_SCHEMA, FieldsQuery, SymbolsParam, object_schema
-from apps.financials.services import FREQUENCY_ALIASES, STATEMENT_ALIASES
+from apps.core.shapes import record_schema
+from apps.core.v2 import ERRORS_SCHEMA, FieldsQuery, SymbolsParam
+from apps.financials.services import FREQUENCY_ALIASES, STATEMENT_ALIASES, StatementsBatch
 from marketdata.records.fundamentals import (
     FREQUENCIES,
     STATEMENT_FIELDS,
     STATEMENTS,
     V2_FREQUENCIES,
+    PeriodValue,
+    StatementRow,
+    SymbolStatement,
 )
 
 
@@ -73,24 +77,17 @@ class V2FinancialsBatchQuery(V2FinancialsQuery):
                                  "`cash`, `cash-flow`)")
 
 
-_VALUE = object_schema({"date": {"type": "string", "format": "date",
-                                 "description": "Period end, YYYY-MM-DD"},
-                        "value": {"type": "number", "description": "In the company's "
-                                  "reporting currency; per-share values (EPS) decimals, "
-                                  "share counts integers"}},
-                       required=("date", "value"))
-STATEMENT_ROW = object_schema({
-    "metric": {"type": "string", "description": "Yahoo's metric name, e.g. `TotalRevenue`"},
-    "values": {"type": "array", "items": _VALUE, "description": "Oldest period first"},
-}, "One metric of the statement and its value per period", required=("metric", "values"))
+# The rows' members are declared on their records (marketdata.records.fundamentals); a member
+# holding a list of records is an array there, its items the records' objects here.
+_ROW = record_schema(StatementRow)["properties"]
+STATEMENT_ROW = record_schema(
+    StatementRow, "One metric of the statement and its value per period",
+    nested={"values": {**_ROW["values"], "items": record_schema(PeriodValue)}})
 V2_STATEMENT_RESPONSE: dict[str, Any] = {
-    "type": "array", "items": STATEMENT_ROW,
-    "description": "The statement's metrics in the statement's order (top line first)"}
-V2_STATEMENTS_BATCH_RESPONSE = object_schema({
-    "financials": {"type": "array", "description": "One entry per served symbol, in request "
-                                                   "order",
-                   "items": object_schema({"symbol": {"type": "string"},
-                                           "statement": V2_STATEMENT_RESPONSE},
-                                          required=("symbol", "statement"))},
-    "errors": ERRORS_SCHEMA,
-}, required=("financials", "errors"))
+    **record_schema(SymbolStatement)["properties"]["statement"], "items": STATEMENT_ROW}
+_BATCH = record_schema(StatementsBatch)["properties"]
+V2_STATEMENTS_BATCH_RESPONSE = record_schema(StatementsBatch, nested={
+    "financials": {"type": "array", "description": _BATCH["financials"]["description"],
+                   "items": record_schema(
+                       SymbolStatement, nested={"statement": V2_STATEMENT_RESPONSE})},
+    "errors": ERRORS_SCHEMA})

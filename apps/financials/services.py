@@ -1,10 +1,12 @@
 """Financial statements: one statement per request (v1: metric names made readable, periods
-newest first; v2: one row per metric in the statement's order, periods oldest first), and
-v2's batch."""
+newest first; v2: one row per metric in the statement's order, periods oldest first, as
+records that declare their members: :mod:`marketdata.records.fundamentals`), and v2's
+batch."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from apps.core.symbols import require_symbol
@@ -14,16 +16,27 @@ from marketdata.errors import BadRequest, NotFound
 from marketdata.records.fundamentals import (
     STATEMENT_FIELDS,
     TRAILING_STATEMENTS,
-    Statement,
+    StatementRow,
+    SymbolStatement,
     display_name,
+    statement_rows,
 )
+from marketdata.records.members import member
 
 # v2 spellings a client may use for a statement or a frequency, and what they name.
 STATEMENT_ALIASES = {"income-statement": "income", "balance-sheet": "balance",
                      "cash": "cashflow", "cash-flow": "cashflow"}
 FREQUENCY_ALIASES = {"yearly": "annual", "year": "annual", "quarter": "quarterly",
                      "q": "quarterly"}
-V2_MEMBERS = ("metric", "values")
+
+
+@dataclass(frozen=True)
+class StatementsBatch:
+    """The batch's answer: the envelope of the interface (its ``errors`` are every v2
+    batch's), around the records of :mod:`marketdata.records.fundamentals`."""
+
+    financials: list[SymbolStatement] = member("One entry per served symbol, in request order")
+    errors: list[Any] = member()  # [{symbol, message}]: the batches' shared ERRORS_SCHEMA
 
 
 def financial_statement(symbol_text: str, statement: str, frequency: str) -> dict[str, Any]:
@@ -62,22 +75,8 @@ def statement_query(statement: str, frequency: str,
     return statement, frequency, frozenset(known[name.lower()] for name in wanted)
 
 
-def statement_rows(periods: Statement, statement: str,
-                   metrics: Collection[str] | None) -> list[dict[str, Any]]:
-    """``[{metric, values: [{date, value}]}]``: metrics in the statement's order (Yahoo's
-    answer has none; ``metrics`` only filters, so one statement always reads the same way),
-    each one's periods oldest first; a metric without any value is left out."""
-    dates = sorted(periods)
-    return [{"metric": field,
-             "values": [{"date": day, "value": periods[day][field]} for day in dates
-                        if field in periods[day]]}
-            for field in STATEMENT_FIELDS[statement]
-            if (metrics is None or field in metrics)
-            and any(field in values for values in periods.values())]
-
-
 def v2_statement(symbol_text: str, statement: str, frequency: str,
-                 metrics_text: str | None = None) -> list[dict[str, Any]]:
+                 metrics_text: str | None = None) -> list[StatementRow]:
     """One statement of one symbol as v2 rows; 404 for a malformed or unknown symbol and
     when nothing is reported (or none of the asked metrics)."""
     statement, frequency, metrics = statement_query(statement, frequency, metrics_text)
@@ -85,7 +84,7 @@ def v2_statement(symbol_text: str, statement: str, frequency: str,
 
 
 def _rows(symbol: str, statement: str, frequency: str,
-          metrics: Collection[str] | None) -> list[dict[str, Any]]:
+          metrics: Collection[str] | None) -> list[StatementRow]:
     rows = statement_rows(fundamentals.financial_statement(symbol, statement, frequency),
                           statement, metrics)
     if not rows:
@@ -95,9 +94,10 @@ def _rows(symbol: str, statement: str, frequency: str,
 
 def v2_statements_batch(symbols: Sequence[str], statement: str, frequency: str,
                         metrics_text: str | None = None,
-                        ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
-    """``[{symbol, statement}]`` and ``[{symbol, message}]``, both in request order."""
+                        ) -> StatementsBatch:
+    """Each served symbol's statement and ``[{symbol, message}]``, both in request order."""
     statement, frequency, metrics = statement_query(statement, frequency, metrics_text)
-    return batch_by_symbol(
-        lambda s: _rows(require_symbol(s), statement, frequency, metrics), symbols,
-        "statement", what="financial statements")
+    served, errors = batch_by_symbol(
+        lambda s: SymbolStatement(s, _rows(require_symbol(s), statement, frequency, metrics)),
+        symbols, None, what="financial statements")
+    return StatementsBatch(served, errors)

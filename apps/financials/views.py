@@ -5,8 +5,9 @@ from rest_framework.response import Response
 
 from apps.core.errors import ERRORS
 from apps.core.schema import error_responses
+from apps.core.shapes import record_output
 from apps.core.tabular import Table
-from apps.core.v2 import Output, V2ApiView
+from apps.core.v2 import V2ApiView
 from apps.core.views import ApiView
 from apps.financials.serializers import (
     FINANCIALS_EXAMPLE,
@@ -19,12 +20,11 @@ from apps.financials.serializers import (
 )
 from apps.financials.services import (
     STATEMENT_ALIASES,
-    V2_MEMBERS,
     financial_statement,
     v2_statement,
     v2_statements_batch,
 )
-from marketdata.records.fundamentals import STATEMENTS
+from marketdata.records.fundamentals import STATEMENTS, StatementRow
 
 V2_TAG = "Financial statements (v2)"
 
@@ -84,7 +84,7 @@ class V2FinancialsView(V2ApiView):
                                       "`cash`, `cash-flow`)"}
     response_schema = V2_STATEMENT_RESPONSE
     csv_table = Table(each="values", carry=("metric",))
-    output = Output(V2_MEMBERS)
+    output = record_output(StatementRow)
     operation_id, tag = "get_financials_v2", V2_TAG
     summary = "Financial statement of a stock"
 
@@ -105,12 +105,11 @@ class V2FinancialsBatchView(V2ApiView):
 
     query_serializer = V2FinancialsBatchQuery
     response_schema = V2_STATEMENTS_BATCH_RESPONSE
-    output = Output(V2_MEMBERS, at=("financials", "statement"))
+    output = record_output(StatementRow, at=("financials", "statement"))
     operation_id, tag = "get_financials_batch", V2_TAG
     summary = "Financial statement of many stocks"
 
     def get(self, request: Request) -> Response:
         q = self.params
-        rows, errors = v2_statements_batch(q["symbols"], q["statement"], q["frequency"],
-                                           q.get("metrics"))
-        return self.answer({"financials": rows, "errors": errors})
+        return self.answer(v2_statements_batch(q["symbols"], q["statement"], q["frequency"],
+                                               q.get("metrics")))

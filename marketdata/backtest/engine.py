@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -25,8 +25,12 @@ from marketdata.backtest.params import RUN_DEFAULTS, RunConfig, parse_params
 from marketdata.backtest.strategies import STRATEGIES, Strategy, num
 from marketdata.errors import FieldError, InvalidParameters
 from marketdata.indicators.bars import PriceArrays
+from marketdata.records.members import member
 
-DIRECTIONS = {k.LONG: "long", k.SHORT: "short", k.EXIT_LONG: "exit", k.EXIT_SHORT: "exit"}
+Direction = Literal["long", "short", "exit"]
+Side = Literal["long", "short"]
+DIRECTIONS: dict[int, Direction] = {k.LONG: "long", k.SHORT: "short", k.EXIT_LONG: "exit",
+                                    k.EXIT_SHORT: "exit"}
 OUTCOMES = {k.EXECUTED: "executed", k.LAST_BAR: "last_bar",
             k.SHORTS_DISABLED: "shorts_disabled", k.NO_CASH: "no_cash",
             k.PENDING: "pending"}
@@ -38,16 +42,19 @@ EXIT_TAGS = {k.EXIT_STOP: "stop_loss", k.EXIT_TAKE: "take_profit",
 class Signal:
     """A decision: the strategy's (at a close) or the engine's (a stop, take-profit, margin
     call or the end of the data, at the fill). ``price`` is the close it was decided at,
-    or the fill price of an engine exit; ``outcome`` says whether it was filled."""
+    or the fill price of an engine exit; ``outcome`` says whether it was filled. Its members
+    are a trade's ``entrySignal`` and ``exitSignal`` in the answer; ``bar`` and ``outcome``
+    stay the engine's."""
 
-    direction: str  # long | short | exit
-    reason: str
-    timestamp: int
-    price: float
-    strength: float
-    bar: int
-    tags: tuple[str, ...] = ()
-    outcome: str = "executed"
+    direction: Direction = member()
+    reason: str = member()
+    tags: tuple[str, ...] = member("Engine exits: one of stop_loss, take_profit, margin_call, "
+                                   "end_of_data; strategy signals: none")
+    timestamp: int = member("The bar it was decided at (engine exits: the bar of the fill)")
+    price: float = member("That bar's close (engine exits: the fill price)")
+    strength: float = member("0-1; 1 except rsi_reversal (1, 0.5 or 0.3 by distance from 50)")
+    bar: int = field(kw_only=True)
+    outcome: str = field(default="executed", kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -56,7 +63,7 @@ class Trade:
     ``pnl`` = side x quantity x (exit - entry) - commission - financing + dividends;
     ``return_pct`` = pnl / (entry price x quantity) x 100."""
 
-    side: str  # long | short
+    side: Side
     entry_bar: int
     exit_bar: int
     entry_timestamp: int
@@ -157,8 +164,8 @@ def run_backtest(bars: PriceArrays, strategy: Strategy, config: RunConfig | None
     for j in range(n_signals):
         bar, kind = int(s_bar[j]), int(s_kind[j])
         reason, strength = plan.describe(kind, bar)
-        signals.append(Signal(DIRECTIONS[kind], reason, int(stamps[bar]),
-                              float(bars.close[bar]), float(strength), bar,
+        signals.append(Signal(DIRECTIONS[kind], reason, (), int(stamps[bar]),
+                              float(bars.close[bar]), float(strength), bar=bar,
                               outcome=OUTCOMES[int(s_status[j])]))
 
     rows = slice(0, n_trades)
@@ -220,8 +227,8 @@ def _engine_exit(kind: int, bars: PriceArrays, bar: int, fill: float, entry: flo
                   f"{config.maintenance_margin_pct * 100:g}% of the position value")
     else:
         reason = "End of data: the open position was closed at the last close"
-    return Signal("exit", reason, int(bars.timestamps[bar]), fill, 1.0, bar,
-                  (EXIT_TAGS[kind],))
+    return Signal("exit", reason, (EXIT_TAGS[kind],), int(bars.timestamps[bar]), fill, 1.0,
+                  bar=bar)
 
 
 def diagnose(strategy: Strategy, config: RunConfig, n_bars: int, signals: Sequence[Signal],

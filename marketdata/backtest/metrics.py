@@ -16,9 +16,13 @@ Definitions and units are listed in README.md ("Metrics"); the short version:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+
+from marketdata.records.members import member, members_of
 
 # Trading bars in a year of US sessions (252 days of 6.5 hours; Yahoo's 1h bars are 7 a
 # session, its 90m bars 5).
@@ -30,17 +34,70 @@ SECONDS_PER_YEAR = 365.25 * 86400
 RATIO_CAP = 1e6
 VALUE_CAP = 1e15
 
-NUMBER_METRICS = (
-    "annualizedReturnPct", "avgLossDuration", "avgLossPct", "avgTradeDuration",
-    "avgTradeReturnPct", "avgWinDuration", "avgWinPct", "calmarRatio", "expectancy",
-    "kellyCriterion", "largestLoss", "largestWin", "maxDrawdownPct", "omegaRatio",
-    "profitFactor", "recoveryFactor", "serenityRatio", "sharpeRatio", "sortinoRatio", "sqn",
-    "tailRatio", "timeInMarketPct", "totalCommission", "totalDividendIncome",
-    "totalFinancingCost", "totalReturnPct", "ulcerIndex", "winRate")
-INTEGER_METRICS = (
-    "executedSignals", "longTrades", "losingTrades", "maxConsecutiveLosses",
-    "maxConsecutiveWins", "maxDrawdownDuration", "maxIdlePeriod", "shortTrades",
-    "totalSignals", "totalTrades", "winningTrades")
+# Units where the name does not say them (a name ending in Pct or Ratio does: the schema
+# describes those by name).
+_MONEY, _SECONDS, _FRACTION = "In the chart's currency", "Seconds", "A fraction: 0.5 is 50 %"
+
+
+@dataclass(frozen=True)
+class BacktestMetrics:
+    """Every metric of a run as an answer's members: numbers, then integers, each group in
+    name order (the spec's). Definitions: README.md ("Metrics"); the engine computes them as
+    a dict by member name (:func:`compute_metrics`), :meth:`of` reads that."""
+
+    annualized_return_pct: float = member()
+    avg_loss_duration: float = member(_SECONDS)
+    avg_loss_pct: float = member()
+    avg_trade_duration: float = member(_SECONDS)
+    avg_trade_return_pct: float = member()
+    avg_win_duration: float = member(_SECONDS)
+    avg_win_pct: float = member()
+    calmar_ratio: float = member()
+    expectancy: float = member("Mean pnl per trade, in the chart's currency")
+    kelly_criterion: float = member(_FRACTION)
+    largest_loss: float = member(_MONEY)
+    largest_win: float = member(_MONEY)
+    max_drawdown_pct: float = member()
+    omega_ratio: float = member()
+    profit_factor: float = member("Gross profit / gross loss, a ratio")
+    recovery_factor: float = member("totalReturnPct / maxDrawdownPct, a ratio")
+    serenity_ratio: float = member()
+    sharpe_ratio: float = member()
+    sortino_ratio: float = member()
+    sqn: float = member("System quality number, a ratio")
+    tail_ratio: float = member()
+    time_in_market_pct: float = member()
+    total_commission: float = member(_MONEY)
+    total_dividend_income: float = member(_MONEY)
+    total_financing_cost: float = member(_MONEY)
+    total_return_pct: float = member()
+    ulcer_index: float = member("Percent")
+    win_rate: float = member(_FRACTION)
+    executed_signals: int = member()
+    long_trades: int = member()
+    losing_trades: int = member()
+    max_consecutive_losses: int = member()
+    max_consecutive_wins: int = member()
+    max_drawdown_duration: int = member("Bars")
+    max_idle_period: int = member(_SECONDS)
+    short_trades: int = member()
+    total_signals: int = member()
+    total_trades: int = member()
+    winning_trades: int = member()
+
+    @classmethod
+    def of(cls, values: Mapping[str, float | int]) -> BacktestMetrics:
+        """The record of :func:`compute_metrics`' dict."""
+        given: dict[str, Any] = {m.attribute: values[m.name]
+                                 for m in members_of(BacktestMetrics)}
+        return cls(**given)
+
+
+# The metrics' names, by JSON type, in the record's order.
+NUMBER_METRICS = tuple(m.name for m in members_of(BacktestMetrics)
+                       if m.schema["type"] == "number")
+INTEGER_METRICS = tuple(m.name for m in members_of(BacktestMetrics)
+                        if m.schema["type"] == "integer")
 RATIOS = frozenset({"calmarRatio", "kellyCriterion", "omegaRatio", "profitFactor",
                     "recoveryFactor", "serenityRatio", "sharpeRatio", "sortinoRatio", "sqn",
                     "tailRatio"})

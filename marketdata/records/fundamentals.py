@@ -6,7 +6,7 @@ calls and their transcripts, with the vocabularies the endpoints and sources sha
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -309,6 +309,49 @@ STATEMENT_FIELDS: dict[str, tuple[str, ...]] = {
 
 # {period end "YYYY-MM-DD": {field name: number}}, newest period first.
 Statement = dict[str, dict[str, int | float]]
+
+
+
+# v2's reading of a statement: one row per metric, in the statement's order, its periods
+# oldest first (:func:`statement_rows`).
+@dataclass(frozen=True)
+class PeriodValue:
+    """A metric's value at one period end."""
+
+    date: str = member("Period end, YYYY-MM-DD", schema={"format": "date"})
+    value: float = member("In the company's reporting currency; per-share values (EPS) "
+                          "decimals, share counts integers")
+
+
+@dataclass(frozen=True)
+class StatementRow:
+    """One metric of a statement and its value per period."""
+
+    metric: str = member("Yahoo's metric name, e.g. `TotalRevenue`")
+    values: list[PeriodValue] = member("Oldest period first")
+
+
+@dataclass(frozen=True)
+class SymbolStatement:
+    """One symbol's statement, as a batch lists it."""
+
+    symbol: str = member()
+    statement: list[StatementRow] = member("The statement's metrics in the statement's order "
+                                           "(top line first)")
+
+
+def statement_rows(periods: Statement, statement: str,
+                   metrics: Collection[str] | None = None) -> list[StatementRow]:
+    """``periods`` as rows: metrics in the statement's order (a source's answer has none;
+    ``metrics`` only filters, so one statement always reads the same way), each one's
+    periods oldest first; a metric without any value is left out."""
+    dates = sorted(periods)
+    return [StatementRow(name, [PeriodValue(day, periods[day][name]) for day in dates
+                                if name in periods[day]])
+            for name in STATEMENT_FIELDS[statement]
+            if (metrics is None or name in metrics)
+            and any(name in values for values in periods.values())]
+
 
 # A space goes between a lower-case letter or digit and a capital ("TotalRevenue"), and
 # before the last capital of an acronym that starts a new word ("NetPPEPurchase").

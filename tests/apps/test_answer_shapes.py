@@ -13,8 +13,10 @@ import pytest
 from django.urls import get_resolver
 
 from apps.analysts.services import ReportedQuarter
+from apps.backtest.services import BacktestAnswer, EquityPoint, RoundTrip
 from apps.core.shapes import record_output, record_schema, union_schema
 from apps.core.v2 import V2ApiView, connection_schema
+from apps.financials.services import StatementsBatch
 from apps.options.services import ChainBatch, SymbolChain
 from apps.risk.services import RiskAnswer, RiskWindow
 from apps.similar.services import SimilarSymbols, SimilarSymbolsBatch
@@ -28,6 +30,8 @@ from apps.transcripts.services import (
     TranscriptContent,
     TranscriptDocument,
 )
+from marketdata.backtest.engine import Signal
+from marketdata.backtest.metrics import BacktestMetrics
 from marketdata.indicators.risk import RiskMetrics
 from marketdata.records import filings, search, sectors
 from marketdata.records.analysts import (
@@ -66,6 +70,9 @@ from marketdata.records.fundamentals import (
     MajorHoldersModule,
     OwnershipModule,
     OwnershipRow,
+    PeriodValue,
+    StatementRow,
+    SymbolStatement,
 )
 from marketdata.records.gauges import FearAndGreed
 from marketdata.records.market import (
@@ -161,6 +168,9 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            RecommendationsModule, RecommendationRow, UpgradesDowngradesModule, GradeChangeRow,
            EarningsEstimateModule, EstimateRow, EarningsEstimateValues, RevenueEstimateValues,
            EpsTrendValues, EpsRevisionsValues, EarningsHistoryModule, ReportedEarningsRow,
+           # financial statements and backtest
+           PeriodValue, StatementRow, SymbolStatement, StatementsBatch, Signal, BacktestMetrics,
+           EquityPoint, RoundTrip, BacktestAnswer,
            # every record of a sector or industry answer (the module's dataclasses)
            *(record for record in vars(sectors).values() if isinstance(record, type)
              and is_dataclass(record) and record.__module__ == sectors.__name__)]

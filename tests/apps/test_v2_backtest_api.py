@@ -10,21 +10,25 @@ from __future__ import annotations
 
 import json
 import math
+from types import SimpleNamespace
 from urllib.parse import parse_qs, urlsplit
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from apps.backtest.serializers import RESULT_MEMBERS, TRADE_MEMBERS
+from apps.backtest.services import BacktestAnswer, EquityPoint, RoundTrip
 from apps.core.v2 import encode_cursor
 from marketdata.backtest.metrics import INTEGER_METRICS, NUMBER_METRICS
 from marketdata.backtest.strategies import STRATEGIES
+from marketdata.records.members import as_json, member_names
 from tests.apps.payloads import CHART_NOT_FOUND, FAILURES, QUERY2, chart_payload, fail_url
 from tests.conftest import calls_to
 
 MSFT_DIVIDENDS = "yahoo/v8-chart/historical-via-chart-MSFT-dividends-2021-02-01-to-2022-01-31.json"
 URL = "/v2/backtest/{}"
+RESULT_MEMBERS, TRADE_MEMBERS = member_names(BacktestAnswer), member_names(RoundTrip)
 SIGNAL_KEYS = ["direction", "reason", "tags", "timestamp", "price", "strength"]
 
 
@@ -146,6 +150,17 @@ def test_a_long_only_crossover_on_real_data(api, yahoo, msft):
         assert trade["entrySignal"]["reason"].startswith("SMA(10) ")
     assert body["metrics"]["totalTrades"] == len(trades)
     assert_finite(body)
+
+
+def test_the_curves_rows_are_its_points_records():
+    """The equity curve is written by column from EquityPoint's members (thousands of
+    points): the same JSON as the records'."""
+    result = SimpleNamespace(timestamps=np.array([10, 20, 30]), equity=np.array([1.0, 2.0, 1.5]),
+                             drawdown_pct=np.array([0.0, 0.0, 25.0]))
+    rows = EquityPoint.rows(result)
+    assert rows == tuple(as_json([EquityPoint(10, 1.0, 0.0), EquityPoint(20, 2.0, 0.0),
+                                  EquityPoint(30, 1.5, 25.0)]))
+    assert [list(row) for row in rows] == [list(member_names(EquityPoint))] * 3
 
 
 # ---- every strategy through the sandbox --------------------------------------------------------

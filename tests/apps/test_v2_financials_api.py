@@ -9,9 +9,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from apps.financials.services import statement_rows
 from marketdata.providers.yahoo.fundamentals import parse_timeseries, type_list
-from marketdata.records.fundamentals import STATEMENT_FIELDS
+from marketdata.records.fundamentals import STATEMENT_FIELDS, statement_rows
+from marketdata.records.members import as_json
 from tests.apps.payloads import FAILURES, fail_url
 from tests.apps.test_financials_api import (
     AAPL_BALANCE_Q,
@@ -102,7 +102,7 @@ def test_rows_order_is_the_statements_not_yahoos():
     period: the rows still follow the statement's list."""
     periods = {"2024-09-30": {"NetIncome": 3, "TotalRevenue": 10},
                "2023-09-30": {"GrossProfit": 4, "TotalRevenue": 9}}
-    rows = statement_rows(periods, "income", None)
+    rows = as_json(statement_rows(periods, "income", None))
     assert [r["metric"] for r in rows] == ["TotalRevenue", "GrossProfit", "NetIncome"]
     assert rows[0]["values"] == [{"date": "2023-09-30", "value": 9},
                                  {"date": "2024-09-30", "value": 10}]
@@ -114,7 +114,7 @@ def test_rows_hold_what_the_parser_read(recording, path):
     statement = {AAPL_INCOME: "income", AAPL_CASH: "cashflow", AAPL_BALANCE_Q: "balance"}[path]
     periods = parse_timeseries(payload, STATEMENT_FIELDS[statement])
     rows = statement_rows(periods, statement, None)
-    assert sum(len(r["values"]) for r in rows) == sum(len(v) for v in periods.values())
+    assert sum(len(r.values) for r in rows) == sum(len(v) for v in periods.values())
 
 
 # -- 404 -------------------------------------------------------------------------------------------
