@@ -12,6 +12,7 @@ import pytest
 from django.urls import get_resolver
 
 from apps.analysts.services import ReportedQuarter
+from apps.charts import services as charts
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView, connection_schema
 from apps.transcripts.services import (
@@ -26,6 +27,7 @@ from apps.transcripts.services import (
 )
 from marketdata.records import sectors
 from marketdata.records.analysts import GradingAction, PriceTargetConsensus, PriceTargetSummary
+from marketdata.records.bars import ChartMeta
 from marketdata.records.companies import PressRelease
 from marketdata.records.crypto import Coin, CoinMatch, GlobalMarket, TrendingCoin
 from marketdata.records.feeds import FeedItem, MarketNewsItem
@@ -95,10 +97,12 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            FuturesQuote, WorldNewsItem, HeadlineSentiment, FeedItem, MarketNewsItem,
            MarketSentiment, FearAndGreed, ScoredNewsItem, CallText, TranscriptDocument,
            TranscriptContent, SpeakerEntry, SpeakerData, TranscriptBody, DocumentMetadata,
-           ListedCall, MarketSummaryItem, SummarySpark, TrendingSymbol,
-           # every record of a sector or industry answer (the module's dataclasses)
-           *(record for record in vars(sectors).values() if isinstance(record, type)
-             and is_dataclass(record) and record.__module__ == sectors.__name__)]
+           ListedCall, MarketSummaryItem, SummarySpark, TrendingSymbol, ChartMeta,
+           # every record of a sector or industry answer, and of a chart or corporate
+           # actions answer (the modules' dataclasses)
+           *(record for module in (sectors, charts) for record in vars(module).values()
+             if isinstance(record, type) and is_dataclass(record)
+             and record.__module__ == module.__name__)]
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda record: record.__name__)
