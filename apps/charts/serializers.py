@@ -8,25 +8,19 @@ from typing import Any
 from rest_framework import serializers
 
 from apps.core.params import IntegerParam
-from apps.core.shapes import record_schema
 from apps.core.v2 import (
-    ERRORS_SCHEMA,
     FieldsQuery,
     IntervalRangeRule,
     OrderedPageQuery,
     OrderedQuery,
     PageQuery,
     SymbolsParam,
-    connection_schema,
     interval_param,
-    nullable,
-    object_schema,
     order_param,
     range_param,
 )
 from marketdata.errors import BadRequest
-from marketdata.indicators.patterns import PATTERNS
-from marketdata.records.bars import ChartMeta, check_range_interval
+from marketdata.records.bars import check_range_interval
 
 # Unix seconds up to the end of year 9999: larger values are no date.
 MAX_EPOCH = 253402300799
@@ -115,68 +109,3 @@ class V2SparkQuery(IntervalRangeRule, FieldsQuery):
                                      "request order")
     interval = interval_param("1d")
     range = range_param("1mo")
-
-
-# ---- response schemas -----------------------------------------------------------------------
-_INT = {"type": "integer"}
-_NUM = {"type": "number"}
-_STR = {"type": "string"}
-
-CANDLE_SCHEMA = object_schema({
-    "timestamp": _INT, "open": _NUM, "high": _NUM, "low": _NUM, "close": _NUM,
-    "adjClose": nullable("number", description="Null when Yahoo has no adjusted close"),
-    "volume": _INT,
-}, "One bar, values as Yahoo sent them (a null volume is 0)",
-    required=("timestamp", "open", "high", "low", "close", "adjClose", "volume"))
-
-META_SCHEMA = record_schema(ChartMeta, "Yahoo's chart meta (null where Yahoo sends none; "
-                            "`gmtOffset` is Yahoo's `gmtoffset`)")
-
-_AMOUNT_EVENT = object_schema({"timestamp": _INT, "amount": _NUM},
-                              required=("timestamp", "amount"))
-_SPLIT_EVENT = object_schema(
-    {"timestamp": _INT, "numerator": _NUM, "denominator": _NUM,
-     "ratio": {"type": "string", "description": "numerator:denominator, e.g. `4:1`"}},
-    required=("timestamp", "numerator", "denominator", "ratio"))
-EVENTS_SCHEMA = object_schema({
-    "dividends": {"type": "array", "items": _AMOUNT_EVENT},
-    "splits": {"type": "array", "items": _SPLIT_EVENT},
-    "capitalGains": {"type": "array", "items": _AMOUNT_EVENT},
-}, "Corporate events within the chart's window, oldest first (only with `events=true`)",
-    required=("dividends", "splits", "capitalGains"))
-
-PATTERN_SCHEMA: dict[str, Any] = nullable(
-    "string", description="Candlestick pattern completed on this candle, null for none: "
-                          + ", ".join(PATTERNS))
-
-
-def chart_schema(paged: bool) -> dict[str, Any]:
-    """GqlChart; ``paged``: candles (and patterns) may come as connections."""
-    if paged:
-        candles = connection_schema(CANDLE_SCHEMA, "candles, oldest first (`order=asc`, "
-                                                   "the default) or newest first (`order=desc`)")
-        patterns = connection_schema(PATTERN_SCHEMA, "pattern names (same page as candles)")
-    else:
-        candles = {"type": "array", "items": CANDLE_SCHEMA}
-        patterns = {"type": "array", "items": PATTERN_SCHEMA}
-    return object_schema({
-        "symbol": _STR,
-        "interval": _STR,
-        "range": nullable("string", description="The range asked for; null for an "
-                                                "absolute `start`/`end` window"),
-        "meta": META_SCHEMA,
-        "candles": candles,
-        "events": {**EVENTS_SCHEMA, "type": ["object", "null"]},
-        "patterns": {**patterns, "description": "Only with `patterns=true`: one entry per "
-                                                "candle. " + patterns.get("description", "")},
-    }, "GqlChart; `fields` selects these members")
-
-
-CHART_RESPONSE = chart_schema(paged=True)
-
-_SYMBOL_CHART = object_schema({"symbol": _STR, "chart": chart_schema(paged=False)},
-                              required=("symbol", "chart"))
-CHARTS_RESPONSE = object_schema({
-    "charts": connection_schema(_SYMBOL_CHART, "`{symbol, chart}` items (request order)"),
-    "errors": ERRORS_SCHEMA,
-}, required=("charts", "errors"))

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.charts.serializers import (
-    CHART_RESPONSE,
-    CHARTS_RESPONSE,
     V2CapitalGainsBatchQuery,
     V2CapitalGainsQuery,
     V2ChartQuery,
@@ -19,8 +19,12 @@ from apps.charts.serializers import (
     V2SplitsQuery,
 )
 from apps.charts.services import (
+    Candle,
     CapitalGain,
     CapitalGainsBatch,
+    Chart,
+    ChartEvents,
+    ChartsBatch,
     DatedAmount,
     DividendAnalytics,
     Dividends,
@@ -30,11 +34,13 @@ from apps.charts.services import (
     Split,
     SplitsBatch,
     SymbolCapitalGains,
+    SymbolChart,
     SymbolDividends,
     SymbolSplits,
     capital_gains_batch,
     capital_gains_for,
     chart_for,
+    chart_json,
     charts_for,
     dividends_batch,
     dividends_for,
@@ -44,7 +50,7 @@ from apps.charts.services import (
 )
 from apps.core.shapes import record_output, record_schema
 from apps.core.tabular import Table
-from apps.core.v2 import ERRORS_SCHEMA, Output, V2ApiView, connection_schema, order_note
+from apps.core.v2 import ERRORS_SCHEMA, V2ApiView, connection_schema, order_note
 from marketdata.indicators.patterns import PATTERNS
 
 TAG = "Charts (v2)"
@@ -52,7 +58,6 @@ EVENTS_TAG = "Corporate actions (v2)"
 _RANGE_RULE = ("kept when within `range` back from now (1d, 5d: days; 1mo: 30 days; 3mo: "
                "90; 6mo: 180; 1y: 365; 2y: 730; 5y: 1825; 10y: 3650; ytd: since Jan 1 UTC; "
                "max, the default: all)")
-CHART_MEMBERS = ("symbol", "interval", "range", "meta", "candles", "events", "patterns")
 _COMPAT = ("Interval/range compatibility: 1m: 1d, 5d; 2m/5m/15m/30m/90m: 1d, 5d, 1mo; 1h: "
            "1d, 5d, 1mo, 3mo, 6mo, ytd, 1y; range max needs interval 1mo or 3mo. Other "
            "combinations: 400.")
@@ -64,6 +69,7 @@ _PATTERNS = ("Patterns (`patterns=true`), one name per candle, null for none; wh
 _CAPITAL_GAIN = record_schema(CapitalGain, "One capital gain distribution", required=False)
 _CAPITAL_GAINS = {"type": "array", "items": _CAPITAL_GAIN,
                   "description": "Capital gain distributions, oldest first"}
+_AMOUNT = record_schema(DatedAmount)
 _DIVIDEND = record_schema(DatedAmount, "One dividend: its ex-date (Unix seconds) and the "
                           "amount per share")
 _PAYMENT = {**_DIVIDEND, "type": ["object", "null"]}
@@ -71,6 +77,30 @@ _SPLIT = record_schema(Split)
 _SPLITS = {"type": "array", "items": _SPLIT, "description": "Stock splits, oldest first"}
 _SERVED = "One entry per served symbol, in request order"
 _NEWEST_FIRST = "oldest first (`order=asc`, the default) or newest first (`order=desc`)"
+_CANDLE = record_schema(Candle, "One bar, values as Yahoo sent them (a null volume is 0)")
+_PATTERN = {"type": ["string", "null"], "description": "Candlestick pattern completed on this "
+            "candle, null for none: " + ", ".join(PATTERNS)}
+_EVENTS = {**record_schema(ChartEvents, "Corporate events within the chart's window, oldest "
+                           "first (only with `events=true`)",
+                           nested={"dividends": {"type": "array", "items": _AMOUNT},
+                                   "splits": {"type": "array", "items": _SPLIT},
+                                   "capitalGains": {"type": "array", "items": _AMOUNT}}),
+           "type": ["object", "null"]}
+
+
+def _chart_schema(paged: bool) -> dict[str, Any]:
+    """GqlChart; ``paged``: candles (and patterns) may come as connections."""
+    if paged:
+        candles = connection_schema(_CANDLE, f"candles, {_NEWEST_FIRST}")
+        patterns = connection_schema(_PATTERN, "pattern names (same page as candles)")
+    else:
+        candles = {"type": "array", "items": _CANDLE}
+        patterns = {"type": "array", "items": _PATTERN}
+    described = "Only with `patterns=true`: one entry per candle. "
+    return record_schema(Chart, "GqlChart; `fields` selects these members", required=False,
+                         nested={"candles": candles, "events": _EVENTS, "patterns": {
+                             **patterns, "description": described
+                             + patterns.get("description", "")}})
 
 
 class V2ChartView(V2ApiView):
@@ -97,17 +127,17 @@ class V2ChartView(V2ApiView):
     """ + order_note("asc", "candles (and `patterns` with them)")
 
     query_serializer = V2ChartQuery
-    response_schema = CHART_RESPONSE
+    response_schema = _chart_schema(paged=True)
     csv_table = Table("candles", parallel=("patterns",))
-    output = Output(CHART_MEMBERS, paged=("candles", "patterns"))
+    output = record_output(Chart, paged=("candles", "patterns"))
     operation_id, tag = "get_chart", TAG
     summary = "Chart of one symbol"
 
     def get(self, request: Request, symbol: str) -> Response:
         q = self.params
-        return self.answer(chart_for(symbol, q["interval"], q["range"], start=q.get("start"),
-                                     end=q.get("end"), events=q["events"],
-                                     patterns=q["patterns"]))
+        return self.answer(chart_json(chart_for(
+            symbol, q["interval"], q["range"], start=q.get("start"), end=q.get("end"),
+            events=q["events"], patterns=q["patterns"])))
 
 
 class V2ChartsView(V2ApiView):
@@ -122,16 +152,19 @@ class V2ChartsView(V2ApiView):
     always present). No `events` here. {_COMPAT} {_PATTERNS}"""
 
     query_serializer = V2ChartsQuery
-    response_schema = CHARTS_RESPONSE
-    output = Output(CHART_MEMBERS, at=("charts", "chart"), paged=("charts",))
+    response_schema = record_schema(ChartsBatch, nested={
+        "charts": connection_schema(
+            record_schema(SymbolChart, nested={"chart": _chart_schema(paged=False)}),
+            "`{symbol, chart}` items (request order)"),
+        "errors": ERRORS_SCHEMA})
+    output = record_output(Chart, at=("charts", "chart"), paged=("charts",))
     operation_id, tag = "get_charts_batch", TAG
     summary = "Charts of many symbols"
 
     def get(self, request: Request) -> Response:
         q = self.params
-        charts, errors = charts_for(q["symbols"], q["interval"], q["range"],
-                                    patterns=q["patterns"])
-        return self.answer({"charts": charts, "errors": errors})
+        return self.answer(chart_json(charts_for(q["symbols"], q["interval"], q["range"],
+                                                 patterns=q["patterns"])))
 
 
 class V2CapitalGainsView(V2ApiView):
@@ -306,9 +339,9 @@ class V2SparkView(V2ApiView):
 
     query_serializer = V2SparkQuery
     response_schema = record_schema(SparkBatch, nested={
-        "sparks": {"type": "array", "description": _SERVED,
+        "sparks": {"type": "array",
                    "items": record_schema(SparkLine, "Closes of one symbol; `fields` selects "
-                                          "these members")},
+                                          "these members"), "description": _SERVED},
         "errors": ERRORS_SCHEMA})
     output = record_output(SparkLine, at=("sparks",))
     operation_id, tag = "get_spark", TAG
