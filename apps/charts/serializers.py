@@ -9,34 +9,18 @@ from rest_framework import serializers
 
 from apps.core.params import IntegerParam
 from apps.core.v2 import (
-    BOOLEAN,
-    ERRORS_SCHEMA,
-    INTEGER,
-    NUMBER,
-    STRING,
     FieldsQuery,
     IntervalRangeRule,
     OrderedPageQuery,
     OrderedQuery,
     PageQuery,
     SymbolsParam,
-    connection_schema,
     interval_param,
-    nullable,
-    object_schema,
     order_param,
     range_param,
 )
 from marketdata.errors import BadRequest
-from marketdata.indicators.patterns import PATTERNS
-from marketdata.records.bars import (
-    META_BOOLEANS,
-    META_INTEGERS,
-    META_MEMBERS,
-    META_NUMBERS,
-    META_STRINGS,
-    check_range_interval,
-)
+from marketdata.records.bars import check_range_interval
 
 # Unix seconds up to the end of year 9999: larger values are no date.
 MAX_EPOCH = 253402300799
@@ -120,159 +104,8 @@ class V2SplitsBatchQuery(FieldsQuery):
     symbols = SymbolsParam(help_text="Comma-separated symbols (at most 50)")
 
 
-# ---- response schemas -----------------------------------------------------------------------
-_INT = {"type": "integer"}
-_NUM = {"type": "number"}
-_STR = {"type": "string"}
-
-CANDLE_SCHEMA = object_schema({
-    "timestamp": _INT, "open": _NUM, "high": _NUM, "low": _NUM, "close": _NUM,
-    "adjClose": nullable("number", description="Null when Yahoo has no adjusted close"),
-    "volume": _INT,
-}, "One bar, values as Yahoo sent them (a null volume is 0)",
-    required=("timestamp", "open", "high", "low", "close", "adjClose", "volume"))
-
-META_SCHEMA = object_schema(dict(sorted({
-    **{name: NUMBER for name in META_NUMBERS},
-    **{name: STRING for name in META_STRINGS},
-    **{name: INTEGER for name in META_INTEGERS},
-    **{name: BOOLEAN for name in META_BOOLEANS},
-}.items())), "Yahoo's chart meta (null where Yahoo sends none; `gmtOffset` is Yahoo's "
-   "`gmtoffset`)", required=META_MEMBERS)
-
-_AMOUNT_EVENT = object_schema({"timestamp": _INT, "amount": _NUM},
-                              required=("timestamp", "amount"))
-_SPLIT_EVENT = object_schema(
-    {"timestamp": _INT, "numerator": _NUM, "denominator": _NUM,
-     "ratio": {"type": "string", "description": "numerator:denominator, e.g. `4:1`"}},
-    required=("timestamp", "numerator", "denominator", "ratio"))
-EVENTS_SCHEMA = object_schema({
-    "dividends": {"type": "array", "items": _AMOUNT_EVENT},
-    "splits": {"type": "array", "items": _SPLIT_EVENT},
-    "capitalGains": {"type": "array", "items": _AMOUNT_EVENT},
-}, "Corporate events within the chart's window, oldest first (only with `events=true`)",
-    required=("dividends", "splits", "capitalGains"))
-
-PATTERN_SCHEMA: dict[str, Any] = nullable(
-    "string", description="Candlestick pattern completed on this candle, null for none: "
-                          + ", ".join(PATTERNS))
-
-
-def chart_schema(paged: bool) -> dict[str, Any]:
-    """GqlChart; ``paged``: candles (and patterns) may come as connections."""
-    if paged:
-        candles = connection_schema(CANDLE_SCHEMA, "candles, oldest first (`order=asc`, "
-                                                   "the default) or newest first (`order=desc`)")
-        patterns = connection_schema(PATTERN_SCHEMA, "pattern names (same page as candles)")
-    else:
-        candles = {"type": "array", "items": CANDLE_SCHEMA}
-        patterns = {"type": "array", "items": PATTERN_SCHEMA}
-    return object_schema({
-        "symbol": _STR,
-        "interval": _STR,
-        "range": nullable("string", description="The range asked for; null for an "
-                                                "absolute `start`/`end` window"),
-        "meta": META_SCHEMA,
-        "candles": candles,
-        "events": {**EVENTS_SCHEMA, "type": ["object", "null"]},
-        "patterns": {**patterns, "description": "Only with `patterns=true`: one entry per "
-                                                "candle. " + patterns.get("description", "")},
-    }, "GqlChart; `fields` selects these members")
-
-
-CHART_RESPONSE = chart_schema(paged=True)
-
-_SYMBOL_CHART = object_schema({"symbol": _STR, "chart": chart_schema(paged=False)},
-                              required=("symbol", "chart"))
-CHARTS_RESPONSE = object_schema({
-    "charts": connection_schema(_SYMBOL_CHART, "`{symbol, chart}` items (request order)"),
-    "errors": ERRORS_SCHEMA,
-}, required=("charts", "errors"))
-
-CAPITAL_GAIN_SCHEMA = object_schema({"amount": NUMBER, "timestamp": INTEGER},
-                                    "One capital gain distribution")
-_CAPITAL_GAIN_LIST: dict[str, Any] = {
-    "type": "array", "items": CAPITAL_GAIN_SCHEMA,
-    "description": "Capital gain distributions, oldest first"}
-CAPITAL_GAINS_RESPONSE: dict[str, Any] = {
-    **_CAPITAL_GAIN_LIST, "description": "Capital gain distributions, oldest first "
-                                         "(`order=asc`, the default) or newest first "
-                                         "(`order=desc`)"}
-CAPITAL_GAINS_BATCH_RESPONSE = object_schema({
-    "capitalGains": {"type": "array", "description": "One entry per served symbol, in "
-                                                     "request order",
-                     "items": object_schema({"symbol": _STR,
-                                             "capitalGains": _CAPITAL_GAIN_LIST},
-                                            required=("symbol", "capitalGains"))},
-    "errors": ERRORS_SCHEMA,
-}, required=("capitalGains", "errors"))
-
-DIVIDEND_SCHEMA = object_schema({"timestamp": _INT, "amount": _NUM},
-                                "One dividend: its ex-date (Unix seconds) and the amount per "
-                                "share", required=("timestamp", "amount"))
-_PAYMENT = {**DIVIDEND_SCHEMA, "type": ["object", "null"]}
-DIVIDEND_ANALYTICS_SCHEMA = object_schema({
-    "totalPaid": {"type": "number", "description": "Sum of the amounts"},
-    "paymentCount": {"type": "integer"},
-    "averagePayment": nullable("number", description="totalPaid / paymentCount; null "
-                                                     "without payments"),
-    "cagr": nullable("number", description="Compound annual growth from the first to the "
-                                           "last payment, a fraction (0.1 = 10 %); null "
-                                           "without two positive payments a year apart"),
-    "lastPayment": _PAYMENT, "firstPayment": _PAYMENT,
-}, "Totals over the dividends within `range` (all of them, whatever the page)",
-    required=("totalPaid", "paymentCount", "averagePayment", "cagr", "lastPayment",
-              "firstPayment"))
-DIVIDENDS_RESPONSE = object_schema({
-    "dividends": connection_schema(DIVIDEND_SCHEMA, "dividends, oldest first (`order=asc`, "
-                                                    "the default) or newest first "
-                                                    "(`order=desc`)"),
-    "analytics": DIVIDEND_ANALYTICS_SCHEMA,
-}, "Dividends of one symbol; `fields` selects these members")
-DIVIDENDS_BATCH_RESPONSE = object_schema({
-    "dividends": connection_schema(
-        object_schema({"symbol": _STR,
-                       "dividends": {"type": "array", "items": DIVIDEND_SCHEMA}},
-                      required=("symbol", "dividends")),
-        "`{symbol, dividends}` items (request order)"),
-    "errors": ERRORS_SCHEMA,
-}, required=("dividends", "errors"))
-_SPLIT_LIST: dict[str, Any] = {"type": "array", "items": _SPLIT_EVENT,
-                               "description": "Stock splits, oldest first"}
-SPLITS_RESPONSE: dict[str, Any] = {
-    **_SPLIT_LIST, "description": "Stock splits, oldest first (`order=asc`, the default) or "
-                                  "newest first (`order=desc`)"}
-SPLITS_BATCH_RESPONSE = object_schema({
-    "splits": {"type": "array", "description": "One entry per served symbol, in request "
-                                               "order",
-               "items": object_schema({"symbol": _STR, "splits": _SPLIT_LIST},
-                                      required=("symbol", "splits"))},
-    "errors": ERRORS_SCHEMA,
-}, required=("splits", "errors"))
-
-
-# ---- spark ----------------------------------------------------------------------------------
 class V2SparkQuery(IntervalRangeRule, FieldsQuery):
     symbols = SymbolsParam(help_text="Comma-separated symbols (at most 50); answered in "
                                      "request order")
     interval = interval_param("1d")
     range = range_param("1mo")
-
-
-SPARK_SCHEMA = object_schema({
-    "symbol": _STR,
-    "meta": META_SCHEMA,
-    "timestamps": {"type": "array", "items": _INT,
-                   "description": "Unix seconds of each close, oldest first"},
-    "closes": {"type": "array", "items": _NUM,
-               "description": "The closes, one per timestamp (a bar without a close is left "
-                              "out with its timestamp)"},
-    "interval": _STR,
-    "range": _STR,
-}, "Closes of one symbol; `fields` selects these members",
-    required=("symbol", "meta", "timestamps", "closes", "interval", "range"))
-SPARK_RESPONSE = object_schema({
-    "sparks": {"type": "array", "items": SPARK_SCHEMA,
-               "description": "One entry per served symbol, in request order"},
-    "errors": ERRORS_SCHEMA,
-}, required=("sparks", "errors"))

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.charts.serializers import (
-    CAPITAL_GAINS_BATCH_RESPONSE,
-    CAPITAL_GAINS_RESPONSE,
-    CHART_RESPONSE,
-    CHARTS_RESPONSE,
-    DIVIDENDS_BATCH_RESPONSE,
-    DIVIDENDS_RESPONSE,
-    SPARK_RESPONSE,
-    SPLITS_BATCH_RESPONSE,
-    SPLITS_RESPONSE,
     V2CapitalGainsBatchQuery,
     V2CapitalGainsQuery,
     V2ChartQuery,
@@ -26,35 +19,88 @@ from apps.charts.serializers import (
     V2SplitsQuery,
 )
 from apps.charts.services import (
-    SPARK_MEMBERS,
+    Candle,
+    CapitalGain,
+    CapitalGainsBatch,
+    Chart,
+    ChartEvents,
+    ChartsBatch,
+    DatedAmount,
+    DividendAnalytics,
+    Dividends,
+    DividendsBatch,
+    SparkBatch,
+    SparkLine,
+    Split,
+    SplitsBatch,
+    SymbolCapitalGains,
+    SymbolChart,
+    SymbolDividends,
+    SymbolSplits,
     capital_gains_batch,
     capital_gains_for,
     chart_for,
+    chart_json,
     charts_for,
+    dividends_batch,
     dividends_for,
-    events_batch,
-    events_for,
     sparks_for,
+    splits_batch,
+    splits_for,
 )
+from apps.core.shapes import record_output, record_schema
 from apps.core.tabular import Table
-from apps.core.v2 import Output, V2ApiView, order_note
+from apps.core.v2 import ERRORS_SCHEMA, V2ApiView, connection_schema, order_note
 from marketdata.indicators.patterns import PATTERNS
 
 TAG = "Charts (v2)"
 EVENTS_TAG = "Corporate actions (v2)"
-DIVIDEND_MEMBERS = ("timestamp", "amount")
-SPLIT_MEMBERS = ("timestamp", "numerator", "denominator", "ratio")
 _RANGE_RULE = ("kept when within `range` back from now (1d, 5d: days; 1mo: 30 days; 3mo: "
                "90; 6mo: 180; 1y: 365; 2y: 730; 5y: 1825; 10y: 3650; ytd: since Jan 1 UTC; "
                "max, the default: all)")
-CHART_MEMBERS = ("symbol", "interval", "range", "meta", "candles", "events", "patterns")
-CAPITAL_GAIN_MEMBERS = ("amount", "timestamp")
 _COMPAT = ("Interval/range compatibility: 1m: 1d, 5d; 2m/5m/15m/30m/90m: 1d, 5d, 1mo; 1h: "
            "1d, 5d, 1mo, 3mo, 6mo, ytd, 1y; range max needs interval 1mo or 3mo. Other "
            "combinations: 400.")
 _PATTERNS = ("Patterns (`patterns=true`), one name per candle, null for none; when several "
              "match, the first of this list wins (3-bar, then 2-bar, then 1-bar): "
              + ", ".join(PATTERNS) + ". Thresholds: marketdata/indicators/patterns.py.")
+
+# The answers' objects (their members declared on the records, apps.charts.services).
+_CAPITAL_GAIN = record_schema(CapitalGain, "One capital gain distribution", required=False)
+_CAPITAL_GAINS = {"type": "array", "items": _CAPITAL_GAIN,
+                  "description": "Capital gain distributions, oldest first"}
+_AMOUNT = record_schema(DatedAmount)
+_DIVIDEND = record_schema(DatedAmount, "One dividend: its ex-date (Unix seconds) and the "
+                          "amount per share")
+_PAYMENT = {**_DIVIDEND, "type": ["object", "null"]}
+_SPLIT = record_schema(Split)
+_SPLITS = {"type": "array", "items": _SPLIT, "description": "Stock splits, oldest first"}
+_SERVED = "One entry per served symbol, in request order"
+_NEWEST_FIRST = "oldest first (`order=asc`, the default) or newest first (`order=desc`)"
+_CANDLE = record_schema(Candle, "One bar, values as Yahoo sent them (a null volume is 0)")
+_PATTERN = {"type": ["string", "null"], "description": "Candlestick pattern completed on this "
+            "candle, null for none: " + ", ".join(PATTERNS)}
+_EVENTS = {**record_schema(ChartEvents, "Corporate events within the chart's window, oldest "
+                           "first (only with `events=true`)",
+                           nested={"dividends": {"type": "array", "items": _AMOUNT},
+                                   "splits": {"type": "array", "items": _SPLIT},
+                                   "capitalGains": {"type": "array", "items": _AMOUNT}}),
+           "type": ["object", "null"]}
+
+
+def _chart_schema(paged: bool) -> dict[str, Any]:
+    """GqlChart; ``paged``: candles (and patterns) may come as connections."""
+    if paged:
+        candles = connection_schema(_CANDLE, f"candles, {_NEWEST_FIRST}")
+        patterns = connection_schema(_PATTERN, "pattern names (same page as candles)")
+    else:
+        candles = {"type": "array", "items": _CANDLE}
+        patterns = {"type": "array", "items": _PATTERN}
+    described = "Only with `patterns=true`: one entry per candle. "
+    return record_schema(Chart, "GqlChart; `fields` selects these members", required=False,
+                         nested={"candles": candles, "events": _EVENTS, "patterns": {
+                             **patterns, "description": described
+                             + patterns.get("description", "")}})
 
 
 class V2ChartView(V2ApiView):
@@ -81,17 +127,17 @@ class V2ChartView(V2ApiView):
     """ + order_note("asc", "candles (and `patterns` with them)")
 
     query_serializer = V2ChartQuery
-    response_schema = CHART_RESPONSE
+    response_schema = _chart_schema(paged=True)
     csv_table = Table("candles", parallel=("patterns",))
-    output = Output(CHART_MEMBERS, paged=("candles", "patterns"))
+    output = record_output(Chart, paged=("candles", "patterns"))
     operation_id, tag = "get_chart", TAG
     summary = "Chart of one symbol"
 
     def get(self, request: Request, symbol: str) -> Response:
         q = self.params
-        return self.answer(chart_for(symbol, q["interval"], q["range"], start=q.get("start"),
-                                     end=q.get("end"), events=q["events"],
-                                     patterns=q["patterns"]))
+        return self.answer(chart_json(chart_for(
+            symbol, q["interval"], q["range"], start=q.get("start"), end=q.get("end"),
+            events=q["events"], patterns=q["patterns"])))
 
 
 class V2ChartsView(V2ApiView):
@@ -106,16 +152,19 @@ class V2ChartsView(V2ApiView):
     always present). No `events` here. {_COMPAT} {_PATTERNS}"""
 
     query_serializer = V2ChartsQuery
-    response_schema = CHARTS_RESPONSE
-    output = Output(CHART_MEMBERS, at=("charts", "chart"), paged=("charts",))
+    response_schema = record_schema(ChartsBatch, nested={
+        "charts": connection_schema(
+            record_schema(SymbolChart, nested={"chart": _chart_schema(paged=False)}),
+            "`{symbol, chart}` items (request order)"),
+        "errors": ERRORS_SCHEMA})
+    output = record_output(Chart, at=("charts", "chart"), paged=("charts",))
     operation_id, tag = "get_charts_batch", TAG
     summary = "Charts of many symbols"
 
     def get(self, request: Request) -> Response:
         q = self.params
-        charts, errors = charts_for(q["symbols"], q["interval"], q["range"],
-                                    patterns=q["patterns"])
-        return self.answer({"charts": charts, "errors": errors})
+        return self.answer(chart_json(charts_for(q["symbols"], q["interval"], q["range"],
+                                                 patterns=q["patterns"])))
 
 
 class V2CapitalGainsView(V2ApiView):
@@ -131,9 +180,10 @@ class V2CapitalGainsView(V2ApiView):
     """ + order_note("asc", "capital gains (by distribution date)")
 
     query_serializer = V2CapitalGainsQuery
-    response_schema = CAPITAL_GAINS_RESPONSE
+    response_schema = {**_CAPITAL_GAINS,
+                       "description": f"Capital gain distributions, {_NEWEST_FIRST}"}
     csv_table = ""
-    output = Output(CAPITAL_GAIN_MEMBERS, ordered=("",))
+    output = record_output(CapitalGain, ordered=("",))
     operation_id, tag = "get_capital_gains", TAG
     summary = "Capital gains of one symbol"
 
@@ -152,16 +202,19 @@ class V2CapitalGainsBatchView(V2ApiView):
     gain (`symbol` and `capitalGains` are always present). Not paged."""
 
     query_serializer = V2CapitalGainsBatchQuery
-    response_schema = CAPITAL_GAINS_BATCH_RESPONSE
+    response_schema = record_schema(CapitalGainsBatch, nested={
+        "capitalGains": {"type": "array", "description": _SERVED,
+                         "items": record_schema(SymbolCapitalGains,
+                                                nested={"capitalGains": _CAPITAL_GAINS})},
+        "errors": ERRORS_SCHEMA})
     csv_table = Table("capitalGains", each="capitalGains", carry=("symbol",))
-    output = Output(CAPITAL_GAIN_MEMBERS, at=("capitalGains", "capitalGains"))
+    output = record_output(CapitalGain, at=("capitalGains", "capitalGains"))
     operation_id, tag = "get_capital_gains_batch", TAG
     summary = "Capital gains of many symbols"
 
     def get(self, request: Request) -> Response:
         q = self.params
-        gains, errors = capital_gains_batch(q["symbols"], q["range"])
-        return self.answer({"capitalGains": gains, "errors": errors})
+        return self.answer(capital_gains_batch(q["symbols"], q["range"]))
 
 
 class V2DividendsView(V2ApiView):
@@ -181,9 +234,15 @@ class V2DividendsView(V2ApiView):
     """ + order_note("asc", "dividends (by ex-date)")
 
     query_serializer = V2DividendsQuery
-    response_schema = DIVIDENDS_RESPONSE
+    response_schema = record_schema(
+        Dividends, "Dividends of one symbol; `fields` selects these members", required=False,
+        nested={"dividends": connection_schema(_DIVIDEND, f"dividends, {_NEWEST_FIRST}"),
+                "analytics": record_schema(
+                    DividendAnalytics, "Totals over the dividends within `range` (all of them, "
+                    "whatever the page)",
+                    nested={"lastPayment": _PAYMENT, "firstPayment": _PAYMENT})})
     csv_table = "dividends"
-    output = Output(("dividends", "analytics"), paged=("dividends",))
+    output = record_output(Dividends, paged=("dividends",))
     operation_id, tag = "get_dividends", EVENTS_TAG
     summary = "Dividends of one symbol"
 
@@ -203,16 +262,20 @@ class V2DividendsBatchView(V2ApiView):
     present)."""
 
     query_serializer = V2DividendsBatchQuery
-    response_schema = DIVIDENDS_BATCH_RESPONSE
+    response_schema = record_schema(DividendsBatch, nested={
+        "dividends": connection_schema(
+            record_schema(SymbolDividends,
+                          nested={"dividends": {"type": "array", "items": _DIVIDEND}}),
+            "`{symbol, dividends}` items (request order)"),
+        "errors": ERRORS_SCHEMA})
     csv_table = Table("dividends", each="dividends", carry=("symbol",))
-    output = Output(DIVIDEND_MEMBERS, at=("dividends", "dividends"), paged=("dividends",))
+    output = record_output(DatedAmount, at=("dividends", "dividends"), paged=("dividends",))
     operation_id, tag = "get_dividends_batch", EVENTS_TAG
     summary = "Dividends of many symbols"
 
     def get(self, request: Request) -> Response:
         q = self.params
-        dividends, errors = events_batch(q["symbols"], "dividends", q["range"])
-        return self.answer({"dividends": dividends, "errors": errors})
+        return self.answer(dividends_batch(q["symbols"], q["range"]))
 
 
 class V2SplitsView(V2ApiView):
@@ -228,14 +291,14 @@ class V2SplitsView(V2ApiView):
     """ + order_note("asc", "splits (by ex-date)")
 
     query_serializer = V2SplitsQuery
-    response_schema = SPLITS_RESPONSE
+    response_schema = {**_SPLITS, "description": f"Stock splits, {_NEWEST_FIRST}"}
     csv_table = ""
-    output = Output(SPLIT_MEMBERS, ordered=("",))
+    output = record_output(Split, ordered=("",))
     operation_id, tag = "get_splits", EVENTS_TAG
     summary = "Stock splits of one symbol"
 
     def get(self, request: Request, symbol: str) -> Response:
-        return self.answer(events_for(symbol, "splits", self.params["range"]))
+        return self.answer(splits_for(symbol, self.params["range"]))
 
 
 class V2SplitsBatchView(V2ApiView):
@@ -248,16 +311,18 @@ class V2SplitsBatchView(V2ApiView):
     split (`symbol` and `splits` are always present). Not paged."""
 
     query_serializer = V2SplitsBatchQuery
-    response_schema = SPLITS_BATCH_RESPONSE
+    response_schema = record_schema(SplitsBatch, nested={
+        "splits": {"type": "array", "description": _SERVED,
+                   "items": record_schema(SymbolSplits, nested={"splits": _SPLITS})},
+        "errors": ERRORS_SCHEMA})
     csv_table = Table("splits", each="splits", carry=("symbol",))
-    output = Output(SPLIT_MEMBERS, at=("splits", "splits"))
+    output = record_output(Split, at=("splits", "splits"))
     operation_id, tag = "get_splits_batch", EVENTS_TAG
     summary = "Stock splits of many symbols"
 
     def get(self, request: Request) -> Response:
         q = self.params
-        splits, errors = events_batch(q["symbols"], "splits", q["range"])
-        return self.answer({"splits": splits, "errors": errors})
+        return self.answer(splits_batch(q["symbols"], q["range"]))
 
 
 class V2SparkView(V2ApiView):
@@ -273,12 +338,15 @@ class V2SparkView(V2ApiView):
     paged. {_COMPAT}"""
 
     query_serializer = V2SparkQuery
-    response_schema = SPARK_RESPONSE
-    output = Output(SPARK_MEMBERS, always=("symbol",), at=("sparks",))
+    response_schema = record_schema(SparkBatch, nested={
+        "sparks": {"type": "array",
+                   "items": record_schema(SparkLine, "Closes of one symbol; `fields` selects "
+                                          "these members"), "description": _SERVED},
+        "errors": ERRORS_SCHEMA})
+    output = record_output(SparkLine, at=("sparks",))
     operation_id, tag = "get_spark", TAG
     summary = "Sparklines of many symbols"
 
     def get(self, request: Request) -> Response:
         q = self.params
-        sparks, errors = sparks_for(q["symbols"], q["interval"], q["range"])
-        return self.answer({"sparks": sparks, "errors": errors})
+        return self.answer(sparks_for(q["symbols"], q["interval"], q["range"]))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from marketdata.errors import BadRequest, NotFound
+from marketdata.records.members import member, member_names, members_of
 
 # -- vocabularies ---------------------------------------------------------------------------
 RANGES = ("1d", "5d", "1mo", "3mo", "6mo", "ytd", "1y", "2y", "5y", "10y", "max")
@@ -68,20 +69,49 @@ def check_window(interval: str, start: int, end: int, now: int) -> None:
 
 
 # -- the chart's meta -----------------------------------------------------------------------
-# The members of the v2 chart's ``meta``, by kind, in the spec's spelling; a source fills
-# what it knows and leaves the rest None.
-META_NUMBERS = ("chartPreviousClose", "fiftyTwoWeekHigh", "fiftyTwoWeekLow", "previousClose",
-                "regularMarketDayHigh", "regularMarketDayLow", "regularMarketPrice")
-META_STRINGS = ("currency", "dataGranularity", "exchangeName", "exchangeTimezoneName",
-                "fullExchangeName", "instrumentType", "range", "symbol", "timezone")
-META_INTEGERS = ("firstTradeDate", "gmtOffset", "priceHint", "regularMarketTime",
-                 "regularMarketVolume")
-META_BOOLEANS = ("hasPrePostMarketData",)
-META_MEMBERS = META_NUMBERS + META_STRINGS + META_INTEGERS + META_BOOLEANS
+@dataclass(frozen=True)
+class ChartMeta:
+    """The v2 chart's ``meta``, in the spec's spelling and order: a source fills what it
+    knows, None elsewhere. :attr:`Bars.meta` holds these members as a dict by name
+    (:func:`chart_meta`), which the v1 views read too; the answers make this record of it
+    (:meth:`of`)."""
+
+    chart_previous_close: float | None = member("Close before the chart's first bar")
+    fifty_two_week_high: float | None = member()
+    fifty_two_week_low: float | None = member()
+    previous_close: float | None = member("The previous session's close")
+    regular_market_day_high: float | None = member()
+    regular_market_day_low: float | None = member()
+    regular_market_price: float | None = member()
+    currency: str | None = member("ISO 4217 code of the prices")
+    data_granularity: str | None = member("The bar size served")
+    exchange_name: str | None = member()
+    exchange_timezone_name: str | None = member("IANA time zone of the exchange")
+    full_exchange_name: str | None = member()
+    instrument_type: str | None = member("e.g. `EQUITY`, `ETF`, `INDEX`")
+    range: str | None = member("The range served")
+    symbol: str | None = member()
+    timezone: str | None = member("Abbreviation of the exchange's time zone")
+    first_trade_date: int | None = member("Unix seconds")
+    gmt_offset: int | None = member("The exchange's offset from UTC, seconds (Yahoo's "
+                                    "`gmtoffset`)")
+    price_hint: int | None = member("Decimal places the prices are shown with")
+    regular_market_time: int | None = member("Unix seconds")
+    regular_market_volume: int | None = member()
+    has_pre_post_market_data: bool | None = member()
+
+    @classmethod
+    def of(cls, values: dict[str, Any]) -> ChartMeta:
+        """The record of a meta dict by the members' names (:func:`chart_meta`)."""
+        return cls(**{m.attribute: values.get(m.name) for m in members_of(ChartMeta)})
+
+
+# The members of the v2 chart's ``meta`` in the spec's spelling and order, and their JSON
+# types (the kind a source's value is checked against: :func:`typed_meta_value`).
+META_MEMBERS = member_names(ChartMeta)
 META_KINDS: dict[str, str] = {
-    **{name: "number" for name in META_NUMBERS}, **{name: "string" for name in META_STRINGS},
-    **{name: "integer" for name in META_INTEGERS},
-    **{name: "boolean" for name in META_BOOLEANS}}
+    m.name: next(kind for kind in m.schema["type"] if kind != "null")
+    for m in members_of(ChartMeta)}
 
 
 def typed_meta_value(value: Any, kind: str) -> Any:

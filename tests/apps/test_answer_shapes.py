@@ -14,6 +14,7 @@ from django.urls import get_resolver
 
 from apps.analysts.services import ReportedQuarter
 from apps.backtest.services import BacktestAnswer, EquityPoint, RoundTrip
+from apps.charts import services as charts
 from apps.core.shapes import record_output, record_schema, union_schema
 from apps.core.v2 import V2ApiView, connection_schema
 from apps.financials.services import StatementsBatch
@@ -51,6 +52,7 @@ from marketdata.records.analysts import (
     RevenueEstimateValues,
     UpgradesDowngradesModule,
 )
+from marketdata.records.bars import ChartMeta
 from marketdata.records.calendar import (
     CalendarEvent,
     DividendAmount,
@@ -171,9 +173,13 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            # financial statements and backtest
            PeriodValue, StatementRow, SymbolStatement, StatementsBatch, Signal, BacktestMetrics,
            EquityPoint, RoundTrip, BacktestAnswer,
-           # every record of a sector or industry answer (the module's dataclasses)
-           *(record for record in vars(sectors).values() if isinstance(record, type)
-             and is_dataclass(record) and record.__module__ == sectors.__name__)]
+           # charts
+           ChartMeta,
+           # every record of a sector or industry answer, and of a chart or corporate
+           # actions answer (the modules' dataclasses)
+           *(record for module in (sectors, charts) for record in vars(module).values()
+             if isinstance(record, type) and is_dataclass(record)
+             and record.__module__ == module.__name__)]
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda record: record.__name__)

@@ -17,10 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from apps.charts.views import CHART_MEMBERS
+from apps.charts.services import Chart
 from apps.core.v2 import encode_cursor
 from marketdata.indicators.indicator_set import MEMBERS as INDICATOR_MEMBERS
 from marketdata.providers.yahoo.full_quote import QUOTE_MEMBERS
+from marketdata.records.members import member_names
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ PAGED = [
     Paged("/v2/quotes?symbols=AAPL,MSFT,SPY,QQQ,NVDA,KO", "quotes", tuple(QUOTE_MEMBERS),
           always=("symbol",)),
     Paged("/v2/charts?symbols=AAPL,MSFT,SPY,QQQ,NVDA&range=5d", "charts",
-          tuple(m for m in CHART_MEMBERS if m not in ("events", "patterns")), within="chart"),
+          tuple(m for m in member_names(Chart) if m not in ("events", "patterns")), within="chart"),
     Paged("/v2/chart/AAPL?range=3mo", "candles"),
     Paged("/v2/analysis/AAPL/recommendations", "trend"),
     Paged("/v2/analysis/AAPL/upgrades-downgrades", "history"),
