@@ -21,6 +21,7 @@ from marketdata.capabilities import market
 from marketdata.concurrency import batch_by_symbol
 from marketdata.indicators.patterns import detect_patterns
 from marketdata.records.bars import BarEvents, Bars, ChartMeta, chart_meta
+from marketdata.records.batches import Batch
 from marketdata.records.members import is_record, member, member_names, members_of
 from marketdata.symbols import display_symbol, normalize_symbol
 
@@ -91,16 +92,9 @@ class Dividends:
                                           "them, whatever the page)")
 
 
-# A batch answers ``{<items>: [...], errors: [{symbol, message}]}`` and, for the corporate
-# actions, each item is ``{symbol, <events>: [...]}``: one record each, the list's member
-# named (and typed) by the answer's subclass (a redeclared field keeps its place).
-@dataclass(frozen=True)
-class Batch:
-    items: list[Any] = member()
-    errors: list[Any] = member("Symbols that could not be served, in request order: "
-                               "`{symbol, message}`")
-
-
+# A batch is a Batch (marketdata.records.batches) and, for the corporate actions, each item
+# is ``{symbol, <events>: [...]}``: one record each, the list's member named (and typed) by
+# the answer's subclass (a redeclared field keeps its place).
 @dataclass(frozen=True)
 class SymbolEvents:
     symbol: str = member()

@@ -50,7 +50,7 @@ from apps.charts.services import (
 )
 from apps.core.shapes import record_output, record_schema
 from apps.core.tabular import Table
-from apps.core.v2 import ERRORS_SCHEMA, V2ApiView, connection_schema, order_note
+from apps.core.v2 import V2ApiView, connection_schema, order_note
 from marketdata.indicators.patterns import PATTERNS
 
 TAG = "Charts (v2)"
@@ -155,8 +155,7 @@ class V2ChartsView(V2ApiView):
     response_schema = record_schema(ChartsBatch, nested={
         "charts": connection_schema(
             record_schema(SymbolChart, nested={"chart": _chart_schema(paged=False)}),
-            "`{symbol, chart}` items (request order)"),
-        "errors": ERRORS_SCHEMA})
+            "`{symbol, chart}` items (request order)")})
     output = record_output(Chart, at=("charts", "chart"), paged=("charts",))
     operation_id, tag = "get_charts_batch", TAG
     summary = "Charts of many symbols"
@@ -205,8 +204,7 @@ class V2CapitalGainsBatchView(V2ApiView):
     response_schema = record_schema(CapitalGainsBatch, nested={
         "capitalGains": {"type": "array", "description": _SERVED,
                          "items": record_schema(SymbolCapitalGains,
-                                                nested={"capitalGains": _CAPITAL_GAINS})},
-        "errors": ERRORS_SCHEMA})
+                                                nested={"capitalGains": _CAPITAL_GAINS})}})
     csv_table = Table("capitalGains", each="capitalGains", carry=("symbol",))
     output = record_output(CapitalGain, at=("capitalGains", "capitalGains"))
     operation_id, tag = "get_capital_gains_batch", TAG
@@ -266,8 +264,7 @@ class V2DividendsBatchView(V2ApiView):
         "dividends": connection_schema(
             record_schema(SymbolDividends,
                           nested={"dividends": {"type": "array", "items": _DIVIDEND}}),
-            "`{symbol, dividends}` items (request order)"),
-        "errors": ERRORS_SCHEMA})
+            "`{symbol, dividends}` items (request order)")})
     csv_table = Table("dividends", each="dividends", carry=("symbol",))
     output = record_output(DatedAmount, at=("dividends", "dividends"), paged=("dividends",))
     operation_id, tag = "get_dividends_batch", EVENTS_TAG
@@ -313,8 +310,7 @@ class V2SplitsBatchView(V2ApiView):
     query_serializer = V2SplitsBatchQuery
     response_schema = record_schema(SplitsBatch, nested={
         "splits": {"type": "array", "description": _SERVED,
-                   "items": record_schema(SymbolSplits, nested={"splits": _SPLITS})},
-        "errors": ERRORS_SCHEMA})
+                   "items": record_schema(SymbolSplits, nested={"splits": _SPLITS})}})
     csv_table = Table("splits", each="splits", carry=("symbol",))
     output = record_output(Split, at=("splits", "splits"))
     operation_id, tag = "get_splits_batch", EVENTS_TAG
@@ -341,8 +337,7 @@ class V2SparkView(V2ApiView):
     response_schema = record_schema(SparkBatch, nested={
         "sparks": {"type": "array",
                    "items": record_schema(SparkLine, "Closes of one symbol; `fields` selects "
-                                          "these members"), "description": _SERVED},
-        "errors": ERRORS_SCHEMA})
+                                          "these members"), "description": _SERVED}})
     output = record_output(SparkLine, at=("sparks",))
     operation_id, tag = "get_spark", TAG
     summary = "Sparklines of many symbols"

@@ -63,6 +63,7 @@ from apps.core.symbols import encoded_slash_in_path
 from apps.core.views import ApiView
 from marketdata.errors import FieldError, InvalidParameters, NotFound
 from marketdata.records.bars import V2_INTERVALS, V2_RANGES, check_range_interval
+from marketdata.records.batches import ERRORS_DESCRIPTION, SYMBOL_ERROR_SCHEMA
 from marketdata.records.members import as_json, is_record
 from marketdata.records.quotes import present_value
 
@@ -670,11 +671,8 @@ PAGE_INFO_SCHEMA: dict[str, Any] = {"type": "object", "properties": {
     "hasPreviousPage": {"type": "boolean"}},
     "required": ["startCursor", "endCursor", "hasNextPage", "hasPreviousPage"]}
 
-ERRORS_SCHEMA: dict[str, Any] = {
-    "type": "array", "description": "Symbols that could not be served, in request order",
-    "items": {"type": "object", "properties": {"symbol": {"type": "string"},
-                                               "message": {"type": "string"}},
-              "required": ["symbol", "message"]}}
+ERRORS_SCHEMA: dict[str, Any] = {"type": "array", "description": ERRORS_DESCRIPTION,
+                                  "items": SYMBOL_ERROR_SCHEMA}
 
 
 def connection_schema(item: dict[str, Any], what: str = "items") -> dict[str, Any]:

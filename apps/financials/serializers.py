@@ -8,7 +8,7 @@ from rest_framework import serializers
 
 from apps.core.params import QuerySerializer, TextParam, choice
 from apps.core.shapes import record_schema
-from apps.core.v2 import ERRORS_SCHEMA, FieldsQuery, SymbolsParam
+from apps.core.v2 import FieldsQuery, SymbolsParam
 from apps.financials.services import FREQUENCY_ALIASES, STATEMENT_ALIASES, StatementsBatch
 from marketdata.records.fundamentals import (
     FREQUENCIES,
@@ -89,5 +89,4 @@ _BATCH = record_schema(StatementsBatch)["properties"]
 V2_STATEMENTS_BATCH_RESPONSE = record_schema(StatementsBatch, nested={
     "financials": {"type": "array", "description": _BATCH["financials"]["description"],
                    "items": record_schema(
-                       SymbolStatement, nested={"statement": V2_STATEMENT_RESPONSE})},
-    "errors": ERRORS_SCHEMA})
+                       SymbolStatement, nested={"statement": V2_STATEMENT_RESPONSE})}})

@@ -13,6 +13,7 @@ from apps.core.symbols import require_symbol
 from marketdata.capabilities import fundamentals
 from marketdata.concurrency import batch_by_symbol
 from marketdata.errors import BadRequest, NotFound
+from marketdata.records.batches import Batch
 from marketdata.records.fundamentals import (
     STATEMENT_FIELDS,
     TRAILING_STATEMENTS,
@@ -31,12 +32,11 @@ FREQUENCY_ALIASES = {"yearly": "annual", "year": "annual", "quarter": "quarterly
 
 
 @dataclass(frozen=True)
-class StatementsBatch:
-    """The batch's answer: the envelope of the interface (its ``errors`` are every v2
-    batch's), around the records of :mod:`marketdata.records.fundamentals`."""
+class StatementsBatch(Batch):
+    """The batch's answer, around the records of :mod:`marketdata.records.fundamentals`."""
 
-    financials: list[SymbolStatement] = member("One entry per served symbol, in request order")
-    errors: list[Any] = member()  # [{symbol, message}]: the batches' shared ERRORS_SCHEMA
+    items: list[SymbolStatement] = member("One entry per served symbol, in request order",
+                                          name="financials")
 
 
 def financial_statement(symbol_text: str, statement: str, frequency: str) -> dict[str, Any]:

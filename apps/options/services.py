@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from apps.core.symbols import require_symbol
 from marketdata.capabilities import options
 from marketdata.concurrency import batch_by_symbol
+from marketdata.records.batches import Batch
 from marketdata.records.members import member
 from marketdata.records.options import OptionChain
 
@@ -24,12 +24,10 @@ class SymbolChain:
 
 
 @dataclass(frozen=True)
-class ChainBatch:
-    """The batch's answer: the chains served, in request order, and the symbols left out
-    (``{symbol, message}``)."""
+class ChainBatch(Batch):
+    """The batch's answer: the chains served, in request order, and the symbols left out."""
 
-    options: list[SymbolChain] = member()
-    errors: list[Any] = member()
+    items: list[SymbolChain] = member(name="options")
 
 
 def options_for(symbol_text: str, expiration: int | None = None) -> OptionChain:

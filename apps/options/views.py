@@ -8,7 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.shapes import record_output, record_schema
-from apps.core.v2 import ERRORS_SCHEMA, V2ApiView, connection_schema
+from apps.core.v2 import V2ApiView, connection_schema
 from apps.options.serializers import V2OptionsBatchQuery, V2OptionsQuery
 from apps.options.services import ChainBatch, SymbolChain, options_batch, options_for
 from marketdata.records.options import OptionChain, OptionContract
@@ -69,8 +69,7 @@ class V2OptionsBatchView(V2ApiView):
     response_schema = record_schema(ChainBatch, nested={
         "options": connection_schema(
             record_schema(SymbolChain, nested={"options": chain_schema(paged=False)}),
-            "`{symbol, options}` items (request order)"),
-        "errors": ERRORS_SCHEMA})
+            "`{symbol, options}` items (request order)")})
     output = record_output(OptionChain, at=("options", "options"), paged=("options",))
     operation_id, tag = "get_options_batch", TAG
     summary = "Option chains of many symbols"

@@ -11,6 +11,7 @@ from apps.quotes.services import simple_quotes
 from marketdata.capabilities import market
 from marketdata.concurrency import batch_by_symbol
 from marketdata.errors import NotFound
+from marketdata.records.batches import Batch
 from marketdata.records.market import Peer
 from marketdata.records.members import member
 from marketdata.symbols import normalize_symbol
@@ -52,12 +53,10 @@ class SimilarSymbols:
 
 
 @dataclass(frozen=True)
-class SimilarSymbolsBatch:
-    """The v2 batch: the served symbols' answers and ``{symbol, message}`` for the others,
-    both in request order."""
+class SimilarSymbolsBatch(Batch):
+    """The v2 batch: the served symbols' answers and the others' errors, in request order."""
 
-    recommendations: list[SimilarSymbols] = member()
-    errors: list[Any] = member()
+    items: list[SimilarSymbols] = member(name="recommendations")
 
 
 def recommendations_for(symbol_text: str, limit: int) -> SimilarSymbols:

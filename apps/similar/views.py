@@ -6,7 +6,7 @@ from rest_framework.response import Response
 
 from apps.core.schema import error_responses
 from apps.core.shapes import record_output, record_schema
-from apps.core.v2 import ERRORS_SCHEMA, V2ApiView, connection_schema
+from apps.core.v2 import V2ApiView, connection_schema
 from apps.core.views import ApiView
 from apps.quotes.serializers import SimpleQuote
 from apps.similar.serializers import (
@@ -79,8 +79,7 @@ class V2RecommendationsBatchView(V2ApiView):
     query_serializer = V2RecommendationsBatchQuery
     response_schema = record_schema(SimilarSymbolsBatch, nested={
         "recommendations": connection_schema(RECOMMENDATIONS_SCHEMA, "one item per served "
-                                                                     "symbol, request order"),
-        "errors": ERRORS_SCHEMA})
+                                                                     "symbol, request order")})
     # An item's symbol stays whatever `fields` says: it names the item.
     output = replace(record_output(SimilarSymbols, at=("recommendations",),
                                    paged=("recommendations",),

@@ -53,6 +53,7 @@ from marketdata.records.analysts import (
     UpgradesDowngradesModule,
 )
 from marketdata.records.bars import ChartMeta
+from marketdata.records.batches import Batch
 from marketdata.records.calendar import (
     CalendarEvent,
     DividendAmount,
@@ -173,8 +174,8 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            # financial statements and backtest
            PeriodValue, StatementRow, SymbolStatement, StatementsBatch, Signal, BacktestMetrics,
            EquityPoint, RoundTrip, BacktestAnswer,
-           # charts
-           ChartMeta,
+           # charts; every batch's envelope
+           ChartMeta, Batch,
            # every record of a sector or industry answer, and of a chart or corporate
            # actions answer (the modules' dataclasses)
            *(record for module in (sectors, charts) for record in vars(module).values()
