@@ -1,5 +1,6 @@
-"""What the MCP tools cost an agent's context: the size of tools/list, and of each tool's
-answer to its documented example and worst case (apps/mcp/catalog.py), on the sandbox,
+"""What the MCP tools cost an agent's context: the size of tools/list, of each tool's
+answer to its documented example and worst case (apps/mcp/catalog.py), and of the outline
+of what it answers (the resource marketdata://answers/{tool}), on the sandbox,
 through the service's own router in process (the path /mcp takes).
 
     .venv/bin/python bench/mcp_budget.py            # a Markdown table (the README's)
@@ -47,7 +48,10 @@ def measure() -> dict[str, Any]:
             result = post({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                            "params": {"name": declared.name, "arguments": arguments}})["result"]
             sizes.append((len(result["content"][0]["text"].encode()), result["isError"]))
-        rows.append({"tool": declared.name, "example": sizes[0], "worst": sizes[1]})
+        outline = post({"jsonrpc": "2.0", "id": 3, "method": "resources/read",
+                        "params": {"uri": f"marketdata://answers/{declared.name}"}})["result"]
+        rows.append({"tool": declared.name, "example": sizes[0], "worst": sizes[1],
+                     "answers": len(outline["contents"][0]["text"].encode())})
     return {"tools": len(listing["tools"]), "tools_list_bytes": tools_bytes, "rows": rows}
 
 
@@ -61,11 +65,11 @@ def main() -> None:
         return
     print(f"tools/list: {numbers['tools']} tools, {numbers['tools_list_bytes']:,} bytes "
           f"(~{numbers['tools_list_bytes'] // 4:,} tokens)\n")
-    print("| tool | example | worst case |\n|---|---|---|")
+    print("| tool | example | worst case | answers outline |\n|---|---|---|---|")
     for row in numbers["rows"]:
         cells = [f"{size:,} B (~{size // 4:,} tokens){' error' if error else ''}"
                  for size, error in (row["example"], row["worst"])]
-        print(f"| `{row['tool']}` | {cells[0]} | {cells[1]} |")
+        print(f"| `{row['tool']}` | {cells[0]} | {cells[1]} | {row['answers']:,} B |")
     largest = max(numbers["rows"], key=lambda r: r["worst"][0])
     print(f"\nlargest default answer: {largest['tool']}, {largest['worst'][0]:,} bytes "
           f"(~{largest['worst'][0] // 4:,} tokens)")

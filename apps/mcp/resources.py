@@ -26,14 +26,17 @@ from mcp_types import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     ListResourcesResult,
+    ListResourceTemplatesResult,
     PaginatedRequestParams,
     ReadResourceRequestParams,
     ReadResourceResult,
     Resource,
+    ResourceTemplate,
     TextResourceContents,
 )
 
-from apps.mcp.server import ASGIApp, call_api
+from apps.mcp.answers import answers
+from apps.mcp.server import ASGIApp, ToolTable, call_api
 from apps.mcp.tools import ApiRequest
 from marketdata.records.market import INDEX_GROUPS
 from marketdata.records.screeners import PREDEFINED
@@ -207,7 +210,39 @@ RESOURCES: dict[str, ResourceSpec] = {spec.uri: spec for spec in (
 )}
 
 
+# What each tool answers (apps.mcp.answers): one resource per tool, by a template.
+ANSWERS = SCHEME + "answers/"
+ANSWERS_TEMPLATE = ResourceTemplate(
+    uri_template=ANSWERS + "{tool}", name="answers", title="What a tool answers",
+    description="The members of each answer a tool may give (by route: the operation and "
+                "what chooses it), each with its type (`?`: may be null) and description "
+                "with its unit, from the same declarations as /openapi.json. Read it to plan "
+                "`fields` or a call; at most 16 KB.",
+    mime_type=JSON_MIME)
+
+
 # -- the handlers ------------------------------------------------------------------------------
+async def list_templates(ctx: ServerRequestContext[Any, Any],
+                         params: PaginatedRequestParams | None) -> ListResourceTemplatesResult:
+    """``resources/templates/list``: the answers of each tool."""
+    return ListResourceTemplatesResult(resource_templates=[ANSWERS_TEMPLATE], ttl_ms=300_000,
+                                       cache_scope="public")
+
+
+async def tool_answers(table: ToolTable, uri: str, outer: Outer) -> ReadResourceResult:
+    """The outline of what the tool named at the end of ``uri`` answers."""
+    name = uri.removeprefix(ANSWERS)
+    specs = await table.load(outer)
+    spec = specs.get(name)
+    if spec is None:
+        raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name!r}",
+                       data={"uri": uri, "tools": list(specs)})
+    text = orjson.dumps(answers(spec, table.document)).decode()
+    return ReadResourceResult(
+        contents=[TextResourceContents(uri=uri, mime_type=JSON_MIME, text=text)],
+        ttl_ms=300_000, cache_scope="public")
+
+
 async def list_resources(ctx: ServerRequestContext[Any, Any],
                          params: PaginatedRequestParams | None) -> ListResourcesResult:
     """``resources/list``: every resource (one page; the list changes only with a
@@ -233,12 +268,17 @@ async def read(api: ASGIApp, uri: str, outer: Outer) -> ReadResourceResult:
         ttl_ms=spec.ttl_ms, cache_scope="public")
 
 
-def reader(api: ASGIApp) -> Callable[[ServerRequestContext[Any, Any], ReadResourceRequestParams],
-                                     Awaitable[ReadResourceResult]]:
-    """The ``resources/read`` handler of a server whose requests go to ``api``."""
+def reader(api: ASGIApp, table: ToolTable) -> Callable[
+        [ServerRequestContext[Any, Any], ReadResourceRequestParams],
+        Awaitable[ReadResourceResult]]:
+    """The ``resources/read`` handler of a server whose requests go to ``api`` and whose
+    tools are ``table``'s."""
 
     async def read_resource(ctx: ServerRequestContext[Any, Any],
                             params: ReadResourceRequestParams) -> ReadResourceResult:
-        return await read(api, str(params.uri), getattr(ctx.request, "scope", None))
+        uri, outer = str(params.uri), getattr(ctx.request, "scope", None)
+        if uri.startswith(ANSWERS):
+            return await tool_answers(table, uri, outer)
+        return await read(api, uri, outer)
 
     return read_resource

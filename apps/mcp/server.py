@@ -70,7 +70,8 @@ INSTRUCTIONS = (
     "for others, `*` for all). An answer over ~25,000 tokens is refused with how to ask for "
     "less. An error result carries the service's JSON error body: an upstream failure names "
     "its provider, a 429 says when to retry. get_service_status tells whether the data is "
-    "live or synthetic (sandbox).")
+    "live or synthetic (sandbox). The resource marketdata://answers/{tool} lists a tool's "
+    "answer members with their types and units.")
 
 
 @dataclass(frozen=True)
@@ -210,13 +211,14 @@ class ToolTable:
         self.api = api
         self.specs: dict[str, ToolSpec] | None = None
         self.listing: list[Any] | None = None
+        self.document: dict[str, Any] = {}
 
     async def load(self, outer: Mapping[str, Any] | None) -> dict[str, ToolSpec]:
         if self.specs is None:
             answer = await call_api(self.api, DOCUMENT, outer)
             if answer.status != 200:
                 raise RuntimeError(f"GET /openapi.json answered {answer.status}")
-            document = orjson.loads(answer.body)
+            document = self.document = orjson.loads(answer.body)
             # ~0.1 s of CPU for ~100 operations: off the event loop.
             self.specs = await asyncio.to_thread(build_tools, document,
                                                  int(settings.REQUEST_URL_MAX_BYTES))
@@ -274,5 +276,7 @@ def build_server(api: ASGIApp) -> Any:
         cache_hints={"tools/list": CacheHint(ttl_ms=300_000, scope="public")},
         get_tool_input_schema=table.input_schema,
         on_list_tools=list_tools, on_call_tool=call_tool,
-        on_list_resources=resources.list_resources, on_read_resource=resources.reader(api),
+        on_list_resources=resources.list_resources,
+        on_list_resource_templates=resources.list_templates,
+        on_read_resource=resources.reader(api, table),
         on_list_prompts=prompts.list_prompts, on_get_prompt=prompts.get_prompt)

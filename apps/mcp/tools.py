@@ -19,7 +19,8 @@ through the service's own HTTP application).
 - **No output schemas**: measured, compact ones (members and types two levels deep, no
   descriptions) took ``tools/list`` from 48 KB to 65 KB (+36 %, over the 60 KB budget) and
   tell an agent less than one answer does; the full ones were 70 % of the old 895 KB list.
-  An answer is JSON text, and the same as structured content for programs.
+  An answer is JSON text, and the same as structured content for programs; what each tool
+  answers is the resource ``marketdata://answers/{tool}`` (:mod:`apps.mcp.answers`).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ _LONG_PATTERN = 100  # characters: a pattern this long tells an agent nothing
 
 
 # -- $ref resolution ------------------------------------------------------------------------
-class _Resolver:
+class Resolver:
     """Inlines the document's local ``$ref``s (a tool's arguments carry none). A reference
     to itself, which no parameter or body of the document has, is an error."""
 
@@ -170,6 +171,9 @@ class Operation:
     params: Mapping[str, str]  # name -> "path" or "query"
     schemas: Mapping[str, dict[str, Any]]  # parameters' and body members' schemas, resolved
     body_members: frozenset[str] = frozenset()
+    # Its 200 answer's JSON schema as the document writes it ($refs unresolved): what
+    # apps.mcp.answers outlines.
+    answer_schema: Mapping[str, Any] | None = None
 
     def takes(self, name: str) -> bool:
         return name in self.params or name in self.body_members
@@ -184,7 +188,7 @@ def _parameter_schema(parameter: Mapping[str, Any]) -> dict[str, Any]:
 
 def read_operations(document: Mapping[str, Any]) -> dict[str, Operation]:
     """Every operation of ``document`` by its operationId."""
-    resolver = _Resolver(document)
+    resolver = Resolver(document)
     operations: dict[str, Operation] = {}
     for path, item in (document.get("paths") or {}).items():
         for method in METHODS:
@@ -208,9 +212,10 @@ def read_operations(document: Mapping[str, Any]) -> dict[str, Operation]:
                     if name not in params and name != "format":
                         members.add(name)
                         schemas[name] = schema
+            answer = ((operation.get("responses") or {}).get("200") or {}).get("content") or {}
             operations[operation["operationId"]] = Operation(
                 operation["operationId"], method.upper(), path, params, schemas,
-                frozenset(members))
+                frozenset(members), answer.get(JSON_MEDIA, {}).get("schema"))
     return operations
 
 

@@ -316,3 +316,75 @@ def test_every_stdout_log_handler_moves_to_stderr():
         root.removeHandler(original)
         for handler, stream in kept:
             handler.setStream(stream)
+
+
+# -- what each tool answers ---------------------------------------------------------------------
+def test_each_tools_answers_are_a_template_resource_under_budget(unvalidated_responses):
+    """Every tool's outline, read through the SDK's client: its routes' operations in the
+    catalog's order, each answer an object (an array answer under `result`), within the
+    16 KB budget; an unknown tool is an error naming the tools."""
+    from mcp.shared.exceptions import MCPError
+
+    from apps.mcp.answers import OUTLINE_MAX_BYTES
+    from apps.mcp.catalog import TOOLS
+
+    async def work(client):
+        templates = (await client.list_resource_templates()).resource_templates
+        read = {tool.name: await client.read_resource(f"marketdata://answers/{tool.name}")
+                for tool in TOOLS}
+        with pytest.raises(MCPError, match="Unknown tool: 'nope'") as refused:
+            await client.read_resource("marketdata://answers/nope")
+        return templates, read, refused.value
+
+    templates, read, refused = _client_run(load_application(), work)
+    assert [t.uri_template for t in templates] == ["marketdata://answers/{tool}"]
+    assert "get_quote" in refused.error.data["tools"]
+    for tool in TOOLS:
+        (content,) = read[tool.name].contents
+        assert len(content.text.encode()) <= OUTLINE_MAX_BYTES, tool.name
+        outline = json.loads(content.text)
+        assert outline["tool"] == tool.name
+        operations = list(dict.fromkeys(route.operation for route in tool.routes))
+        assert [r["operation"] for r in outline["routes"]] == operations
+        for route in outline["routes"]:
+            assert isinstance(route["answer"], dict) and route["answer"], route
+            assert route["request"].split()[0] in ("GET", "POST")
+
+
+def test_an_outline_is_the_records_declaration(document):
+    """The crypto market's answer in the get_crypto outline: the record's members in its
+    order, each with its type and the record's description (units included)."""
+    from apps.mcp.answers import answers
+    from apps.mcp.tools import build_tools
+    from marketdata.records.crypto import GlobalMarket
+    from marketdata.records.members import members_of
+
+    outline = answers(build_tools(document)["get_crypto"], document)
+    (route,) = [r for r in outline["routes"] if r["operation"] == "get_crypto_global"]
+    assert route["when"] == {"view": "global"}
+    answer = route["answer"]
+    assert list(answer) == [m.name for m in members_of(GlobalMarket)]
+    assert answer["btcDominance"] == ("number?: Bitcoin's share of the market cap. Percent "
+                                      "units: 1.5 is 1.5 %, as CoinGecko sends it")
+    (listed,) = [r for r in outline["routes"] if r["operation"] == "get_crypto_coins"]
+    assert list(listed["answer"]) == ["result"] and isinstance(listed["answer"]["result"], list)
+
+
+def test_an_outline_names_types_and_shortens_long_descriptions():
+    from apps.mcp.answers import DESCRIPTION_MAX_CHARS, outline
+    from apps.mcp.tools import Resolver
+
+    long_text = "First sentence, e.g. `x`, is kept. " + "Then a long tail. " * 20
+    document = {"components": {"schemas": {"Row": {"type": "object", "properties": {
+        "a": {"type": ["number", "null"], "description": long_text},
+        "b": {"type": "null"}, "c": {"type": "string", "enum": ["x", "y"]},
+        "d": {"type": "object", "properties": {"e": {"type": "object", "properties": {
+            "f": {"type": "object", "properties": {"g": {"type": "integer"}}}}}}}}}}}}
+    paged = {"oneOf": [{"type": "array", "items": {"$ref": "#/components/schemas/Row"}},
+                       {"type": "object", "properties": {"nodes": {"type": "array"}}}]}
+    (row,) = outline(paged, Resolver(document))
+    assert row["a"] == "number?: First sentence, e.g. `x`, is kept."
+    assert len(row["a"]) < DESCRIPTION_MAX_CHARS + 10
+    assert row["b"] == "null" and row["c"] == "string enum"
+    assert row["d"] == {"e": {"f": "object"}}
+    assert outline(paged, Resolver(document), described=False)[0]["a"] == "number?"
