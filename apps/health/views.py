@@ -1,11 +1,16 @@
 """Ping, /readyz (database and cache round trips), /v1/health (28 service checks, the cache
 round trip, the cache counters, the process's circuit breakers), /v2/health (cheap: version
-and data-source notices, no upstream call) and the ``/`` index."""
+and data-source notices, no upstream call) and the ``/`` index.
+
+The v2 answers are records that describe themselves (:class:`ServiceHealth`, :class:`Pong`);
+the v1 shapes stay serializers: their components are named in the v1 document, and the
+probes' ``error`` members are absent, not null, when a probe or check succeeds."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from django.conf import settings
 from django.http import HttpResponse
@@ -18,12 +23,14 @@ from rest_framework.response import Response
 
 import marketdata
 from apps.core.schema import SERVER_ERROR, ErrorDetail
-from apps.core.v2 import FieldsQuery, Output, V2ApiView
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import FieldsQuery, V2ApiView
 from apps.core.views import ApiView
 from apps.explorer.views import page_response, prefers_html
 from apps.health.checks import CHECKS, HEALTHY, health_report
 from apps.health.readiness import readiness
 from marketdata import capabilities
+from marketdata.records.members import member
 
 _NO_CACHE = {"Cache-Control": "no-cache"}
 
@@ -119,15 +126,24 @@ class HealthStatus(serializers.Serializer):
     stream = StreamStatus(help_text="The quote stream in the process that answered")
 
 
-class V2Health(serializers.Serializer):
-    status = serializers.CharField()
-    timestamp = serializers.DateTimeField()
-    version = serializers.CharField(help_text="The service's version")
-    notices = serializers.ListField(child=serializers.CharField(),
-                                    help_text="Data-source attributions and disclaimers")
+@dataclass(frozen=True)
+class ServiceHealth:
+    """/v2/health: liveness with the version and the data-source notices."""
+
+    status: str = member("`healthy`: the process answers (no upstream is called)")
+    # The moment as /v1/ping writes it (microseconds, `+00:00`), not as_json's datetime form.
+    timestamp: str = member("When the answer was made: ISO 8601, UTC",
+                            schema={"format": "date-time"})
+    version: str = member("The service's version")
+    notices: list[str] = member("Data-source attributions and disclaimers")
 
 
-V2_HEALTH_FIELDS = ("status", "timestamp", "version", "notices")
+@dataclass(frozen=True)
+class Pong:
+    """/v2/ping's answer."""
+
+    message: Literal["pong"] = member("Always `pong`", default="pong")
+
 
 YAHOO_NOTICE = (
     "Market data (quotes, charts, movers, indices, sectors, news, analysis, holders, "
@@ -202,14 +218,13 @@ class V2HealthView(V2ApiView):
     `fields` selects members (`status`, `timestamp`, `version`, `notices`)."""
 
     query_serializer = FieldsQuery
-    response_schema = V2Health
-    output = Output(V2_HEALTH_FIELDS)
+    response_schema = record_schema(ServiceHealth)
+    output = record_output(ServiceHealth)
     operation_id, tag, summary = "get_health", "Health (v2)", "Health"
 
     def get(self, request: Request) -> Response:
-        body: dict[str, Any] = {"status": HEALTHY, "timestamp": _now(),
-                                "version": marketdata.__version__, "notices": notices()}
-        return self.answer(body, headers=_NO_CACHE)
+        return self.answer(ServiceHealth(HEALTHY, _now(), marketdata.__version__, notices()),
+                           headers=_NO_CACHE)
 
 
 class V2PingView(V2ApiView):
@@ -217,14 +232,13 @@ class V2PingView(V2ApiView):
     answered while upstreams are down)."""
 
     query_serializer = FieldsQuery
-    response_schema = {"type": "object", "properties": {"message": {"type": "string",
-                                                                    "enum": ["pong"]}},
-                       "example": {"message": "pong"}}
-    output = Output(("message",))
+    # Not required, as the hand-written schema had it (the document's message admits null).
+    response_schema = record_schema(Pong, required=False, example={"message": "pong"})
+    output = record_output(Pong)
     operation_id, tag, summary = "get_ping", "Health (v2)", "Ping"
 
     def get(self, request: Request) -> Response:
-        return self.answer({"message": "pong"}, headers=_NO_CACHE)
+        return self.answer(Pong(), headers=_NO_CACHE)
 
 
 # The service index at ``/``: where the documentation and the probes are.

@@ -18,6 +18,7 @@ from apps.charts import services as charts
 from apps.core.shapes import record_output, record_schema, union_schema
 from apps.core.v2 import V2ApiView, connection_schema
 from apps.financials.services import StatementsBatch
+from apps.health.views import Pong, ServiceHealth
 from apps.options.services import ChainBatch, SymbolChain
 from apps.risk.services import RiskAnswer, RiskWindow
 from apps.similar.services import SimilarSymbols, SimilarSymbolsBatch
@@ -176,6 +177,8 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            EquityPoint, RoundTrip, BacktestAnswer,
            # charts; every batch's envelope
            ChartMeta, Batch,
+           # health and ping
+           ServiceHealth, Pong,
            # every record of a sector or industry answer, and of a chart or corporate
            # actions answer (the modules' dataclasses)
            *(record for module in (sectors, charts) for record in vars(module).values()

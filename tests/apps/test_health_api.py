@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -528,6 +529,27 @@ def test_v2_health_fields(api, fields, members):
     response = api.get("/v2/health", {"fields": fields})
     assert response.status_code == 200
     assert list(response.json()) == members
+
+
+@pytest.mark.parametrize("path", ["/v2/health", "/v2/ping"])
+def test_v2_health_and_ping_are_their_records(api, path):
+    """Every member, in the record's order and of the record's type (compare-bodies leaves
+    the wall-clock timestamp out: its form is checked here, as /v1/ping writes it)."""
+    import jsonschema
+
+    from apps.health.views import V2HealthView, V2PingView
+
+    view = V2HealthView if path == "/v2/health" else V2PingView
+    body = api.get(path).json()
+    assert list(body) == list(view.output.members) == list(view.response_schema["properties"])
+    jsonschema.Draft202012Validator(
+        {**view.response_schema, "required": list(view.output.members),
+         "additionalProperties": False}).validate(body)
+    if "timestamp" in body:
+        # datetime.isoformat: microseconds (left out when 0) and the offset as +00:00
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00",
+                            body["timestamp"])
+        assert _recent(body["timestamp"])
 
 
 @pytest.mark.parametrize("path", ["/v1/ping", "/v1/health", "/v2/health"])
