@@ -18,19 +18,27 @@ from apps.backtest.services import BacktestAnswer, EquityPoint, RoundTrip
 from apps.charts import services as charts
 from apps.core.shapes import record_output, record_schema, union_schema, v1_component, v1_schema
 from apps.core.v2 import V2ApiView, connection_schema
-from apps.financials.services import StatementsBatch
+from apps.financials.services import FinancialStatement, StatementsBatch
+from apps.historical.services import HistoricalData
+from apps.movers.services import MarketMover
+from apps.news.services import News
 from apps.options.services import ChainBatch, SymbolChain
 from apps.risk.services import RiskAnswer, RiskWindow
+from apps.sectors.services import MarketSector, MarketSectorDetails
 from apps.similar.services import SimilarSymbols, SimilarSymbolsBatch
 from apps.transcripts.services import (
     CallText,
     DocumentMetadata,
+    EarningsTranscript,
     ListedCall,
     SpeakerData,
     SpeakerEntry,
     TranscriptBody,
     TranscriptContent,
     TranscriptDocument,
+    TranscriptItem,
+    TranscriptMetadata,
+    TranscriptSpeaker,
 )
 from marketdata.backtest.engine import Signal
 from marketdata.backtest.metrics import BacktestMetrics
@@ -177,6 +185,10 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            EquityPoint, RoundTrip, BacktestAnswer,
            # charts; every batch's envelope
            ChartMeta, Batch,
+           # v1 answers
+           HistoricalData, MarketMover, MarketSector, MarketSectorDetails, search.Security,
+           News, FinancialStatement, EarningsTranscript, TranscriptItem, TranscriptMetadata,
+           TranscriptSpeaker,
            # every record of a sector or industry answer, and of a chart or corporate
            # actions answer (the modules' dataclasses)
            *(record for module in (sectors, charts) for record in vars(module).values()
@@ -346,3 +358,18 @@ def test_a_v1_component_is_written_as_drf_spectacular_wrote_its_serializer():
         "quarter": "Q1", "speakers": [{"name": "A"}], "first": {"name": "B"},
         "byDate": {"d": 1.0}}
 
+
+def test_the_v1_document_names_the_records_components():
+    from drf_spectacular.generators import SchemaGenerator
+
+    document = SchemaGenerator().get_schema(request=None, public=True)
+    components = document["components"]["schemas"]
+    for name in ("MarketMover", "MarketSector", "MarketSectorDetails", "SearchResult", "News",
+                 "FinancialStatement", "EarningsTranscript", "TranscriptItem",
+                 "TranscriptMetadata", "TranscriptSpeaker"):
+        assert components[name]["required"] == sorted(components[name]["required"]), name
+    item = components["TranscriptItem"]["properties"]
+    assert item["metadata"] == {"$ref": "#/components/schemas/TranscriptMetadata"}
+    assert item["quarter"]["allOf"] == [{"$ref": "#/components/schemas/QuarterEnum"}]
+    assert "adjClose" not in document["paths"]["/v1/historical"]["get"]["responses"]["200"][
+        "content"]["application/json"]["schema"]["additionalProperties"]["required"]
