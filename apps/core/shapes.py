@@ -7,22 +7,34 @@ once: on the record.
 
 Here rather than beside the records: the records are the core's and know nothing of the
 interface's schema helpers (``object_schema``, ``connection_schema``) or of ``Output``.
+
+v1 answers go through the same records (their members the v1 spec's, string-formatted
+numbers filled in by the service with v1's formatters): :func:`v1_component` names a
+record's component in the v1 document the way its DRF serializer did (``MarketMover``),
+written as drf-spectacular wrote the serializer (:class:`V1Component`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from functools import cache
+from typing import Any, ClassVar
+
+from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.plumbing import build_choice_description_list
+from rest_framework import serializers
 
 from apps.core.v2 import Output, object_schema
-from marketdata.records.members import described, extras_of, members_of
+from marketdata.records.members import described, extras_of, members_of, record_in
 
 
 def record_schema(record: type, description: str | None = None, *,
                   example: dict[str, Any] | None = None, required: bool = True,
                   nested: Mapping[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """The JSON Schema of one record as an answer's object: every member, each required
-    (present, maybe null) unless ``required`` is false, in the record's order. A member
+    (present, maybe null) unless ``required`` is false or the member is optional (absent
+    when None), in the record's order. A member
     that is a record is that record's object, described by the member's description;
     ``nested`` gives, by member name, the schema of a member holding a list of records
     (their own ``record_schema``, in a ``connection_schema`` where paged): the annotation
@@ -43,8 +55,8 @@ def record_schema(record: type, description: str | None = None, *,
         properties[member.name] = schema
     if unknown := set(nested or ()) - set(properties):
         raise TypeError(f"{record.__name__} has no members {sorted(unknown)}")
-    out = object_schema(properties, description,
-                        required=list(properties) if required else ())
+    out = object_schema(properties, description, required=[
+        m.name for m in members_of(record) if not m.optional] if required else ())
     if (extra := extras_of(record)) is not None:
         out["additionalProperties"] = dict(extra.schema) or True
     if example is not None:
@@ -102,3 +114,76 @@ def union_schema(records: Mapping[str, type], description: str, *,
     if any(extras_of(record) is not None for record in records.values()):
         out["additionalProperties"] = True
     return out
+
+
+# -- v1: a record's named component ----------------------------------------------------------
+class RecordSerializer(serializers.Serializer):
+    """The component of a v1 answer's record (:func:`v1_component`): documentation only, its
+    schema is :class:`V1Component`'s."""
+
+    record: ClassVar[type]
+
+
+@cache
+def v1_component(record: type, name: str | None = None) -> type[RecordSerializer]:
+    """What a v1 view gives drf-spectacular for an answer made of ``record`` (``(many=True)``
+    for a list of them): the component ``name`` (the record's class name unless given; the
+    v1 document's names, which generated clients use)."""
+    component = name or record.__name__
+    return type(component, (RecordSerializer,), {
+        "record": record, "__module__": __name__,
+        "__doc__": f"The v1 component {component}: the members of {record.__name__}."})
+
+
+def v1_schema(record: type, description: str | None = None, *,
+              ref: Callable[[type], dict[str, Any]] | None = None) -> dict[str, Any]:
+    """:func:`record_schema` as the v1 document writes it (its components were DRF
+    serializers'): an enum member's values listed in its description as drf-spectacular
+    lists a choice field's (``* `Q1` - Q1``; the enum then becomes a named component, e.g.
+    ``QuarterEnum``); a member holding a record, or a list of them, is ``ref`` of that
+    record (its named component's reference), else inline."""
+    out = record_schema(record, description)
+    hints = typing.get_type_hints(record)
+    for m in members_of(record):
+        prop = out["properties"][m.name]
+        inner, listed = record_in(hints[m.attribute])
+        if inner is not None and ref is not None:
+            text = prop.get("description")
+            target = ref(inner)
+            if listed:
+                prop = {"type": "array", "items": target}
+            else:
+                prop = {"allOf": [target]} if text else dict(target)
+            if text:
+                prop["description"] = text
+        if "enum" in prop:  # the values first, as drf-spectacular writes a choice field
+            choices = build_choice_description_list(
+                (value, value) for value in prop["enum"] if value is not None)
+            text = prop.get("description")
+            prop = {"enum": prop["enum"], **prop,
+                    "description": f"{text}\n\n{choices}" if text else choices}
+        out["properties"][m.name] = prop
+    return out
+
+
+class V1Component(OpenApiSerializerExtension):
+    """A :func:`v1_component` in the OpenAPI document: its record's :func:`v1_schema`, nested
+    records as their own components, ``required`` in name order (as drf-spectacular writes a
+    serializer's)."""
+
+    target_class = RecordSerializer
+    match_subclasses = True
+
+    def get_name(self, auto_schema: Any, direction: Any) -> str:
+        return type(self.target).__name__
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        def ref(record: type) -> dict[str, Any]:
+            found: dict[str, Any] = auto_schema.resolve_serializer(
+                v1_component(record), direction).ref
+            return found
+
+        out = v1_schema(self.target.record, ref=ref)
+        if "required" in out:
+            out["required"] = sorted(out["required"])
+        return out

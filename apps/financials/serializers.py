@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from rest_framework import serializers
-
 from apps.core.params import QuerySerializer, TextParam, choice
 from apps.core.shapes import record_schema
 from apps.core.v2 import FieldsQuery, SymbolsParam
@@ -26,17 +24,6 @@ class FinancialsQuery(QuerySerializer):
                        "or cash flow. Required: the three are different resources")
     frequency = choice(FREQUENCIES, required=False, default="annual",
                        help_text="Reporting period: annual (fiscal years) or quarterly")
-
-
-class FinancialStatement(serializers.Serializer):
-    symbol = serializers.CharField(help_text="The symbol, upper-cased")
-    statement_type = serializers.ChoiceField(choices=list(STATEMENTS))
-    frequency = serializers.ChoiceField(choices=list(FREQUENCIES))
-    statement = serializers.DictField(
-        child=serializers.DictField(child=serializers.FloatField()),
-        help_text="Period end date (YYYY-MM-DD, newest first) -> metric name -> number. "
-                  "Amounts are in the company's reporting currency; integral values are "
-                  "integers, per-share values (EPS) decimals")
 
 
 FINANCIALS_EXAMPLE = {

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from apps.core.symbols import require_symbol
 from marketdata.capabilities import fundamentals
@@ -15,14 +14,16 @@ from marketdata.concurrency import batch_by_symbol
 from marketdata.errors import BadRequest, NotFound
 from marketdata.records.batches import Batch
 from marketdata.records.fundamentals import (
+    FREQUENCIES,
     STATEMENT_FIELDS,
+    STATEMENTS,
     TRAILING_STATEMENTS,
     StatementRow,
     SymbolStatement,
     display_name,
     statement_rows,
 )
-from marketdata.records.members import member
+from marketdata.records.members import DOUBLE, member
 
 # v2 spellings a client may use for a statement or a frequency, and what they name.
 STATEMENT_ALIASES = {"income-statement": "income", "balance-sheet": "balance",
@@ -39,17 +40,30 @@ class StatementsBatch(Batch):
                                           name="financials")
 
 
-def financial_statement(symbol_text: str, statement: str, frequency: str) -> dict[str, Any]:
-    """The v1 FinancialStatement: periods newest first, each {metric name: number}."""
+@dataclass(frozen=True)
+class FinancialStatement:
+    """The v1 FinancialStatement: one statement, periods newest first, metrics by their
+    readable names (:func:`~marketdata.records.fundamentals.display_name`)."""
+
+    symbol: str = member("The symbol, upper-cased")
+    statement_type: str = member(name="statement_type", schema={"enum": list(STATEMENTS)})
+    frequency: str = member(schema={"enum": list(FREQUENCIES)})
+    statement: dict[str, dict[str, float]] = member(
+        "Period end date (YYYY-MM-DD, newest first) -> metric name -> number. Amounts are in "
+        "the company's reporting currency; integral values are integers, per-share values "
+        "(EPS) decimals",
+        schema={"additionalProperties": {"type": "object",
+                                         "additionalProperties": {"type": "number", **DOUBLE}}})
+
+
+def financial_statement(symbol_text: str, statement: str,
+                        frequency: str) -> FinancialStatement:
+    """The v1 FinancialStatement of a symbol."""
     symbol = require_symbol(symbol_text)
     periods = fundamentals.financial_statement(symbol, statement, frequency)
-    return {
-        "symbol": symbol,
-        "statement_type": statement,
-        "frequency": frequency,
-        "statement": {end: {display_name(field): value for field, value in metrics.items()}
-                      for end, metrics in periods.items()},
-    }
+    return FinancialStatement(symbol, statement, frequency, {
+        end: {display_name(field): value for field, value in metrics.items()}
+        for end, metrics in periods.items()})
 
 
 def statement_query(statement: str, frequency: str,

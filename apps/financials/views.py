@@ -5,7 +5,7 @@ from rest_framework.response import Response
 
 from apps.core.errors import ERRORS
 from apps.core.schema import error_responses
-from apps.core.shapes import record_output
+from apps.core.shapes import record_output, v1_component
 from apps.core.tabular import Table
 from apps.core.v2 import V2ApiView
 from apps.core.views import ApiView
@@ -14,17 +14,18 @@ from apps.financials.serializers import (
     V2_STATEMENT_RESPONSE,
     V2_STATEMENTS_BATCH_RESPONSE,
     FinancialsQuery,
-    FinancialStatement,
     V2FinancialsBatchQuery,
     V2FinancialsQuery,
 )
 from apps.financials.services import (
     STATEMENT_ALIASES,
+    FinancialStatement,
     financial_statement,
     v2_statement,
     v2_statements_batch,
 )
 from marketdata.records.fundamentals import STATEMENTS, StatementRow
+from marketdata.records.members import as_json
 
 V2_TAG = "Financial statements (v2)"
 
@@ -53,14 +54,14 @@ class FinancialsView(ApiView):
                              description="Stock symbol, e.g. AAPL, 0700.HK, HSBA.L"),
             FinancialsQuery,
         ],
-        responses={200: FinancialStatement,
+        responses={200: v1_component(FinancialStatement),
                    **error_responses(404, 422, upstream=True, style=ERRORS)},
         examples=[OpenApiExample("AAPL annual income statement (abridged)",
                                  value=FINANCIALS_EXAMPLE, response_only=True)],
     )
     def get(self, request: Request, symbol: str) -> Response:
         q = self.query(request)
-        return Response(financial_statement(symbol, q["statement"], q["frequency"]))
+        return Response(as_json(financial_statement(symbol, q["statement"], q["frequency"])))
 
 
 class V2FinancialsView(V2ApiView):

@@ -1,6 +1,8 @@
 from rest_framework import serializers
 
 from apps.core.params import QuerySerializer, SymbolParam, choice
+from apps.core.shapes import record_schema
+from apps.historical.services import HistoricalData
 from marketdata.records.bars import INTERVALS, RANGES
 
 
@@ -13,18 +15,11 @@ class HistoricalQuery(QuerySerializer):
                                      help_text="Key bars by epoch seconds instead of dates")
 
 
-_NUMBER = {"type": "number", "format": "double"}
-# The response is a map keyed by date, which serializers cannot declare; spelled out here.
+# The response is a map keyed by date (or epoch seconds), each value a bar.
 HISTORICAL_RESPONSE = {
     "type": "object",
     "description": "Bars keyed by date, wall time or epoch seconds; newest first",
-    "additionalProperties": {
-        "type": "object",
-        "properties": {"open": _NUMBER, "high": _NUMBER, "low": _NUMBER, "close": _NUMBER,
-                       "adjClose": {**_NUMBER, "description": "Daily and longer intervals"},
-                       "volume": {"type": "integer", "format": "int64"}},
-        "required": ["open", "high", "low", "close", "volume"],
-    },
+    "additionalProperties": record_schema(HistoricalData),
     "example": {"2025-02-21": {"open": 245.95, "high": 248.69, "low": 245.22, "close": 245.55,
                                "adjClose": 245.55, "volume": 53197431}},
 }

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 from zoneinfo import ZoneInfo
 
 from apps.core.symbols import require_symbol
@@ -11,6 +11,20 @@ from marketdata.capabilities import bars as price_history
 from marketdata.formatting import round_half_up
 from marketdata.markets import EASTERN
 from marketdata.records.bars import INTRADAY, Candles
+from marketdata.records.members import DOUBLE, INT64, member
+
+
+@dataclass(frozen=True, slots=True)
+class HistoricalData:
+    """The v1 HistoricalData: one bar, its prices rounded to the instrument's precision."""
+
+    open: float = member(schema=DOUBLE)
+    high: float = member(schema=DOUBLE)
+    low: float = member(schema=DOUBLE)
+    close: float = member(schema=DOUBLE)
+    adj_close: float | None = member("Daily and longer intervals", optional=True,
+                                     schema=DOUBLE)
+    volume: int = member(schema=INT64)
 
 
 def _zone(name: str | None) -> ZoneInfo:
@@ -35,21 +49,20 @@ def bar_keys(candles: Candles, epoch: bool) -> list[str]:
 
 
 def historical_prices(symbol_text: str, range_: str, interval: str,
-                      epoch: bool = False) -> dict[str, dict[str, Any]]:
+                      epoch: bool = False) -> dict[str, HistoricalData]:
+    """The bars by :func:`bar_keys`, newest first."""
     symbol = require_symbol(symbol_text)
     candles = price_history.candles(symbol, range_, interval)
     decimals = candles.decimals
     keys = bar_keys(candles, epoch)
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, HistoricalData] = {}
     for i in range(len(candles) - 1, -1, -1):
-        row: dict[str, Any] = {
-            "open": round_half_up(candles.open[i], decimals),
-            "high": round_half_up(candles.high[i], decimals),
-            "low": round_half_up(candles.low[i], decimals),
-            "close": round_half_up(candles.close[i], decimals),
-        }
-        if candles.adjclose is not None and candles.adjclose[i] is not None:
-            row["adjClose"] = round_half_up(candles.adjclose[i], decimals)
-        row["volume"] = candles.volume[i]
-        out.setdefault(keys[i], row)  # two bars on one key (daily dedupe): keep the newest
+        if keys[i] in out:  # two bars on one key (daily dedupe): keep the newest
+            continue
+        adjusted = candles.adjclose[i] if candles.adjclose is not None else None
+        out[keys[i]] = HistoricalData(
+            round_half_up(candles.open[i], decimals), round_half_up(candles.high[i], decimals),
+            round_half_up(candles.low[i], decimals), round_half_up(candles.close[i], decimals),
+            None if adjusted is None else round_half_up(adjusted, decimals),
+            candles.volume[i])
     return out

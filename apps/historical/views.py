@@ -7,6 +7,7 @@ from apps.core.tabular import Table
 from apps.core.views import ApiView
 from apps.historical.serializers import HISTORICAL_RESPONSE, HistoricalQuery
 from apps.historical.services import historical_prices
+from marketdata.records.members import as_json
 
 
 class HistoricalView(ApiView):
@@ -29,4 +30,5 @@ class HistoricalView(ApiView):
     )
     def get(self, request: Request) -> Response:
         q = self.query(request)
-        return Response(historical_prices(q["symbol"], q["range"], q["interval"], q["epoch"]))
+        return Response(as_json(historical_prices(q["symbol"], q["range"], q["interval"],
+                                                  q["epoch"])))

@@ -1,5 +1,6 @@
-"""v1 movers (MarketMover) and v2 screeners: the query, the custom screen's JSON body
-(validated member by member against :mod:`marketdata.records.screeners`) and the answers."""
+"""The v1 movers' query and the v2 screeners': the query and the custom screen's JSON body
+(validated member by member against :mod:`marketdata.records.screeners`). The answers are
+records (:class:`apps.movers.services.MarketMover`, :mod:`marketdata.records.screeners`)."""
 
 from __future__ import annotations
 
@@ -41,14 +42,6 @@ COUNTS = ("25", "50", "100")
 class MoversQuery(QuerySerializer):
     count = choice(COUNTS, required=False, default="50",
                    help_text="How many movers to return at most")
-
-
-class MarketMover(serializers.Serializer):
-    symbol = serializers.CharField()
-    name = serializers.CharField()
-    price = serializers.CharField(help_text="Last traded price, e.g. '1,234.50'")
-    change = serializers.CharField(help_text="Signed change in price, e.g. '+1.23'")
-    percentChange = serializers.CharField(help_text="Signed percent change, e.g. '+2.51%'")  # noqa: N815
 
 
 # -- v2 screeners ----------------------------------------------------------------------------

@@ -3,33 +3,42 @@ screeners (predefined and custom, ScreenerQuote rows)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from apps.core.v2 import apply_format, select
 from marketdata import formatting as fmt
 from marketdata.capabilities import market, screeners
 from marketdata.records.market import ScreenerQuote
-from marketdata.records.members import as_json
+from marketdata.records.members import as_json, member
 from marketdata.records.screeners import CustomScreen, ScreenerResult
 
 
-def market_mover(row: ScreenerQuote) -> dict[str, Any]:
-    """Formatted like the service's full quotes: the instrument's precision with thousands
-    separators, and an explicit sign on change and percent change."""
-    return {
-        "symbol": row.symbol,
-        "name": row.name,
-        "price": fmt.price(row.price, row.price_hint),
-        "change": fmt.signed(fmt.price(row.change, row.price_hint)),
-        "percentChange": fmt.percent(row.change_percent),
-    }
+@dataclass(frozen=True)
+class MarketMover:
+    """The v1 MarketMover: a screener row's numbers as v1's formatted text (:meth:`of`)."""
+
+    symbol: str = member()
+    name: str = member()
+    price: str = member("Last traded price, e.g. '1,234.50'")
+    change: str = member("Signed change in price, e.g. '+1.23'")
+    percent_change: str = member("Signed percent change, e.g. '+2.51%'")
+
+    @classmethod
+    def of(cls, row: ScreenerQuote) -> MarketMover:
+        """Formatted like the service's full quotes: the instrument's precision with
+        thousands separators, and an explicit sign on change and percent change (the row's
+        numbers are finite: never an empty text)."""
+        return cls(row.symbol, row.name, fmt.price(row.price, row.price_hint) or "",
+                   fmt.signed(fmt.price(row.change, row.price_hint)) or "",
+                   fmt.percent(row.change_percent) or "")
 
 
-def market_movers(screener: str, count: int) -> list[dict[str, Any]]:
+def market_movers(screener: str, count: int) -> list[MarketMover]:
     """At most ``count`` movers of ``screener`` (actives, gainers, losers), the source's
     order."""
     rows = market.movers(screener, count)
-    return [market_mover(row) for row in rows[:count]]
+    return [MarketMover.of(row) for row in rows[:count]]
 
 
 # -- v2 screeners --------------------------------------------------------------------------------

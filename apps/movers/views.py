@@ -9,18 +9,22 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.schema import error_responses
-from apps.core.shapes import record_output, record_schema
+from apps.core.shapes import record_output, record_schema, v1_component
 from apps.core.v2 import PageQuery, V2ApiView, connection_schema, requested_fields
 from apps.core.views import ApiView
 from apps.movers.serializers import (
     CUSTOM_EXAMPLES,
     CustomScreenerRequest,
-    MarketMover,
     MoversQuery,
     V2ScreenerQuery,
 )
-from apps.movers.services import custom_screener, market_movers, predefined_screener
-from marketdata.records.members import member_names
+from apps.movers.services import (
+    MarketMover,
+    custom_screener,
+    market_movers,
+    predefined_screener,
+)
+from marketdata.records.members import as_json, member_names
 from marketdata.records.screeners import (
     DEFAULT_SIZE,
     EQUITY,
@@ -45,14 +49,14 @@ class _MoversView(ApiView):
 
     def get(self, request: Request) -> Response:
         q = self.query(request)
-        return Response(market_movers(self.screener, int(q["count"])))
+        return Response(as_json(market_movers(self.screener, int(q["count"]))))
 
 
 def _schema(name: str, summary: str, description: str) -> Any:
     """The OpenAPI description shared by the three movers endpoints."""
     return extend_schema(operation_id=f"get_{name}", tags=["Market movers"], summary=summary,
                          description=description + _NOTES, parameters=[MoversQuery],
-                         responses={200: MarketMover(many=True),
+                         responses={200: v1_component(MarketMover)(many=True),
                                     **error_responses(422, upstream=True)})
 
 

@@ -1,7 +1,7 @@
-"""Query declarations of the news endpoints, v1's response serializer, and the example of a v2
-article (whose members are :class:`marketdata.records.news.ScoredNewsItem`'s)."""
+"""Query declarations of the news endpoints and the example of a v2 article (whose members are
+:class:`marketdata.records.news.ScoredNewsItem`'s; v1's are
+:class:`apps.news.services.News`')."""
 
-from rest_framework import serializers
 
 from apps.core.params import IntegerParam, QuerySerializer, SymbolParam
 from apps.core.v2 import OrderedPageQuery, PageQuery, order_param
@@ -14,16 +14,6 @@ class NewsQuery(QuerySerializer):
         required=False,
         help_text="Ticker symbol, e.g. AAPL, BRK-B, BTC-USD; general market news when omitted "
                   "(an empty or blank value is a 422; a malformed symbol is a 404)")
-
-
-class News(serializers.Serializer):
-    title = serializers.CharField()
-    link = serializers.URLField(help_text="URL of the article")
-    source = serializers.CharField(help_text="Publisher")
-    img = serializers.URLField(help_text="URL of the article's image")
-    time = serializers.CharField(
-        help_text="Publication time relative to now: 'just now', '1 minute ago', "
-                  "'5 minutes ago', '2 hours ago', '3 days ago', '1 month ago', '2 years ago'")
 
 
 # -- v2 -------------------------------------------------------------------------------------------

@@ -6,28 +6,41 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from typing import Any
+from dataclasses import dataclass
 
 from apps.core.symbols import require_symbol
 from marketdata.capabilities import news
 from marketdata.errors import NotFound
 from marketdata.formatting import relative_time
+from marketdata.records.members import URI, member
 from marketdata.records.news import MarketSentiment, NewsItem, ScoredNewsItem
 from marketdata.sentiment import score_headline, words_of
 
 
-def news_item(item: NewsItem, now: float) -> dict[str, Any]:
-    """The v1 News object; ``time`` is computed now, so cached articles age correctly."""
-    return {"title": item.title, "link": item.link, "source": item.source,
-            "img": item.img, "time": relative_time(item.published, now)}
+@dataclass(frozen=True)
+class News:
+    """The v1 News object: an article with its time relative to now (:meth:`of`)."""
+
+    title: str = member()
+    link: str = member("URL of the article", schema=URI)
+    source: str = member("Publisher")
+    img: str = member("URL of the article's image", schema=URI)
+    time: str = member("Publication time relative to now: 'just now', '1 minute ago', "
+                       "'5 minutes ago', '2 hours ago', '3 days ago', '1 month ago', "
+                       "'2 years ago'")
+
+    @classmethod
+    def of(cls, item: NewsItem, img: str, now: float) -> News:
+        """``time`` is computed now, so cached articles age correctly."""
+        return cls(item.title, item.link, item.source, img, relative_time(item.published, now))
 
 
-def _shown(items: list[NewsItem], now: float) -> list[dict[str, Any]]:
+def _shown(items: list[NewsItem], now: float) -> list[News]:
     # `img` is required: articles without an image are left out (as the reference did).
-    return [news_item(i, now) for i in items if i.img]
+    return [News.of(i, i.img, now) for i in items if i.img]
 
 
-def news_for_symbol(symbol_text: str, now: float | None = None) -> list[dict[str, Any]]:
+def news_for_symbol(symbol_text: str, now: float | None = None) -> list[News]:
     """Articles tagged with the symbol, in Yahoo's order; 404 when there are none (and for a
     malformed symbol, which never reaches the upstream)."""
     symbol = require_symbol(symbol_text)
@@ -37,7 +50,7 @@ def news_for_symbol(symbol_text: str, now: float | None = None) -> list[dict[str
     return shown
 
 
-def market_news(now: float | None = None) -> list[dict[str, Any]]:
+def market_news(now: float | None = None) -> list[News]:
     """General market news, newest first; ``[]`` when Yahoo has none to offer."""
     return _shown(news.general_news(), time.time() if now is None else now)
 

@@ -3,11 +3,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.schema import error_responses
-from apps.core.shapes import record_output, record_schema
+from apps.core.shapes import record_output, record_schema, v1_component
 from apps.core.v2 import V2ApiView, connection_schema, order_note
 from apps.core.views import ApiView
-from apps.news.serializers import V2_NEWS_EXAMPLE, News, NewsQuery, V2MarketNewsQuery, V2NewsQuery
-from apps.news.services import market_news, news_for_symbol, v2_market_news, v2_symbol_news
+from apps.news.serializers import V2_NEWS_EXAMPLE, NewsQuery, V2MarketNewsQuery, V2NewsQuery
+from apps.news.services import (
+    News,
+    market_news,
+    news_for_symbol,
+    v2_market_news,
+    v2_symbol_news,
+)
+from marketdata.records.members import as_json
 from marketdata.records.news import ScoredNewsItem
 
 
@@ -28,13 +35,13 @@ class NewsView(ApiView):
             "'N days ago', 'N months ago', 'N years ago'; floored). An empty `symbol=` is a "
             "422."),
         parameters=[NewsQuery],
-        responses={200: News(many=True), **error_responses(404, 422, upstream=True)},
+        responses={200: v1_component(News)(many=True), **error_responses(404, 422, upstream=True)},
     )
     def get(self, request: Request) -> Response:
         q = self.query(request)
         if "symbol" in q:
-            return Response(news_for_symbol(q["symbol"]))
-        return Response(market_news())
+            return Response(as_json(news_for_symbol(q["symbol"])))
+        return Response(as_json(market_news()))
 
 
 # -- v2 -------------------------------------------------------------------------------------------

@@ -30,15 +30,6 @@ class SearchQuery(QuerySerializer):
         help_text="false: ask the secondary provider (Yahoo Finance) directly")
 
 
-class SearchResult(serializers.Serializer):
-    name = serializers.CharField(help_text="Full company or fund name")
-    symbol = serializers.CharField()
-    exchange = serializers.CharField(
-        help_text="Exchange: short name from the primary provider (NASDAQ), Yahoo's code "
-                  "from the secondary one (NMS)")
-    type = choice(SECURITY_TYPES, help_text="stock, etf or trust (mutual fund)")
-
-
 # -- v2 -------------------------------------------------------------------------------------------
 MAX_SEARCH_QUOTES = 100
 MAX_SEARCH_NEWS = 50

@@ -18,7 +18,7 @@ from marketdata.formatting import json_number, raw, text
 from marketdata.logs import get_logger
 from marketdata.records.members import camel
 from marketdata.records.quotes import GqlQuoteRecord, LogoUrls
-from marketdata.records.search import LookupAnswer, LookupQuote, SearchAnswer
+from marketdata.records.search import LookupAnswer, LookupQuote, SearchAnswer, Security
 from marketdata.symbols import normalize_symbol
 
 log = get_logger("apps.search")
@@ -27,14 +27,13 @@ SECONDARY = capability("security_search").sources[-1].name
 
 
 def search_securities(query: str, hits: int, security_type: str | None = None,
-                      use_primary: bool = True) -> tuple[list[dict[str, str]], str]:
+                      use_primary: bool = True) -> tuple[list[Security], str]:
     """(results, provider that answered). Never more than ``hits`` results; an empty list
     when nothing matches. When both providers fail, the secondary's error is raised."""
     if not use_primary:
         log.info("secondary search provider requested", provider=SECONDARY)
     matches = search.securities(query, hits, security_type, use_primary=use_primary)
-    return ([{"name": s.name, "symbol": s.symbol, "exchange": s.exchange, "type": s.type}
-             for s in matches.securities], matches.source)
+    return matches.securities, matches.source
 
 
 # -- v2 -------------------------------------------------------------------------------------------

@@ -4,12 +4,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.schema import error_responses
-from apps.core.shapes import record_output, record_schema
+from apps.core.shapes import record_output, record_schema, v1_component
 from apps.core.v2 import V2ApiView, connection_schema
 from apps.core.views import ApiView
-from apps.search.serializers import SearchQuery, SearchResult, V2LookupQuery, V2SearchQuery
+from apps.search.serializers import SearchQuery, V2LookupQuery, V2SearchQuery
 from apps.search.services import search_securities, v2_lookup, v2_search
-from marketdata.records.members import described, members_of
+from marketdata.records.members import as_json, described, members_of
 from marketdata.records.search import (
     LookupAnswer,
     LookupQuote,
@@ -17,6 +17,7 @@ from marketdata.records.search import (
     SearchAnswer,
     SearchArticle,
     SearchQuote,
+    Security,
     Thumbnail,
     ThumbnailSize,
 )
@@ -48,13 +49,14 @@ class SearchView(ApiView):
                              response=[200], enum=["algolia", "yahoo"],
                              description="Which search provider answered"),
         ],
-        responses={200: SearchResult(many=True), **error_responses(422, upstream=True)},
+        responses={200: v1_component(Security, "SearchResult")(many=True),
+                   **error_responses(422, upstream=True)},
     )
     def get(self, request: Request) -> Response:
         q = self.query(request)
         results, provider = search_securities(q["query"], q["hits"], q.get("type"),
                                               q["use_primary_provider"])
-        response = Response(results)
+        response = Response(as_json(results))
         response[PROVIDER_HEADER] = provider
         return response
 

@@ -1,39 +1,16 @@
-"""Query declarations of the sector endpoints, the v1 answers' serializers and the v2
-answers' schemas (their members are the records': :mod:`marketdata.records.sectors`)."""
+"""Query declarations of the sector endpoints and the v2 answers' schemas (their members are
+the records': :mod:`marketdata.records.sectors`; v1's are
+:class:`apps.sectors.services.MarketSector`'s)."""
 
 import typing
 from dataclasses import is_dataclass
 from typing import Any
-
-from rest_framework import serializers
 
 from apps.core.shapes import record_schema
 from apps.core.v2 import FieldsQuery, value_format_param
 from apps.quotes.serializers import LangParam
 from marketdata.records.members import described, members_of
 from marketdata.records.sectors import IndustryProfile, SectorProfile
-
-
-class MarketSector(serializers.Serializer):
-    sector = serializers.CharField()
-    dayReturn = serializers.CharField(help_text="e.g. +0.45%")  # noqa: N815
-    ytdReturn = serializers.CharField()  # noqa: N815
-    yearReturn = serializers.CharField()  # noqa: N815
-    threeYearReturn = serializers.CharField()  # noqa: N815
-    fiveYearReturn = serializers.CharField()  # noqa: N815
-
-
-class MarketSectorDetails(MarketSector):
-    marketCap = serializers.CharField(help_text="e.g. 20.2T")  # noqa: N815
-    marketWeight = serializers.CharField(  # noqa: N815
-        help_text="Share of the whole market, e.g. 29.28%")
-    industries = serializers.IntegerField(help_text="Number of industries in the sector")
-    companies = serializers.IntegerField(help_text="Number of companies in the sector")
-    topIndustries = serializers.ListField(  # noqa: N815
-        child=serializers.CharField(),
-        help_text="Up to 10 'Industry: weight%' strings, largest weight first")
-    topCompanies = serializers.ListField(  # noqa: N815
-        child=serializers.CharField(), help_text="Up to 10 symbols, largest weight first")
 
 
 # -- v2 -----------------------------------------------------------------------------------------

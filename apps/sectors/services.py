@@ -7,6 +7,7 @@ the sector of a symbol comes from its company profile.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from marketdata import formatting as fmt
@@ -14,7 +15,7 @@ from marketdata.capabilities import market, sectors
 from marketdata.concurrency import gather_partial
 from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.records.market import SECTOR_KEYS, SECTOR_NAMES, SectorData
-from marketdata.records.members import as_json
+from marketdata.records.members import as_json, member
 from marketdata.records.quotes import present_value
 from marketdata.records.sectors import sector_key
 
@@ -29,31 +30,52 @@ def _percent(value: float | None, sign: bool = True) -> str:
     return fmt.percent(value, fraction=True, sign=sign) or ""
 
 
-def market_sector(data: SectorData) -> dict[str, Any]:
-    return {
-        "sector": data.name,
-        "dayReturn": _percent(data.day_change),
-        "ytdReturn": _percent(data.ytd_change),
-        "yearReturn": _percent(data.one_year_change),
-        "threeYearReturn": _percent(data.three_year_change),
-        "fiveYearReturn": _percent(data.five_year_change),
-    }
+@dataclass(frozen=True)
+class MarketSector:
+    """The v1 MarketSector: the sector index's returns as v1's signed percent text."""
+
+    sector: str = member()
+    day_return: str = member("e.g. +0.45%")
+    ytd_return: str = member()
+    year_return: str = member()
+    three_year_return: str = member()
+    five_year_return: str = member()
+
+    @classmethod
+    def returns(cls, data: SectorData) -> tuple[str, str, str, str, str, str]:
+        """The members of a MarketSector, in its order."""
+        return (data.name, _percent(data.day_change), _percent(data.ytd_change),
+                _percent(data.one_year_change), _percent(data.three_year_change),
+                _percent(data.five_year_change))
+
+    @classmethod
+    def of(cls, data: SectorData) -> MarketSector:
+        return cls(*cls.returns(data))
 
 
-def sector_details(data: SectorData) -> dict[str, Any]:
-    return {
-        **market_sector(data),
-        "marketCap": fmt.compact(data.market_cap) or "",
-        "marketWeight": _percent(data.market_weight, sign=False),
-        "industries": data.industries_count,
-        "companies": data.companies_count,
-        "topIndustries": [f"{i.name}: {_percent(i.weight, sign=False) or 'N/A'}"
-                          for i in data.industries[:TOP_INDUSTRIES]],
-        "topCompanies": data.top_companies[:TOP_COMPANIES],
-    }
+@dataclass(frozen=True)
+class MarketSectorDetails(MarketSector):
+    """The v1 MarketSectorDetails: a MarketSector, its size and its largest members."""
+
+    market_cap: str = member("e.g. 20.2T")
+    market_weight: str = member("Share of the whole market, e.g. 29.28%")
+    industries: int = member("Number of industries in the sector")
+    companies: int = member("Number of companies in the sector")
+    top_industries: list[str] = member("Up to 10 'Industry: weight%' strings, largest weight "
+                                       "first")
+    top_companies: list[str] = member("Up to 10 symbols, largest weight first")
+
+    @classmethod
+    def of(cls, data: SectorData) -> MarketSectorDetails:
+        return cls(*cls.returns(data), fmt.compact(data.market_cap) or "",
+                   _percent(data.market_weight, sign=False), data.industries_count,
+                   data.companies_count,
+                   [f"{i.name}: {_percent(i.weight, sign=False) or 'N/A'}"
+                    for i in data.industries[:TOP_INDUSTRIES]],
+                   data.top_companies[:TOP_COMPANIES])
 
 
-def all_sectors() -> list[dict[str, Any]]:
+def all_sectors() -> list[MarketSector]:
     """Every sector, fetched concurrently, in Yahoo's order (largest first).
 
     A sector whose upstream call fails is left out (and logged) so one bad sector does not
@@ -62,20 +84,20 @@ def all_sectors() -> list[dict[str, Any]]:
     fetched = gather_partial(market.sector, list(SECTOR_NAMES), what="sector")
     fetched.raise_if_empty(lambda: UpstreamBadResponse("yahoo", "No sector data from Yahoo "
                                                        "Finance"))
-    return [market_sector(data) for _, data in fetched.values]
+    return [MarketSector.of(data) for _, data in fetched.values]
 
 
-def details_for(name: str) -> dict[str, Any]:
+def details_for(name: str) -> MarketSectorDetails:
     """MarketSectorDetails for a display name already validated against SECTOR_CHOICES."""
-    return sector_details(market.sector(SECTOR_KEYS[name]))
+    return MarketSectorDetails.of(market.sector(SECTOR_KEYS[name]))
 
 
-def sector_for_symbol(symbol: str) -> dict[str, Any]:
+def sector_for_symbol(symbol: str) -> MarketSector:
     """MarketSector of a validated symbol's sector; 404 when it has none (ETF, index...)."""
     key = market.sector_key_of(symbol)
     if key is None:
         raise NotFound(f"Sector for {symbol} not found.")
-    return market_sector(market.sector(key))
+    return MarketSector.of(market.sector(key))
 
 
 # -- v2: a whole sector or industry ---------------------------------------------------------

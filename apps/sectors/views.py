@@ -5,27 +5,28 @@ from rest_framework.response import Response
 
 from apps.core.params import QuerySerializer, choice, validate_query
 from apps.core.schema import error_responses
-from apps.core.shapes import record_output
+from apps.core.shapes import record_output, v1_component
 from apps.core.symbols import require_symbol
 from apps.core.v2 import V2ApiView
 from apps.core.views import ApiView
 from apps.sectors.serializers import (
     INDUSTRY_RESPONSE,
     SECTOR_RESPONSE,
-    MarketSector,
-    MarketSectorDetails,
     V2SectorQuery,
 )
 from apps.sectors.services import (
     SECTOR_CHOICES,
     TOP_COMPANIES,
     TOP_INDUSTRIES,
+    MarketSector,
+    MarketSectorDetails,
     all_sectors,
     details_for,
     sector_for_symbol,
     v2_industry,
     v2_sector,
 )
+from marketdata.records.members import as_json
 from marketdata.records.sectors import (
     INDUSTRY_SLUGS,
     SECTOR_ALIASES,
@@ -48,10 +49,10 @@ class SectorsView(ApiView):
         description=("The 11 sectors, largest first (Yahoo's order). " + _RETURNS
                      + " A sector whose upstream call fails is left out; 502/503/504 when "
                      "all fail."),
-        responses={200: MarketSector(many=True), **error_responses(upstream=True)})
+        responses={200: v1_component(MarketSector)(many=True), **error_responses(upstream=True)})
     def get(self, request: Request) -> Response:
         # A partial answer is marked no-store by the response-cache middleware.
-        return Response(all_sectors())
+        return Response(as_json(all_sectors()))
 
 
 class SectorForSymbolView(ApiView):
@@ -64,9 +65,9 @@ class SectorForSymbolView(ApiView):
                      "are no other parameters, so 422 is not produced in practice."),
         parameters=[OpenApiParameter("symbol", OpenApiTypes.STR, OpenApiParameter.PATH,
                                      description="Ticker symbol, e.g. AAPL")],
-        responses={200: MarketSector, **error_responses(404, 422, upstream=True)})
+        responses={200: v1_component(MarketSector), **error_responses(404, 422, upstream=True)})
     def get(self, request: Request, symbol: str) -> Response:
-        return Response(sector_for_symbol(require_symbol(symbol)))
+        return Response(as_json(sector_for_symbol(require_symbol(symbol))))
 
 
 class SectorDetailsView(ApiView):
@@ -80,10 +81,10 @@ class SectorDetailsView(ApiView):
                      "including values with `/` or control characters, is 422."),
         parameters=[OpenApiParameter("sector", OpenApiTypes.STR, OpenApiParameter.PATH,
                                      enum=list(SECTOR_CHOICES), description="Sector name")],
-        responses={200: MarketSectorDetails, **error_responses(422, upstream=True)})
+        responses={200: v1_component(MarketSectorDetails), **error_responses(422, upstream=True)})
     def get(self, request: Request, sector: str) -> Response:
         name = validate_query(SectorPath, {"sector": sector})["sector"]
-        return Response(details_for(name))
+        return Response(as_json(details_for(name)))
 
 
 # -- v2 -----------------------------------------------------------------------------------------

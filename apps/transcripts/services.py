@@ -31,7 +31,7 @@ from marketdata.records.fundamentals import (
     EarningsCall,
     Transcript,
 )
-from marketdata.records.members import member
+from marketdata.records.members import DATE_TIME, URI, member
 
 SOURCE = "Yahoo Finance"
 MIN_YEAR = 1990
@@ -80,8 +80,61 @@ def _participants(transcript: Transcript) -> list[str]:
     return list(names)
 
 
+@dataclass(frozen=True)
+class TranscriptSpeaker:
+    name: str = member()
+    role: str | None = member()
+    company: str | None = member()
+
+
+@dataclass(frozen=True)
+class TranscriptMetadata:
+    """What v1 tells of a transcript besides its text: a member without a value is left out
+    (the optional ones are those the spec marks so; the others always have one)."""
+
+    source: str = member("Always 'Yahoo Finance'")
+    retrieved_at: str = member("When the transcript was fetched upstream (UTC)",
+                               name="retrieved_at", schema=DATE_TIME)
+    transcripts_id: int | str | None = member("Yahoo's transcript id", name="transcripts_id",
+                                              optional=True, schema={"type": "integer"})
+    event_id: int = member("Yahoo's event id of the call")
+    event_type: str | None = member(optional=True)
+    fiscal_year: int = member()
+    fiscal_period: str = member("Same as quarter")
+    title: str = member("e.g. 'Q2 2026'")
+    is_latest: bool | None = member("The company's most recent call", optional=True)
+    updated: str | None = member("Last transcript revision", optional=True, schema=DATE_TIME)
+    quartr_id: str = member("Company id of Yahoo's transcript supplier")
+    url: str = member("The call's page on Yahoo Finance", schema=URI)
+    speakers: list[TranscriptSpeaker] = member("Every listed speaker with role and company "
+                                               "(null for the operator)")
+
+
+@dataclass(frozen=True)
+class TranscriptItem:
+    """The v1 TranscriptItem: one call's transcript as text, by speaker turn."""
+
+    symbol: str = member()
+    quarter: str = member("Fiscal quarter", schema={"enum": list(QUARTERS)})
+    year: int = member("Fiscal year")
+    date: str = member("Date and time of the call (UTC)", schema=DATE_TIME)
+    transcript: str = member("Full text: one block per speaker turn, 'Name: text', blocks "
+                             "separated by a blank line")
+    participants: list[str] = member("Speaker names, in order of first appearance (as "
+                                     "labelled in transcript)")
+    metadata: TranscriptMetadata = member()
+
+
+@dataclass(frozen=True)
+class EarningsTranscript:
+    """The v1 EarningsTranscript: the calls a request means, newest first."""
+
+    symbol: str = member()
+    transcripts: list[TranscriptItem] = member()
+
+
 def transcript_item(symbol: str, call: EarningsCall, quartr_id: str,
-                    transcript: Transcript) -> dict[str, Any]:
+                    transcript: Transcript) -> TranscriptItem:
     """The TranscriptItem of the spec; Yahoo's metadata wins over what the link said."""
     quarter = transcript.fiscal_period or call.quarter
     year = transcript.fiscal_year or call.year
@@ -89,31 +142,24 @@ def transcript_item(symbol: str, call: EarningsCall, quartr_id: str,
     if quarter is None or year is None or date is None:
         raise UpstreamBadResponse("yahoo", f"Yahoo Finance transcript for {symbol} event "
                                   f"{call.event_id} has no fiscal period or date")
-    metadata = {
-        "source": SOURCE,
-        "retrieved_at": transcript.retrieved_at,
-        "transcripts_id": transcript.transcript_id,
-        "eventId": transcript.event_id or call.event_id,
-        "eventType": transcript.event_type,
-        "fiscalYear": year,
-        "fiscalPeriod": quarter,
-        "title": transcript.title or f"{quarter} {year}",
-        "isLatest": transcript.is_latest,
-        "updated": iso_datetime(transcript.updated),
-        "quartrId": quartr_id,
-        "url": call.url,
-        "speakers": [{"name": s.name, "role": s.role, "company": s.company}
-                     for s in transcript.speakers],
-    }
-    return {
-        "symbol": symbol,
-        "quarter": quarter,
-        "year": year,
-        "date": date,
-        "transcript": _speaker_turns(transcript),
-        "participants": _participants(transcript),
-        "metadata": {k: v for k, v in metadata.items() if v is not None},
-    }
+    metadata = TranscriptMetadata(
+        source=SOURCE,
+        # Set on every fetch (the provider stamps it).
+        retrieved_at=transcript.retrieved_at or "",
+        transcripts_id=transcript.transcript_id,
+        event_id=transcript.event_id or call.event_id,
+        event_type=transcript.event_type,
+        fiscal_year=year,
+        fiscal_period=quarter,
+        title=transcript.title or f"{quarter} {year}",
+        is_latest=transcript.is_latest,
+        updated=iso_datetime(transcript.updated),
+        quartr_id=quartr_id,
+        url=call.url,
+        speakers=[TranscriptSpeaker(s.name, s.role, s.company) for s in transcript.speakers],
+    )
+    return TranscriptItem(symbol, quarter, year, date, _speaker_turns(transcript),
+                          _participants(transcript), metadata)
 
 
 def _first_available(company: CompanyTranscripts,
@@ -151,7 +197,7 @@ def _matching_calls(symbol: str, quarter: str | None, year: int | None) -> list[
 
 
 def earnings_transcript(symbol_text: str, quarter: str | None = None,
-                        year: int | None = None) -> dict[str, Any]:
+                        year: int | None = None) -> EarningsTranscript:
     """The EarningsTranscript resource for a symbol and optional fiscal quarter/year."""
     symbol = require_symbol(symbol_text)
     calls = _matching_calls(symbol, quarter, year)
@@ -162,8 +208,8 @@ def earnings_transcript(symbol_text: str, quarter: str | None = None,
         found = _first_available(company, calls)
     if not found:
         raise NotFound(f"No transcript available for {_describe(symbol, quarter, year)}")
-    return {"symbol": symbol, "transcripts": [transcript_item(symbol, c, company.company_id, t)
-                                              for c, t in found]}
+    return EarningsTranscript(symbol, [transcript_item(symbol, c, company.company_id, t)
+                                       for c, t in found])
 
 
 # -- v2 ----------------------------------------------------------------------------------------

@@ -4,14 +4,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.schema import error_responses
-from apps.core.shapes import record_output
+from apps.core.shapes import record_output, v1_component
 from apps.core.v2 import REVERSE, V2ApiView, order_note
 from apps.core.views import ApiView
 from apps.transcripts.serializers import (
     EARNINGS_TRANSCRIPT_RESPONSE,
     TRANSCRIPT_RESPONSE,
     TRANSCRIPTS_ALL_RESPONSE,
-    EarningsTranscript,
     EarningsTranscriptQuery,
     V2EarningsTranscriptQuery,
     V2TranscriptQuery,
@@ -19,6 +18,7 @@ from apps.transcripts.serializers import (
 )
 from apps.transcripts.services import (
     CallText,
+    EarningsTranscript,
     ListedCall,
     TranscriptDocument,
     earnings_transcript,
@@ -52,11 +52,12 @@ class EarningsTranscriptView(ApiView):
                              description="Stock symbol, e.g. AAPL (case-insensitive)"),
             EarningsTranscriptQuery,
         ],
-        responses={200: EarningsTranscript, **error_responses(404, 422, upstream=True)},
+        responses={200: v1_component(EarningsTranscript),
+                   **error_responses(404, 422, upstream=True)},
     )
     def get(self, request: Request, symbol: str) -> Response:
         q = self.query(request)
-        return Response(earnings_transcript(symbol, q.get("quarter"), q.get("year")))
+        return Response(as_json(earnings_transcript(symbol, q.get("quarter"), q.get("year"))))
 
 
 # -- v2 ----------------------------------------------------------------------------------------

@@ -28,9 +28,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
+from types import MappingProxyType
 from typing import Any
 
 MEMBER = "marketdata.member"
+
+# What a member's ``schema`` adds to its annotation's type where the interface says more (the
+# v1 document's formats: a URL, a timestamp text, a double, a 64-bit integer).
+URI: Mapping[str, Any] = MappingProxyType({"format": "uri"})
+DATE_TIME: Mapping[str, Any] = MappingProxyType({"format": "date-time"})
+DOUBLE: Mapping[str, Any] = MappingProxyType({"format": "double"})
+INT64: Mapping[str, Any] = MappingProxyType({"format": "int64"})
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,7 @@ class Member:
     description: str | None
     always: bool
     record: type | None = None  # the record the member holds, when it is one (its own members)
+    optional: bool = False  # absent from the answer when None (a v1 optional member)
 
 
 @dataclass(frozen=True)
@@ -52,11 +61,12 @@ class _Declared:
     always: bool
     schema: Mapping[str, Any] | None
     extras: bool = False
+    optional: bool = False
 
 
 def member(description: str | None = None, *, name: str | None = None, always: bool = False,
            schema: Mapping[str, Any] | None = None, extras: bool = False,
-           **field_options: Any) -> Any:
+           optional: bool = False, **field_options: Any) -> Any:
     """A dataclass field that is a member of answers; ``field_options`` are
     :func:`dataclasses.field`'s (``default``, ``init``...). ``schema`` adds to (or, for a
     type the annotation cannot say, replaces) what the annotation gives.
@@ -64,11 +74,15 @@ def member(description: str | None = None, *, name: str | None = None, always: b
     ``extras``: the field (a ``Mapping[str, Any]``, at most one per record) is not a member
     but holds the members passed through as the upstream sent them, written after the
     declared ones; its ``schema``, if any, is each passed member's (the object's
-    ``additionalProperties``)."""
-    if extras and (name is not None or always):
+    ``additionalProperties``).
+
+    ``optional``: the member is left out of the answer when its value is None, rather than
+    written as null (v1's optional members: ``adjClose`` of a historical bar); its schema
+    is the annotation's without null, and it is not required."""
+    if extras and (name is not None or always or optional):
         raise TypeError("a pass-through member has no name and is never always present")
     return dataclasses.field(
-        metadata={MEMBER: _Declared(description, name, always, schema, extras)},
+        metadata={MEMBER: _Declared(description, name, always, schema, extras, optional)},
         **field_options)
 
 
@@ -107,6 +121,10 @@ def type_schema(annotation: Any) -> dict[str, Any]:
     if origin in (list, tuple):
         args = [arg for arg in typing.get_args(annotation) if arg is not Ellipsis]
         return {"type": "array", "items": type_schema(args[0]) if args else {}}
+    if origin is dict:  # an object keyed by data (dates, metric names): its values' schema
+        keyed = typing.get_args(annotation)
+        return {"type": "object",
+                "additionalProperties": type_schema(keyed[1]) if keyed else {}}
     if annotation is None or annotation is type(None):
         return {"type": "null"}
     if annotation is Any:  # a value of several forms: the declared ``schema`` says it all
@@ -130,16 +148,51 @@ def members_of(record: type) -> tuple[Member, ...]:
         if declared is None or declared.extras:
             continue
         annotation = hints[item.name]
-        schema = type_schema(annotation)
+        schema = type_schema(_not_none(annotation) if declared.optional else annotation)
         if declared.schema:
             schema = {**schema, **declared.schema}
         nested = (annotation if isinstance(annotation, type)
                   and dataclasses.is_dataclass(annotation) and _declares(annotation) else None)
         found.append(Member(item.name, declared.name or camel(item.name), schema,
-                            declared.description, declared.always, nested))
+                            declared.description, declared.always, nested, declared.optional))
     if not found:
         raise TypeError(f"{record.__name__} declares no members")
     return tuple(found)
+
+
+def _not_none(annotation: Any) -> Any:
+    """``X | None`` -> ``X``: the type of an optional member's value when present."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = tuple(arg for arg in typing.get_args(annotation) if arg is not type(None))
+        return args[0] if len(args) == 1 else typing.Union[args]  # noqa: UP007
+    return annotation
+
+
+@cache
+def _omits(record: type) -> bool:
+    """Whether the record has optional members (left out of its JSON when None)."""
+    return any(m.optional for m in members_of(record))
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+@cache
+def _written(record: type) -> tuple[tuple[str, str, bool, bool], ...]:
+    """How :func:`as_json` writes each member: (name, attribute, whether its value is written
+    as it is: a number, text, boolean or null, by its annotation, which :func:`as_json`
+    would return unchanged; whether it is optional)."""
+    hints = typing.get_type_hints(record)
+    out = []
+    for m in members_of(record):
+        annotation = hints[m.attribute]
+        origin = typing.get_origin(annotation)
+        parts = typing.get_args(annotation) if origin in (typing.Union, types.UnionType) \
+            else (annotation,)
+        plain = all(part in _PLAIN or typing.get_origin(part) is typing.Literal
+                    for part in parts)
+        out.append((m.name, m.attribute, plain, m.optional))
+    return tuple(out)
 
 
 def member_names(record: type) -> tuple[str, ...]:
@@ -229,15 +282,23 @@ def _is_record_class(cls: type) -> bool:
 
 def as_json(value: Any) -> Any:
     """``value`` with every record that declares members (at any depth of lists and dicts)
-    as the dict of its members, in their order, then the members it passes through;
-    other values as they are."""
+    as the dict of its members, in their order (an optional member left out when None),
+    then the members it passes through; other values as they are."""
     if isinstance(value, list):
         return [as_json(item) for item in value]
     if isinstance(value, dict):
         return {key: as_json(item) for key, item in value.items()}
     if is_record(value):
         record: type = type(value)
-        out = {m.name: as_json(getattr(value, m.attribute)) for m in members_of(record)}
+        # A plain member's value is written as it is (as_json would return it unchanged).
+        if _omits(record):
+            out = {name: item if plain else as_json(item)
+                   for name, attribute, plain, optional in _written(record)
+                   if (item := getattr(value, attribute)) is not None or not optional}
+        else:
+            out = {name: getattr(value, attribute) if plain
+                   else as_json(getattr(value, attribute))
+                   for name, attribute, plain, _ in _written(record)}
         if (extra := extras_of(record)) is not None:
             out.update((name, as_json(item))
                        for name, item in getattr(value, extra.attribute).items()

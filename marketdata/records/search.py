@@ -14,13 +14,15 @@ SECURITY_TYPES = ("stock", "etf", "trust")
 
 @dataclass(frozen=True)
 class Security:
-    """One match: ``exchange`` as its source writes it (a short name such as ``NASDAQ``, or
-    Yahoo's code such as ``NMS``), ``type`` one of :data:`SECURITY_TYPES`."""
+    """One match (v1's SearchResult): ``exchange`` as its source writes it (a short name such
+    as ``NASDAQ``, or Yahoo's code such as ``NMS``), ``type`` one of :data:`SECURITY_TYPES`."""
 
-    name: str
-    symbol: str
-    exchange: str
-    type: str
+    name: str = member("Full company or fund name")
+    symbol: str = member()
+    exchange: str = member("Exchange: short name from the primary provider (NASDAQ), Yahoo's "
+                           "code from the secondary one (NMS)")
+    type: str = member("stock, etf or trust (mutual fund)",
+                       schema={"enum": list(SECURITY_TYPES)})
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """One shape per answer: every v2 view's declared output (the members `fields` selects
 among and those always present) is exactly the member set of its response schema's object,
 and a view whose answer is a record's (apps.core.shapes) has the record's members in both,
-so a member cannot be in the schema and not the answer, or the reverse."""
+so a member cannot be in the schema and not the answer, or the reverse. v1 answers are
+records too, their components named as the v1 document names them (v1_component)."""
 
 from __future__ import annotations
 
@@ -15,22 +16,30 @@ from django.urls import get_resolver
 from apps.analysts.services import ReportedQuarter
 from apps.backtest.services import BacktestAnswer, EquityPoint, RoundTrip
 from apps.charts import services as charts
-from apps.core.shapes import record_output, record_schema, union_schema
+from apps.core.shapes import record_output, record_schema, union_schema, v1_component, v1_schema
 from apps.core.v2 import V2ApiView, connection_schema
-from apps.financials.services import StatementsBatch
+from apps.financials.services import FinancialStatement, StatementsBatch
 from apps.health.views import Pong, ServiceHealth
+from apps.historical.services import HistoricalData
+from apps.movers.services import MarketMover
+from apps.news.services import News
 from apps.options.services import ChainBatch, SymbolChain
 from apps.risk.services import RiskAnswer, RiskWindow
+from apps.sectors.services import MarketSector, MarketSectorDetails
 from apps.similar.services import SimilarSymbols, SimilarSymbolsBatch
 from apps.transcripts.services import (
     CallText,
     DocumentMetadata,
+    EarningsTranscript,
     ListedCall,
     SpeakerData,
     SpeakerEntry,
     TranscriptBody,
     TranscriptContent,
     TranscriptDocument,
+    TranscriptItem,
+    TranscriptMetadata,
+    TranscriptSpeaker,
 )
 from marketdata.backtest.engine import Signal
 from marketdata.backtest.metrics import BacktestMetrics
@@ -86,7 +95,7 @@ from marketdata.records.market import (
     SummarySpark,
     TrendingSymbol,
 )
-from marketdata.records.members import member, member_names
+from marketdata.records.members import DOUBLE, as_json, member, member_names, members_of
 from marketdata.records.news import (
     HeadlineSentiment,
     MarketSentiment,
@@ -179,6 +188,10 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            ChartMeta, Batch,
            # health and ping
            ServiceHealth, Pong,
+           # v1 answers
+           HistoricalData, MarketMover, MarketSector, MarketSectorDetails, search.Security,
+           News, FinancialStatement, EarningsTranscript, TranscriptItem, TranscriptMetadata,
+           TranscriptSpeaker,
            # every record of a sector or industry answer, and of a chart or corporate
            # actions answer (the modules' dataclasses)
            *(record for module in (sectors, charts) for record in vars(module).values()
@@ -190,7 +203,8 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
 def test_a_records_schema_output_and_json_agree(record):
     schema = record_schema(record, "what")
     names = list(member_names(record))
-    assert list(schema["properties"]) == names == schema["required"]
+    assert list(schema["properties"]) == names
+    assert schema["required"] == [m.name for m in members_of(record) if not m.optional]
     assert record_output(record, paged=("",)).members == tuple(names)
     listed = connection_schema(schema)
     assert _object(listed) is schema
@@ -295,3 +309,70 @@ def test_a_union_schema_has_every_records_members_and_says_whose():
     assert mixed["maxAge"]["description"] == "a; b: Seconds"
     assert mixed["count"]["description"] == "How many"
     assert mixed["rows"] == {"type": "array", "description": "a. the rows"}
+
+
+@dataclass(frozen=True)
+class Bar:
+    close: float = member(schema=DOUBLE)
+    adj_close: float | None = member("When adjusted", optional=True)
+    volume: int | None = member()
+
+
+@dataclass(frozen=True)
+class Speaker:
+    name: str = member()
+
+
+@dataclass(frozen=True)
+class Call:
+    quarter: str = member("Fiscal quarter", schema={"type": "string", "enum": ["Q1", "Q2"]})
+    speakers: list[Speaker] = member("Who spoke")
+    first: Speaker = member()
+    by_date: dict[str, float] = member()
+
+
+def test_an_optional_member_is_left_out_when_none_and_never_null():
+    """v1's optional members: absent rather than null, not required, typed without null."""
+    assert as_json(Bar(1.5, None, None)) == {"close": 1.5, "volume": None}
+    assert list(as_json(Bar(1.5, 1.25, 7))) == ["close", "adjClose", "volume"]
+    schema = record_schema(Bar)
+    assert schema["required"] == ["close", "volume"]
+    assert schema["properties"]["adjClose"] == {"type": "number", "description": "When adjusted"}
+    assert schema["properties"]["close"] == {"type": "number", "format": "double"}
+    assert schema["properties"]["volume"] == {"type": ["integer", "null"]}
+    with pytest.raises(TypeError, match="pass-through"):
+        member(extras=True, optional=True)
+
+
+def test_a_v1_component_is_written_as_drf_spectacular_wrote_its_serializer():
+    """Named (the record's name unless given), nested records by reference, an enum's
+    values listed in its description, required members in name order."""
+    assert v1_component(Call).__name__ == "Call" and v1_component(Call) is v1_component(Call)
+    assert v1_component(search.Security, "SearchResult").__name__ == "SearchResult"
+    schema = v1_schema(Call, ref=lambda record: {"$ref": record.__name__})
+    properties = schema["properties"]
+    assert list(properties["quarter"]) == ["enum", "type", "description"]
+    assert properties["quarter"]["description"] == "Fiscal quarter\n\n* `Q1` - Q1\n* `Q2` - Q2"
+    assert properties["speakers"] == {"type": "array", "items": {"$ref": "Speaker"},
+                                      "description": "Who spoke"}
+    assert properties["first"] == {"$ref": "Speaker"}
+    assert properties["byDate"] == {"type": "object", "additionalProperties": {"type": "number"}}
+    assert as_json(Call("Q1", [Speaker("A")], Speaker("B"), {"d": 1.0})) == {
+        "quarter": "Q1", "speakers": [{"name": "A"}], "first": {"name": "B"},
+        "byDate": {"d": 1.0}}
+
+
+def test_the_v1_document_names_the_records_components():
+    from drf_spectacular.generators import SchemaGenerator
+
+    document = SchemaGenerator().get_schema(request=None, public=True)
+    components = document["components"]["schemas"]
+    for name in ("MarketMover", "MarketSector", "MarketSectorDetails", "SearchResult", "News",
+                 "FinancialStatement", "EarningsTranscript", "TranscriptItem",
+                 "TranscriptMetadata", "TranscriptSpeaker"):
+        assert components[name]["required"] == sorted(components[name]["required"]), name
+    item = components["TranscriptItem"]["properties"]
+    assert item["metadata"] == {"$ref": "#/components/schemas/TranscriptMetadata"}
+    assert item["quarter"]["allOf"] == [{"$ref": "#/components/schemas/QuarterEnum"}]
+    assert "adjClose" not in document["paths"]["/v1/historical"]["get"]["responses"]["200"][
+        "content"]["application/json"]["schema"]["additionalProperties"]["required"]
