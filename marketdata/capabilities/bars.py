@@ -1,16 +1,27 @@
 """Price history: a symbol's bars for an interval and a range or an absolute window.
 
-Sources (the ``bars`` row of :mod:`marketdata.capabilities.table`): Yahoo's chart for every
-interval, then whatever other source is configured, each for what it serves. The query is
-validated here, once, before any source is asked.
+Sources: Yahoo's chart for every interval, then whatever other source is configured, each
+for what it serves. The query is validated here (:func:`chart`), once, before any source
+is asked.
 """
 
 from __future__ import annotations
 
 import time
 
-from marketdata.capabilities.table import call
+from marketdata.capabilities.table import YAHOO, Source, declare
 from marketdata.records.bars import Bars, Candles, check_range_interval, check_window
+
+
+@declare("bars", "Price history (charts, historical prices, indicators, backtests)",
+         Source("yahoo", f"{YAHOO} (every interval)",
+                fetcher="marketdata.providers.yahoo.chart:bars"),
+         Source("tiingo", "Tiingo end-of-day prices (daily and longer, US tickers)",
+                "TIINGO_API_KEY", fetcher="marketdata.providers.tiingo:bars"),
+         primary_share=0.5)
+def _bars(symbol: str, interval: str, range_: str | None = None, *,
+          start: int | None = None, end: int | None = None, now: int | None = None) -> Bars:
+    """The bars of a query :func:`chart` validated."""
 
 
 def chart(symbol: str, interval: str, range_: str | None = None, *,
@@ -25,8 +36,7 @@ def chart(symbol: str, interval: str, range_: str | None = None, *,
         current = int(time.time()) if now is None else now
         check_window(interval, start, current if end is None else end, current)
         now = current
-    bars: Bars = call("bars", symbol, interval, range_, start=start, end=end, now=now)
-    return bars
+    return _bars(symbol, interval, range_, start=start, end=end, now=now)
 
 
 def candles(symbol: str, range_: str, interval: str) -> Candles:

@@ -1,14 +1,15 @@
-"""What is published about companies: a company's press releases, an index's members.
+"""What is published about companies: a company's press releases and profile, an index's
+members.
 
-Sources (the ``press_releases`` and ``index_constituents`` rows of
-:mod:`marketdata.capabilities.table`): Financial Modeling Prep with its key (a refused key
-or a failure falls back), else SEC EDGAR's 8-K exhibits and Wikipedia's constituent tables.
-Each source's fetcher returns the same records, so the answer has one shape whoever gave it.
+Sources: Financial Modeling Prep with its key (a refused key or a failure falls back), else
+SEC EDGAR's 8-K exhibits and Wikipedia's constituent tables; Alpha Vantage with its key,
+else Yahoo Finance, for profiles. Each source's fetcher returns the same records, so the
+answer has one shape whoever gave it.
 """
 
 from __future__ import annotations
 
-from marketdata.capabilities.table import call
+from marketdata.capabilities.table import YAHOO, Source, declare, fmp_source
 from marketdata.errors import BadRequest, NotFound
 from marketdata.records.companies import CompanyProfile, Constituent, PressRelease
 from marketdata.symbols import display_symbol
@@ -33,25 +34,43 @@ def resolve_index(symbol_text: str) -> str:
     return index
 
 
+@declare("press_releases", "Press releases (/v2/press-releases/{symbol})",
+         fmp_source("company_press_releases"),
+         Source("sec", "SEC EDGAR 8-K press-release exhibits (EX-99)",
+                fetcher="marketdata.providers.sec:company_press_releases"))
+def _press_releases(symbol: str, limit: int) -> list[PressRelease]:
+    """The releases of a checked query (:func:`press_releases`)."""
+
+
 def press_releases(symbol: str, limit: int) -> list[PressRelease]:
     """At most ``limit`` releases of a validated symbol, newest first: NotFound for a
     ticker no source knows, ``[]`` for a company without releases."""
     if limit < 1:
         raise BadRequest("limit must be at least 1")
-    releases: list[PressRelease] = call("press_releases", symbol, limit)
-    return releases
+    return _press_releases(symbol, limit)
+
+
+@declare("index_constituents", "Index constituents (/v2/index-constituents/{symbol})",
+         fmp_source("index_members"),
+         Source("wikipedia", "the public constituent tables on Wikipedia",
+                fetcher="marketdata.providers.wikipedia:index_members"))
+def _index_members(index: str) -> list[Constituent]:
+    """The members of ``sp500``, ``nasdaq100`` or ``dowjones`` (:func:`resolve_index`)."""
 
 
 def index_constituents(symbol_text: str) -> list[Constituent]:
     """The members of the index ``symbol_text`` names, in the source's order; NotFound
     (before any upstream call) for a symbol that names no supported index."""
-    members: list[Constituent] = call("index_constituents", resolve_index(symbol_text))
-    return members
+    return _index_members(resolve_index(symbol_text))
 
 
+@declare("company_profile", "Company profiles (/v2/company-profile/{symbol})",
+         Source("alphavantage", "Alpha Vantage OVERVIEW", "ALPHAVANTAGE_API_KEY",
+                fetcher="marketdata.providers.alphavantage:company_profile"),
+         Source("yahoo", f"{YAHOO} quoteSummary profile modules",
+                fetcher="marketdata.providers.yahoo.profile:company_profile"),
+         primary_share=0.5)
 def company_profile(symbol: str) -> CompanyProfile:
     """Who the company (or fund) behind a validated symbol is: Alpha Vantage's OVERVIEW
     with its key (a refused key, a spent allowance or a symbol it does not cover falls
     back), else Yahoo's quoteSummary profile modules; NotFound for an unknown symbol."""
-    profile: CompanyProfile = call("company_profile", symbol)
-    return profile

@@ -1,37 +1,41 @@
 """Crypto assets: coins with market data, the whole market, trending coins, coin search.
 
-Sources: the ``crypto_*`` rows of :mod:`marketdata.capabilities.table` (CoinGecko).
+Sources: CoinGecko (keyless) for each.
 """
 
 from __future__ import annotations
 
-from marketdata.capabilities.table import call
+from marketdata.capabilities.table import Source, declare
 from marketdata.records.crypto import Coin, CoinMatch, GlobalMarket, TrendingCoin
 
+COINGECKO = "marketdata.providers.coingecko"
 
+
+@declare("crypto_coins", "Crypto coins by market cap (/v2/crypto/coins)",
+         Source("coingecko", "CoinGecko /coins/markets", fetcher=f"{COINGECKO}:coins"))
 def coins(vs_currency: str, count: int) -> list[Coin]:
     """The ``count`` largest coins by market cap, priced in ``vs_currency`` (validated)."""
-    found: list[Coin] = call("crypto_coins", vs_currency, count)
-    return found
 
 
+@declare("crypto_coin", "One crypto coin (/v2/crypto/coins/{id})",
+         Source("coingecko", "CoinGecko /coins/markets", fetcher=f"{COINGECKO}:coin"))
 def coin(coin_id: str, vs_currency: str) -> Coin:
     """One coin by id (validated); NotFound when no coin has it."""
-    found: Coin = call("crypto_coin", coin_id, vs_currency)
-    return found
 
 
+@declare("crypto_global", "The crypto market (/v2/crypto/global)",
+         Source("coingecko", "CoinGecko /global", fetcher=f"{COINGECKO}:global_market"))
 def global_market() -> GlobalMarket:
-    found: GlobalMarket = call("crypto_global")
-    return found
+    """The whole crypto market: its capitalisation, volume and dominance."""
 
 
+@declare("crypto_trending", "Trending crypto coins (/v2/crypto/trending)",
+         Source("coingecko", "CoinGecko /search/trending", fetcher=f"{COINGECKO}:trending"))
 def trending() -> list[TrendingCoin]:
-    found: list[TrendingCoin] = call("crypto_trending")
-    return found
+    """The coins trending on the source, its order."""
 
 
+@declare("crypto_search", "Crypto coin search (/v2/crypto/search)",
+         Source("coingecko", "CoinGecko /search", fetcher=f"{COINGECKO}:search"))
 def search(query: str) -> list[CoinMatch]:
     """Coins matching ``query``, best match first."""
-    found: list[CoinMatch] = call("crypto_search", query)
-    return found

@@ -1,38 +1,38 @@
 """A company's regulatory filings: its filer id (CIK), filer header and recent filings,
 its XBRL financial facts, and full-text search over filings.
 
-Sources: the ``filer_ciks``, ``filings``, ``company_facts`` and ``filing_search`` rows of
-:mod:`marketdata.capabilities.table` (SEC EDGAR, keyless).
+Sources: SEC EDGAR (keyless) for each.
 """
 
 from __future__ import annotations
 
-from marketdata.capabilities.table import call
+from marketdata.capabilities.table import Source, declare
 from marketdata.records.filings import CompanyFacts, CompanyFilings, FilingSearch
 
+SEC = "marketdata.providers.sec"
 
+
+@declare("filer_ciks", "Filer ids (/v2/filings/{symbol}/cik)",
+         Source("sec", "SEC EDGAR company tickers", fetcher=f"{SEC}:cik_for"))
 def cik(symbol: str) -> int:
     """The filer id of a validated symbol; NotFound when the regulator lists no such
     ticker."""
-    found: int = call("filer_ciks", symbol)
-    return found
 
 
+@declare("filings", "Filings (/v2/filings/{symbol})",
+         Source("sec", "SEC EDGAR submissions", fetcher=f"{SEC}:company_filings"))
 def filings(symbol: str) -> CompanyFilings:
     """The filer header and recent filings (newest first) of a validated symbol."""
-    found: CompanyFilings = call("filings", symbol)
-    return found
 
 
+@declare("company_facts", "XBRL company facts (/v2/filings/{symbol}/facts)",
+         Source("sec", "SEC EDGAR XBRL company facts", fetcher=f"{SEC}:company_facts"))
 def facts(symbol: str) -> CompanyFacts:
     """Every XBRL fact the company of a validated symbol reported (empty when none)."""
-    found: CompanyFacts = call("company_facts", symbol)
-    return found
 
 
+@declare("filing_search", "Filing full-text search (/v2/filings/search)",
+         Source("sec", "SEC EDGAR full-text search", fetcher=f"{SEC}:search_filings"))
 def search(query: str, forms: list[str], start_date: str | None, end_date: str | None,
            offset: int, size: int) -> FilingSearch:
     """One page of full-text search over filings (``offset``: hits skipped)."""
-    found: FilingSearch = call("filing_search", query, forms, start_date, end_date, offset,
-                               size)
-    return found

@@ -1,10 +1,9 @@
 """Macro and positioning data: an economic series, the Treasury's par yield curve of a
 year, a futures contract's weekly Commitments of Traders, the economic release calendar.
 
-Sources (the ``macro_series``, ``treasury_yields`` and ``cot`` rows of
-:mod:`marketdata.capabilities.table`): the FRED API with its key, else (or when it fails)
-FRED's keyless CSV download; the Treasury's yearly CSV; the CFTC's public reporting. Each
-query is validated here (or by its record's lookup), before any source is asked.
+Sources: the FRED API with its key, else (or when it fails) FRED's keyless CSV download;
+the Treasury's yearly CSV; the CFTC's public reporting. Each query is validated here (or by
+its record's lookup), before any source is asked.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import date, timedelta
 
-from marketdata.capabilities.table import call
+from marketdata.capabilities.table import Source, declare
 from marketdata.errors import BadRequest, NotFound
 from marketdata.records.macro import (
     FIRST_YEAR,
@@ -28,6 +27,39 @@ from marketdata.symbols import display_symbol
 
 # How far ahead release dates are asked for (FRED's calendar reaches about a year).
 RELEASE_HORIZON_DAYS = 400
+FRED = "marketdata.providers.fred"
+
+
+@declare("macro_series", "Macro series (/v2/macro/series/{id})",
+         Source("fred_api", "the FRED API", "FRED_API_KEY", fetcher=f"{FRED}:series_from_api"),
+         Source("fred_graph", "FRED's keyless fredgraph.csv download",
+                fetcher=f"{FRED}:series_from_graph"))
+def _observations(series_id: str) -> list[Observation]:
+    """The observations of a canonical series id, oldest first (:func:`series`)."""
+
+
+@declare("economic_releases", "Economic release calendar (/v2/calendar)",
+         Source("fred_api", "FRED's release calendar (the FRED API)", "FRED_API_KEY",
+                fetcher=f"{FRED}:release_dates"),
+         Source("release_rules", "the schedule the service computes (weekly claims, "
+                "the Employment Situation, FOMC statements)",
+                fetcher="marketdata.records.releases:scheduled_release_dates"))
+def _release_dates(start: str, end: str) -> list[ReleaseDate]:
+    """Every release dated from ``start`` to ``end`` (ISO dates; :func:`economic_releases`)."""
+
+
+@declare("treasury_yields", "Treasury yields (/v2/macro/treasury-yields)",
+         Source("treasury", "the U.S. Treasury's daily par yield curve CSV",
+                fetcher="marketdata.providers.treasury:yield_curve"))
+def _yield_curve(year: int, current_year: int) -> list[YieldCurveRow]:
+    """The par yield curve rows of a checked year (:func:`treasury_yields`)."""
+
+
+@declare("cot", "Weekly positioning (/v2/positioning/cot/{symbol})",
+         Source("cftc", "CFTC Commitments of Traders (Socrata public reporting)",
+                fetcher="marketdata.providers.cftc:commitments"))
+def _commitments(found: CotLookup) -> Commitments:
+    """The reports' rows of a looked-up contract, as the source names them (:func:`cot`)."""
 
 
 def require_series_id(text: str) -> str:
@@ -43,8 +75,7 @@ def series(series_text: str) -> MacroSeries:
     """The observations of the series ``series_text`` names, oldest first; NotFound for a
     malformed id (no upstream call) or an unknown series."""
     series_id = require_series_id(series_text)
-    observations: list[Observation] = call("macro_series", series_id)
-    return MacroSeries(series_id, observations)
+    return MacroSeries(series_id, _observations(series_id))
 
 
 def economic_releases(start: date, end: date) -> list[ReleaseDate]:
@@ -53,8 +84,7 @@ def economic_releases(start: date, end: date) -> list[ReleaseDate]:
     date: from FRED's release calendar with its key, else (or when it fails) the schedule
     the service computes (:mod:`marketdata.records.releases`)."""
     end = min(end, start + timedelta(days=RELEASE_HORIZON_DAYS))
-    rows: list[ReleaseDate] = call("economic_releases", start.isoformat(), end.isoformat())
-    return major_releases(rows)
+    return major_releases(_release_dates(start.isoformat(), end.isoformat()))
 
 
 def treasury_yields(year: int, current_year: int) -> list[YieldCurveRow]:
@@ -62,8 +92,7 @@ def treasury_yields(year: int, current_year: int) -> list[YieldCurveRow]:
     :data:`FIRST_YEAR`..``current_year`` is a BadRequest."""
     if not FIRST_YEAR <= year <= current_year:
         raise BadRequest(f"year must be between {FIRST_YEAR} and {current_year}")
-    rows: list[YieldCurveRow] = call("treasury_yields", year, current_year)
-    return rows
+    return _yield_curve(year, current_year)
 
 
 def cot(found: CotLookup) -> Commitments:
@@ -71,6 +100,6 @@ def cot(found: CotLookup) -> Commitments:
     (:func:`marketdata.records.macro.cot_lookup`), oldest first, under the symbol asked for
     (with the looked-up code when the newest row has none); NotFound when no report has
     rows for it."""
-    result: Commitments = call("cot", found)
+    result = _commitments(found)
     return replace(result, symbol=found.symbol,
                    contract_market_code=result.contract_market_code or found.code)

@@ -1,15 +1,22 @@
 """Screeners: the predefined lists (gainers, most shorted, top mutual funds...) and custom
 screens.
 
-Sources: the ``predefined_screener`` and ``custom_screener`` rows of
-:mod:`marketdata.capabilities.table`. A custom screen arrives validated
+Sources: Yahoo Finance's screeners. A custom screen arrives validated
 (:class:`~marketdata.records.screeners.CustomScreen`): nothing here checks it again.
 """
 
 from __future__ import annotations
 
-from marketdata.capabilities.table import call
+from marketdata.capabilities.table import YAHOO, Source, declare
 from marketdata.records.screeners import SCREENERS, CustomScreen, ScreenerResult
+
+SCREENER = "marketdata.providers.yahoo.screener"
+
+
+@declare("predefined_screener", "Predefined screeners (/v2/screeners/{screener})",
+         Source("yahoo", f"{YAHOO} predefined screeners", fetcher=f"{SCREENER}:fetch_predefined"))
+def _predefined(screener: str, count: int) -> ScreenerResult:
+    """The rows of a known screener (:func:`predefined`)."""
 
 
 def predefined(screener: str, count: int) -> ScreenerResult:
@@ -17,12 +24,11 @@ def predefined(screener: str, count: int) -> ScreenerResult:
     :data:`~marketdata.records.screeners.SCREENERS`), the source's ranking."""
     if screener not in SCREENERS:
         raise ValueError(f"unknown screener {screener!r}")  # a programming error
-    found: ScreenerResult = call("predefined_screener", screener, count)
-    return found
+    return _predefined(screener, count)
 
 
+@declare("custom_screener", "Custom screens (POST /v2/screeners/custom)",
+         Source("yahoo", f"{YAHOO} screener query", fetcher=f"{SCREENER}:fetch_custom"))
 def custom(screen: CustomScreen) -> ScreenerResult:
     """The instruments matching a custom screen: one page (``size`` from ``offset``) in its
     sort order, and how many match in all."""
-    found: ScreenerResult = call("custom_screener", screen)
-    return found

@@ -1,16 +1,16 @@
 """Security search: the securities whose name or symbol matches a query; the v2 search
 (quotes, news and research reports of one query) and the v2 lookup.
 
-Sources (the ``security_search``, ``search`` and ``lookup`` rows of
-:mod:`marketdata.capabilities.table`): for ``security_search``, a hosted search index
-(Algolia) with half of the time left, then Yahoo's search, which also answers alone when
-the caller asks for the secondary source. When both fail, Yahoo's failure is the answer
-(the one the client was last sent to). Yahoo alone for the other two.
+Sources: for ``security_search``, a hosted search index (Algolia) with half of the time
+left, then Yahoo's search, which also answers alone when the caller asks for the secondary
+source. When both fail, Yahoo's failure is the answer (the one the client was last sent
+to). Yahoo alone for the other two. Each query is normalised (and checked) here, then asked
+through its capability's function.
 """
 
 from __future__ import annotations
 
-from marketdata.capabilities.table import call
+from marketdata.capabilities.table import YAHOO, Source, declare
 from marketdata.errors import BadRequest
 from marketdata.records.search import (
     LOOKUP_TYPES,
@@ -27,6 +27,30 @@ def normalize_query(text: str) -> str:
     return " ".join(text.split())
 
 
+@declare("security_search", "Symbol search (/v1/search)",
+         Source("algolia", "a hosted search index (an Algolia application)",
+                fetcher="marketdata.providers.algolia:securities"),
+         Source("yahoo", f"{YAHOO} search",
+                fetcher="marketdata.providers.yahoo.search:securities"),
+         primary_share=0.5, raise_last_failure=True)
+def _securities(query: str, hits: int, security_type: str | None = None, *,
+                use_primary: bool = True) -> SecurityMatches:
+    """The matches of a normalised query (:func:`securities`)."""
+
+
+@declare("search", "Search: quotes, news, research reports (/v2/search)",
+         Source("yahoo", f"{YAHOO} search", fetcher="marketdata.providers.yahoo.search:search"))
+def _search(query: str, *, quotes: int, news: int, fuzzy: bool, logo: bool, research: bool,
+            cultural: bool, lang: str, region: str) -> SearchAnswer:
+    """The answer to a normalised query (:func:`search`)."""
+
+
+@declare("lookup", "Symbol lookup (/v2/lookup)",
+         Source("yahoo", f"{YAHOO} lookup", fetcher="marketdata.providers.yahoo.lookup:lookup"))
+def _lookup(query: str, *, type_: str, count: int, lang: str, region: str) -> LookupAnswer:
+    """The instruments of a normalised query (:func:`lookup`)."""
+
+
 def securities(query: str, hits: int, security_type: str | None = None, *,
                use_primary: bool = True) -> SecurityMatches:
     """At most ``hits`` matches of ``query`` (normalised here), best first, only of
@@ -34,9 +58,7 @@ def securities(query: str, hits: int, security_type: str | None = None, *,
     No match is an empty list."""
     if security_type is not None and security_type not in SECURITY_TYPES:
         raise BadRequest(f"type must be one of {', '.join(SECURITY_TYPES)}")
-    matches: SecurityMatches = call("security_search", normalize_query(query), hits,
-                                    security_type, use_primary=use_primary)
-    return matches
+    return _securities(normalize_query(query), hits, security_type, use_primary=use_primary)
 
 
 def search(query: str, *, quotes: int, news: int, fuzzy: bool = False, logo: bool = True,
@@ -45,10 +67,8 @@ def search(query: str, *, quotes: int, news: int, fuzzy: bool = False, logo: boo
     """Up to ``quotes`` instruments and ``news`` articles matching ``query`` (normalised
     here), with research reports when ``research``; the flags are the source's own
     (fuzzy matching, logo URLs, cultural assets). No match is empty lists."""
-    answer: SearchAnswer = call("search", normalize_query(query), quotes=quotes, news=news,
-                                fuzzy=fuzzy, logo=logo, research=research,
-                                cultural=cultural, lang=lang, region=region)
-    return answer
+    return _search(normalize_query(query), quotes=quotes, news=news, fuzzy=fuzzy, logo=logo,
+                   research=research, cultural=cultural, lang=lang, region=region)
 
 
 def lookup(query: str, *, type_: str = "all", count: int, lang: str = "en-US",
@@ -57,6 +77,5 @@ def lookup(query: str, *, type_: str = "all", count: int, lang: str = "en-US",
     ``type_`` unless it is ``all``. No match is an empty list."""
     if type_ not in LOOKUP_TYPES:
         raise BadRequest(f"type must be one of {', '.join(LOOKUP_TYPES)}")
-    answer: LookupAnswer = call("lookup", normalize_query(query), type_=type_, count=count,
-                                lang=lang, region=region)
-    return answer
+    return _lookup(normalize_query(query), type_=type_, count=count, lang=lang,
+                   region=region)

@@ -1,4 +1,5 @@
-"""Which provider serves which capability, in order of preference: the one table.
+"""Which provider serves which capability, in order of preference: one registry, each row
+declared beside its capability's function.
 
 A *capability* is one kind of data an endpoint needs (daily bars, macro series,
 price-target consensus, press releases...). Its :class:`Capability` lists the sources in
@@ -6,8 +7,16 @@ order of preference; a keyed source (``key_setting``) takes part only when its k
 so **every capability has a source that needs no key** (but the ``keyed_only`` ones, whose
 data no keyless source publishes: without their key, a 501 naming it). A source names its
 fetcher, the function in its provider's module that maps the query to the upstream call
-and its answer to a record (``"module:function"``, imported on first use: this table never
-imports a provider). One table says it all, and three readers use it:
+and its answer to a record (``"module:function"``, imported on first use: the registry
+never imports a provider).
+
+Each capability is declared once, in its domain module (``crypto.py``...), by
+:func:`declare` on the function the apps call: its name, title, sources and options above
+the signature its fetchers share and the record they return; the function's body becomes
+:func:`call`. A capability no function calls that way (pushed ticks) is declared with
+:func:`register`. :data:`CAPABILITIES` imports every domain module of this package the
+first time it is read, so it is whole whenever it is read, in :data:`ORDER`. Three
+readers use it:
 
 - :func:`call` runs a query through the active sources' fetchers, :func:`serve` through
   fetchers a caller supplies: the first answer wins. A source that does not serve this
@@ -26,16 +35,21 @@ imports a provider). One table says it all, and three readers use it:
   failure is raised (the preferred source's own words; the last one's for a capability
   with ``raise_last_failure``).
 - :func:`notices` says, for ``/v2/health``, which source serves each capability now.
-- The table of sources in `docs/api-notes.md` is written from the same rows.
+- The table of sources in `docs/api-notes.md` is written from the same declarations.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+import pkgutil
+import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from dataclasses import dataclass, field
+from importlib import import_module
+from typing import Any, TypeVar, cast
 
 from django.conf import settings
 from django.utils.module_loading import import_string
@@ -100,6 +114,8 @@ class Capability:
     # capability is not served (NotConfigured, a 501 naming the settings) and /v2/health
     # says which setting would switch it on.
     keyed_only: bool = False
+    # The domain module's function that asks for it (None: its sources are read directly).
+    function: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
 
     def active_sources(self) -> tuple[Source, ...]:
         return tuple(source for source in self.sources if source.active())
@@ -137,249 +153,147 @@ class Capability:
 YAHOO = "Yahoo Finance"
 
 
-def _fmp(fetcher: str) -> Source:
+def fmp_source(fetcher: str) -> Source:
     """Financial Modeling Prep as the source of one capability, with that capability's
     fetcher in marketdata.providers.fmp."""
     return Source("fmp", "Financial Modeling Prep", "FMP_API_KEY",
                   fetcher=f"marketdata.providers.fmp:{fetcher}")
 
 
-CAPABILITIES: dict[str, Capability] = {c.name: c for c in (
-    Capability("bars", "Price history (charts, historical prices, indicators, backtests)", (
-        Source("yahoo", f"{YAHOO} (every interval)",
-               fetcher="marketdata.providers.yahoo.chart:bars"),
-        Source("tiingo", "Tiingo end-of-day prices (daily and longer, US tickers)",
-               "TIINGO_API_KEY", fetcher="marketdata.providers.tiingo:bars"),
-    ), primary_share=0.5),
-    Capability("security_search", "Symbol search (/v1/search)", (
-        Source("algolia", "a hosted search index (an Algolia application)",
-               fetcher="marketdata.providers.algolia:securities"),
-        Source("yahoo", f"{YAHOO} search",
-               fetcher="marketdata.providers.yahoo.search:securities"),
-    ), primary_share=0.5, raise_last_failure=True),
-    Capability("search", "Search: quotes, news, research reports (/v2/search)", (
-        Source("yahoo", f"{YAHOO} search",
-               fetcher="marketdata.providers.yahoo.search:search"),)),
-    Capability("lookup", "Symbol lookup (/v2/lookup)", (
-        Source("yahoo", f"{YAHOO} lookup",
-               fetcher="marketdata.providers.yahoo.lookup:lookup"),)),
-    Capability("macro_series", "Macro series (/v2/macro/series/{id})", (
-        Source("fred_api", "the FRED API", "FRED_API_KEY",
-               fetcher="marketdata.providers.fred:series_from_api"),
-        Source("fred_graph", "FRED's keyless fredgraph.csv download",
-               fetcher="marketdata.providers.fred:series_from_graph"))),
-    Capability("economic_releases", "Economic release calendar (/v2/calendar)", (
-        Source("fred_api", "FRED's release calendar (the FRED API)", "FRED_API_KEY",
-               fetcher="marketdata.providers.fred:release_dates"),
-        Source("release_rules", "the schedule the service computes (weekly claims, "
-               "the Employment Situation, FOMC statements)",
-               fetcher="marketdata.records.releases:scheduled_release_dates"))),
-    Capability("treasury_yields", "Treasury yields (/v2/macro/treasury-yields)", (
-        Source("treasury", "the U.S. Treasury's daily par yield curve CSV",
-               fetcher="marketdata.providers.treasury:yield_curve"),)),
-    Capability("cot", "Weekly positioning (/v2/positioning/cot/{symbol})", (
-        Source("cftc", "CFTC Commitments of Traders (Socrata public reporting)",
-               fetcher="marketdata.providers.cftc:commitments"),)),
-    Capability("news", "News for a symbol (/v1/news?symbol={symbol})", (
-        Source("yahoo", f"{YAHOO} search news (the articles tagged with the symbol)",
-               fetcher="marketdata.providers.yahoo.news:symbol_news"),)),
-    Capability("listed_news", "News for a symbol, unknown symbols told apart "
-                              "(/v2/news/{symbol})", (
-        Source("yahoo", f"{YAHOO} search news and quotes (the articles tagged with the "
-                        "symbol; the quotes say whether it exists)",
-               fetcher="marketdata.providers.yahoo.news:symbol_news_listed"),)),
-    Capability("general_news", "General market news (/v1/news, /v2/news)", (
-        Source("yahoo", f"{YAHOO} search news of the S&P 500, Dow Jones and Nasdaq "
-                        "Composite",
-               fetcher="marketdata.providers.yahoo.news:general_news"),)),
-    Capability("world_news", "World news (/v2/worldnews/news/{symbol})", (
-        Source("gdelt", "the GDELT DOC 2.0 API, sentiment scored locally",
-               fetcher="marketdata.providers.gdelt:world_news"),)),
-    Capability("feeds", "Publishers' RSS/Atom feeds (/v2/feeds)", (
-        Source("feeds", "the publishers' own RSS and Atom feeds",
-               fetcher="marketdata.providers.feeds:feed_entries"),)),
-    Capability("crypto_news", "News of the crypto market (/v2/crypto/news)", (
-        _fmp("crypto_news"),
-        Source("feeds", "the CoinDesk and CoinTelegraph feeds",
-               fetcher="marketdata.providers.feeds:crypto_news"))),
-    Capability("forex_news", "Currency-market news (/v2/forex/news)", (
-        _fmp("forex_news"),
-        Source("feeds", "the Federal Reserve, ECB, Bank of England and Investing.com feeds",
-               fetcher="marketdata.providers.feeds:forex_news"))),
-    Capability("fear_and_greed", "The crypto Fear & Greed Index (/v2/fear-and-greed)", (
-        Source("alternative", "alternative.me's Fear & Greed Index",
-               fetcher="marketdata.providers.alternative:fear_and_greed"),)),
-    Capability("quotes", "Simple quotes (/v1/simple-quotes, /v1/similar, /v1/stream/quotes)", (
-        Source("yahoo", f"{YAHOO} v7 quote",
-               fetcher="marketdata.providers.yahoo.quote:fetch_quotes"),)),
-    Capability("quote_push", "Ticks pushed to the WebSocket stream (/v2/stream; the "
-               "stream polls simple quotes for the symbols without pushed ticks)", (
-        Source("yahoo", f"{YAHOO} price streamer (one connection per process)",
-               fetcher="marketdata.providers.yahoo.streamer:open_pricing_stream"),)),
-    Capability("full_quote", "Full quotes (/v1/quotes)", (
-        Source("yahoo", f"{YAHOO} quoteSummary",
-               fetcher="marketdata.providers.yahoo.full_quote:fetch_full_quote"),)),
-    Capability("v2_quote", "Quote of one symbol (/v2/quote/{symbol})", (
-        Source("yahoo", f"{YAHOO} quoteSummary",
-               fetcher="marketdata.providers.yahoo.full_quote:fetch_gql_quote"),)),
-    Capability("v2_quotes", "Quotes of many symbols (/v2/quotes)", (
-        Source("yahoo", f"{YAHOO} v7 quote",
-               fetcher="marketdata.providers.yahoo.quote:fetch_gql_quotes"),)),
-    Capability("logos", "Logos (/v2/quote/{symbol} and /v2/quotes with logo=true)", (
-        Source("yahoo", f"{YAHOO} v7 quote logo images",
-               fetcher="marketdata.providers.yahoo.quote:fetch_logos"),)),
-    Capability("quote_type", "Quote type (/v2/quote-type/{symbol})", (
-        Source("yahoo", f"{YAHOO} quoteSummary quoteType",
-               fetcher="marketdata.providers.yahoo.full_quote:fetch_quote_type"),)),
-    Capability("indices", "Market indices (/v1/indices)", (
-        Source("yahoo", f"{YAHOO} quoteSummary",
-               fetcher="marketdata.providers.yahoo.indices:fetch_index"),)),
-    Capability("movers", "Market movers (/v1/actives, /v1/gainers, /v1/losers)", (
-        Source("yahoo", f"{YAHOO} predefined screeners",
-               fetcher="marketdata.providers.yahoo.screener:movers"),)),
-    Capability("predefined_screener", "Predefined screeners (/v2/screeners/{screener})", (
-        Source("yahoo", f"{YAHOO} predefined screeners",
-               fetcher="marketdata.providers.yahoo.screener:fetch_predefined"),)),
-    Capability("custom_screener", "Custom screens (POST /v2/screeners/custom)", (
-        Source("yahoo", f"{YAHOO} screener query",
-               fetcher="marketdata.providers.yahoo.screener:fetch_custom"),)),
-    Capability("sectors", "Sectors (/v1/sectors, /v1/sectors/details/{sector}, "
-                          "/v1/sectors/symbol/{symbol})", (
-        Source("yahoo", f"{YAHOO} sectors",
-               fetcher="marketdata.providers.yahoo.sectors:fetch_sector"),)),
-    Capability("symbol_sector", "A symbol's sector (/v1/sectors/symbol/{symbol})", (
-        Source("yahoo", f"{YAHOO} quoteSummary assetProfile",
-               fetcher="marketdata.providers.yahoo.sectors:sector_key_of_symbol"),)),
-    Capability("sector_profiles", "A whole sector (/v2/sectors/{sector})", (
-        Source("yahoo", f"{YAHOO} sectors",
-               fetcher="marketdata.providers.yahoo.sectors:sector_profile"),)),
-    Capability("industries", "A whole industry (/v2/industries/{industry})", (
-        Source("yahoo", f"{YAHOO} industries",
-               fetcher="marketdata.providers.yahoo.sectors:industry_profile"),)),
-    Capability("similar", "Similar stocks (/v1/similar)", (
-        Source("yahoo", f"{YAHOO} recommendations by symbol",
-               fetcher="marketdata.providers.yahoo.recommendations:fetch_recommendations"),)),
-    Capability("forex", "Forex (/v2/forex/{from}/{to})", (
-        Source("yahoo", f"{YAHOO} (live bid/ask)",
-               fetcher="marketdata.providers.yahoo.quote:forex_quote"),
-        Source("frankfurter", "the ECB reference rates (Frankfurter)",
-               fetcher="marketdata.providers.frankfurter:forex_quote"),
-    ), not_found_passes_on=True),
-    Capability("crypto_coins", "Crypto coins by market cap (/v2/crypto/coins)", (
-        Source("coingecko", "CoinGecko /coins/markets",
-               fetcher="marketdata.providers.coingecko:coins"),)),
-    Capability("crypto_coin", "One crypto coin (/v2/crypto/coins/{id})", (
-        Source("coingecko", "CoinGecko /coins/markets",
-               fetcher="marketdata.providers.coingecko:coin"),)),
-    Capability("crypto_global", "The crypto market (/v2/crypto/global)", (
-        Source("coingecko", "CoinGecko /global",
-               fetcher="marketdata.providers.coingecko:global_market"),)),
-    Capability("crypto_trending", "Trending crypto coins (/v2/crypto/trending)", (
-        Source("coingecko", "CoinGecko /search/trending",
-               fetcher="marketdata.providers.coingecko:trending"),)),
-    Capability("crypto_search", "Crypto coin search (/v2/crypto/search)", (
-        Source("coingecko", "CoinGecko /search",
-               fetcher="marketdata.providers.coingecko:search"),)),
-    Capability("options", "Option chains (/v2/options/{symbol}, /v2/options)", (
-        Source("yahoo", f"{YAHOO} v7 options",
-               fetcher="marketdata.providers.yahoo.options:option_chain"),)),
-    Capability("currencies", "Currencies (/v2/currencies)", (
-        Source("yahoo", f"{YAHOO} currencies",
-               fetcher="marketdata.providers.yahoo.currencies:currencies"),)),
-    Capability("trending", "Trending symbols (/v2/trending)", (
-        Source("yahoo", f"{YAHOO} trending tickers",
-               fetcher="marketdata.providers.yahoo.trending:trending"),)),
-    Capability("market_summary", "Market summary (/v2/market-summary)", (
-        Source("yahoo", f"{YAHOO} market summary",
-               fetcher="marketdata.providers.yahoo.market_summary:market_summary"),)),
-    Capability("spark", "Sparklines (/v2/spark)", (
-        Source("yahoo", f"{YAHOO} v7 spark",
-               fetcher="marketdata.providers.yahoo.spark:sparks"),)),
-    Capability("futures", "Futures (/v2/futures/{symbol})", (
-        Source("yahoo", YAHOO, fetcher="marketdata.providers.yahoo.quote:futures_quote"),)),
-    Capability("grading_actions", "Grading actions (/v2/grading-actions/{symbol})", (
-        _fmp("grading_actions"),
-        Source("yahoo", f"{YAHOO} upgradeDowngradeHistory",
-               fetcher="marketdata.providers.yahoo.analysis:grading_actions"))),
-    Capability("price_target_consensus",
-               "Price target consensus (/v2/price-target-consensus/{symbol})", (
-                   _fmp("target_consensus"),
-                   Source("yahoo", f"{YAHOO} financialData targets",
-                          fetcher="marketdata.providers.yahoo.analysis:target_consensus"))),
-    Capability("price_target_summary",
-               "Price target summary (/v2/price-target-summary/{symbol})", (
-                   _fmp("target_summary"),
-                   Source("yahoo", f"{YAHOO} rating-change price targets",
-                          fetcher="marketdata.providers.yahoo.analysis:target_summary"))),
-    Capability("earnings_surprises",
-               "Earnings surprises (/v2/earnings-surprises/{symbol})", (
-                   _fmp("earnings_surprises"),
-                   Source("alphavantage", "Alpha Vantage EARNINGS", "ALPHAVANTAGE_API_KEY",
-                          fetcher="marketdata.providers.alphavantage:earnings_surprises"),
-                   Source("yahoo", f"{YAHOO} earningsHistory",
-                          fetcher="marketdata.providers.yahoo.analysis:earnings_surprises"),
-               ), primary_share=0.5),
-    Capability("company_profile", "Company profiles (/v2/company-profile/{symbol})", (
-        Source("alphavantage", "Alpha Vantage OVERVIEW", "ALPHAVANTAGE_API_KEY",
-               fetcher="marketdata.providers.alphavantage:company_profile"),
-        Source("yahoo", f"{YAHOO} quoteSummary profile modules",
-               fetcher="marketdata.providers.yahoo.profile:company_profile"),
-    ), primary_share=0.5),
-    Capability("analysis",
-               "Analyst data (/v1/analysis/{symbol}, /v2/analysis/{symbol}/{type})", (
-                   Source("yahoo", f"{YAHOO} quoteSummary modules",
-                          fetcher="marketdata.providers.yahoo.analysis:analysis_data"),)),
-    Capability("holders", "Holders (/v1/holders/{symbol}, /v2/holders/{symbol}/{type})", (
-        Source("yahoo", f"{YAHOO} quoteSummary modules",
-               fetcher="marketdata.providers.yahoo.holders:holders_data"),)),
-    Capability("calendar_events", "Earnings and dividend calendar (/v2/calendar)", (
-        Source("yahoo", f"{YAHOO} quoteSummary calendarEvents",
-               fetcher="marketdata.providers.yahoo.calendar_events:fetch_calendar_events"),)),
-    Capability("financial_statements", "Financial statements (/v1/financials/{symbol})", (
-        Source("yahoo", f"{YAHOO} fundamentals-timeseries",
-               fetcher="marketdata.providers.yahoo.fundamentals:fetch_statement"),)),
-    Capability("earnings_calls",
-               "Earnings-call lists (/v1/earnings-transcript/{symbol}, "
-               "/v2/earnings-transcript/{symbol}, /v2/transcripts/{symbol}[/all])", (
-                   Source("yahoo", f"{YAHOO} earnings-calls page",
-                          fetcher="marketdata.providers.yahoo.transcripts:"
-                                  "fetch_earnings_calls"),)),
-    Capability("transcripts",
-               "Earnings-call transcripts (/v1/earnings-transcript/{symbol}, "
-               "/v2/earnings-transcript/{symbol}, /v2/transcripts/{symbol}[/all])", (
-                   Source("yahoo", f"{YAHOO} transcripts (Quartr)",
-                          fetcher="marketdata.providers.yahoo.transcripts:"
-                                  "company_transcripts"),)),
-    Capability("press_releases", "Press releases (/v2/press-releases/{symbol})", (
-        _fmp("company_press_releases"),
-        Source("sec", "SEC EDGAR 8-K press-release exhibits (EX-99)",
-               fetcher="marketdata.providers.sec:company_press_releases"))),
-    Capability("filer_ciks", "Filer ids (/v2/filings/{symbol}/cik)", (
-        Source("sec", "SEC EDGAR company tickers", fetcher="marketdata.providers.sec:cik_for"),)),
-    Capability("filings", "Filings (/v2/filings/{symbol})", (
-        Source("sec", "SEC EDGAR submissions",
-               fetcher="marketdata.providers.sec:company_filings"),)),
-    Capability("company_facts", "XBRL company facts (/v2/filings/{symbol}/facts)", (
-        Source("sec", "SEC EDGAR XBRL company facts",
-               fetcher="marketdata.providers.sec:company_facts"),)),
-    Capability("filing_search", "Filing full-text search (/v2/filings/search)", (
-        Source("sec", "SEC EDGAR full-text search",
-               fetcher="marketdata.providers.sec:search_filings"),)),
-    Capability("fails_to_deliver",
-               "Fails-to-deliver (/v2/filings/{symbol}/fails-to-deliver)", (
-                   _fmp("fails_to_deliver"),
-                   Source("sec", "the SEC's half-monthly fails-to-deliver files",
-                          fetcher="marketdata.providers.sec_fails:fails_to_deliver"),
-               ), primary_share=0.5),
-    Capability("congressional_trades",
-               "Congressional trades (/v2/filings/{symbol}/congressional-trades)", (
-                   _fmp("congressional_trades"),), keyed_only=True),
-    Capability("index_constituents",
-               "Index constituents (/v2/index-constituents/{symbol})", (
-                   _fmp("index_members"),
-                   Source("wikipedia", "the public constituent tables on Wikipedia",
-                          fetcher="marketdata.providers.wikipedia:index_members"))),
-)}
+# Where each capability stands in CAPABILITIES, so in /v2/health's notices: their order
+# before each row moved beside its function. A capability not listed follows, by name.
+ORDER = (
+    "bars", "security_search", "search", "lookup", "macro_series", "economic_releases",
+    "treasury_yields", "cot", "news", "listed_news", "general_news", "world_news", "feeds",
+    "crypto_news", "forex_news", "fear_and_greed", "quotes", "quote_push", "full_quote",
+    "v2_quote", "v2_quotes", "logos", "quote_type", "indices", "movers",
+    "predefined_screener", "custom_screener", "sectors", "symbol_sector", "sector_profiles",
+    "industries", "similar", "forex", "crypto_coins", "crypto_coin", "crypto_global",
+    "crypto_trending", "crypto_search", "options", "currencies", "trending",
+    "market_summary", "spark", "futures", "grading_actions", "price_target_consensus",
+    "price_target_summary", "earnings_surprises", "company_profile", "analysis", "holders",
+    "calendar_events", "financial_statements", "earnings_calls", "transcripts",
+    "press_releases", "filer_ciks", "filings", "company_facts", "filing_search",
+    "fails_to_deliver", "congressional_trades", "index_constituents",
+)
+_PLACE = {name: place for place, name in enumerate(ORDER)}
+
+
+class Registry(MutableMapping[str, Capability]):
+    """The capabilities by name, in :data:`ORDER`. Each domain module of this package
+    declares its own when it is imported; the first read imports every one of them, so the
+    registry is whole whenever it is read, whoever imported what before."""
+
+    def __init__(self) -> None:
+        self._rows: dict[str, Capability] = {}
+        self._whole = False
+        self._lock = threading.RLock()
+
+    def declare(self, capability: Capability) -> None:
+        with self._lock:
+            if capability.name in self._rows:
+                raise ValueError(f"capability {capability.name!r} declared twice")
+            self._rows[capability.name] = capability
+            if self._whole:
+                self._sort()
+
+    def _sort(self) -> None:
+        rows = sorted(self._rows.values(),
+                      key=lambda c: (_PLACE.get(c.name, len(ORDER)), c.name))
+        self._rows = {c.name: c for c in rows}
+
+    def whole(self) -> dict[str, Capability]:
+        if not self._whole:
+            with self._lock:
+                if not self._whole:
+                    package = sys.modules[__package__]
+                    for module in pkgutil.iter_modules(package.__path__):
+                        if module.name != "table":
+                            import_module(f"{__package__}.{module.name}")
+                    self._sort()
+                    self._whole = True
+        return self._rows
+
+    def __getitem__(self, name: str) -> Capability:
+        return self.whole()[name]
+
+    def __setitem__(self, name: str, capability: Capability) -> None:  # tests' monkeypatch
+        self.whole()[name] = capability
+
+    def __delitem__(self, name: str) -> None:
+        del self.whole()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.whole())
+
+    def __len__(self) -> int:
+        return len(self.whole())
+
+
+CAPABILITIES = Registry()
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def declare(name: str, title: str, *sources: Source, not_found: str | None = None,
+            primary_share: float | None = None, raise_last_failure: bool = False,
+            not_found_passes_on: bool = False, keyed_only: bool = False) -> Callable[[F], F]:
+    """Declare the capability ``name`` (see :class:`Capability`) on the function that asks
+    for it: the function's signature is its fetchers' (the same parameters), its return
+    type their record, and its body (a docstring) is replaced by :func:`call` with the
+    arguments it gets (its defaults filled). ``not_found`` (formatted with the arguments
+    by name) is the message of any source's "not found", whichever source said it."""
+
+    def decorate(function: F) -> F:
+        register(Capability(name, title, sources, primary_share, raise_last_failure,
+                            not_found_passes_on, keyed_only, function=function))
+        arguments = _arguments(function)
+        if not_found is None:
+            def calling(*args: Any, **kwargs: Any) -> Any:
+                args, kwargs = arguments(args, kwargs)
+                return call(name, *args, **kwargs)
+        else:
+            signature = inspect.signature(function)
+
+            def calling(*args: Any, **kwargs: Any) -> Any:
+                args, kwargs = arguments(args, kwargs)
+                try:
+                    return call(name, *args, **kwargs)
+                except NotFound:
+                    given = signature.bind(*args, **kwargs).arguments
+                    raise NotFound(not_found.format(**given)) from None
+        return cast(F, functools.wraps(function)(calling))
+
+    return decorate
+
+
+def _arguments(function: Callable[..., Any]) -> Callable[
+        [tuple[Any, ...], dict[str, Any]], tuple[tuple[Any, ...], dict[str, Any]]]:
+    """The arguments of a call of ``function`` as it declares them, defaults filled:
+    positional parameters by position, keyword-only ones by name (so every fetcher gets
+    the capability's defaults, not its own)."""
+    signature = inspect.signature(function)
+    kinds = [p.kind for p in signature.parameters.values()]
+    positional = sum(kind in (inspect.Parameter.POSITIONAL_ONLY,
+                              inspect.Parameter.POSITIONAL_OR_KEYWORD) for kind in kinds)
+    keywords = frozenset(p.name for p in signature.parameters.values()
+                         if p.kind is inspect.Parameter.KEYWORD_ONLY)
+
+    def arguments(args: tuple[Any, ...],
+                  kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        if len(args) == positional and kwargs.keys() == keywords:
+            return args, kwargs  # complete already (the usual call)
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return bound.args, bound.kwargs
+
+    return arguments
+
+
+def register(capability: Capability) -> None:
+    """Declare a capability that no function calls through :func:`call` (its sources are
+    read directly, as pushed ticks' are)."""
+    CAPABILITIES.declare(capability)
+
 
 # capability -> (source, monotonic time) of its last answer: /v2/health says when a fallback
 # answered lately (within FALLBACK_NOTICE_SECONDS).

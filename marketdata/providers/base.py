@@ -24,7 +24,8 @@ package: map the query to the upstream's parameters, go through :meth:`Provider.
 :meth:`Provider.get`, transform the answer into the capability's record
 (:mod:`marketdata.records`). Unusable answers are ``PROVIDER.bad_answer(...)`` (502 in the
 provider's words). Adding a provider is one module, one entry in
-:mod:`marketdata.providers.registry` and one row of :mod:`marketdata.capabilities.table`.
+:mod:`marketdata.providers.registry` and one ``Source`` in each capability's declaration
+(its function in :mod:`marketdata.capabilities`).
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ def test_every_source_names_a_fetcher_that_imports(name):
 
 def test_a_module_the_capability_does_not_serve_is_refused_before_any_source(monkeypatch):
     asked = []
-    monkeypatch.setattr(fundamentals, "call", lambda *args, **kwargs: asked.append(args))
+    monkeypatch.setattr(table, "call", lambda *args, **kwargs: asked.append(args))
     with pytest.raises(ValueError):
         fundamentals.analysis("AAPL", INSIDER_HOLDERS)
     with pytest.raises(ValueError):
