@@ -74,6 +74,7 @@ def test_the_registry_keeps_its_order():
     assert names[len(table.ORDER):] == sorted(names[len(table.ORDER):])
 
 
+@pytest.mark.process
 def test_the_registry_is_whole_in_a_fresh_process_whatever_was_imported_first():
     """Reading the registry imports every domain module, so it is whole even when only one
     of them (or none) was imported before."""
