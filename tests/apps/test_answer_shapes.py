@@ -18,6 +18,7 @@ from apps.charts import services as charts
 from apps.core.shapes import record_output, record_schema, union_schema
 from apps.core.v2 import V2ApiView, connection_schema
 from apps.financials.services import StatementsBatch
+from apps.indicators.services import IndicatorsBatch, SymbolIndicators
 from apps.options.services import ChainBatch, SymbolChain
 from apps.risk.services import RiskAnswer, RiskWindow
 from apps.similar.services import SimilarSymbols, SimilarSymbolsBatch
@@ -33,6 +34,7 @@ from apps.transcripts.services import (
 )
 from marketdata.backtest.engine import Signal
 from marketdata.backtest.metrics import BacktestMetrics
+from marketdata.indicators import indicator_set
 from marketdata.indicators.risk import RiskMetrics
 from marketdata.records import filings, search, sectors
 from marketdata.records.analysts import (
@@ -176,6 +178,12 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            EquityPoint, RoundTrip, BacktestAnswer,
            # charts; every batch's envelope
            ChartMeta, Batch,
+           # indicators: the set and its objects' lines (the module's dataclasses), the
+           # batch's item and envelope
+           *(record for record in vars(indicator_set).values()
+             if isinstance(record, type) and is_dataclass(record)
+             and record.__module__ == indicator_set.__name__),
+           SymbolIndicators, IndicatorsBatch,
            # every record of a sector or industry answer, and of a chart or corporate
            # actions answer (the modules' dataclasses)
            *(record for module in (sectors, charts) for record in vars(module).values()
