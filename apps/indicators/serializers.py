@@ -1,4 +1,5 @@
-"""Query declarations and response schemas of the indicator endpoints."""
+"""Query declarations of the indicator endpoints, and the response schemas of v1's (v2's
+are derived from the records: apps.indicators.views)."""
 
 from __future__ import annotations
 
@@ -18,17 +19,9 @@ from apps.core.params import (
     choices_message,
     parse_integer,
 )
-from apps.core.v2 import (
-    ERRORS_SCHEMA,
-    FieldsQuery,
-    IntervalRangeRule,
-    PageQuery,
-    SymbolsParam,
-    connection_schema,
-)
+from apps.core.v2 import FieldsQuery, IntervalRangeRule, PageQuery, SymbolsParam
 from marketdata.errors import FieldError, InvalidParameters
 from marketdata.indicators.functions import ALL_PARAMS, FUNCTIONS, Function
-from marketdata.indicators.indicator_set import NUMBER_MEMBERS, OBJECT_MEMBERS
 from marketdata.records.bars import INTERVALS, RANGES, V2_INTERVALS, V2_RANGES
 from marketdata.symbols import upper_if_ascii
 
@@ -170,7 +163,7 @@ class V2IndicatorQuery(IntervalRangeRule, FieldsQuery):
     range = choice(V2_RANGES, required=False, default="1y", help_text="History fetched")
 
 
-# ---- response schemas (maps keyed by date or label cannot be declared as serializers) ----
+# ---- v1 response schemas (maps keyed by date or label cannot be declared as serializers) ----
 
 _NUMBER = {"type": "number", "format": "double"}
 _NULLABLE = {"type": "number", "format": "double", "nullable": True}
@@ -216,52 +209,3 @@ def latest_response_schema() -> dict[str, Any]:
         properties[label.label] = {"type": "object", "properties": members}
     return {"type": "object", "properties": properties,
             "description": "Label -> latest values (null where the history is too short)"}
-
-
-_OBJECTS: dict[str, dict[str, Any]] = {
-    "aroon": _numbers("aroonDown", "aroonUp", nullable=True),
-    "bollingerBands": _numbers("lower", "middle", "upper", nullable=True),
-    "bullBearPower": _numbers("bearPower", "bullPower", nullable=True),
-    "donchianChannels": _numbers("lower", "middle", "upper", nullable=True),
-    "elderRayIndex": _numbers("bearPower", "bullPower", nullable=True),
-    "fibonacciPivotPoints": _numbers("pivot", "r1", "r2", "r3", "s1", "s2", "s3",
-                                     nullable=True),
-    "fibonacciRetracement50": _numbers("level236", "level382", "level50", "level618",
-                                       "level786", "swingHigh", "swingLow", nullable=True),
-    "heikinAshi": {**_numbers("open", "high", "low", "close", "adjClose", nullable=True),
-                   "timestamp": {"type": "integer", "format": "int64"},
-                   "volume": {"type": "integer", "format": "int64"}},
-    "ichimoku": _numbers("baseLine", "conversionLine", "laggingSpan", "leadingSpanA",
-                         "leadingSpanB", nullable=True),
-    "keltnerChannels": _numbers("lower", "middle", "upper", nullable=True),
-    "macd": _numbers("histogram", "macd", "signal", nullable=True),
-    "pivotPoints": _numbers("pivot", "r1", "r2", "r3", "s1", "s2", "s3", nullable=True),
-    "stochastic": _numbers("d", "k", nullable=True),
-    "stochasticRsi": _numbers("d", "k", nullable=True),
-    "supertrend": {"trend": {"type": "string", "enum": ["up", "down"]}, "value": _NUMBER},
-    "zigzagLastPivot": {"index": {"type": "integer"}, "isHigh": {"type": "boolean"},
-                        "price": _NUMBER},
-}
-assert set(_OBJECTS) == set(OBJECT_MEMBERS)
-
-INDICATOR_SET_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "description": "Values at the last bar; null when not defined there",
-    "properties": dict(sorted({
-        **_numbers(*NUMBER_MEMBERS, nullable=True),
-        **{name: {"type": "object", "nullable": True, "properties": members}
-           for name, members in _OBJECTS.items()},
-    }.items())),
-}
-
-_SYMBOL_SET = {"type": "object", "properties": {"symbol": {"type": "string"},
-                                                "indicators": INDICATOR_SET_SCHEMA}}
-
-V2_BATCH_RESPONSE = {
-    "type": "object",
-    "properties": {
-        "indicators": connection_schema(_SYMBOL_SET, "symbol sets (alphabetical)"),
-        "errors": ERRORS_SCHEMA,
-    },
-    "required": ["indicators", "errors"],
-}

@@ -1,15 +1,16 @@
+from typing import Any, get_type_hints
+
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.params import validate_query
 from apps.core.schema import error_responses
-from apps.core.v2 import Output, V2ApiView
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import V2ApiView, connection_schema
 from apps.core.views import ApiView
 from apps.indicators.serializers import (
-    INDICATOR_SET_SCHEMA,
     TECHNICAL_INDICATOR_RESPONSE,
-    V2_BATCH_RESPONSE,
     IndicatorBaseQuery,
     IndicatorQuery,
     LatestQuery,
@@ -21,15 +22,19 @@ from apps.indicators.serializers import (
 )
 from apps.indicators.services import (
     LATEST_RANGE,
+    IndicatorsBatch,
+    SymbolIndicators,
     indicator_history,
     indicator_set_for,
     indicator_sets,
+    indicators_json,
     latest_indicators,
 )
 from marketdata.errors import FieldError, InvalidParameters
 from marketdata.indicators.functions import FUNCTIONS
-from marketdata.indicators.indicator_set import MEMBERS
+from marketdata.indicators.indicator_set import IndicatorSet
 from marketdata.records.bars import check_range_interval
+from marketdata.records.members import described, members_of, record_in
 from marketdata.symbols import upper_if_ascii
 
 _COMPAT = ("Interval/range compatibility: 1m: 1d, 5d; 5m/15m/30m: 1d, 5d, 1mo; 1h: 1d, 5d, "
@@ -43,6 +48,24 @@ def _function_table() -> str:
                            for p in f.params)
         rows.append(f"| {f.name} ({f.title}) | {params} | {', '.join(f.members)} |")
     return "\n".join(rows)
+
+
+def _set_schema() -> dict[str, Any]:
+    """The indicator set's object: its numbers, and its objects (each its lines' record,
+    null when none of its lines is defined)."""
+    hints = get_type_hints(IndicatorSet)
+    objects: dict[str, Any] = {}
+    for member in members_of(IndicatorSet):
+        lines, _ = record_in(hints[member.attribute])
+        if lines is not None:
+            objects[member.name] = {
+                **record_schema(lines, described(member.description or ""), required=False),
+                "type": ["object", "null"]}
+    return record_schema(IndicatorSet, "Values at the last bar; null when not defined there",
+                         nested=objects)
+
+
+_SET = _set_schema()
 
 
 class IndicatorView(ApiView):
@@ -123,15 +146,18 @@ class V2IndicatorsView(V2ApiView):
     failure's status is returned."""
 
     query_serializer = V2IndicatorsQuery
-    response_schema = V2_BATCH_RESPONSE
-    output = Output(MEMBERS, at=("indicators", "indicators"), paged=("indicators",))
+    response_schema = record_schema(IndicatorsBatch, nested={
+        "indicators": connection_schema(
+            record_schema(SymbolIndicators, required=False, nested={"indicators": _SET}),
+            "symbol sets (alphabetical)")})
+    output = record_output(IndicatorSet, at=("indicators", "indicators"), paged=("indicators",))
     operation_id, tag = "get_indicators_batch", "Technical indicators (v2)"
     summary = "Indicator sets for many symbols"
 
     def get(self, request: Request) -> Response:
         q = self.params
-        sets, errors = indicator_sets(q["symbols"], q["interval"], q["range"])
-        return self.answer({"indicators": sets, "errors": errors})
+        return self.answer(indicators_json(indicator_sets(q["symbols"], q["interval"],
+                                                          q["range"])))
 
 
 class V2IndicatorView(V2ApiView):
@@ -139,11 +165,12 @@ class V2IndicatorView(V2ApiView):
     `fields` selects members."""
 
     query_serializer = V2IndicatorQuery
-    response_schema = INDICATOR_SET_SCHEMA
-    output = Output(MEMBERS)
+    response_schema = _SET
+    output = record_output(IndicatorSet)
     operation_id, tag = "get_indicators", "Technical indicators (v2)"
     summary = "Indicator set for one symbol"
 
     def get(self, request: Request, symbol: str) -> Response:
         q = self.params
-        return self.answer(indicator_set_for(symbol, q["interval"], q["range"]))
+        return self.answer(indicators_json(indicator_set_for(symbol, q["interval"],
+                                                             q["range"])))

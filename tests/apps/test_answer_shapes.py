@@ -21,6 +21,7 @@ from apps.core.v2 import V2ApiView, connection_schema
 from apps.financials.services import FinancialStatement, StatementsBatch
 from apps.health.views import Pong, ServiceHealth
 from apps.historical.services import HistoricalData
+from apps.indicators.services import IndicatorsBatch, SymbolIndicators
 from apps.movers.services import MarketMover
 from apps.news.services import News
 from apps.options.services import ChainBatch, SymbolChain
@@ -43,6 +44,7 @@ from apps.transcripts.services import (
 )
 from marketdata.backtest.engine import Signal
 from marketdata.backtest.metrics import BacktestMetrics
+from marketdata.indicators import indicator_set
 from marketdata.indicators.risk import RiskMetrics
 from marketdata.records import filings, search, sectors
 from marketdata.records.analysts import (
@@ -192,6 +194,12 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            HistoricalData, MarketMover, MarketSector, MarketSectorDetails, search.Security,
            News, FinancialStatement, EarningsTranscript, TranscriptItem, TranscriptMetadata,
            TranscriptSpeaker,
+           # indicators: the set and its objects' lines (the module's dataclasses), the
+           # batch's item and envelope
+           *(record for record in vars(indicator_set).values()
+             if isinstance(record, type) and is_dataclass(record)
+             and record.__module__ == indicator_set.__name__),
+           SymbolIndicators, IndicatorsBatch,
            # every record of a sector or industry answer, and of a chart or corporate
            # actions answer (the modules' dataclasses)
            *(record for module in (sectors, charts) for record in vars(module).values()

@@ -620,3 +620,26 @@ def test_v2_unknown_route_and_slash_in_symbol_are_api_errors(api, yahoo):
         assert response.status_code == 404
         assert response.json() == {"error": "Not Found", "status": 404}
     assert not calls_to(yahoo.mock, "/v8/finance/chart")
+
+
+def test_v2_set_members_are_declared_once_in_the_answers_order():
+    """The set's members, declared on IndicatorSet, are the answer's in alphabetical order;
+    the schema lists them so, each object member with its lines' record as properties."""
+    from apps.indicators.views import V2IndicatorsView, V2IndicatorView
+    from marketdata.indicators.indicator_set import IndicatorSet, MacdLines
+    from marketdata.records.members import member_names
+
+    names = member_names(IndicatorSet)
+    assert len(names) == 57 and list(names) == sorted(names)
+    schema = V2IndicatorView.response_schema
+    assert list(schema["properties"]) == list(names)
+    macd = schema["properties"]["macd"]
+    assert macd["type"] == ["object", "null"] and "required" not in macd
+    assert list(macd["properties"]) == list(member_names(MacdLines)) == [
+        "macd", "signal", "histogram"]
+    assert macd["description"].startswith("MACD (12, 26, 9)")
+    assert schema["properties"]["sma200"] == {
+        "type": ["number", "null"], "format": "double",
+        "description": "Simple moving average of the close over 200 bars, in the series' "
+                       "currency"}
+    assert V2IndicatorView.output.members == V2IndicatorsView.output.members == names

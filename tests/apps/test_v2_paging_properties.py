@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from apps.charts.services import Chart
 from apps.core.v2 import encode_cursor
-from marketdata.indicators.indicator_set import MEMBERS as INDICATOR_MEMBERS
+from marketdata.indicators.indicator_set import IndicatorSet
 from marketdata.providers.yahoo.full_quote import QUOTE_MEMBERS
 from marketdata.records.members import member_names
 
@@ -43,7 +43,7 @@ class Paged:
 
 PAGED = [
     Paged("/v2/indicators?symbols=AAPL,MSFT,SPY,QQQ,NVDA&range=3mo", "indicators",
-          INDICATOR_MEMBERS, within="indicators"),
+          member_names(IndicatorSet), within="indicators"),
     Paged("/v2/quotes?symbols=AAPL,MSFT,SPY,QQQ,NVDA,KO", "quotes", tuple(QUOTE_MEMBERS),
           always=("symbol",)),
     Paged("/v2/charts?symbols=AAPL,MSFT,SPY,QQQ,NVDA&range=5d", "charts",
