@@ -5,40 +5,26 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
 from apps.core.openapi import OpenApiDocumentView
-from apps.financials.urls import v2_urlpatterns as financials_v2
 from apps.indices.urls import v2_urlpatterns as indices_v2
-from apps.movers.urls import v2_urlpatterns as movers_v2
-from apps.news.urls import v2_urlpatterns as news_v2
 from apps.ratelimit.login_throttle import admin_login
-from apps.search.urls import v2_urlpatterns as search_v2
-from apps.sectors.urls import v2_urlpatterns as sectors_v2
-from apps.similar.urls import v2_urlpatterns as similar_v2
 from apps.stream.views import websocket_docs
-from apps.transcripts.urls import v2_urlpatterns as transcripts_v2
 
 urlpatterns = [
     path("", include("apps.health.urls")),  # /, readyz, v1/ping, v1/health, v2/health
-    path("v1/", include("apps.historical.urls")),
+    path("", include("apps.historical.urls")),
     path("", include("apps.quotes.urls")),  # v1 and v2 routes
-    path("v1/", include("apps.stream.urls")),
-    path("v1/", include("apps.movers.urls")),
-    path("", include(movers_v2)),  # v2: screeners (predefined, custom)
+    path("", include("apps.stream.urls")),
+    path("", include("apps.movers.urls")),
     path("v1/", include("apps.indices.urls")),
     path("", include(indices_v2)),  # v2: indices, market summary, trending
-    path("v1/", include("apps.sectors.urls")),
-    path("", include(sectors_v2)),  # v2: a sector, an industry
-    path("v1/", include("apps.search.urls")),
-    path("", include(search_v2)),  # v2: search, lookup
-    path("v1/", include("apps.similar.urls")),
-    path("", include(similar_v2)),  # v2: similar symbols (recommendations)
-    path("v1/", include("apps.news.urls")),
-    path("", include(news_v2)),  # v2: market news, news for a symbol
+    path("", include("apps.sectors.urls")),
+    path("", include("apps.search.urls")),
+    path("", include("apps.similar.urls")),
+    path("", include("apps.news.urls")),
     path("", include("apps.analysis.urls")),  # v1 and v2 routes
     path("", include("apps.holders.urls")),  # v1 and v2 routes
-    path("v1/", include("apps.financials.urls")),
-    path("", include(financials_v2)),  # v2: financial statements
-    path("v1/", include("apps.transcripts.urls")),
-    path("", include(transcripts_v2)),  # v2: earnings-call transcripts
+    path("", include("apps.financials.urls")),
+    path("", include("apps.transcripts.urls")),
     path("", include("apps.indicators.urls")),  # v1 and v2 routes
     path("", include("apps.charts.urls")),  # v2: chart, charts, capital gains
     path("", include("apps.calendar.urls")),  # v2: calendar

@@ -18,6 +18,7 @@ from apps.analysts.services import (
     price_target_consensus,
     price_target_summary,
 )
+from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import Output, V2ApiView, connection_schema, object_schema, order_note
 from marketdata.records.analysts import GradingAction, PriceTargetConsensus, PriceTargetSummary
@@ -30,6 +31,7 @@ _ERRORS = ("404 when the symbol is malformed or unknown, or when the source has 
            "provider that failed.")
 
 
+@route("v2/grading-actions/<str:symbol>", name="v2-grading-actions")
 class V2GradingActionsView(V2ApiView):
     __doc__ = f"""Analyst rating actions on a stock, newest first: `[{{date, symbol,
     gradingCompany, newGrade, previousGrade}}]`.
@@ -63,6 +65,7 @@ class V2GradingActionsView(V2ApiView):
         return self.answer(grading_actions(symbol))
 
 
+@route("v2/price-target-consensus/<str:symbol>", name="v2-price-target-consensus")
 class V2PriceTargetConsensusView(V2ApiView):
     __doc__ = f"""The analysts' price target consensus of a stock: `{{symbol,
     targetConsensus, targetHigh, targetLow, targetMedian}}`, in the stock's trading
@@ -86,6 +89,7 @@ class V2PriceTargetConsensusView(V2ApiView):
         return self.answer(price_target_consensus(symbol))
 
 
+@route("v2/price-target-summary/<str:symbol>", name="v2-price-target-summary")
 class V2PriceTargetSummaryView(V2ApiView):
     __doc__ = f"""How many analyst price targets a stock received, and their mean, over the
     last month, quarter, year and all time: `{{symbol, lastMonthCount, lastMonthAvg,
@@ -113,6 +117,7 @@ class V2PriceTargetSummaryView(V2ApiView):
         return self.answer(price_target_summary(symbol))
 
 
+@route("v2/earnings-surprises/<str:symbol>", name="v2-earnings-surprises")
 class V2EarningsSurprisesView(V2ApiView):
     __doc__ = """Reported quarters of a stock and how they compared with the analysts' estimate:
     `{surprises: [{symbol, date, actualEps, estimatedEps, surprise, surprisePercent}]}`,

@@ -1,7 +1,4 @@
-from django.urls import path
+from apps.backtest import views
+from apps.core.routing import routes_of
 
-from apps.backtest.views import V2BacktestView
-
-urlpatterns = [
-    path("v2/backtest/<str:symbol>", V2BacktestView.as_view(), name="v2-backtest"),
-]
+urlpatterns = routes_of(views)

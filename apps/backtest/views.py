@@ -16,6 +16,7 @@ from apps.backtest.serializers import (
     BacktestRequest,
 )
 from apps.backtest.services import BacktestAnswer, backtest_answer, run_for_symbol
+from apps.core.routing import route
 from apps.core.shapes import record_output
 from apps.core.v2 import FieldsQuery, V2ApiView
 from marketdata.backtest.metrics import RATIO_CAP, VALUE_CAP
@@ -33,6 +34,7 @@ _STRATEGIES = "\n".join(f"    - `{name}` ({cls.title}): {cls.summary}; defaults 
                         f"{_defaults(cls)}." for name, cls in STRATEGIES.items())
 
 
+@route("v2/backtest/<str:symbol>", name="v2-backtest")
 @extend_schema(examples=EXAMPLES)
 class V2BacktestView(V2ApiView):
     __doc__ = f"""Backtest a prebuilt strategy on one symbol's chart (GqlBacktestResult).

@@ -1,7 +1,4 @@
-from django.urls import path
+from apps.calendar import views
+from apps.core.routing import routes_of
 
-from apps.calendar.views import V2CalendarView
-
-urlpatterns = [
-    path("v2/calendar", V2CalendarView.as_view(), name="v2-calendar"),
-]
+urlpatterns = routes_of(views)

@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.calendar import services
+from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import (
     OrderedQuery,
@@ -46,6 +47,7 @@ CALENDAR_RESPONSE = {"type": "array", "items": _event_schema(),
                                     "gives that list reversed"}
 
 
+@route("v2/calendar", name="v2-calendar")
 class V2CalendarView(V2ApiView):
     __doc__ = """Upcoming events of the symbols inside the forward window `[now, now + range]`
     (1d=1 day, 5d=5, 1mo=30, 3mo=90, 6mo=180, 1y and ytd=365, 2y=730, 5y=1825, 10y=3650,

@@ -48,6 +48,7 @@ from apps.charts.services import (
     splits_batch,
     splits_for,
 )
+from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
 from apps.core.tabular import Table
 from apps.core.v2 import V2ApiView, connection_schema, order_note
@@ -103,6 +104,7 @@ def _chart_schema(paged: bool) -> dict[str, Any]:
                              + patterns.get("description", "")}})
 
 
+@route("v2/chart/<str:symbol>", name="v2-chart")
 class V2ChartView(V2ApiView):
     __doc__ = f"""OHLCV candles of one symbol with Yahoo's chart meta (GqlChart).
 
@@ -140,6 +142,7 @@ class V2ChartView(V2ApiView):
             events=q["events"], patterns=q["patterns"])))
 
 
+@route("v2/charts", name="v2-charts")
 class V2ChartsView(V2ApiView):
     __doc__ = f"""Charts of many symbols: `{{charts, errors}}`.
 
@@ -166,6 +169,7 @@ class V2ChartsView(V2ApiView):
                                                  patterns=q["patterns"])))
 
 
+@route("v2/capital-gains/<str:symbol>", name="v2-capital-gains")
 class V2CapitalGainsView(V2ApiView):
     __doc__ = """Capital gain distributions of one symbol (a fund), oldest first: `[{amount,
     timestamp}]`.
@@ -190,6 +194,7 @@ class V2CapitalGainsView(V2ApiView):
         return self.answer(capital_gains_for(symbol, self.params["range"]))
 
 
+@route("v2/capital-gains", name="v2-capital-gains-batch")
 class V2CapitalGainsBatchView(V2ApiView):
     """Capital gain distributions of many symbols: `{capitalGains: [{symbol,
     capitalGains: [{amount, timestamp}]}], errors}`.
@@ -215,6 +220,7 @@ class V2CapitalGainsBatchView(V2ApiView):
         return self.answer(capital_gains_batch(q["symbols"], q["range"]))
 
 
+@route("v2/dividends/<str:symbol>", name="v2-dividends")
 class V2DividendsView(V2ApiView):
     __doc__ = f"""Dividends of one symbol and their totals: `{{dividends: [{{timestamp,
     amount}}], analytics: {{totalPaid, paymentCount, averagePayment, cagr, lastPayment,
@@ -248,6 +254,7 @@ class V2DividendsView(V2ApiView):
         return self.answer(dividends_for(symbol, self.params["range"]))
 
 
+@route("v2/dividends", name="v2-dividends-batch")
 class V2DividendsBatchView(V2ApiView):
     __doc__ = f"""Dividends of many symbols: `{{dividends: [{{symbol, dividends: [{{timestamp,
     amount}}]}}], errors}}`.
@@ -275,6 +282,7 @@ class V2DividendsBatchView(V2ApiView):
         return self.answer(dividends_batch(q["symbols"], q["range"]))
 
 
+@route("v2/splits/<str:symbol>", name="v2-splits")
 class V2SplitsView(V2ApiView):
     __doc__ = f"""Stock splits of one symbol, oldest first: `[{{timestamp, numerator,
     denominator, ratio}}]`.
@@ -298,6 +306,7 @@ class V2SplitsView(V2ApiView):
         return self.answer(splits_for(symbol, self.params["range"]))
 
 
+@route("v2/splits", name="v2-splits-batch")
 class V2SplitsBatchView(V2ApiView):
     __doc__ = f"""Stock splits of many symbols: `{{splits: [{{symbol, splits: [...]}}],
     errors}}`.
@@ -321,6 +330,7 @@ class V2SplitsBatchView(V2ApiView):
         return self.answer(splits_batch(q["symbols"], q["range"]))
 
 
+@route("v2/spark", name="v2-spark")
 class V2SparkView(V2ApiView):
     __doc__ = f"""Closes of many symbols over one window, for sparklines: `{{sparks: [{{symbol,
     meta, timestamps, closes, interval, range}}], errors}}`.

@@ -1,8 +1,4 @@
-from django.urls import path
+from apps.constituents import views
+from apps.core.routing import routes_of
 
-from apps.constituents.views import V2IndexConstituentsView
-
-urlpatterns = [
-    path("v2/index-constituents/<str:symbol>", V2IndexConstituentsView.as_view(),
-         name="v2-index-constituents"),
-]
+urlpatterns = routes_of(views)

@@ -6,11 +6,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.constituents.services import index_constituents
+from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import FieldsQuery, V2ApiView
 from marketdata.records.companies import Constituent
 
 
+@route("v2/index-constituents/<str:symbol>", name="v2-index-constituents")
 class V2IndexConstituentsView(V2ApiView):
     """The members of a major US index: `[{symbol, name, sector, subSector,
     headquarters, dateFirstAdded, cik, founded}]`, sorted by symbol.

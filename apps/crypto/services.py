@@ -1,11 +1,13 @@
-"""Crypto: CoinGecko's coins, market, trending list and search, as records (their members
-are declared on them: :mod:`marketdata.records.crypto`)."""
+"""Crypto: what the views compute beyond the capability's answer (a page of coins, an id
+checked before any call, a cut list of matches); the whole market and the trending coins
+are the capability's answers as they are, which the views serve directly. The records'
+members are declared on them (:mod:`marketdata.records.crypto`)."""
 
 from __future__ import annotations
 
 from marketdata.capabilities import crypto
 from marketdata.errors import NotFound
-from marketdata.records.crypto import Coin, CoinMatch, GlobalMarket, TrendingCoin, is_coin_id
+from marketdata.records.crypto import Coin, CoinMatch, is_coin_id
 
 
 def coins(vs_currency: str, count: int) -> list[Coin]:
@@ -19,14 +21,6 @@ def coin(coin_id: str, vs_currency: str) -> Coin:
     if not is_coin_id(coin_id):
         raise NotFound(f"No coin found with id {coin_id}")
     return crypto.coin(coin_id, vs_currency)
-
-
-def global_market() -> GlobalMarket:
-    return crypto.global_market()
-
-
-def trending() -> list[TrendingCoin]:
-    return crypto.trending()
 
 
 def search(query: str, limit_results: int) -> list[CoinMatch]:

@@ -6,10 +6,12 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import FieldsQuery, PageQuery, V2ApiView, connection_schema
 from apps.crypto.serializers import COIN_EXAMPLE, V2CoinQuery, V2CoinsQuery, V2CryptoSearchQuery
-from apps.crypto.services import coin, coins, global_market, search, trending
+from apps.crypto.services import coin, coins, search
+from marketdata.capabilities import crypto
 from marketdata.records.crypto import Coin, CoinMatch, GlobalMarket, TrendingCoin
 
 TAG = "Crypto (v2)"
@@ -17,6 +19,7 @@ COIN_SCHEMA = record_schema(Coin, "One coin with its market data; `fields` selec
                             "members", example=COIN_EXAMPLE)
 
 
+@route("v2/crypto/coins", name="v2-crypto-coins")
 class V2CoinsView(V2ApiView):
     """The `count` (default 50, at most 250) largest coins by market cap, from CoinGecko:
     `[{id, symbol, name, currentPrice, marketCap, priceChangePercentage24H, totalVolume,
@@ -37,6 +40,7 @@ class V2CoinsView(V2ApiView):
         return self.answer(coins(self.params["vsCurrency"], self.params["count"]))
 
 
+@route("v2/crypto/coins/<str:id>", name="v2-crypto-coin")
 class V2CoinView(V2ApiView):
     """One coin by its CoinGecko id (`bitcoin`, `usd-coin`), members as in
     `/v2/crypto/coins`, priced in `vsCurrency` (default usd). An id CoinGecko does not list,
@@ -56,6 +60,7 @@ class V2CoinView(V2ApiView):
         return self.answer(coin(path["id"], self.params["vsCurrency"]))
 
 
+@route("v2/crypto/global", name="v2-crypto-global")
 class V2CryptoGlobalView(V2ApiView):
     """The whole crypto market, from CoinGecko: `{activeCryptocurrencies, markets,
     totalMarketCapUsd, totalVolumeUsd, btcDominance, ethDominance,
@@ -70,9 +75,10 @@ class V2CryptoGlobalView(V2ApiView):
     summary = "The crypto market"
 
     def get(self, request: Request) -> Response:
-        return self.answer(global_market())
+        return self.answer(crypto.global_market())
 
 
+@route("v2/crypto/trending", name="v2-crypto-trending")
 class V2CryptoTrendingView(V2ApiView):
     """The coins trending on CoinGecko (most searched lately), its order: `[{id, symbol,
     name, marketCapRank, priceBtc, score}]`, `symbol` upper-case, `score` the place (0
@@ -89,9 +95,10 @@ class V2CryptoTrendingView(V2ApiView):
     summary = "Trending crypto coins"
 
     def get(self, request: Request) -> Response:
-        return self.answer(trending())
+        return self.answer(crypto.trending())
 
 
+@route("v2/crypto/search", name="v2-crypto-search")
 class V2CryptoSearchView(V2ApiView):
     """Coins matching `query` on CoinGecko, best match first, at most `limitResults`
     (default 25): `[{symbol, id, name, exchange, assetType, currency, active,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView, connection_schema, order_note
 from apps.disclosures.serializers import V2CongressionalTradesQuery, V2FailsToDeliverQuery
@@ -14,6 +15,7 @@ from marketdata.records.disclosures import CongressionalTrade, FailToDeliver
 TAG = "Filings (v2)"
 
 
+@route("v2/filings/<str:symbol>/fails-to-deliver", name="v2-fails-to-deliver")
 class V2FailsToDeliverView(V2ApiView):
     __doc__ = """Fails-to-deliver balances of a security: `[{symbol, date, quantity, price, name,
     description, cusip}]`, newest settlement day first.
@@ -46,6 +48,7 @@ class V2FailsToDeliverView(V2ApiView):
         return self.answer(fails_to_deliver_for(symbol, self.params["months"]))
 
 
+@route("v2/filings/<str:symbol>/congressional-trades", name="v2-congressional-trades")
 class V2CongressionalTradesView(V2ApiView):
     __doc__ = """Trades in a security disclosed by members of Congress (STOCK Act periodic
     transaction reports): `[{symbol, chamber, firstName, lastName, office, district,

@@ -1,8 +1,4 @@
-from django.urls import path
+from apps.core.routing import routes_of
+from apps.explorer import views
 
-from apps.explorer.views import asset, explorer
-
-urlpatterns = [
-    path("explorer", explorer, name="explorer"),
-    path("explorer/assets/<str:digest>/<str:name>", asset, name="explorer-asset"),
-]
+urlpatterns = routes_of(views)

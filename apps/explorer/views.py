@@ -17,6 +17,7 @@ from django.template.loader import render_to_string
 
 import marketdata
 from apps.core import encoding
+from apps.core.routing import route
 from apps.core.tabular import qualities
 from apps.core.views import error_response, not_found
 from apps.explorer import assets
@@ -75,6 +76,7 @@ def _method_not_allowed(request: HttpRequest) -> HttpResponse:
     return response
 
 
+@route("explorer", name="explorer")
 def explorer(request: HttpRequest) -> HttpResponse:
     """``GET /explorer``: the page, whatever the client's ``Accept``."""
     if request.method not in SAFE_METHODS:
@@ -82,6 +84,7 @@ def explorer(request: HttpRequest) -> HttpResponse:
     return page_response(request)
 
 
+@route("explorer/assets/<str:digest>/<str:name>", name="explorer-asset")
 def asset(request: HttpRequest, digest: str, name: str) -> HttpResponse:
     """``GET /explorer/assets/<digest>/<name>``: one of the page's files. The current
     digest is cached for a year; another one (a page rendered before a restart that

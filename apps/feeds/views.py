@@ -1,6 +1,7 @@
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView, connection_schema, order_note
 from apps.feeds.serializers import (
@@ -18,6 +19,7 @@ _SENTIMENT_DOC = """`sentiment` is the headline's, scored here as /v2/news and /
     Bearish or Neutral, `score` in [-1, 1], `confidence` in [0, 1]."""
 
 
+@route("v2/feeds", name="v2-feeds")
 class V2FeedsView(V2ApiView):
     __doc__ = f"""Entries of publishers' RSS and Atom feeds, merged, newest first.
 
@@ -82,6 +84,7 @@ MARKET_NEWS_OUTPUT = record_output(MarketNewsItem, paged=("",),
                                    page_params=("pageCursor", "pageLimit"))
 
 
+@route("v2/crypto/news", name="v2-crypto-news")
 class V2CryptoNewsView(V2ApiView):
     __doc__ = f"""The latest crypto news, newest first.
 
@@ -101,6 +104,7 @@ class V2CryptoNewsView(V2ApiView):
         return self.answer(crypto_news(self.params["limit"]))
 
 
+@route("v2/forex/news", name="v2-forex-news")
 class V2ForexNewsView(V2ApiView):
     __doc__ = f"""The latest forex news, newest first.
 
@@ -121,6 +125,7 @@ class V2ForexNewsView(V2ApiView):
         return self.answer(forex_news(self.params["limit"]))
 
 
+@route("v2/fear-and-greed", name="v2-fear-and-greed")
 class V2FearAndGreedView(V2ApiView):
     """The crypto market's Fear & Greed Index, latest reading.
 

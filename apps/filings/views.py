@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import (
     FieldsQuery,
@@ -40,6 +41,7 @@ EDGAR = ("From SEC EDGAR (keyless; this service declares `SEC_USER_AGENT` and ke
          "indices, foreign listings without US shares, malformed symbols) is a 404.")
 
 
+@route("v2/filings/<str:symbol>/cik", name="v2-filings-cik")
 class V2FilerCikView(V2ApiView):
     __doc__ = ("A ticker's SEC filer id (CIK): `{symbol, cik}`.\n\n" + EDGAR
                + " Share classes may be written with a dot or a dash (`BRK.B`, `BRK-B`).")
@@ -54,6 +56,7 @@ class V2FilerCikView(V2ApiView):
         return self.answer(services.cik_for(symbol))
 
 
+@route("v2/filings/<str:symbol>", name="v2-filings")
 class V2FilingsView(V2ApiView):
     __doc__ = (
         "A company's filer header and recent SEC filings, newest first.\n\n" + EDGAR
@@ -80,6 +83,7 @@ class V2FilingsView(V2ApiView):
         return self.answer(services.filer(symbol))
 
 
+@route("v2/filings/<str:symbol>/facts", name="v2-filings-facts")
 class V2CompanyFactsView(V2ApiView):
     __doc__ = (
         "A company's financial facts as reported in XBRL: one item per (concept, unit), "
@@ -111,6 +115,7 @@ class V2CompanyFactsView(V2ApiView):
         return self.answer([paginate_member(item, "dataPoints", q) for item in as_json(items)])
 
 
+@route("v2/filings/search", name="v2-filings-search")
 class V2FilingSearchView(V2ApiView):
     __doc__ = (
         "Full-text search over SEC filings since 2001: `{totalHits, hits, nextFrom}`.\n\n"

@@ -4,6 +4,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.errors import ERRORS
+from apps.core.routing import route
 from apps.core.schema import error_responses
 from apps.core.shapes import record_output, v1_component
 from apps.core.tabular import Table
@@ -40,6 +41,7 @@ _DESCRIPTION = (
     "value is invalid.")
 
 
+@route("v1/financials/<str:symbol>", name="financials")
 class FinancialsView(ApiView):
     query_serializer = FinancialsQuery
     error_style = ERRORS
@@ -64,6 +66,7 @@ class FinancialsView(ApiView):
         return Response(as_json(financial_statement(symbol, q["statement"], q["frequency"])))
 
 
+@route("v2/financials/<str:symbol>/<str:statement>", name="v2-financials")
 class V2FinancialsView(V2ApiView):
     """One financial statement of a stock: `[{metric, values: [{date, value}]}]`.
 
@@ -94,6 +97,7 @@ class V2FinancialsView(V2ApiView):
         return self.answer(v2_statement(symbol, statement, q["frequency"], q.get("metrics")))
 
 
+@route("v2/financials", name="v2-financials-batch")
 class V2FinancialsBatchView(V2ApiView):
     """One financial statement of many stocks: `{financials: [{symbol, statement}],
     errors}`.

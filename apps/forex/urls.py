@@ -1,8 +1,4 @@
-from django.urls import path
+from apps.core.routing import routes_of
+from apps.forex import views
 
-from apps.forex.views import V2CurrenciesView, V2ForexView
-
-urlpatterns = [
-    path("v2/forex/<str:from>/<str:to>", V2ForexView.as_view(), name="v2-forex"),
-    path("v2/currencies", V2CurrenciesView.as_view(), name="v2-currencies"),
-]
+urlpatterns = routes_of(views)

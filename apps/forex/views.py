@@ -7,6 +7,7 @@ from typing import Any
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView
 from apps.forex.currencies import currency_pair
@@ -19,6 +20,7 @@ _CODE = ("ISO 4217 currency code, 3 letters, any case (e.g. {example}); not 3 AS
          "400; not an active ISO 4217 code: 404")
 
 
+@route("v2/forex/<str:from>/<str:to>", name="v2-forex")
 class V2ForexView(V2ApiView):
     """The quote of one currency pair (GqlForexQuote): units of `to` per unit of `from`.
 
@@ -62,6 +64,7 @@ class V2ForexView(V2ApiView):
         return self.answer(forex_quote(*currency_pair(path["from"], path["to"])))
 
 
+@route("v2/currencies", name="v2-currencies")
 class V2CurrenciesView(V2ApiView):
     """The currencies Yahoo Finance quotes: `[{symbol, shortName, longName,
     localLongName}]`, in Yahoo's order, names as Yahoo sends them (null where it sends

@@ -1,7 +1,4 @@
-from django.urls import path
+from apps.core.routing import routes_of
+from apps.futures import views
 
-from apps.futures.views import V2FuturesView
-
-urlpatterns = [
-    path("v2/futures/<str:symbol>", V2FuturesView.as_view(), name="v2-futures"),
-]
+urlpatterns = routes_of(views)

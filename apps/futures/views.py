@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView
 from apps.futures.serializers import V2FuturesQuery
@@ -12,6 +13,7 @@ from apps.futures.services import futures_quote
 from marketdata.records.quotes import FuturesQuote
 
 
+@route("v2/futures/<str:symbol>", name="v2-futures")
 class V2FuturesView(V2ApiView):
     """The quote of one futures contract (GqlFuturesQuote), from Yahoo Finance's quote.
 

@@ -1,5 +1,4 @@
-from django.urls import path
+from apps.core.routing import routes_of
+from apps.historical import views
 
-from apps.historical.views import HistoricalView
-
-urlpatterns = [path("historical", HistoricalView.as_view(), name="historical")]
+urlpatterns = routes_of(views)

@@ -2,6 +2,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.schema import error_responses
 from apps.core.tabular import Table
 from apps.core.views import ApiView
@@ -10,6 +11,7 @@ from apps.historical.services import historical_prices
 from marketdata.records.members import as_json
 
 
+@route("v1/historical", name="historical")
 class HistoricalView(ApiView):
     csv_table = Table(key="date")
     query_serializer = HistoricalQuery

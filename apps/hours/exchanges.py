@@ -8,6 +8,7 @@ from typing import Any
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.v2 import FieldsQuery, Output, V2ApiView, object_schema
 from marketdata.records.exchanges import EXCHANGES, Exchange
 
@@ -35,6 +36,7 @@ def exchange_json(exchange: Exchange) -> dict[str, Any]:
             "dataProvider": exchange.data_provider}
 
 
+@route("v2/exchanges", name="v2-exchanges")
 class V2ExchangesView(V2ApiView):
     """The exchanges and markets Yahoo Finance covers, with the symbol suffix Yahoo uses
     for each (`.L`, `.DE`, `.T`...), its quote delay and data provider, as Yahoo publishes

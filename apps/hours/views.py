@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.params import choice
+from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import REGIONS, FieldsQuery, V2ApiView, object_schema
 from marketdata.exchange_hours import MarketClock, market_clock
@@ -36,6 +37,7 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+@route("v2/hours", name="v2-hours")
 class V2HoursView(V2ApiView):
     """Trading hours of the region's main exchange (US: NYSE, GB: LSE, DE: Xetra, JP: TSE,
     ...), computed locally from exchange calendars with holidays, early closes, lunch breaks

@@ -5,6 +5,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.params import validate_query
+from apps.core.routing import route
 from apps.core.schema import error_responses
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView, connection_schema
@@ -68,6 +69,7 @@ def _set_schema() -> dict[str, Any]:
 _SET = _set_schema()
 
 
+@route("v1/indicator", name="indicator")
 class IndicatorView(ApiView):
     query_serializer = IndicatorQuery
 
@@ -112,6 +114,7 @@ class IndicatorView(ApiView):
                                           base["interval"], base["epoch"]))
 
 
+@route("v1/indicators", name="indicators")
 class LatestIndicatorsView(ApiView):
     query_serializer = LatestQuery
 
@@ -138,6 +141,7 @@ class LatestIndicatorsView(ApiView):
         return Response(latest_indicators(q["symbol"], q["interval"], functions))
 
 
+@route("v2/indicators", name="v2-indicators")
 class V2IndicatorsView(V2ApiView):
     """The indicator set (values at the last bar) of each symbol, alphabetical; symbols
     that cannot be served are listed in `errors` with a message. `fields` filters the
@@ -160,6 +164,7 @@ class V2IndicatorsView(V2ApiView):
                                                           q["range"])))
 
 
+@route("v2/indicators/<str:symbol>", name="v2-indicator")
 class V2IndicatorView(V2ApiView):
     """The indicator set of one symbol (values at the last bar; null where not defined).
     `fields` selects members."""

@@ -7,6 +7,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView, connection_schema, order_note
 from apps.macro import serializers as macro
@@ -27,6 +28,7 @@ _SERIES_ID = OpenApiParameter(
                 "id is an unknown series (404, never sent upstream)")
 
 
+@route("v2/macro/series/<str:id>", name="v2-macro-series")
 class V2MacroSeriesView(V2ApiView):
     __doc__ = """One economic time series from FRED (St. Louis Fed): `{id, observations}`.
 
@@ -69,6 +71,7 @@ class V2MacroSeriesView(V2ApiView):
         return self.answer(macro_series(id))
 
 
+@route("v2/macro/treasury-yields", name="v2-treasury-yields")
 class V2TreasuryYieldsView(V2ApiView):
     __doc__ = f"""The U.S. Treasury's daily par yield curve rates of one calendar year:
     an array of rows `{{date, y1M, y2M, y3M, y4M, y6M, y1, y2, y3, y5, y7, y10, y20, y30}}`.

@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.schema import error_responses
 from apps.core.shapes import record_output, record_schema, v1_component
 from apps.core.v2 import PageQuery, V2ApiView, connection_schema, requested_fields
@@ -60,6 +61,7 @@ def _schema(name: str, summary: str, description: str) -> Any:
                                     **error_responses(422, upstream=True)})
 
 
+@route("v1/actives", name="actives")
 class ActivesView(_MoversView):
     screener = "actives"
 
@@ -69,6 +71,7 @@ class ActivesView(_MoversView):
         return super().get(request)
 
 
+@route("v1/gainers", name="gainers")
 class GainersView(_MoversView):
     screener = "gainers"
 
@@ -78,6 +81,7 @@ class GainersView(_MoversView):
         return super().get(request)
 
 
+@route("v1/losers", name="losers")
 class LosersView(_MoversView):
     screener = "losers"
 
@@ -111,6 +115,7 @@ _OUTPUT_TEXT = """
     `cursor`/`limit` page `quotes` (a bare array without them, a connection with either)."""
 
 
+@route("v2/screeners/<str:screener>", name="v2-screener")
 class V2ScreenerView(V2ApiView):
     __doc__ = f"""Rows of one of Yahoo's predefined screeners: `{{quotes, type, description,
     lastUpdated, total}}`.
@@ -137,6 +142,7 @@ class V2ScreenerView(V2ApiView):
                                                self.fields(ROW_MEMBERS)))
 
 
+@route("v2/screeners/custom", name="v2-screeners-custom")
 @extend_schema(examples=CUSTOM_EXAMPLES)
 class V2CustomScreenerView(V2ApiView):
     __doc__ = f"""Run a custom screen: the instruments whose screen fields meet every

@@ -2,6 +2,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.schema import error_responses
 from apps.core.shapes import record_output, record_schema, v1_component
 from apps.core.v2 import V2ApiView, connection_schema, order_note
@@ -18,6 +19,7 @@ from marketdata.records.members import as_json
 from marketdata.records.news import ScoredNewsItem
 
 
+@route("v1/news", name="news")
 class NewsView(ApiView):
     query_serializer = NewsQuery
 
@@ -64,6 +66,7 @@ _ITEM_DOC = """Items `{title, link, source, img, time, providerPublishTime, sent
     each article (a requested member is present even when null)."""
 
 
+@route("v2/news", name="v2-news")
 class V2MarketNewsView(V2ApiView):
     __doc__ = f"""General market news, newest first.
 
@@ -92,6 +95,7 @@ class V2MarketNewsView(V2ApiView):
         return self.answer(v2_market_news(self.params["count"]))
 
 
+@route("v2/news/<str:symbol>", name="v2-symbol-news")
 class V2SymbolNewsView(V2ApiView):
     __doc__ = f"""News about one symbol, in Yahoo's relevance order.
 

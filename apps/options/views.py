@@ -7,6 +7,7 @@ from typing import Any
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView, connection_schema
 from apps.options.serializers import V2OptionsBatchQuery, V2OptionsQuery
@@ -33,6 +34,7 @@ def chain_schema(paged: bool) -> dict[str, Any]:
                          nested={"calls": side("Calls"), "puts": side("Puts")})
 
 
+@route("v2/options/<str:symbol>", name="v2-options")
 class V2OptionsView(V2ApiView):
     """One expiry of a symbol's option chain: `{symbol, expirationDates, expirationDate,
     strikes, calls, puts}`.
@@ -55,6 +57,7 @@ class V2OptionsView(V2ApiView):
         return self.answer(options_for(symbol, self.params.get("date")))
 
 
+@route("v2/options", name="v2-options-batch")
 class V2OptionsBatchView(V2ApiView):
     """Option chains of many symbols, one expiry each (`date`, else each one's nearest):
     `{options: [{symbol, options}], errors}`.

@@ -1,7 +1,4 @@
-from django.urls import path
+from apps.core.routing import routes_of
+from apps.positioning import views
 
-from apps.positioning.views import V2CotView
-
-urlpatterns = [
-    path("v2/positioning/cot/<str:symbol>", V2CotView.as_view(), name="v2-positioning-cot"),
-]
+urlpatterns = routes_of(views)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView, connection_schema, order_note
 from apps.positioning.serializers import V2CotQuery
@@ -27,6 +28,7 @@ def _roots(report_name: str) -> str:
                      if c.report.name == report_name)
 
 
+@route("v2/positioning/cot/<str:symbol>", name="v2-positioning-cot")
 class V2CotView(V2ApiView):
     __doc__ = f"""Weekly positioning of one futures contract: the CFTC Commitments of
     Traders, futures only, as `{{symbol, contractMarketCode, marketAndExchangeName,

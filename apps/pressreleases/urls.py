@@ -1,8 +1,4 @@
-from django.urls import path
+from apps.core.routing import routes_of
+from apps.pressreleases import views
 
-from apps.pressreleases.views import V2PressReleasesView
-
-urlpatterns = [
-    path("v2/press-releases/<str:symbol>", V2PressReleasesView.as_view(),
-         name="v2-press-releases"),
-]
+urlpatterns = routes_of(views)

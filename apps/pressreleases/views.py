@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView, order_note
 from apps.pressreleases.serializers import V2PressReleasesQuery
@@ -12,6 +13,7 @@ from apps.pressreleases.services import press_releases
 from marketdata.records.companies import PressRelease
 
 
+@route("v2/press-releases/<str:symbol>", name="v2-press-releases")
 class V2PressReleasesView(V2ApiView):
     __doc__ = """A company's latest press releases, newest first: `[{date, symbol, title, text}]`.
 

@@ -1,8 +1,4 @@
-from django.urls import path
+from apps.core.routing import routes_of
+from apps.profiles import views
 
-from apps.profiles.views import V2CompanyProfileView
-
-urlpatterns = [
-    path("v2/company-profile/<str:symbol>", V2CompanyProfileView.as_view(),
-         name="v2-company-profile"),
-]
+urlpatterns = routes_of(views)

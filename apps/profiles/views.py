@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView
 from apps.profiles.serializers import V2CompanyProfileQuery
@@ -12,6 +13,7 @@ from apps.profiles.services import company_profile
 from marketdata.records.companies import CompanyProfile
 
 
+@route("v2/company-profile/<str:symbol>", name="v2-company-profile")
 class V2CompanyProfileView(V2ApiView):
     """Who a company (or fund) is: `{symbol, name, description, assetType, exchange,
     currency, country, sector, industry, marketCapitalization, website, phone, address,

@@ -1,7 +1,4 @@
-from django.urls import path
+from apps.core.routing import routes_of
+from apps.risk import views
 
-from apps.risk.views import V2RiskView
-
-urlpatterns = [
-    path("v2/risk/<str:symbol>", V2RiskView.as_view(), name="v2-risk"),
-]
+urlpatterns = routes_of(views)

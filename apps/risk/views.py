@@ -5,12 +5,14 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView
 from apps.risk.serializers import V2RiskQuery
 from apps.risk.services import RiskAnswer, risk_for
 
 
+@route("v2/risk/<str:symbol>", name="v2-risk")
 class V2RiskView(V2ApiView):
     """Risk metrics of one symbol's returns over `range` at `interval`, optionally against
     a `benchmark`.

@@ -3,6 +3,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.schema import error_responses
 from apps.core.shapes import record_output, record_schema, v1_component
 from apps.core.v2 import V2ApiView, connection_schema
@@ -25,6 +26,7 @@ from marketdata.records.search import (
 PROVIDER_HEADER = "X-Search-Provider"
 
 
+@route("v1/search", name="search")
 class SearchView(ApiView):
     query_serializer = SearchQuery
 
@@ -95,6 +97,7 @@ LOOKUP_RESPONSE = record_schema(
             LookupQuote, "One instrument (null where Yahoo has no value)"), _INSTRUMENTS)})
 
 
+@route("v2/search", name="v2-search")
 class V2SearchView(V2ApiView):
     """Instruments, news and research reports matching a query: `{count, quotes, news,
     researchReports, totalTime}`, from Yahoo Finance's search.
@@ -127,6 +130,7 @@ class V2SearchView(V2ApiView):
         return self.answer(v2_search(self.params))
 
 
+@route("v2/lookup", name="v2-lookup")
 class V2LookupView(V2ApiView):
     """Instruments by name or symbol, with prices: `{quotes, start, count}`, from Yahoo
     Finance's lookup.

@@ -4,6 +4,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.params import QuerySerializer, choice, validate_query
+from apps.core.routing import route
 from apps.core.schema import error_responses
 from apps.core.shapes import record_output, v1_component
 from apps.core.symbols import require_symbol
@@ -43,6 +44,7 @@ class SectorPath(QuerySerializer):
     sector = choice(SECTOR_CHOICES)
 
 
+@route("v1/sectors", name="sectors")
 class SectorsView(ApiView):
     @extend_schema(
         operation_id="get_sectors", tags=["Sectors"], summary="Performance of all sectors",
@@ -55,6 +57,7 @@ class SectorsView(ApiView):
         return Response(as_json(all_sectors()))
 
 
+@route("v1/sectors/symbol/<anytext:symbol>", name="sector-symbol")
 class SectorForSymbolView(ApiView):
     @extend_schema(
         operation_id="get_sector_for_symbol", tags=["Sectors"],
@@ -70,6 +73,7 @@ class SectorForSymbolView(ApiView):
         return Response(as_json(sector_for_symbol(require_symbol(symbol))))
 
 
+@route("v1/sectors/details/<anytext:sector>", name="sector-details")
 class SectorDetailsView(ApiView):
     @extend_schema(
         operation_id="get_sector_details", tags=["Sectors"], summary="Details of one sector",
@@ -97,6 +101,7 @@ _NUMBERS = ("`format`: `raw` (default) numbers, `pretty` (alias `fmt`) Yahoo's f
             "members.")
 
 
+@route("v2/sectors/<str:sector>", name="v2-sector")
 class V2SectorView(V2ApiView):
     __doc__ = ("""One sector from Yahoo Finance: its size (`overview`), returns of its index
     and of the S&P 500 (`performance`, `benchmark`, `benchmarkName`), its largest companies,
@@ -121,6 +126,7 @@ class V2SectorView(V2ApiView):
         return self.answer(v2_sector(sector, q.get("lang"), q["format"]))
 
 
+@route("v2/industries/<str:industry>", name="v2-industry")
 class V2IndustryView(V2ApiView):
     __doc__ = ("""One industry from Yahoo Finance: its sector (`sectorName`, `sectorKey`),
     size (`overview`), returns of its index and of the S&P 500 (`performance`,

@@ -4,6 +4,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.schema import error_responses
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView, connection_schema
@@ -24,6 +25,7 @@ from apps.similar.services import (
 from marketdata.records.market import Peer
 
 
+@route("v1/similar", name="similar")
 class SimilarView(ApiView):
     query_serializer = SimilarQuery
 
@@ -51,6 +53,7 @@ RECOMMENDATIONS_SCHEMA = record_schema(
              "providerId": "Yahoo"})
 
 
+@route("v2/recommendations/<str:symbol>", name="v2-recommendations")
 class V2RecommendationsView(V2ApiView):
     """Symbols similar to one symbol (Yahoo's \"people also watch\"): `{symbol,
     recommendations: [{symbol, score}], providerId}`, Yahoo's best match first, at most
@@ -68,6 +71,7 @@ class V2RecommendationsView(V2ApiView):
         return self.answer(recommendations_for(symbol, self.params["limit"]))
 
 
+@route("v2/recommendations", name="v2-recommendations-batch")
 class V2RecommendationsBatchView(V2ApiView):
     """Similar symbols of many symbols: `{recommendations: [{symbol, recommendations,
     providerId}], errors}`, in request order (duplicates removed), each with at most `limit`

@@ -1,7 +1,4 @@
-from django.urls import path
+from apps.core.routing import routes_of
+from apps.stream import views
 
-from apps.stream.views import QuoteStreamView
-
-urlpatterns = [
-    path("stream/quotes", QuoteStreamView.as_view(), name="stream-quotes"),
-]
+urlpatterns = routes_of(views)

@@ -14,6 +14,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 
 from apps.core.params import symbol_list
+from apps.core.routing import route
 from apps.core.schema import UPSTREAM_503, error_responses
 from apps.core.views import ApiView
 from apps.quotes.serializers import SymbolsQuery
@@ -74,6 +75,7 @@ class StreamRefused(serializers.Serializer):
                                                                "upstream provider failed")
 
 
+@route("v1/stream/quotes", name="stream-quotes")
 class QuoteStreamView(ApiView):
     query_serializer = SymbolsQuery
 

@@ -3,6 +3,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.schema import error_responses
 from apps.core.shapes import record_output, v1_component
 from apps.core.v2 import REVERSE, V2ApiView, order_note
@@ -39,6 +40,7 @@ _DESCRIPTION = (
 )
 
 
+@route("v1/earnings-transcript/<str:symbol>", name="earnings-transcript")
 class EarningsTranscriptView(ApiView):
     query_serializer = EarningsTranscriptQuery
 
@@ -76,6 +78,7 @@ _ERRORS = (
 _LANG = "`lang` is validated and otherwise ignored: nothing is translated."
 
 
+@route("v2/earnings-transcript/<str:symbol>", name="v2-earnings-transcript")
 class V2EarningsTranscriptView(V2ApiView):
     __doc__ = f"""One earnings call's transcript as plain text: `{{symbol, quarter, year,
     date, text}}`.
@@ -97,6 +100,7 @@ class V2EarningsTranscriptView(V2ApiView):
         return self.answer(v2_earnings_transcript(symbol, q.get("quarter"), q.get("year")))
 
 
+@route("v2/transcripts/<str:symbol>", name="v2-transcript")
 class V2TranscriptView(V2ApiView):
     __doc__ = f"""One earnings call's transcript document: `{{transcriptContent,
     transcriptMetadata}}`.
@@ -119,6 +123,7 @@ class V2TranscriptView(V2ApiView):
         return self.answer(v2_transcript(symbol, q.get("quarter"), q.get("year")))
 
 
+@route("v2/transcripts/<str:symbol>/all", name="v2-transcripts-all")
 class V2TranscriptsAllView(V2ApiView):
     __doc__ = f"""Every earnings call Yahoo lists for a company, newest first, each with
     its transcript document: `[{{eventId, quarter, year, title, url, transcript}}]`.

@@ -1,7 +1,4 @@
-from django.urls import path
+from apps.core.routing import routes_of
+from apps.worldnews import views
 
-from apps.worldnews.views import V2WorldNewsView
-
-urlpatterns = [
-    path("v2/worldnews/news/<str:symbol>", V2WorldNewsView.as_view(), name="v2-world-news"),
-]
+urlpatterns = routes_of(views)

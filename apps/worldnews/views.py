@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView, connection_schema, order_note
 from apps.worldnews.serializers import V2WorldNewsQuery
@@ -14,6 +15,7 @@ from marketdata.records.news import WORLD_NEWS_TIMESPAN as TIMESPAN
 from marketdata.records.news import WorldNewsItem
 
 
+@route("v2/worldnews/news/<str:symbol>", name="v2-world-news")
 class V2WorldNewsView(V2ApiView):
     __doc__ = f"""Recent articles about a company from the world's news, each with a
     sentiment: `[{{title, link, source, img, time, sentiment: {{label, score, confidence}}}}]`.
