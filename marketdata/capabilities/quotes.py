@@ -17,7 +17,7 @@ from django.conf import settings
 from marketdata.capabilities.table import CAPABILITIES, call
 from marketdata.records.quotes import (
     FullQuote,
-    GqlQuoteRecord,
+    GqlQuote,
     LogoUrls,
     QuoteSnapshot,
     QuoteTypeRecord,
@@ -38,17 +38,17 @@ def full_quote(symbol: str) -> FullQuote:
 
 
 def v2_quote(symbol: str, *, lang: str | None = None,
-             region: str | None = None) -> GqlQuoteRecord:
+             region: str | None = None) -> GqlQuote:
     """Every GqlQuote member of a validated symbol, texts in ``lang``/``region`` when
     given; NotFound when the source has no such symbol."""
-    record: GqlQuoteRecord = call("v2_quote", symbol, lang=lang, region=region)
+    record: GqlQuote = call("v2_quote", symbol, lang=lang, region=region)
     return record
 
 
 def v2_quotes(symbols: list[str], *, lang: str | None = None,
-              region: str | None = None) -> dict[str, GqlQuoteRecord]:
+              region: str | None = None) -> dict[str, GqlQuote]:
     """The batch GqlQuotes of validated symbols, by symbol; unknown ones are absent."""
-    found: dict[str, GqlQuoteRecord] = call("v2_quotes", symbols, lang=lang, region=region)
+    found: dict[str, GqlQuote] = call("v2_quotes", symbols, lang=lang, region=region)
     return found
 
 

@@ -19,6 +19,7 @@ from apps.core.shapes import record_output, record_schema, union_schema
 from apps.core.v2 import V2ApiView, connection_schema
 from apps.financials.services import StatementsBatch
 from apps.options.services import ChainBatch, SymbolChain
+from apps.quotes.services import QuotesBatch
 from apps.risk.services import RiskAnswer, RiskWindow
 from apps.similar.services import SimilarSymbols, SimilarSymbolsBatch
 from apps.transcripts.services import (
@@ -93,7 +94,7 @@ from marketdata.records.news import (
     WorldNewsItem,
 )
 from marketdata.records.options import OptionChain, OptionContract
-from marketdata.records.quotes import ForexQuote, FuturesQuote
+from marketdata.records.quotes import ForexQuote, FuturesQuote, GqlQuote, QuoteTypeRecord
 from marketdata.records.screeners import ScreenerResult, ScreenerRow
 
 
@@ -176,6 +177,8 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            EquityPoint, RoundTrip, BacktestAnswer,
            # charts; every batch's envelope
            ChartMeta, Batch,
+           # quotes (and indices: quotes too)
+           GqlQuote, QuotesBatch, QuoteTypeRecord,
            # every record of a sector or industry answer, and of a chart or corporate
            # actions answer (the modules' dataclasses)
            *(record for module in (sectors, charts) for record in vars(module).values()
