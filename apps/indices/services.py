@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from apps.quotes.services import present_quote
 from marketdata import formatting as fmt
 from marketdata.capabilities import market, quotes
 from marketdata.concurrency import gather_partial
@@ -19,7 +18,7 @@ from marketdata.records.market import (
     select_indices,
 )
 from marketdata.records.members import as_json, members_of
-from marketdata.records.quotes import RETURN_NAMES, present_value
+from marketdata.records.quotes import RETURN_NAMES, GqlQuote, present_value
 from marketdata.symbols import normalize_symbol
 
 
@@ -74,13 +73,13 @@ def yahoo_region(region: str) -> str:
     return REGION_ALIASES.get(region, region)
 
 
-def v2_indices(group: str | None, value_format: str) -> list[dict[str, Any]]:
+def v2_indices(group: str | None) -> list[GqlQuote]:
     """The quotes of a group's indices (every group's when None), in the groups' order,
     from one quote batch; an index the batch does not return is left out (an upstream
     failure fails the route)."""
     symbols = index_group_symbols(group)
     found = quotes.v2_quotes(symbols)
-    return [present_quote(found[s], value_format) for s in symbols if s in found]
+    return [found[s] for s in symbols if s in found]
 
 
 def v2_market_summary(region: str, lang: str | None, value_format: str
@@ -100,7 +99,8 @@ def v2_trending(region: str) -> list[TrendingSymbol]:
     found = quotes.v2_quotes(symbols) if symbols else {}
     out = []
     for symbol in symbols:
-        values = found[symbol].values if symbol in found else {}
-        out.append(TrendingSymbol(symbol, **{m.attribute: present_value(values.get(m.name), "raw")
-                                             for m in members_of(TrendingSymbol)[1:]}))
+        quote = found.get(symbol)
+        out.append(TrendingSymbol(symbol, **{
+            m.attribute: present_value(getattr(quote, m.attribute, None), "raw")
+            for m in members_of(TrendingSymbol)[1:]}))
     return out

@@ -8,7 +8,7 @@ from rest_framework.response import Response
 
 from apps.core.schema import error_responses
 from apps.core.shapes import record_output, record_schema
-from apps.core.v2 import Output, V2ApiView
+from apps.core.v2 import V2ApiView
 from apps.core.views import ApiView
 from apps.indices.serializers import (
     V2_INDICES_RESPONSE,
@@ -24,9 +24,10 @@ from apps.indices.services import (
     v2_market_summary,
     v2_trending,
 )
+from apps.quotes.services import quote_json
 from marketdata.records.market import MarketSummaryItem, SummarySpark, TrendingSymbol
 from marketdata.records.members import members_of
-from marketdata.records.quotes import QUOTE_MEMBERS
+from marketdata.records.quotes import GqlQuote
 
 
 class IndicesView(ApiView):
@@ -66,13 +67,13 @@ class V2IndicesView(V2ApiView):
 
     query_serializer = V2IndicesQuery
     response_schema = V2_INDICES_RESPONSE
-    output = Output(tuple(QUOTE_MEMBERS))
+    output = record_output(GqlQuote)
     operation_id, tag = "get_indices_v2", V2_TAG
     summary = "World indices"
 
     def get(self, request: Request) -> Response:
         q = self.params
-        return self.answer(v2_indices(q.get("region"), q["format"]))
+        return self.answer(quote_json(v2_indices(q.get("region")), q["format"]))
 
 
 class V2MarketSummaryView(V2ApiView):

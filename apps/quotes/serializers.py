@@ -5,19 +5,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.core.params import QuerySerializer, SymbolListParam
-from apps.core.v2 import BOOLEAN as BOOLEAN_SCHEMA
-from apps.core.v2 import (
-    ERRORS_SCHEMA,
-    INTEGER,
-    FieldsQuery,
-    PageQuery,
-    SymbolsParam,
-    connection_schema,
-    format_param,
-    object_schema,
-)
-from apps.core.v2 import STRING as STRING_SCHEMA
-from marketdata.records.quotes import BOOLEAN, NUMBER, OBJECT, QUOTE_MEMBERS, STRING
+from apps.core.shapes import record_schema
+from apps.core.v2 import FieldsQuery, PageQuery, SymbolsParam, format_param
+from marketdata.records.quotes import GqlQuote
 
 
 class SymbolsQuery(QuerySerializer):
@@ -149,33 +139,8 @@ class V2QuotesQuery(QuoteOptions, PageQuery):
 
 
 # -- v2 response schemas --------------------------------------------------------------------
-_VALUE = {"type": ["number", "string", "object", "null"], "description": (
-    "A number with `format=raw` (default); Yahoo's formatted string with `format=pretty` "
-    "(null when Yahoo sends none); a `{raw, fmt, longFmt}` object with `format=both`")}
-_KINDS: dict[str, dict[str, Any]] = {
-    NUMBER: _VALUE,
-    STRING: STRING_SCHEMA,
-    BOOLEAN: BOOLEAN_SCHEMA,
-    # ``items``: an array without one is no schema to a code generator (the whole answer
-    # was dropped from generated clients).
-    OBJECT: {"type": ["object", "array", "null"], "items": {}, "description": (
-        "Yahoo's module body as sent (free-form); its numbers follow `format` too")},
-}
-GQL_QUOTE_SCHEMA = object_schema(
-    {name: _KINDS[kind] for name, kind in QUOTE_MEMBERS.items()},
-    description="GqlQuote: every member may be null (Yahoo does not carry it for the "
-                "instrument); `fields` selects members")
-
-V2_QUOTES_RESPONSE = object_schema({
-    "quotes": connection_schema(GQL_QUOTE_SCHEMA, "quotes (request order)"),
-    "errors": ERRORS_SCHEMA,
-}, required=("quotes", "errors"))
-
-QUOTE_TYPE_MEMBERS: dict[str, dict[str, Any]] = {
-    **{name: STRING_SCHEMA for name in (
-        "symbol", "exchange", "longName", "shortName", "quoteType", "messageBoardId",
-        "timeZoneFullName", "timeZoneShortName", "underlyingSymbol", "uuid")},
-    **{name: INTEGER for name in ("firstTradeDateEpochUtc", "gmtOffSetMilliseconds",
-                                  "maxAge")},
-}
-QUOTE_TYPE_SCHEMA = object_schema(QUOTE_TYPE_MEMBERS, description="GqlQuoteTypeData")
+# One quote's object (the members of GqlQuote; the single quote, each of the batch's quotes
+# and each index of /v2/indices).
+GQL_QUOTE_SCHEMA = record_schema(
+    GqlQuote, "GqlQuote: every member may be null (Yahoo does not carry it for the "
+              "instrument); `fields` selects members", required=False)

@@ -4,6 +4,7 @@ quotes (one v7 batch call), in the v1 formatted-string shapes."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from apps.core.symbols import require_symbol
@@ -13,15 +14,17 @@ from marketdata.capabilities import quotes
 from marketdata.concurrency import gather_partial, run_parallel
 from marketdata.errors import MarketDataError, NotFound
 from marketdata.logs import get_logger
+from marketdata.records.batches import Batch
+from marketdata.records.members import is_record, member, members_of
 from marketdata.records.quotes import (
-    QUOTE_MEMBERS,
     RETURN_NAMES,
     TICK_MARKET_HOURS,
     TICK_MEMBERS,
     FullQuote,
-    GqlQuoteRecord,
+    GqlQuote,
     LogoUrls,
     QuoteSnapshot,
+    QuoteTypeRecord,
     present_value,
     tick_quote_type,
 )
@@ -179,8 +182,8 @@ def full_quote(q: FullQuote) -> dict[str, Any]:
         "employees": str(q.full_time_employees) if q.full_time_employees is not None
         else None,
     }
-    for name, member in RETURN_NAMES:
-        out[name] = fmt.percent(getattr(q.returns, member), fraction=True, sign=False)
+    for name, attribute in RETURN_NAMES:
+        out[name] = fmt.percent(getattr(q.returns, attribute), fraction=True, sign=False)
     return {k: v for k, v in out.items() if v is not None}
 
 
@@ -196,14 +199,35 @@ def full_quotes(symbols: list[str]) -> list[dict[str, Any]]:
 
 
 # -- v2 quotes ----------------------------------------------------------------------------------
-# Quotes are presented from GqlQuote records (present_value applies the client's format).
 SYMBOL_NOT_FOUND = "Symbol not found"
 
 
-def present_quote(record: GqlQuoteRecord, value_format: str) -> dict[str, Any]:
-    """Every GqlQuote member of ``record`` in the client's ``format`` (raw|pretty|both)."""
-    return {name: present_value(record.values.get(name), value_format)
-            for name in QUOTE_MEMBERS}
+@dataclass(frozen=True)
+class QuotesBatch(Batch):
+    """The v2 batch: the quotes served, in request order, then the symbols not served."""
+
+    items: list[GqlQuote] = member(name="quotes")
+
+
+# (JSON name, attribute) of every GqlQuote member, in its order.
+_QUOTE_MEMBERS = tuple((m.name, m.attribute) for m in members_of(GqlQuote))
+
+
+def quote_json(answer: Any, value_format: str) -> Any:
+    """A v2 quote answer's JSON, numbers in the client's ``format`` (raw|pretty|both): a
+    :class:`GqlQuote`, a list of them or a record holding them (the batch) as
+    :func:`~marketdata.records.members.as_json` writes them, but in one walk: each quote's
+    members, in order, each value presented once (:func:`present_value` copies what it
+    walks; as_json's own walk of the module bodies would be a second copy)."""
+    if isinstance(answer, GqlQuote):
+        return {name: present_value(getattr(answer, attribute), value_format)
+                for name, attribute in _QUOTE_MEMBERS}
+    if isinstance(answer, list):
+        return [quote_json(item, value_format) for item in answer]
+    if is_record(answer):
+        return {m.name: quote_json(getattr(answer, m.attribute), value_format)
+                for m in members_of(type(answer))}
+    return answer
 
 
 def _logos_or_nothing(symbols: list[str]) -> dict[str, LogoUrls]:
@@ -231,26 +255,27 @@ def _with_logos(fetch: Callable[[], T], symbols: list[str],
     return main, logos
 
 
-def _apply_logos(record: GqlQuoteRecord, logos: dict[str, LogoUrls] | None) -> GqlQuoteRecord:
+def _apply_logos(quote: GqlQuote, symbol: str | None,
+                 logos: dict[str, LogoUrls] | None) -> GqlQuote:
+    """``quote`` with the logos looked up for ``symbol`` (when they were)."""
     if logos is None:
-        return record
-    found = logos.get(record.symbol)
-    return record.with_logos(found.logo_url if found else None,
-                             found.company_logo_url if found else None)
+        return quote
+    found = logos.get(symbol) if symbol is not None else None
+    return quote.with_logos(found.logo_url if found else None,
+                            found.company_logo_url if found else None)
 
 
-def v2_quote(symbol_text: str, *, lang: str | None, logo: bool) -> GqlQuoteRecord:
+def v2_quote(symbol_text: str, *, lang: str | None, logo: bool) -> GqlQuote:
     """The full v2 quote of one symbol (one quoteSummary call, plus the logo lookup in
     parallel when asked). A malformed symbol is a 404 without an upstream call."""
     symbol = require_symbol(symbol_text)
     region = region_of(lang)
-    record, logos = _with_logos(lambda: quotes.v2_quote(symbol, lang=lang, region=region),
-                                [symbol], logo)
-    return _apply_logos(record, logos)
+    quote, logos = _with_logos(lambda: quotes.v2_quote(symbol, lang=lang, region=region),
+                               [symbol], logo)
+    return _apply_logos(quote, quote.symbol, logos)
 
 
-def v2_quotes(symbols: list[str], *, lang: str | None,
-              logo: bool) -> tuple[list[GqlQuoteRecord], list[dict[str, str]]]:
+def v2_quotes(symbols: list[str], *, lang: str | None, logo: bool) -> QuotesBatch:
     """Batch v2 quotes in request order (one v7 call for all, plus one logo call in
     parallel when asked) and ``[{symbol, message}]`` for the symbols not served: malformed
     ones (never sent upstream) and the ones Yahoo does not return. An upstream failure
@@ -258,33 +283,23 @@ def v2_quotes(symbols: list[str], *, lang: str | None,
     canonical = [(text, normalize_symbol(text)) for text in symbols]
     valid = list(dict.fromkeys(s for _, s in canonical if s is not None))
     region = region_of(lang)
-    found: dict[str, GqlQuoteRecord] = {}
+    found: dict[str, GqlQuote] = {}
     logos: dict[str, LogoUrls] | None = None
     if valid:
         found, logos = _with_logos(lambda: quotes.v2_quotes(valid, lang=lang, region=region),
                                    valid, logo)
-    served: list[GqlQuoteRecord] = []
+    served: list[GqlQuote] = []
     errors: list[dict[str, str]] = []
     for text, symbol in canonical:
-        record = found.get(symbol) if symbol is not None else None
-        if record is None:
+        quote = found.get(symbol) if symbol is not None else None
+        if quote is None:
             errors.append({"symbol": display_symbol(symbol or text),
                            "message": SYMBOL_NOT_FOUND})
         else:
-            served.append(_apply_logos(record, logos))
-    return served, errors
+            served.append(_apply_logos(quote, symbol, logos))
+    return QuotesBatch(served, errors)
 
 
-def v2_quote_type(symbol_text: str) -> dict[str, Any]:
+def v2_quote_type(symbol_text: str) -> QuoteTypeRecord:
     """GqlQuoteTypeData of one symbol (module quoteType)."""
-    record = quotes.quote_type(require_symbol(symbol_text))
-    return {
-        "symbol": record.symbol, "exchange": record.exchange, "longName": record.long_name,
-        "shortName": record.short_name, "quoteType": record.quote_type,
-        "messageBoardId": record.message_board_id,
-        "timeZoneFullName": record.time_zone_full_name,
-        "timeZoneShortName": record.time_zone_short_name,
-        "underlyingSymbol": record.underlying_symbol, "uuid": record.uuid,
-        "firstTradeDateEpochUtc": record.first_trade_date_epoch_utc,
-        "gmtOffSetMilliseconds": record.gmt_off_set_milliseconds, "maxAge": record.max_age,
-    }
+    return quotes.quote_type(require_symbol(symbol_text))

@@ -1,3 +1,4 @@
+from dataclasses import replace
 
 from django.conf import settings
 from drf_spectacular.utils import extend_schema
@@ -6,13 +7,11 @@ from rest_framework.response import Response
 
 from apps.core.params import symbol_list
 from apps.core.schema import error_responses
-from apps.core.v2 import FieldsQuery, Output, V2ApiView
+from apps.core.shapes import record_output, record_schema
+from apps.core.v2 import FieldsQuery, V2ApiView, connection_schema
 from apps.core.views import ApiView
 from apps.quotes.serializers import (
     GQL_QUOTE_SCHEMA,
-    QUOTE_TYPE_MEMBERS,
-    QUOTE_TYPE_SCHEMA,
-    V2_QUOTES_RESPONSE,
     Quote,
     SimpleQuote,
     SymbolsQuery,
@@ -21,14 +20,15 @@ from apps.quotes.serializers import (
     accept_language,
 )
 from apps.quotes.services import (
+    QuotesBatch,
     full_quotes,
-    present_quote,
+    quote_json,
     simple_quotes,
     v2_quote,
     v2_quote_type,
     v2_quotes,
 )
-from marketdata.records.quotes import QUOTE_MEMBERS
+from marketdata.records.quotes import GqlQuote, QuoteTypeRecord
 
 _LIST_RULES = (" Symbols are upper-cased; order is kept and duplicates are removed. Unknown "
                "or malformed symbols are left out; 404 when none resolve. 422 when `symbols` "
@@ -91,12 +91,12 @@ class V2QuoteView(V2ApiView):
     operation_id, tag = "get_quote_v2", "Quotes (v2)"
     summary = "Full quote of one symbol"
 
-    output = Output(QUOTE_MEMBERS)
+    output = record_output(GqlQuote)
 
     def get(self, request: Request, symbol: str) -> Response:
         q = self.params
-        record = v2_quote(symbol, lang=_language(self, request), logo=q["logo"])
-        return self.answer(present_quote(record, q["format"]))
+        quote = v2_quote(symbol, lang=_language(self, request), logo=q["logo"])
+        return self.answer(quote_json(quote, q["format"]))
 
 
 class V2QuotesView(V2ApiView):
@@ -113,18 +113,19 @@ class V2QuotesView(V2ApiView):
     fails, its status is the answer."""
 
     query_serializer = V2QuotesQuery
-    response_schema = V2_QUOTES_RESPONSE
+    response_schema = record_schema(QuotesBatch, nested={
+        "quotes": connection_schema(GQL_QUOTE_SCHEMA, "quotes (request order)")})
     operation_id, tag = "get_quotes_v2", "Quotes (v2)"
     summary = "Quotes of many symbols"
 
-    output = Output(QUOTE_MEMBERS, always=("symbol",), at=("quotes",), paged=("quotes",))
+    # A quote's symbol stays whatever `fields` says: it names the quote.
+    output = replace(record_output(GqlQuote, at=("quotes",), paged=("quotes",)),
+                     always=("symbol",))
 
     def get(self, request: Request) -> Response:
         q = self.params
-        records, errors = v2_quotes(q["symbols"], lang=_language(self, request),
-                                    logo=q["logo"])
-        return self.answer({"quotes": [present_quote(r, q["format"]) for r in records],
-                            "errors": errors})
+        batch = v2_quotes(q["symbols"], lang=_language(self, request), logo=q["logo"])
+        return self.answer(quote_json(batch, q["format"]))
 
 
 class V2QuoteTypeView(V2ApiView):
@@ -133,11 +134,11 @@ class V2QuoteTypeView(V2ApiView):
     A malformed symbol is a 404 without an upstream call."""
 
     query_serializer = FieldsQuery
-    response_schema = QUOTE_TYPE_SCHEMA
+    response_schema = record_schema(QuoteTypeRecord, "GqlQuoteTypeData", required=False)
     operation_id, tag = "get_quote_type_v2", "Quotes (v2)"
     summary = "Quote type of one symbol"
 
-    output = Output(QUOTE_TYPE_MEMBERS)
+    output = record_output(QuoteTypeRecord)
 
     def get(self, request: Request, symbol: str) -> Response:
         return self.answer(v2_quote_type(symbol))

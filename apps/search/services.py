@@ -16,8 +16,7 @@ from marketdata.concurrency import run_parallel
 from marketdata.errors import MarketDataError
 from marketdata.formatting import json_number, raw, text
 from marketdata.logs import get_logger
-from marketdata.records.members import camel
-from marketdata.records.quotes import GqlQuoteRecord, LogoUrls
+from marketdata.records.quotes import GqlQuote, LogoUrls
 from marketdata.records.search import LookupAnswer, LookupQuote, SearchAnswer, Security
 from marketdata.symbols import normalize_symbol
 
@@ -38,8 +37,8 @@ def search_securities(query: str, hits: int, security_type: str | None = None,
 
 # -- v2 -------------------------------------------------------------------------------------------
 DEFAULT_LANG, DEFAULT_REGION = "en-US", "US"
-# Lookup members a quote batch fills when the lookup left them null (the batch's values
-# are under their member names).
+# Lookup members a quote batch fills when the lookup left them null (the GqlQuote's members
+# of the same attribute names).
 FILLED_FROM_QUOTE = ("long_name", "regular_market_change_percent",
                      "regular_market_previous_close")
 
@@ -74,7 +73,7 @@ def _or_nothing(what: str, fetch: Callable[[], dict[str, Any]]) -> Callable[[], 
 
 
 def _completion(missing: list[str], logo_symbols: list[str], lang: str,
-                region: str) -> tuple[dict[str, GqlQuoteRecord], dict[str, LogoUrls]]:
+                region: str) -> tuple[dict[str, GqlQuote], dict[str, LogoUrls]]:
     """One quote batch for the symbols with missing members, and the logos of
     ``logo_symbols`` (none when empty), concurrently."""
     calls: list[Callable[[], dict[str, Any]]] = []
@@ -87,17 +86,17 @@ def _completion(missing: list[str], logo_symbols: list[str], lang: str,
     return (found[0] if missing else {}), (found[-1] if logo_symbols else {})
 
 
-def _completed(quote: LookupQuote, record: GqlQuoteRecord | None,
+def _completed(quote: LookupQuote, record: GqlQuote | None,
                logos: LogoUrls | None) -> LookupQuote:
     """``quote`` with what the quote batch has where the lookup left a member null, and
     its logos when looked up."""
     changes: dict[str, Any] = {}
     if record is not None:
         if quote.long_name is None:
-            changes["long_name"] = text(record.values.get("longName"))
+            changes["long_name"] = text(record.long_name)
         for name in FILLED_FROM_QUOTE[1:]:
             if getattr(quote, name) is None:
-                changes[name] = json_number(raw(record.values.get(camel(name))))
+                changes[name] = json_number(raw(getattr(record, name)))
     if logos is not None:
         changes.update(logo_url=logos.logo_url, company_logo_url=logos.company_logo_url)
     return replace(quote, **changes) if changes else quote

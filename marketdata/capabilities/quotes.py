@@ -22,7 +22,7 @@ from marketdata.capabilities.table import (
 )
 from marketdata.records.quotes import (
     FullQuote,
-    GqlQuoteRecord,
+    GqlQuote,
     LogoUrls,
     QuoteSnapshot,
     QuoteTypeRecord,
@@ -48,7 +48,7 @@ def full_quote(symbol: str) -> FullQuote:
 @declare("v2_quote", "Quote of one symbol (/v2/quote/{symbol})",
          Source("yahoo", f"{YAHOO} quoteSummary", fetcher=f"{FULL_QUOTE}:fetch_gql_quote"))
 def v2_quote(symbol: str, *, lang: str | None = None,
-             region: str | None = None) -> GqlQuoteRecord:
+             region: str | None = None) -> GqlQuote:
     """Every GqlQuote member of a validated symbol, texts in ``lang``/``region`` when
     given; NotFound when the source has no such symbol."""
 
@@ -56,7 +56,7 @@ def v2_quote(symbol: str, *, lang: str | None = None,
 @declare("v2_quotes", "Quotes of many symbols (/v2/quotes)",
          Source("yahoo", f"{YAHOO} v7 quote", fetcher=f"{QUOTE}:fetch_gql_quotes"))
 def v2_quotes(symbols: list[str], *, lang: str | None = None,
-              region: str | None = None) -> dict[str, GqlQuoteRecord]:
+              region: str | None = None) -> dict[str, GqlQuote]:
     """The batch GqlQuotes of validated symbols, by symbol; unknown ones are absent."""
 
 

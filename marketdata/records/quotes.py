@@ -8,67 +8,18 @@ client asks for is applied after the cache (:func:`present_value`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from marketdata.formatting import raw
-from marketdata.records.members import member
+from marketdata.records.market import formatted_number
+from marketdata.records.members import member, members_of
 
-# -- the GqlQuote members -------------------------------------------------------------------
+# -- the GqlQuote members' kinds ----------------------------------------------------------------
+# What a member's value is (QUOTE_MEMBERS, read off GqlQuote): the providers keep a value only
+# when it is of its member's kind.
 NUMBER, STRING, BOOLEAN, OBJECT = "number", "string", "boolean", "object"
-
-_NUMBERS = (
-    "allTimeHigh", "allTimeLow", "ask", "askSize", "auditRisk", "averageVolume", "beta", "bid",
-    "bidSize", "boardRisk", "bookValue", "compensationRisk", "currentPrice", "currentRatio",
-    "dateShortInterest", "dayHigh", "dayLow", "debtToEquity", "dividendRate", "dividendYield",
-    "earningsGrowth", "earningsQuarterlyGrowth", "ebitdaMargins", "enterpriseToEbitda",
-    "enterpriseToRevenue", "enterpriseValue", "exDividendDate", "exchangeDataDelayedBy",
-    "fiftyDayAverage", "fiftyTwoWeekHigh", "fiftyTwoWeekLow", "firstTradeDateEpochUtc",
-    "fiveYearAvgDividendYield", "floatShares", "forwardEps", "forwardPe", "freeCashflow",
-    "fullTimeEmployees", "gmtOffSetMilliseconds", "grossMargins", "grossProfits",
-    "heldPercentInsiders", "heldPercentInstitutions", "impliedSharesOutstanding",
-    "lastDividendDate", "lastDividendValue", "lastFiscalYearEnd", "lastSplitDate", "marketCap",
-    "mostRecentQuarter", "navPrice", "netIncomeToCommon", "nextFiscalYearEnd",
-    "numberOfAnalystOpinions", "open", "operatingCashflow", "operatingMargins", "overallRisk",
-    "payoutRatio", "postMarketChange", "postMarketChangePercent", "postMarketPrice",
-    "postMarketTime", "preMarketChange", "preMarketChangePercent", "preMarketPrice",
-    "preMarketTime", "previousClose", "priceHint", "priceToBook", "profitMargins", "quickRatio",
-    "recommendationMean", "regularMarketChange", "regularMarketChangePercent",
-    "regularMarketDayHigh", "regularMarketDayLow", "regularMarketOpen",
-    "regularMarketPreviousClose", "regularMarketPrice", "regularMarketTime",
-    "regularMarketVolume", "returnOnAssets", "returnOnEquity", "revenueGrowth",
-    "revenuePerShare", "benchmark52WeekChange", "shareholderRightsRisk", "sharesOutstanding",
-    "sharesPercentSharesOut", "sharesShort", "sharesShortPriorMonth", "shortPercentOfFloat",
-    "shortRatio", "targetHighPrice", "targetLowPrice", "targetMeanPrice", "targetMedianPrice",
-    "totalAssets", "totalDebt", "totalRevenue", "trailingAnnualDividendRate",
-    "trailingAnnualDividendYield", "trailingEps", "trailingPe", "twoHundredDayAverage",
-    "volume", "week52Change", "yieldValue",
-)
-_STRINGS = (
-    "category", "city", "companyLogoUrl", "country", "currency", "currencySymbol", "exchange",
-    "exchangeName", "financialCurrency", "fromCurrency", "fundFamily", "industry",
-    "industryDisp", "industryKey", "irWebsite", "lastSplitFactor", "logoUrl",
-    "longBusinessSummary", "longName", "marketState", "phone", "quoteType",
-    "recommendationKey", "sector", "sectorDisp", "sectorKey", "shortName", "state", "symbol",
-    "timeZoneFullName", "timeZoneShortName", "toCurrency", "underlyingSymbol", "website", "zip",
-)
-_BOOLEANS = ("tradeable",)
-# Objects: module bodies, and companyOfficers (a list of officers).
-_OBJECTS = (
-    "companyOfficers", "balanceSheetHistory", "balanceSheetHistoryQuarterly", "calendarEvents",
-    "cashflowStatementHistory", "cashflowStatementHistoryQuarterly", "earnings",
-    "earningsHistory", "earningsTrend", "equityPerformance", "fundOwnership", "fundPerformance",
-    "fundProfile", "incomeStatementHistory", "incomeStatementHistoryQuarterly", "indexTrend",
-    "industryTrend", "insiderHolders", "insiderTransactions", "institutionOwnership",
-    "majorHoldersBreakdown", "netSharePurchaseActivity", "recommendationTrend", "secFilings",
-    "sectorTrend", "topHoldings", "upgradeDowngradeHistory",
-)
-
-# GqlQuote member -> kind, in the spec's order of kinds (numbers, strings, boolean, objects).
-QUOTE_MEMBERS: dict[str, str] = {
-    **dict.fromkeys(_NUMBERS, NUMBER), **dict.fromkeys(_STRINGS, STRING),
-    **dict.fromkeys(_BOOLEANS, BOOLEAN), **dict.fromkeys(_OBJECTS, OBJECT)}
 
 # Our name of each period return (v1's member names, and the keys of an index snapshot's
 # returns) per PeriodReturns member.
@@ -268,22 +219,216 @@ def _newer(moment: datetime | None, than: datetime | None) -> bool:
 
 
 # -- v2 quotes ----------------------------------------------------------------------------------
+_MODULE = "Yahoo's module body as sent (free-form); its numbers follow `format` too"
+_OFFICERS = ("Yahoo's list of the company's officers as sent (free-form); its numbers follow "
+             "`format` too")
+# ``items``: an array without one is no schema to a code generator (the whole answer was
+# dropped from generated clients).
+_MODULE_SCHEMA: dict[str, Any] = {"type": ["object", "array", "null"], "items": {}}
+
+
 @dataclass(frozen=True)
-class GqlQuoteRecord:
-    """One v2 quote: every GqlQuote member (:data:`QUOTE_MEMBERS`), None where the source has
-    no usable value. Numbers keep the source's form (bare, or ``{raw, fmt, longFmt}``) so
-    :func:`present_value` can give the client the form it asked for."""
+class GqlQuote:
+    """One v2 quote, the spec's GqlQuote: every member None where the source has no usable
+    value (Yahoo does not carry it for the instrument, or the batch source not at all).
+    Numbers keep the source's form (bare, or ``{raw, fmt, longFmt}``) and so do the module
+    bodies, so :func:`present_value` can give the client the form it asked for after the
+    cache. The members come in the spec's order of kinds: numbers, texts, the flag, the
+    module bodies (:data:`QUOTE_MEMBERS` reads the kinds off the schemas)."""
 
-    symbol: str
-    values: dict[str, Any]
+    # numbers
+    all_time_high: Any = formatted_number()
+    all_time_low: Any = formatted_number()
+    ask: Any = formatted_number()
+    ask_size: Any = formatted_number()
+    audit_risk: Any = formatted_number()
+    average_volume: Any = formatted_number()
+    beta: Any = formatted_number()
+    bid: Any = formatted_number()
+    bid_size: Any = formatted_number()
+    board_risk: Any = formatted_number()
+    book_value: Any = formatted_number()
+    compensation_risk: Any = formatted_number()
+    current_price: Any = formatted_number()
+    current_ratio: Any = formatted_number()
+    date_short_interest: Any = formatted_number("Unix seconds (raw)")
+    day_high: Any = formatted_number()
+    day_low: Any = formatted_number()
+    debt_to_equity: Any = formatted_number()
+    dividend_rate: Any = formatted_number()
+    dividend_yield: Any = formatted_number()
+    earnings_growth: Any = formatted_number()
+    earnings_quarterly_growth: Any = formatted_number()
+    ebitda_margins: Any = formatted_number()
+    enterprise_to_ebitda: Any = formatted_number()
+    enterprise_to_revenue: Any = formatted_number()
+    enterprise_value: Any = formatted_number()
+    ex_dividend_date: Any = formatted_number("Unix seconds (raw)")
+    exchange_data_delayed_by: Any = formatted_number("Minutes (raw)")
+    fifty_day_average: Any = formatted_number()
+    fifty_two_week_high: Any = formatted_number()
+    fifty_two_week_low: Any = formatted_number()
+    first_trade_date_epoch_utc: Any = formatted_number("Unix seconds (raw)")
+    five_year_avg_dividend_yield: Any = formatted_number()
+    float_shares: Any = formatted_number()
+    forward_eps: Any = formatted_number()
+    forward_pe: Any = formatted_number()
+    free_cashflow: Any = formatted_number()
+    full_time_employees: Any = formatted_number()
+    gmt_off_set_milliseconds: Any = formatted_number("Milliseconds (raw)")
+    gross_margins: Any = formatted_number()
+    gross_profits: Any = formatted_number()
+    held_percent_insiders: Any = formatted_number()
+    held_percent_institutions: Any = formatted_number()
+    implied_shares_outstanding: Any = formatted_number()
+    last_dividend_date: Any = formatted_number("Unix seconds (raw)")
+    last_dividend_value: Any = formatted_number()
+    last_fiscal_year_end: Any = formatted_number("Unix seconds (raw)")
+    last_split_date: Any = formatted_number("Unix seconds (raw)")
+    market_cap: Any = formatted_number()
+    most_recent_quarter: Any = formatted_number("Unix seconds (raw)")
+    nav_price: Any = formatted_number()
+    net_income_to_common: Any = formatted_number()
+    next_fiscal_year_end: Any = formatted_number("Unix seconds (raw)")
+    number_of_analyst_opinions: Any = formatted_number()
+    open: Any = formatted_number()
+    operating_cashflow: Any = formatted_number()
+    operating_margins: Any = formatted_number()
+    overall_risk: Any = formatted_number()
+    payout_ratio: Any = formatted_number()
+    post_market_change: Any = formatted_number()
+    post_market_change_percent: Any = formatted_number()
+    post_market_price: Any = formatted_number()
+    post_market_time: Any = formatted_number("Unix seconds (raw)")
+    pre_market_change: Any = formatted_number()
+    pre_market_change_percent: Any = formatted_number()
+    pre_market_price: Any = formatted_number()
+    pre_market_time: Any = formatted_number("Unix seconds (raw)")
+    previous_close: Any = formatted_number()
+    price_hint: Any = formatted_number()
+    price_to_book: Any = formatted_number()
+    profit_margins: Any = formatted_number()
+    quick_ratio: Any = formatted_number()
+    recommendation_mean: Any = formatted_number()
+    regular_market_change: Any = formatted_number()
+    regular_market_change_percent: Any = formatted_number()
+    regular_market_day_high: Any = formatted_number()
+    regular_market_day_low: Any = formatted_number()
+    regular_market_open: Any = formatted_number()
+    regular_market_previous_close: Any = formatted_number()
+    regular_market_price: Any = formatted_number()
+    regular_market_time: Any = formatted_number("Unix seconds (raw)")
+    regular_market_volume: Any = formatted_number()
+    return_on_assets: Any = formatted_number()
+    return_on_equity: Any = formatted_number()
+    revenue_growth: Any = formatted_number()
+    revenue_per_share: Any = formatted_number()
+    benchmark52_week_change: Any = formatted_number()
+    shareholder_rights_risk: Any = formatted_number()
+    shares_outstanding: Any = formatted_number()
+    shares_percent_shares_out: Any = formatted_number()
+    shares_short: Any = formatted_number()
+    shares_short_prior_month: Any = formatted_number()
+    short_percent_of_float: Any = formatted_number()
+    short_ratio: Any = formatted_number()
+    target_high_price: Any = formatted_number()
+    target_low_price: Any = formatted_number()
+    target_mean_price: Any = formatted_number()
+    target_median_price: Any = formatted_number()
+    total_assets: Any = formatted_number()
+    total_debt: Any = formatted_number()
+    total_revenue: Any = formatted_number()
+    trailing_annual_dividend_rate: Any = formatted_number()
+    trailing_annual_dividend_yield: Any = formatted_number()
+    trailing_eps: Any = formatted_number()
+    trailing_pe: Any = formatted_number()
+    two_hundred_day_average: Any = formatted_number()
+    volume: Any = formatted_number()
+    week52_change: Any = formatted_number()
+    yield_value: Any = formatted_number()
+    # texts
+    category: str | None = member()
+    city: str | None = member()
+    company_logo_url: str | None = member()
+    country: str | None = member()
+    currency: str | None = member()
+    currency_symbol: str | None = member()
+    exchange: str | None = member()
+    exchange_name: str | None = member()
+    financial_currency: str | None = member()
+    from_currency: str | None = member()
+    fund_family: str | None = member()
+    industry: str | None = member()
+    industry_disp: str | None = member()
+    industry_key: str | None = member()
+    ir_website: str | None = member()
+    last_split_factor: str | None = member()
+    logo_url: str | None = member()
+    long_business_summary: str | None = member()
+    long_name: str | None = member()
+    market_state: str | None = member()
+    phone: str | None = member()
+    quote_type: str | None = member()
+    recommendation_key: str | None = member()
+    sector: str | None = member()
+    sector_disp: str | None = member()
+    sector_key: str | None = member()
+    short_name: str | None = member()
+    state: str | None = member()
+    symbol: str | None = member()
+    time_zone_full_name: str | None = member()
+    time_zone_short_name: str | None = member()
+    to_currency: str | None = member()
+    underlying_symbol: str | None = member()
+    website: str | None = member()
+    zip: str | None = member()
+    # flags
+    tradeable: bool | None = member()
+    # Yahoo's module bodies (and companyOfficers, a list), as sent
+    company_officers: Any = member(_OFFICERS, schema=_MODULE_SCHEMA)
+    balance_sheet_history: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    balance_sheet_history_quarterly: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    calendar_events: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    cashflow_statement_history: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    cashflow_statement_history_quarterly: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    earnings: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    earnings_history: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    earnings_trend: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    equity_performance: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    fund_ownership: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    fund_performance: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    fund_profile: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    income_statement_history: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    income_statement_history_quarterly: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    index_trend: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    industry_trend: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    insider_holders: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    insider_transactions: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    institution_ownership: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    major_holders_breakdown: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    net_share_purchase_activity: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    recommendation_trend: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    sec_filings: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    sector_trend: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    top_holdings: Any = member(_MODULE, schema=_MODULE_SCHEMA)
+    upgrade_downgrade_history: Any = member(_MODULE, schema=_MODULE_SCHEMA)
 
-    def with_logos(self, logo_url: str | None, company_logo_url: str | None) -> GqlQuoteRecord:
-        """The record with the logo members of a separate logo lookup."""
-        return GqlQuoteRecord(self.symbol, {**self.values, "logoUrl": logo_url,
-                                            "companyLogoUrl": company_logo_url})
+    def with_logos(self, logo_url: str | None, company_logo_url: str | None) -> GqlQuote:
+        """The quote with the logo members of a separate logo lookup."""
+        return replace(self, logo_url=logo_url, company_logo_url=company_logo_url)
+
+
+# GqlQuote member -> its kind (NUMBER, STRING, BOOLEAN, OBJECT: the first type of its
+# schema), in the record's order.
+QUOTE_MEMBERS: dict[str, str] = {m.name: m.schema["type"][0] for m in members_of(GqlQuote)}
+# GqlQuote member -> its attribute: a provider reads each member by its name and fills the
+# quote by attribute (``GqlQuote(**values)``: about half the time of ``from_members``, and
+# a single quote is parsed from the cached modules on every request).
+QUOTE_ATTRIBUTES: dict[str, str] = {m.name: m.attribute for m in members_of(GqlQuote)}
 
 
 _FORMATTED_KEYS = frozenset({"raw", "fmt", "longFmt"})
+_WALKED = (dict, list)
 
 
 def is_formatted(value: Any) -> bool:
@@ -299,36 +444,44 @@ def present_value(value: Any, value_format: str) -> Any:
     number object (bare numbers, strings, other objects) keeps its form; objects and lists
     are walked.
     """
-    if is_formatted(value):
-        if value_format == "both":
-            return {k: value[k] for k in ("raw", "fmt", "longFmt") if k in value}
-        if value_format == "pretty":
-            return value.get("fmt") if value.get("fmt") is not None else value.get("longFmt")
-        return raw(value)
     if isinstance(value, dict):
-        return {k: present_value(v, value_format) for k, v in value.items()}
+        if "raw" in value and value.keys() <= _FORMATTED_KEYS:  # is_formatted, inlined
+            if value_format == "both":
+                return {k: value[k] for k in ("raw", "fmt", "longFmt") if k in value}
+            if value_format == "pretty":
+                return value.get("fmt") if value.get("fmt") is not None \
+                    else value.get("longFmt")
+            return raw(value)
+        # Scalars are kept without a call: module bodies hold thousands of them, and this
+        # runs per request over every member of a quote.
+        return {k: present_value(v, value_format) if isinstance(v, _WALKED) else v
+                for k, v in value.items()}
     if isinstance(value, list):
-        return [present_value(v, value_format) for v in value]
+        return [present_value(v, value_format) if isinstance(v, _WALKED) else v
+                for v in value]
     return value
 
 
 @dataclass(frozen=True)
 class QuoteTypeRecord:
-    """The instrument's identity (GqlQuoteTypeData)."""
+    """The instrument's identity from Yahoo's quoteType module (GqlQuoteTypeData), None
+    where Yahoo sends no usable value."""
 
-    symbol: str | None
-    exchange: str | None
-    long_name: str | None
-    short_name: str | None
-    quote_type: str | None
-    message_board_id: str | None
-    time_zone_full_name: str | None
-    time_zone_short_name: str | None
-    underlying_symbol: str | None
-    uuid: str | None
-    first_trade_date_epoch_utc: int | None  # seconds
-    gmt_off_set_milliseconds: int | None
-    max_age: int | None
+    symbol: str | None = member()
+    exchange: str | None = member("Yahoo's exchange code, e.g. `NMS`")
+    long_name: str | None = member()
+    short_name: str | None = member()
+    quote_type: str | None = member("EQUITY, ETF, MUTUALFUND, INDEX, CURRENCY, ...")
+    message_board_id: str | None = member()
+    time_zone_full_name: str | None = member("The exchange's IANA time zone, e.g. "
+                                             "`America/New_York`")
+    time_zone_short_name: str | None = member("Its abbreviation, e.g. `EST`")
+    underlying_symbol: str | None = member()
+    uuid: str | None = member()
+    first_trade_date_epoch_utc: int | None = member("The first trade's day, Unix seconds")
+    gmt_off_set_milliseconds: int | None = member("The exchange's offset from GMT, "
+                                                  "milliseconds")
+    max_age: int | None = member()
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from apps.indicators.services import IndicatorsBatch, SymbolIndicators
 from apps.movers.services import MarketMover
 from apps.news.services import News
 from apps.options.services import ChainBatch, SymbolChain
+from apps.quotes.services import QuotesBatch
 from apps.risk.services import RiskAnswer, RiskWindow
 from apps.sectors.services import MarketSector, MarketSectorDetails
 from apps.similar.services import SimilarSymbols, SimilarSymbolsBatch
@@ -105,7 +106,7 @@ from marketdata.records.news import (
     WorldNewsItem,
 )
 from marketdata.records.options import OptionChain, OptionContract
-from marketdata.records.quotes import ForexQuote, FuturesQuote
+from marketdata.records.quotes import ForexQuote, FuturesQuote, GqlQuote, QuoteTypeRecord
 from marketdata.records.screeners import ScreenerResult, ScreenerRow
 
 
@@ -200,6 +201,8 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
              if isinstance(record, type) and is_dataclass(record)
              and record.__module__ == indicator_set.__name__),
            SymbolIndicators, IndicatorsBatch,
+           # quotes (and indices: quotes too)
+           GqlQuote, QuotesBatch, QuoteTypeRecord,
            # every record of a sector or industry answer, and of a chart or corporate
            # actions answer (the modules' dataclasses)
            *(record for module in (sectors, charts) for record in vars(module).values()

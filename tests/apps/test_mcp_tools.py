@@ -25,6 +25,8 @@ from apps.mcp.tools import (
     build_tools,
     without_edges,
 )
+from marketdata.records.members import member_names
+from marketdata.records.quotes import GqlQuote
 from tests.mcp import post_mcp
 
 # The strictest rule clients apply to tool names (the MCP spec, SEP-986, also allows '.').
@@ -205,6 +207,14 @@ def test_every_example_and_worst_case_reaches_a_route_of_its_tool(tools):
 
 def _query(request: ApiRequest) -> dict[str, str]:
     return dict(parse_qsl(request.query_string.decode()))
+
+
+def test_the_default_quote_fields_are_quote_members():
+    """The quote tools' default selections name GqlQuote members (the record declares them;
+    an unknown name would be silently ignored by `fields`)."""
+    members = set(member_names(GqlQuote))
+    assert set(catalog.QUOTE_FIELDS.split(",")) <= members
+    assert set(catalog.LIST_QUOTE_FIELDS.split(",")) <= members
 
 
 def test_defaults_keep_answers_small_and_the_agent_can_ask_for_more(tools):

@@ -27,11 +27,12 @@ from marketdata.records.quotes import (  # noqa: F401 - the records' old home re
     BOOLEAN,
     NUMBER,
     OBJECT,
+    QUOTE_ATTRIBUTES,
     QUOTE_MEMBERS,
     RETURN_NAMES,
     STRING,
     FullQuote,
-    GqlQuoteRecord,
+    GqlQuote,
     PeriodReturns,
     QuoteTypeRecord,
     is_formatted,
@@ -375,6 +376,9 @@ _YAHOO_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
 # member -> (kind, where Yahoo keeps it), in the order of QUOTE_MEMBERS.
 QUOTE_SOURCES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     name: (kind, _YAHOO_KEYS[name]) for name, kind in QUOTE_MEMBERS.items()}
+# (GqlQuote attribute, kind, where Yahoo keeps it) of each member: what parse_gql_quote reads.
+_READS = tuple((QUOTE_ATTRIBUTES[name], kind, sources)
+               for name, (kind, sources) in QUOTE_SOURCES.items())
 
 
 def usable_value(kind: str, value: Any) -> Any:
@@ -390,11 +394,11 @@ def usable_value(kind: str, value: Any) -> Any:
     return value if isinstance(value, list) or (isinstance(value, dict) and value) else None
 
 
-def parse_gql_quote(symbol: str, modules: dict[str, Any]) -> GqlQuoteRecord:
+def parse_gql_quote(symbol: str, modules: dict[str, Any]) -> GqlQuote:
     """quoteSummary modules -> every GqlQuote member; ``symbol`` (the one asked for)
     stands in when Yahoo names none."""
     values: dict[str, Any] = {}
-    for name, (kind, sources) in QUOTE_SOURCES.items():
+    for attribute, kind, sources in _READS:
         found = None
         for module_name, key in sources:
             module = modules.get(module_name)
@@ -403,14 +407,14 @@ def parse_gql_quote(symbol: str, modules: dict[str, Any]) -> GqlQuoteRecord:
             found = usable_value(kind, module if key == _WHOLE else module.get(key))
             if found is not None:
                 break
-        values[name] = found
+        values[attribute] = found
     if values["symbol"] is None:
         values["symbol"] = symbol
-    return GqlQuoteRecord(symbol=values["symbol"], values=values)
+    return GqlQuote(**values)
 
 
 def fetch_gql_quote(symbol: str, *, lang: str | None = None,
-                    region: str | None = None) -> GqlQuoteRecord:
+                    region: str | None = None) -> GqlQuote:
     """The v2 quote of a validated symbol: one formatted quoteSummary call with every
     module of :data:`V2_QUOTE_MODULES` (cached apart from v1's bare-number call)."""
     modules = fetch_quote_summary(symbol, V2_QUOTE_MODULES, formatted=True, lang=lang,

@@ -15,10 +15,11 @@ from marketdata.providers import yahoo
 from marketdata.providers.yahoo.client import get_json, yahoo_provider
 from marketdata.providers.yahoo.full_quote import usable_value
 from marketdata.records.quotes import (
+    QUOTE_ATTRIBUTES,
     QUOTE_MEMBERS,
     ForexQuote,
     FuturesQuote,
-    GqlQuoteRecord,
+    GqlQuote,
     LogoUrls,
     QuoteSnapshot,
 )
@@ -170,22 +171,22 @@ V7_DERIVED: dict[str, tuple[str, Any]] = {
 }
 
 
-def parse_gql_quote_v7(item: dict[str, Any]) -> GqlQuoteRecord:
+def parse_gql_quote_v7(item: dict[str, Any]) -> GqlQuote:
     """One v7 result -> every GqlQuote member: the ones v7 sends (``V7_MEMBERS``), the ones
     derived from what it sends (``V7_DERIVED``); the rest are None."""
     values: dict[str, Any] = {}
     for name, kind in QUOTE_MEMBERS.items():
         key = V7_MEMBERS.get(name)
         if key is not None:
-            values[name] = usable_value(kind, item.get(key))
+            value = usable_value(kind, item.get(key))
         elif name in V7_DERIVED:
             source, convert = V7_DERIVED[name]
-            values[name] = usable_value(kind, convert(item.get(source)))
+            value = usable_value(kind, convert(item.get(source)))
         else:
-            values[name] = None
-    symbol = str(item["symbol"]).upper()
-    values["symbol"] = values["symbol"] or symbol
-    return GqlQuoteRecord(symbol=symbol, values=values)
+            value = None
+        values[QUOTE_ATTRIBUTES[name]] = value
+    values["symbol"] = values["symbol"] or str(item["symbol"]).upper()
+    return GqlQuote(**values)
 
 
 def v7_results(payload: Any) -> list[dict[str, Any]]:
@@ -199,9 +200,10 @@ def v7_results(payload: Any) -> list[dict[str, Any]]:
     return [item for item in results if isinstance(item, dict) and item.get("symbol")]
 
 
-def parse_gql_quotes(payload: Any) -> dict[str, GqlQuoteRecord]:
-    """v7 body -> {SYMBOL: record}; Yahoo silently omits unknown symbols."""
-    return {record.symbol: record for record in map(parse_gql_quote_v7, v7_results(payload))}
+def parse_gql_quotes(payload: Any) -> dict[str, GqlQuote]:
+    """v7 body -> {SYMBOL: quote}; Yahoo silently omits unknown symbols."""
+    return {str(item["symbol"]).upper(): parse_gql_quote_v7(item)
+            for item in v7_results(payload)}
 
 
 def _locale(lang: str | None, region: str | None) -> dict[str, str]:
@@ -209,13 +211,13 @@ def _locale(lang: str | None, region: str | None) -> dict[str, str]:
 
 
 def fetch_gql_quotes(symbols: list[str], *, lang: str | None = None,
-                     region: str | None = None) -> dict[str, GqlQuoteRecord]:
+                     region: str | None = None) -> dict[str, GqlQuote]:
     """v2 batch quotes for validated symbols: one v7 call (``formatted=true``, so the
     client's ``format`` applies) for every uncached symbol; absent symbols are unknown."""
     locale = _locale(lang, region)
 
-    def batch(missing: list[str]) -> dict[str, GqlQuoteRecord]:
-        found: dict[str, GqlQuoteRecord] = {}
+    def batch(missing: list[str]) -> dict[str, GqlQuote]:
+        found: dict[str, GqlQuote] = {}
         for start in range(0, len(missing), MAX_BATCH):
             chunk = missing[start:start + MAX_BATCH]
             payload = get_json("quote", f"{yahoo.QUERY1}/v7/finance/quote",
@@ -270,16 +272,14 @@ def forex_quote(base: str, quote: str) -> ForexQuote:
     (or lists it without a price, or as something other than a currency)."""
     symbol = f"{base}{quote}=X"
     record = fetch_gql_quotes([symbol]).get(symbol)
-    values = record.values if record is not None else {}
-    price = number(values.get("regularMarketPrice"))
-    kind = text(values.get("quoteType"))
-    if price is None or (kind is not None and kind != "CURRENCY"):
+    price = number(record.regular_market_price) if record is not None else None
+    kind = text(record.quote_type) if record is not None else None
+    if record is None or price is None or (kind is not None and kind != "CURRENCY"):
         raise NotFound(f"No quote for {base}/{quote}")
-    return ForexQuote(base=base, quote=quote, price=price, bid=_side(values.get("bid")),
-                      ask=_side(values.get("ask")),
-                      change=number(values.get("regularMarketChange")),
-                      change_percent=number(values.get("regularMarketChangePercent")),
-                      timestamp=integer(values.get("regularMarketTime")))
+    return ForexQuote(base=base, quote=quote, price=price, bid=_side(record.bid),
+                      ask=_side(record.ask), change=number(record.regular_market_change),
+                      change_percent=number(record.regular_market_change_percent),
+                      timestamp=integer(record.regular_market_time))
 
 
 # -- futures ------------------------------------------------------------------------------------
@@ -303,21 +303,21 @@ def expiration_date(item: dict[str, Any]) -> str | None:
 def parse_contract(item: dict[str, Any]) -> FuturesQuote:
     """One v7 result -> a futures quote; NotFound when Yahoo's quoteType is not FUTURE."""
     record = parse_gql_quote_v7(item)
-    values = record.values
-    if text(values.get("quoteType")) != "FUTURE":
-        raise NotFound(f"{record.symbol} is not a futures contract")
+    symbol = str(item["symbol"]).upper()
+    if text(record.quote_type) != "FUTURE":
+        raise NotFound(f"{symbol} is not a futures contract")
     return FuturesQuote(
-        symbol=record.symbol,
-        name=text(values.get("longName")) or text(values.get("shortName")),
-        exchange=text(values.get("exchange")),
-        underlying=text(values.get("underlyingSymbol")),
+        symbol=symbol,
+        name=text(record.long_name) or text(record.short_name),
+        exchange=text(record.exchange),
+        underlying=text(record.underlying_symbol),
         expiration_date=expiration_date(item),
-        price=number(values.get("regularMarketPrice")),
-        change=number(values.get("regularMarketChange")),
-        change_percent=number(values.get("regularMarketChangePercent")),
+        price=number(record.regular_market_price),
+        change=number(record.regular_market_change),
+        change_percent=number(record.regular_market_change_percent),
         open_interest=integer(item.get("openInterest")),
-        volume=integer(values.get("regularMarketVolume")),
-        timestamp=integer(values.get("regularMarketTime")),
+        volume=integer(record.regular_market_volume),
+        timestamp=integer(record.regular_market_time),
     )
 
 

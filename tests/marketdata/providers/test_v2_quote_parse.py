@@ -14,7 +14,7 @@ import pytest
 from marketdata.providers.yahoo.full_quote import (
     QUOTE_MEMBERS,
     V2_QUOTE_MODULES,
-    GqlQuoteRecord,
+    GqlQuote,
     parse_gql_quote,
     parse_quote_type,
     present_value,
@@ -27,6 +27,7 @@ from marketdata.providers.yahoo.quote import (
     parse_quotes,
 )
 from marketdata.providers.yahoo.quote_summary import parse_quote_summary
+from marketdata.records.members import as_json
 from tests.conftest import load_recording
 
 from .helpers import recordings, wrap_numbers
@@ -38,8 +39,9 @@ def modules_of(symbol: str) -> dict:
     return parse_quote_summary(load_recording(ALL_MODULES.format(symbol)))
 
 
-def raw_values(record: GqlQuoteRecord) -> dict:
-    return {name: present_value(record.values[name], "raw") for name in QUOTE_MEMBERS}
+def raw_values(record: GqlQuote) -> dict:
+    values = as_json(record)
+    return {name: present_value(values[name], "raw") for name in QUOTE_MEMBERS}
 
 
 # -- quoteSummary -> GqlQuote ------------------------------------------------------------------
@@ -177,13 +179,13 @@ def test_missing_and_unusable_values_are_null():
         "summaryDetail": {"marketCap": {"raw": 5, "fmt": "5"}, "tradeable": "yes"},
         "earnings": {},
     })
-    v = record.values
+    v = as_json(record)
     assert v["regularMarketPrice"] is None  # {} is Yahoo's missing number
     assert v["longName"] is None
     assert v["marketCap"] == {"raw": 5, "fmt": "5"}
     assert v["tradeable"] is None
     assert v["earnings"] is None
-    assert parse_gql_quote("XYZ", {}).values["symbol"] == "XYZ"
+    assert parse_gql_quote("XYZ", {}).symbol == "XYZ"
 
 
 def test_v2_modules_cover_every_object_member():
@@ -227,7 +229,7 @@ def test_formatted_quote_summary_round_trip():
     plain = raw_values(parse_gql_quote("AAPL", modules))
     wrapped = parse_gql_quote("AAPL", formatted)
     assert raw_values(wrapped) == plain
-    pretty = {n: present_value(wrapped.values[n], "pretty") for n in QUOTE_MEMBERS}
+    pretty = {n: present_value(as_json(wrapped)[n], "pretty") for n in QUOTE_MEMBERS}
     assert pretty["marketCap"] == "3,688,676,720,640.00"
     assert pretty["trailingPe"] == "38.91"
     assert pretty["symbol"] == "AAPL"
@@ -323,7 +325,7 @@ def test_v7_derived_members_by_hand():
     ("4.2 - Underperform", 4.2, "underperform"), ("Buy", None, None), ("", None, None)])
 def test_v7_rating_text(text, mean, key):
     item = {"symbol": "X", "averageAnalystRating": text}
-    values = parse_gql_quotes({"quoteResponse": {"result": [item]}})["X"].values
+    values = as_json(parse_gql_quotes({"quoteResponse": {"result": [item]}})["X"])
     assert (values["recommendationMean"], values["recommendationKey"]) == (mean, key)
 
 
@@ -352,7 +354,7 @@ def test_v7_v1_snapshot_unchanged_by_v2():
 
 def test_v7_crypto_logo_is_carried():
     records = parse_gql_quotes(load_recording("yahoo/v7-quote/quote-BTC-USD.json"))
-    assert records["BTC-USD"].values["logoUrl"] == \
+    assert records["BTC-USD"].logo_url == \
         "https://s2.coinmarketcap.com/static/img/coins/64x64/1.png"
 
 
