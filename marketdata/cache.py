@@ -59,7 +59,11 @@ from marketdata.logs import get_logger
 log = get_logger("marketdata.cache")
 T = TypeVar("T")
 
-KEY_VERSION = "1"
+# Raised when what the entries hold changes shape, so a deploy never reads an older one's
+# pickles as its own: "2" since the providers' dicts became records that describe
+# themselves (issue 43: option chains, filings, quotes, search answers...). The data cache
+# starts cold after such a deploy (and its statistics with it).
+KEY_VERSION = "2"
 _ERROR_HOLD_SECONDS = 2
 _NEGATIVE_TTL_MAX = 300
 

@@ -109,10 +109,10 @@ class TestKeys:
     def test_sorted_params(self):
         assert cache_key("yahoo", "chart", {"symbol": "AAPL", "range": "1d"}) \
             == cache_key("yahoo", "chart", {"range": "1d", "symbol": "AAPL"}) \
-            == "md:1:yahoo:chart:range=1d&symbol=AAPL"
+            == "md:2:yahoo:chart:range=1d&symbol=AAPL"
 
     def test_no_params(self):
-        assert cache_key("yahoo", "x") == "md:1:yahoo:x:"
+        assert cache_key("yahoo", "x") == "md:2:yahoo:x:"
 
     def test_long_params_hashed(self):
         params = {"symbols": ",".join(f"S{i}" for i in range(100))}
