@@ -5,7 +5,6 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
 from apps.core.openapi import OpenApiDocumentView
-from apps.indices.urls import v2_urlpatterns as indices_v2
 from apps.ratelimit.login_throttle import admin_login
 from apps.stream.views import websocket_docs
 
@@ -15,8 +14,7 @@ urlpatterns = [
     path("", include("apps.quotes.urls")),  # v1 and v2 routes
     path("", include("apps.stream.urls")),
     path("", include("apps.movers.urls")),
-    path("v1/", include("apps.indices.urls")),
-    path("", include(indices_v2)),  # v2: indices, market summary, trending
+    path("", include("apps.indices.urls")),
     path("", include("apps.sectors.urls")),
     path("", include("apps.search.urls")),
     path("", include("apps.similar.urls")),

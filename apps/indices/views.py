@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.core.routing import route
 from apps.core.schema import error_responses
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView
@@ -30,6 +31,7 @@ from marketdata.records.members import members_of
 from marketdata.records.quotes import GqlQuote
 
 
+@route("v1/indices", name="indices")
 class IndicesView(ApiView):
     query_serializer = IndicesQuery
 
@@ -57,6 +59,7 @@ _SPARK = record_schema(SummarySpark, next(m.description for m in members_of(Mark
                                           if m.name == "spark"))
 
 
+@route("v2/indices", name="v2-indices")
 class V2IndicesView(V2ApiView):
     """Quotes of the world's main indices, by group (`region`), from one Yahoo quote batch:
     each a GqlQuote with the members the batch carries (prices, day range, volume, market
@@ -76,6 +79,7 @@ class V2IndicesView(V2ApiView):
         return self.answer(quote_json(v2_indices(q.get("region")), q["format"]))
 
 
+@route("v2/market-summary", name="v2-market-summary")
 class V2MarketSummaryView(V2ApiView):
     """A region's market summary: the instruments Yahoo shows atop its pages (main indices,
     futures, the 10-year yield, currencies, crypto), in Yahoo's order, each with the day's
@@ -104,6 +108,7 @@ class V2MarketSummaryView(V2ApiView):
         return self.answer(v2_market_summary(q["region"], q.get("lang"), q["format"]))
 
 
+@route("v2/trending", name="v2-trending")
 class V2TrendingView(V2ApiView):
     """The symbols trending on Yahoo in a region (default US, `UK` = GB; exact upper case),
     in Yahoo's order, each with `shortName`, `regularMarketPrice` and

@@ -6,6 +6,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.params import symbol_list
+from apps.core.routing import route
 from apps.core.schema import error_responses
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import FieldsQuery, V2ApiView, connection_schema
@@ -35,6 +36,7 @@ _LIST_RULES = (" Symbols are upper-cased; order is kept and duplicates are remov
                "is missing, empty or lists more than 50 symbols.")
 
 
+@route("v1/quotes", name="quotes")
 class QuotesView(ApiView):
     query_serializer = SymbolsQuery
 
@@ -48,6 +50,7 @@ class QuotesView(ApiView):
         return Response(full_quotes(symbols))
 
 
+@route("v1/simple-quotes", name="simple-quotes")
 class SimpleQuotesView(ApiView):
     query_serializer = SymbolsQuery
 
@@ -69,6 +72,7 @@ def _language(view: V2ApiView, request: Request) -> str | None:
     return view.params.get("lang") or accept_language(request.headers.get("Accept-Language"))
 
 
+@route("v2/quote/<str:symbol>", name="v2-quote")
 class V2QuoteView(V2ApiView):
     """The full quote of one symbol: every GqlQuote member Yahoo's quoteSummary carries for
     the instrument (price, key statistics, financial data, profile, ownership and the module
@@ -99,6 +103,7 @@ class V2QuoteView(V2ApiView):
         return self.answer(quote_json(quote, q["format"]))
 
 
+@route("v2/quotes", name="v2-quotes")
 class V2QuotesView(V2ApiView):
     """Quotes of many symbols from one Yahoo batch call, in request order, each a GqlQuote
     with the members the batch source carries (prices, sessions, ranges, market cap,
@@ -128,6 +133,7 @@ class V2QuotesView(V2ApiView):
         return self.answer(quote_json(batch, q["format"]))
 
 
+@route("v2/quote-type/<str:symbol>", name="v2-quote-type")
 class V2QuoteTypeView(V2ApiView):
     """The instrument's identity from Yahoo's quoteType module: symbol, names, exchange,
     quote type, time zone, first trade date (Unix seconds) and GMT offset (milliseconds).
