@@ -15,7 +15,9 @@ member of the answer; it maps a suffix to the market-hours region.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from marketdata.records.members import member
 
 NO_SUFFIX = "N/A"
 REAL_TIME = "Real-time"
@@ -24,17 +26,21 @@ ICE = "ICE Data Services"
 
 @dataclass(frozen=True)
 class Exchange:
-    country: str
-    market: str
-    suffix: str
-    delay: str
-    data_provider: str
-    region: str | None
+    """One market Yahoo Finance covers, as its help page lists it; ``region`` (the market
+    hours' region code, None where the service has no calendar) is not an answer member."""
+
+    country: str = member("Country, or `Europe` for a market of several countries")
+    market: str = member("Exchange or market, e.g. `Toronto Stock Exchange (TSX)`")
+    suffix: str = member("Yahoo's symbol suffix, dot included (`.TO`: `SHOP.TO`); `N/A` "
+                         "where the market has none (US listings, indices)")
+    delay: str = member("Quote delay: `Real-time` or `<n> min`")
+    data_provider: str = member("Who supplies Yahoo the data")
+    region: str | None = field(kw_only=True)
 
 
 def _rows(country: str, region: str | None,
           markets: tuple[tuple[str, str, str], ...], provider: str = ICE) -> list[Exchange]:
-    return [Exchange(country, market, suffix, delay, provider, region)
+    return [Exchange(country, market, suffix, delay, provider, region=region)
             for market, suffix, delay in markets]
 
 

@@ -76,6 +76,7 @@ from marketdata.records.calendar import (
 )
 from marketdata.records.companies import PressRelease
 from marketdata.records.crypto import Coin, CoinMatch, GlobalMarket, TrendingCoin
+from marketdata.records.exchanges import Exchange
 from marketdata.records.feeds import FeedItem, MarketNewsItem
 from marketdata.records.fundamentals import (
     InsiderPurchasesModule,
@@ -187,8 +188,8 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            # financial statements and backtest
            PeriodValue, StatementRow, SymbolStatement, StatementsBatch, Signal, BacktestMetrics,
            EquityPoint, RoundTrip, BacktestAnswer,
-           # charts; every batch's envelope
-           ChartMeta, Batch,
+           # charts; every batch's envelope; the exchanges
+           ChartMeta, Batch, Exchange,
            # health and ping
            ServiceHealth, Pong,
            # v1 answers
