@@ -19,7 +19,16 @@ from apps.charts import services as charts
 from apps.core.shapes import record_output, record_schema, union_schema, v1_component, v1_schema
 from apps.core.v2 import V2ApiView, connection_schema
 from apps.financials.services import FinancialStatement, StatementsBatch
-from apps.health.views import Pong, ServiceHealth
+from apps.health.checks import (
+    CacheStatus,
+    CircuitStatus,
+    HealthCheck,
+    HealthServices,
+    HealthStatus,
+    StreamStatus,
+)
+from apps.health.readiness import ProbeStatus, Readiness, ReadinessChecks
+from apps.health.views import IndexLinks, PingStatus, Pong, ServiceHealth, ServiceIndex
 from apps.historical.services import HistoricalData
 from apps.movers.services import MarketMover
 from apps.news.services import News
@@ -191,7 +200,9 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            # v1 answers
            HistoricalData, MarketMover, MarketSector, MarketSectorDetails, search.Security,
            News, FinancialStatement, EarningsTranscript, TranscriptItem, TranscriptMetadata,
-           TranscriptSpeaker,
+           TranscriptSpeaker, PingStatus, ProbeStatus, ReadinessChecks, Readiness, CacheStatus,
+           HealthCheck, HealthServices, CircuitStatus, StreamStatus, HealthStatus, IndexLinks,
+           ServiceIndex,
            # every record of a sector or industry answer, and of a chart or corporate
            # actions answer (the modules' dataclasses)
            *(record for module in (sectors, charts) for record in vars(module).values()
@@ -369,7 +380,9 @@ def test_the_v1_document_names_the_records_components():
     components = document["components"]["schemas"]
     for name in ("MarketMover", "MarketSector", "MarketSectorDetails", "SearchResult", "News",
                  "FinancialStatement", "EarningsTranscript", "TranscriptItem",
-                 "TranscriptMetadata", "TranscriptSpeaker"):
+                 "TranscriptMetadata", "TranscriptSpeaker", "PingStatus", "ProbeStatus",
+                 "ReadinessChecks", "Readiness", "CacheStatus", "HealthCheck", "HealthServices",
+                 "CircuitStatus", "StreamStatus", "HealthStatus", "IndexLinks", "ServiceIndex"):
         assert components[name]["required"] == sorted(components[name]["required"]), name
     item = components["TranscriptItem"]["properties"]
     assert item["metadata"] == {"$ref": "#/components/schemas/TranscriptMetadata"}
