@@ -18,7 +18,7 @@ from __future__ import annotations
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -45,6 +45,8 @@ from marketdata.records.members import (
     passed_names,
     record_in,
 )
+
+T = TypeVar("T")
 
 # Yahoo's member names that break camel case, as v2 spells them (at any depth).
 CAMEL_NAMES = {
@@ -157,14 +159,17 @@ class ModuleEndpoint:
             raise _no_data(kind, symbol)
         return member
 
-    def body(self, symbol_text: str, name: str) -> dict[str, Any]:
-        """v1's body: every member present, only the requested one filled."""
+    def body(self, symbol_text: str, name: str, record: Callable[..., T] | None = None) -> Any:
+        """v1's answer, ``record`` (whose members are ``symbol``, the type and every type's
+        member, None unless given): only the requested type's member filled."""
         symbol = require_symbol(symbol_text)
-        member = self.member(symbol, name)
-        body: dict[str, Any] = {"symbol": symbol, self.param: name}
-        body.update((key, None) for key in self.members.values())
-        body[self.members[name]] = member
-        return body
+        if record is None:  # holders' dict, until it is a record too
+            body: dict[str, Any] = {"symbol": symbol, self.param: name}
+            body.update((key, None) for key in self.members.values())
+            body[self.members[name]] = self.member(symbol, name)
+            return body
+        return record(**{"symbol": symbol, self.param: name,
+                         self.members[name]: self.member(symbol, name)})
 
     def reference_body(self, symbol_text: str, name: str) -> dict[str, Any]:
         """The reference's sub-route body, ``{symbol, <reference key>: <the v1 member>}``."""

@@ -13,6 +13,19 @@ from typing import Any
 import pytest
 from django.urls import get_resolver
 
+from apps.analysis.services import (
+    AnalysisData,
+    EarningsEstimate,
+    EarningsEstimateValue,
+    EarningsHistoryItem,
+    PriceTarget,
+    RecommendationData,
+    RevenueEstimate,
+    RevenueEstimateValue,
+    Scores,
+    SustainabilityScores,
+    UpgradeDowngrade,
+)
 from apps.analysts.services import ReportedQuarter
 from apps.backtest.services import BacktestAnswer, EquityPoint, RoundTrip
 from apps.charts import services as charts
@@ -202,7 +215,9 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            News, FinancialStatement, EarningsTranscript, TranscriptItem, TranscriptMetadata,
            TranscriptSpeaker, PingStatus, ProbeStatus, ReadinessChecks, Readiness, CacheStatus,
            HealthCheck, HealthServices, CircuitStatus, StreamStatus, HealthStatus, IndexLinks,
-           ServiceIndex,
+           ServiceIndex, AnalysisData, RecommendationData, UpgradeDowngrade, PriceTarget,
+           EarningsEstimate, EarningsEstimateValue, RevenueEstimate, RevenueEstimateValue,
+           EarningsHistoryItem, SustainabilityScores, Scores,
            # every record of a sector or industry answer, and of a chart or corporate
            # actions answer (the modules' dataclasses)
            *(record for module in (sectors, charts) for record in vars(module).values()
@@ -382,7 +397,11 @@ def test_the_v1_document_names_the_records_components():
                  "FinancialStatement", "EarningsTranscript", "TranscriptItem",
                  "TranscriptMetadata", "TranscriptSpeaker", "PingStatus", "ProbeStatus",
                  "ReadinessChecks", "Readiness", "CacheStatus", "HealthCheck", "HealthServices",
-                 "CircuitStatus", "StreamStatus", "HealthStatus", "IndexLinks", "ServiceIndex"):
+                 "CircuitStatus", "StreamStatus", "HealthStatus", "IndexLinks", "ServiceIndex",
+                 "AnalysisData", "RecommendationData", "UpgradeDowngrade", "PriceTarget",
+                 "EarningsEstimate", "EarningsEstimateValue", "RevenueEstimate",
+                 "RevenueEstimateValue", "EarningsHistoryItem", "SustainabilityScores",
+                 "_Scores"):
         assert components[name]["required"] == sorted(components[name]["required"]), name
     item = components["TranscriptItem"]["properties"]
     assert item["metadata"] == {"$ref": "#/components/schemas/TranscriptMetadata"}
