@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
-from apps.analysis.modules import ModuleEndpoint, ModuleType
+from apps.analysis.modules import ModuleEndpoint, ModuleType, listed
 from marketdata.capabilities import fundamentals
 from marketdata.records.analysts import (
     EarningsEstimateModule,
@@ -200,19 +200,14 @@ class SustainabilityScores:
                           esg.total_esg))
 
 
-def _listed(of: Callable[[Any], Any]) -> Callable[[list[Any]], list[Any] | None]:
-    """A list type's builder: its rows as ``of`` makes them, None when there are none."""
-    return lambda rows: [of(row) for row in rows] or None
-
-
 # -- the table ------------------------------------------------------------------------------
 ANALYSIS = ModuleEndpoint("analysis_type", fundamentals.analysis, (
     ModuleType("recommendations", "recommendations", RECOMMENDATION_TREND,
-               _listed(RecommendationData.of),
+               listed(RecommendationData.of),
                "recommendations", v2_record=RecommendationsModule, v2_list="trend",
                v2_order="desc"),
     ModuleType("upgrades_downgrades", "upgrades-downgrades", UPGRADE_DOWNGRADE_HISTORY,
-               _listed(UpgradeDowngrade.of), "upgrades/downgrades",
+               listed(UpgradeDowngrade.of), "upgrades/downgrades",
                v2_record=UpgradesDowngradesModule, v2_list="history", v2_order="desc"),
     ModuleType("price_targets", "price-targets", FINANCIAL_DATA, PriceTarget.of,
                "price targets"),
@@ -222,7 +217,7 @@ ANALYSIS = ModuleEndpoint("analysis_type", fundamentals.analysis, (
     ModuleType("revenue_estimate", "revenue-estimate", EARNINGS_TREND, _revenue_estimate,
                "revenue estimate"),
     ModuleType("earnings_history", "earnings-history", EARNINGS_HISTORY,
-               _listed(EarningsHistoryItem.of),
+               listed(EarningsHistoryItem.of),
                "earnings history", v2_record=EarningsHistoryModule, v2_list="history",
                v2_order="asc"),
     ModuleType("sustainability", "sustainability", ESG_SCORES, SustainabilityScores.of,

@@ -43,6 +43,7 @@ from apps.health.checks import (
 from apps.health.readiness import ProbeStatus, Readiness, ReadinessChecks
 from apps.health.views import IndexLinks, PingStatus, Pong, ServiceHealth, ServiceIndex
 from apps.historical.services import HistoricalData
+from apps.holders import services as holders
 from apps.movers.services import MarketMover
 from apps.news.services import News
 from apps.options.services import ChainBatch, SymbolChain
@@ -217,7 +218,11 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            HealthCheck, HealthServices, CircuitStatus, StreamStatus, HealthStatus, IndexLinks,
            ServiceIndex, AnalysisData, RecommendationData, UpgradeDowngrade, PriceTarget,
            EarningsEstimate, EarningsEstimateValue, RevenueEstimate, RevenueEstimateValue,
-           EarningsHistoryItem, SustainabilityScores, Scores,
+           EarningsHistoryItem, SustainabilityScores, Scores, holders.HoldersData,
+           holders.MajorHoldersBreakdown, holders.Holder, holders.InsiderTransaction,
+           holders.InsiderPurchase, holders.InsiderRosterMember, holders.MajorHoldersResponse,
+           holders.HolderListResponse, holders.InsiderTransactionsResponse,
+           holders.InsiderPurchasesResponse, holders.InsiderRosterResponse,
            # every record of a sector or industry answer, and of a chart or corporate
            # actions answer (the modules' dataclasses)
            *(record for module in (sectors, charts) for record in vars(module).values()
@@ -401,7 +406,10 @@ def test_the_v1_document_names_the_records_components():
                  "AnalysisData", "RecommendationData", "UpgradeDowngrade", "PriceTarget",
                  "EarningsEstimate", "EarningsEstimateValue", "RevenueEstimate",
                  "RevenueEstimateValue", "EarningsHistoryItem", "SustainabilityScores",
-                 "_Scores"):
+                 "_Scores", "HoldersData", "MajorHoldersBreakdown", "Holder",
+                 "InsiderTransaction", "InsiderPurchase", "InsiderRosterMember",
+                 "MajorHoldersResponse", "HolderListResponse", "InsiderTransactionsResponse",
+                 "InsiderPurchasesResponse", "InsiderRosterResponse"):
         assert components[name]["required"] == sorted(components[name]["required"]), name
     item = components["TranscriptItem"]["properties"]
     assert item["metadata"] == {"$ref": "#/components/schemas/TranscriptMetadata"}
