@@ -18,7 +18,7 @@ from __future__ import annotations
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -45,6 +45,8 @@ from marketdata.records.members import (
     passed_names,
     record_in,
 )
+
+T = TypeVar("T")
 
 # Yahoo's member names that break camel case, as v2 spells them (at any depth).
 CAMEL_NAMES = {
@@ -86,6 +88,11 @@ def open_schema(record: type, description: str | None = None) -> dict[str, Any]:
     return record_schema(record, description, nested=nested)
 
 
+def listed(of: Callable[[Any], Any]) -> Callable[[list[Any]], list[Any] | None]:
+    """A list type's v1 builder: its rows as ``of`` makes them, None when there are none."""
+    return lambda rows: [of(row) for row in rows] or None
+
+
 @dataclass(frozen=True)
 class ModuleType:
     """One type of a data-module endpoint, everything its interfaces need to know."""
@@ -104,7 +111,8 @@ class ModuleType:
     # v2: module record -> whether there is data (defaults to the v1 builder finding some).
     v2_has_data: Callable[[Any], Any] | None = None
     v1_member: str | None = None  # the v1 body member it fills (None: ``v1_name``)
-    reference_key: str | None = None  # the member of the reference's sub-route body
+    # The reference's sub-route body: a record of the symbol and the v1 member.
+    reference: Callable[[str, Any], Any] | None = None
 
     @property
     def in_v2(self) -> bool:
@@ -157,21 +165,19 @@ class ModuleEndpoint:
             raise _no_data(kind, symbol)
         return member
 
-    def body(self, symbol_text: str, name: str) -> dict[str, Any]:
-        """v1's body: every member present, only the requested one filled."""
+    def body(self, symbol_text: str, name: str, record: Callable[..., T]) -> T:
+        """v1's answer, ``record`` (whose members are ``symbol``, the type and every type's
+        member, None unless given): only the requested type's member filled."""
         symbol = require_symbol(symbol_text)
-        member = self.member(symbol, name)
-        body: dict[str, Any] = {"symbol": symbol, self.param: name}
-        body.update((key, None) for key in self.members.values())
-        body[self.members[name]] = member
-        return body
+        return record(**{"symbol": symbol, self.param: name,
+                         self.members[name]: self.member(symbol, name)})
 
-    def reference_body(self, symbol_text: str, name: str) -> dict[str, Any]:
-        """The reference's sub-route body, ``{symbol, <reference key>: <the v1 member>}``."""
+    def reference_body(self, symbol_text: str, name: str) -> Any:
+        """The reference's sub-route body, ``{symbol, <its member>: <the v1 member>}``."""
         symbol = require_symbol(symbol_text)
-        key = self.types[name].reference_key
-        assert key is not None, f"{name} has no reference body"
-        return {"symbol": symbol, key: self.member(symbol, name)}
+        reference = self.types[name].reference
+        assert reference is not None, f"{name} has no reference body"
+        return reference(symbol, self.member(symbol, name))
 
     def v2_module(self, symbol_text: str, route: str) -> tuple[ModuleType, Any]:
         """v2: the type named ``route`` and its module's record (camel-case names; the

@@ -8,15 +8,22 @@ from apps.analysis.serializers import (
     ALIAS_NAMES,
     ANALYSIS_EXAMPLE,
     V2_ANALYSIS_RESPONSE,
-    AnalysisData,
     AnalysisQuery,
     V2AnalysisQuery,
 )
-from apps.analysis.services import ALIASES, ANALYSIS, ANALYSIS_TYPES, analysis_data
+from apps.analysis.services import (
+    ALIASES,
+    ANALYSIS,
+    ANALYSIS_TYPES,
+    AnalysisData,
+    analysis_data,
+)
 from apps.core import v2
 from apps.core.errors import DETAIL_LIST
 from apps.core.schema import error_responses
+from apps.core.shapes import v1_component
 from apps.core.views import ApiView, sub_route_choice
+from marketdata.records.members import as_json
 
 _SOURCES = (
     "Sources (Yahoo Finance quoteSummary modules): recommendations <- recommendationTrend "
@@ -52,13 +59,13 @@ class AnalysisView(ApiView):
                     "earnings history or ESG scores. `analysis_type` is required. "
                     + _SOURCES + _RULES,
         parameters=[_SYMBOL, AnalysisQuery],
-        responses={200: AnalysisData,
+        responses={200: v1_component(AnalysisData),
                    **error_responses(404, 422, upstream=True, style=DETAIL_LIST)},
         examples=[_EXAMPLE],
     )
     def get(self, request: Request, symbol: str) -> Response:
         q = self.query(request)
-        return Response(analysis_data(symbol, q["analysis_type"]))
+        return Response(as_json(analysis_data(symbol, q["analysis_type"])))
 
 
 class AnalysisAliasView(ApiView):
@@ -82,14 +89,14 @@ class AnalysisAliasView(ApiView):
                                      description="Analysis type, the reference's hyphenated "
                                                  "names; the underscore spellings "
                                                  "(`price_targets`, ...) are accepted too")],
-        responses={200: AnalysisData,
+        responses={200: v1_component(AnalysisData),
                    **error_responses(404, 422, upstream=True, style=DETAIL_LIST)},
         examples=[_EXAMPLE],
     )
     def get(self, request: Request, symbol: str, analysis_type: str) -> Response:
         resolved = sub_route_choice(request, symbol, analysis_type, "analysis_type", ANALYSIS_TYPES,
                                     ALIASES)
-        return Response(analysis_data(symbol, resolved))
+        return Response(as_json(analysis_data(symbol, resolved)))
 
 
 class V2AnalysisView(V2ModuleView):

@@ -127,9 +127,9 @@ class RecordSerializer(serializers.Serializer):
 @cache
 def v1_component(record: type, name: str | None = None) -> type[RecordSerializer]:
     """What a v1 view gives drf-spectacular for an answer made of ``record`` (``(many=True)``
-    for a list of them): the component ``name`` (the record's class name unless given; the
-    v1 document's names, which generated clients use)."""
-    component = name or record.__name__
+    for a list of them): the component ``name`` (the record's ``V1_NAME``, else its class
+    name, unless given; the v1 document's names, which generated clients use)."""
+    component = name or getattr(record, "V1_NAME", None) or record.__name__
     return type(component, (RecordSerializer,), {
         "record": record, "__module__": __name__,
         "__doc__": f"The v1 component {component}: the members of {record.__name__}."})
@@ -140,20 +140,29 @@ def v1_schema(record: type, description: str | None = None, *,
     """:func:`record_schema` as the v1 document writes it (its components were DRF
     serializers'): an enum member's values listed in its description as drf-spectacular
     lists a choice field's (``* `Q1` - Q1``; the enum then becomes a named component, e.g.
-    ``QuarterEnum``); a member holding a record, or a list of them, is ``ref`` of that
-    record (its named component's reference), else inline."""
+    ``QuarterEnum``); a member holding a record, a list of them or an object of them by key
+    (``dict[str, R]``) is ``ref`` of that record (its named component's reference), else
+    inline, null admitted as drf-spectacular wrote a nullable serializer field; the members
+    a record declares itself after those it inherits (a redeclared one too), as a serializer
+    subclass's fields; open or not, no ``additionalProperties`` (a serializer's component
+    never said it: JSON Schema admits other members anyway)."""
     out = record_schema(record, description)
+    out.pop("additionalProperties", None)
     hints = typing.get_type_hints(record)
     for m in members_of(record):
         prop = out["properties"][m.name]
         inner, listed = record_in(hints[m.attribute])
-        if inner is not None and ref is not None:
+        keyed = _keyed_record(hints[m.attribute])
+        if (inner is not None or keyed is not None) and ref is not None:
             text = prop.get("description")
-            target = ref(inner)
-            if listed:
-                prop = {"type": "array", "items": target}
+            if keyed is not None:
+                prop = {"type": prop["type"], "additionalProperties": ref(keyed)}
+            elif listed:
+                prop = {"type": prop["type"], "items": ref(inner)}  # type: ignore[arg-type]
+            elif isinstance(prop.get("type"), list) and "null" in prop["type"]:
+                prop = {"oneOf": [ref(inner), {"type": "null"}]}  # type: ignore[arg-type]
             else:
-                prop = {"allOf": [target]} if text else dict(target)
+                prop = {"allOf": [ref(inner)]} if text else ref(inner)  # type: ignore[arg-type]
             if text:
                 prop["description"] = text
         if "enum" in prop:  # the values first, as drf-spectacular writes a choice field
@@ -163,7 +172,22 @@ def v1_schema(record: type, description: str | None = None, *,
             prop = {"enum": prop["enum"], **prop,
                     "description": f"{text}\n\n{choices}" if text else choices}
         out["properties"][m.name] = prop
+    names = {m.attribute: m.name for m in members_of(record)}
+    last = [names[attribute] for attribute in vars(record).get("__annotations__", {})
+            if attribute in names]
+    if len(last) < len(names):  # a subclass: its own members last
+        out["properties"] = {**{name: prop for name, prop in out["properties"].items()
+                                if name not in last},
+                             **{name: out["properties"][name] for name in last}}
     return out
+
+
+def _keyed_record(annotation: Any) -> type | None:
+    """The record of an object of records by key (``dict[str, R]``), else None."""
+    if typing.get_origin(annotation) is not dict:
+        return None
+    inner, listed = record_in(typing.get_args(annotation)[1])
+    return None if listed else inner
 
 
 class V1Component(OpenApiSerializerExtension):
@@ -183,7 +207,12 @@ class V1Component(OpenApiSerializerExtension):
                 v1_component(record), direction).ref
             return found
 
-        out = v1_schema(self.target.record, ref=ref)
-        if "required" in out:
-            out["required"] = sorted(out["required"])
-        return out
+        record = self.target.record
+        out = v1_schema(record, ref=ref)
+        # in drf-spectacular's order: type, description (the record's V1_DESCRIPTION),
+        # properties, required in name order
+        described_as = getattr(record, "V1_DESCRIPTION", None)
+        return {"type": "object",
+                **({"description": described_as} if described_as else {}),
+                "properties": out["properties"],
+                **({"required": sorted(out["required"])} if "required" in out else {})}

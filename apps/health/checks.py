@@ -15,12 +15,15 @@ timeout times its retries).
 
 from __future__ import annotations
 
+import re
 import time
+import typing
 import uuid
-from collections.abc import Callable, Sized
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sized
+from dataclasses import dataclass, make_dataclass
 from datetime import UTC, datetime
-from typing import Any
+from functools import cache
+from typing import Any, Literal, TypeAlias
 
 from django.conf import settings
 from django.core.cache import cache as django_cache
@@ -47,6 +50,7 @@ from marketdata.errors import MarketDataError, UpstreamError
 from marketdata.http import get_client
 from marketdata.logs import get_logger
 from marketdata.markets import market_status
+from marketdata.records.members import DATE_TIME, DOUBLE, from_members, member
 
 log = get_logger("apps.health")
 
@@ -111,21 +115,97 @@ CHECKS: tuple[Check, ...] = (
 
 
 @dataclass(frozen=True)
-class CheckResult:
-    check: Check
-    duration_ms: float
-    error: str | None = None
+class HealthCheck:
+    """The outcome of one check: its member of the report's ``services``."""
+
+    check: Check  # which check (not a member: the report names it)
+    status: str = member("succeeded | failed")
+    duration_ms: float = member(name="duration_ms", schema=DOUBLE)
+    error: str | None = member(
+        "Failed checks only: a short reason naming the error class ('UpstreamTimeout: ... "
+        "(yahoo)', 'timed out after 8.0 s', 'empty answer')", optional=True, default=None)
+
+    @classmethod
+    def of(cls, check: Check, duration_ms: float, error: str | None = None) -> HealthCheck:
+        return cls(check, SUCCEEDED if error is None else FAILED, duration_ms, error)
 
     @property
     def ok(self) -> bool:
         return self.error is None
 
-    def as_dict(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"status": SUCCEEDED if self.ok else FAILED,
-                                "duration_ms": self.duration_ms}
-        if self.error is not None:
-            body["error"] = self.error
-        return body
+
+@cache
+def services_record(checks: tuple[Check, ...]) -> type:
+    """The report's ``services``: the count, then one member per check, named as the check
+    (names with spaces: ``Market Actives``); made from the checks, as they are."""
+    return make_dataclass("HealthServices", [
+        ("status", str, member("'<n>/28 succeeded'")),
+        *((re.sub(r"\W+", "_", check.name.lower()), HealthCheck, member(name=check.name))
+          for check in checks)], frozen=True)
+
+
+if typing.TYPE_CHECKING:
+    HealthServices: TypeAlias = Any
+else:
+    HealthServices = services_record(CHECKS)
+
+
+@dataclass(frozen=True)
+class CacheStatus:
+    status: str = member("healthy | unhealthy")
+    latency_ms: float = member("Write, read and delete of a probe key", name="latency_ms",
+                               schema=DOUBLE)
+
+
+@dataclass(frozen=True)
+class CircuitStatus:
+    provider: str = member("Upstream provider (yahoo, algolia)")
+    endpoint: str = member("Upstream endpoint the breaker guards (chart, sector, "
+                           "quoteSummary, search, ...)")
+    state: Literal["closed", "open", "half_open"] = member(
+        "closed: calls go through; open: calls are refused at once (503) after consecutive "
+        "failures, until `retry_in_seconds` runs out; half_open: the wait is over and the "
+        "next call is a trial whose outcome closes or re-opens the breaker")
+    consecutive_failures: int = member("Failed calls in a row (0 after a success)",
+                                       name="consecutive_failures")
+    retry_in_seconds: float | None = member(
+        "Open only: seconds until a trial call is let through; null otherwise",
+        name="retry_in_seconds", schema=DOUBLE)
+
+
+@dataclass(frozen=True)
+class StreamStatus:
+    """The stream's counters (:func:`apps.stream.hub.stream_stats`): the documented ones,
+    its others passed through where they come."""
+
+    connections: int = member("Open quote streams")
+    pollers: int = member("Active symbols, one poller each")
+    leading: int = member("Pollers this process leads (the others' quotes come from another "
+                          "process)")
+    subscriptions: int = member("Symbol subscriptions of open streams")
+    extras: Mapping[str, Any] = member(extras=True)
+    interval_seconds: float = member(name="interval_seconds", schema=DOUBLE)
+    pid: int = member("The process that answered (counts are its own)")
+
+
+@dataclass(frozen=True)
+class HealthStatus:
+    """The /v1/health report."""
+
+    status: str = member("healthy | degraded | unhealthy")
+    timestamp: str = member(schema=DATE_TIME)
+    upstream: str = member("live | sandbox")
+    cache: CacheStatus = member()
+    services: HealthServices = member()
+    cache_stats: dict[str, Any] = member(
+        "{provider: {group: {hit, miss, stale, error}}} counters ({} when the cache does not "
+        "answer)", name="cache_stats")
+    circuits: list[CircuitStatus] = member(
+        "The circuit breakers of the process that answered (each worker process has its "
+        "own), one per provider and upstream endpoint it has called, by provider and "
+        "endpoint; [] before its first upstream call. Informational: `status` follows the "
+        "checks")
+    stream: StreamStatus = member("The quote stream in the process that answered")
 
 
 def _ms(started: float) -> float:
@@ -150,7 +230,7 @@ def failure_reason(exc: BaseException) -> str:
     return reason if len(reason) <= _MAX_REASON else reason[:_MAX_REASON - 3] + "..."
 
 
-def _run_one(check: Check) -> CheckResult:
+def _run_one(check: Check) -> HealthCheck:
     """One check in the pool (in a copy of the request's context). Its own cache report,
     so the checks' cache statuses and partial answers do not mark the health response."""
     _, token = md_cache.start_report()
@@ -160,7 +240,7 @@ def _run_one(check: Check) -> CheckResult:
         with lanes.parking(False):
             value = check.call()
     except BaseException as exc:  # a check never fails the endpoint (logged below)
-        result = CheckResult(check, _ms(started), failure_reason(exc))
+        result = HealthCheck.of(check, _ms(started), failure_reason(exc))
         if isinstance(exc, MarketDataError):
             log.warning("health check failed", check=check.name, reason=result.error,
                         duration_ms=result.duration_ms)
@@ -172,11 +252,11 @@ def _run_one(check: Check) -> CheckResult:
         md_cache.end_report(token)
     if _empty(value):
         log.warning("health check failed", check=check.name, reason="empty answer")
-        return CheckResult(check, _ms(started), "empty answer")
-    return CheckResult(check, _ms(started))
+        return HealthCheck.of(check, _ms(started), "empty answer")
+    return HealthCheck.of(check, _ms(started))
 
 
-def cache_round_trip() -> dict[str, Any]:
+def cache_round_trip() -> CacheStatus:
     """Write, read and delete a probe key: a real round trip to the cache backend."""
     key = f"md:health:{uuid.uuid4().hex}"
     started = time.perf_counter()
@@ -191,21 +271,23 @@ def cache_round_trip() -> dict[str, Any]:
         if ok:
             outages.succeeded("health cache probe")
     latency = round((time.perf_counter() - started) * 1000, 2)
-    return {"status": HEALTHY if ok else UNHEALTHY, "latency_ms": latency}
+    return CacheStatus(HEALTHY if ok else UNHEALTHY, latency)
 
 
-def circuit_states() -> list[dict[str, Any]]:
+def circuit_states() -> list[CircuitStatus]:
     """The answering process's circuit breakers (one per provider and upstream endpoint
-    used so far), as ``BreakerState.as_dict()``. Reads the breakers only: no upstream call,
+    used so far). Reads the breakers only: no upstream call,
     and never raises (``[]`` when they cannot be read; logged)."""
     try:
-        return [state.as_dict() for state in get_client().breaker_states()]
+        return [CircuitStatus(state.provider, state.endpoint, state.state,
+                              state.consecutive_failures, state.retry_in_seconds)
+                for state in get_client().breaker_states()]
     except Exception:  # reported as no breakers (and logged), never a failed health answer
         log.warning("health could not read the circuit breakers", exc_info=True)
         return []
 
 
-def overall_status(cache_ok: bool, results: list[CheckResult]) -> str:
+def overall_status(cache_ok: bool, results: list[HealthCheck]) -> str:
     """``healthy``: the cache answers and every check succeeded; ``unhealthy``: no check
     that needs an upstream succeeded (the service cannot serve data; Market Hours is
     computed locally and does not count); otherwise ``degraded`` (some checks failed, or
@@ -218,9 +300,9 @@ def overall_status(cache_ok: bool, results: list[CheckResult]) -> str:
 
 
 def health_report(checks: tuple[Check, ...] | None = None, timeout: float | None = None,
-                  cache_probe: Callable[[], dict[str, Any]] = cache_round_trip
-                  ) -> dict[str, Any]:
-    """The /v1/health body. The cache probe (milliseconds when the cache answers, a couple
+                  cache_probe: Callable[[], CacheStatus] = cache_round_trip
+                  ) -> HealthStatus:
+    """The /v1/health report. The cache probe (milliseconds when the cache answers, a couple
     of socket timeouts when it does not), then the checks on the health pool; the deadline
     (``timeout``, default ``HEALTH_CHECK_TIMEOUT_SECONDS``) counts from the start, so the
     whole report takes about ``timeout`` seconds at most."""
@@ -230,30 +312,25 @@ def health_report(checks: tuple[Check, ...] | None = None, timeout: float | None
     started = time.perf_counter()
     cache_status = cache_probe()
     batch = _POOL.start([lambda c=c: _run_one(c) for c in checks], timeout, deadline)
-    results: list[CheckResult] = []
+    results: list[HealthCheck] = []
     for check, outcome in zip(checks, batch.results(), strict=True):
-        if isinstance(outcome, CheckResult):
+        if isinstance(outcome, HealthCheck):
             results.append(outcome)
             continue
         # A missed deadline (or, defensively, an error outside the check's own guard).
-        result = CheckResult(check, _ms(started), failure_reason(outcome))
+        result = HealthCheck.of(check, _ms(started), failure_reason(outcome))
         log.warning("health check failed", check=check.name, reason=result.error,
                     duration_ms=result.duration_ms)
         results.append(result)
-    cache_ok = cache_status["status"] == HEALTHY
+    cache_ok = cache_status.status == HEALTHY
     succeeded = sum(r.ok for r in results)
-    services: dict[str, Any] = {"status": f"{succeeded}/{len(results)} succeeded"}
-    services.update((r.check.name, r.as_dict()) for r in results)
-    return {
-        "status": overall_status(cache_ok, results),
-        "timestamp": datetime.now(UTC).isoformat(),
-        "upstream": settings.MARKETDATA_UPSTREAM,
-        "cache": cache_status,
-        "services": services,
+    return HealthStatus(
+        overall_status(cache_ok, results), datetime.now(UTC).isoformat(),
+        settings.MARKETDATA_UPSTREAM, cache_status,
+        services_record(checks)(f"{succeeded}/{len(results)} succeeded", *results),
         # The counters live in the cache backend: not read when it does not answer.
-        "cache_stats": md_cache.stats.snapshot() if cache_ok else {},
+        md_cache.stats.snapshot() if cache_ok else {},
         # Read after the checks, so it includes what they just did. Per process; does not
         # change ``status`` (the checks already report the calls a breaker refused).
-        "circuits": circuit_states(),
-        "stream": stream_stats(),
-    }
+        circuit_states(),
+        from_members(StreamStatus, stream_stats()))

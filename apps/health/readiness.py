@@ -14,35 +14,52 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Final, Literal
 
 from django.core.cache import cache as django_cache
 from django.db import connections
 
 from marketdata import outages
 from marketdata.logs import get_logger
+from marketdata.records.members import DOUBLE, member
 
 log = get_logger("apps.health.readiness")
 
-READY = "ready"
-NOT_READY = "not_ready"
-OK = "ok"
-FAILED = "failed"
+READY: Final = "ready"
+NOT_READY: Final = "not_ready"
+OK: Final = "ok"
+FAILED: Final = "failed"
 
 
 @dataclass(frozen=True)
-class ProbeResult:
-    name: str
-    ok: bool
-    latency_ms: float
-    error: str | None = None
+class ProbeStatus:
+    """One probe's outcome."""
 
-    def as_dict(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"status": OK if self.ok else FAILED,
-                                "latency_ms": self.latency_ms}
-        if self.error is not None:
-            body["error"] = self.error
-        return body
+    name: str  # the probe (not a member: the answer's ``checks`` names it)
+    status: Literal["ok", "failed"] = member()
+    latency_ms: float = member("One round trip (or the time to fail)", name="latency_ms",
+                               schema=DOUBLE)
+    error: str | None = member("Failed probes only: the exception class (details are in the "
+                               "log)", optional=True, default=None)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == OK
+
+
+@dataclass(frozen=True)
+class ReadinessChecks:
+    database: ProbeStatus = member("`SELECT 1` on the database")
+    cache: ProbeStatus = member("Write, read and delete of a probe key in the cache")
+
+
+@dataclass(frozen=True)
+class Readiness:
+    """The /readyz answer."""
+
+    status: Literal["ready", "not_ready"] = member()
+    checks: ReadinessChecks = member()
+    failed: list[str] = member("Names of the probes that failed ([] when ready)")
 
 
 def database_round_trip() -> None:
@@ -68,7 +85,7 @@ PROBES: dict[str, Callable[[], None]] = {
 }
 
 
-def _probe(name: str, call: Callable[[], None]) -> ProbeResult:
+def _probe(name: str, call: Callable[[], None]) -> ProbeStatus:
     started = time.perf_counter()
     try:
         call()
@@ -80,18 +97,16 @@ def _probe(name: str, call: Callable[[], None]) -> ProbeResult:
             # The class name only: driver messages can carry host names and user names.
             log.warning("readiness probe failed", probe=name, error=type(exc).__name__,
                         exc_info=True)
-        return ProbeResult(name, False, latency, type(exc).__name__)
+        return ProbeStatus(name, FAILED, latency, type(exc).__name__)
     if name == "cache":
         outages.succeeded("readiness cache probe")
-    return ProbeResult(name, True, round((time.perf_counter() - started) * 1000, 2))
+    return ProbeStatus(name, OK, round((time.perf_counter() - started) * 1000, 2))
 
 
-def readiness(probes: dict[str, Callable[[], None]] | None = None) -> tuple[bool, dict[str, Any]]:
-    """(ready, body): every probe's status and latency, and ``failed`` naming the probes
+def readiness() -> tuple[bool, Readiness]:
+    """(ready, answer): every probe's status and latency, and ``failed`` naming the probes
     that did not answer (empty when ready)."""
-    results = [_probe(name, call) for name, call in (probes or PROBES).items()]
-    failed = [r.name for r in results if not r.ok]
-    body = {"status": NOT_READY if failed else READY,
-            "checks": {r.name: r.as_dict() for r in results},
-            "failed": failed}
-    return not failed, body
+    results = {name: _probe(name, call) for name, call in PROBES.items()}
+    failed = [r.name for r in results.values() if not r.ok]
+    return not failed, Readiness(NOT_READY if failed else READY, ReadinessChecks(**results),
+                                 failed)

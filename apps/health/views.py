@@ -2,128 +2,47 @@
 round trip, the cache counters, the process's circuit breakers), /v2/health (cheap: version
 and data-source notices, no upstream call) and the ``/`` index.
 
-The v2 answers are records that describe themselves (:class:`ServiceHealth`, :class:`Pong`);
-the v1 shapes stay serializers: their components are named in the v1 document, and the
-probes' ``error`` members are absent, not null, when a probe or check succeeds."""
+Every answer is a record that describes itself: v2's :class:`ServiceHealth` and
+:class:`Pong`; v1's :class:`PingStatus`, :class:`ServiceIndex` here,
+:class:`~apps.health.readiness.Readiness` and :class:`~apps.health.checks.HealthStatus`
+beside their probes (documented with ``v1_component``: their v1 components' names kept;
+a probe's or check's ``error`` an optional member, absent on success)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from django.conf import settings
 from django.http import HttpResponse
 from django.utils.cache import patch_vary_headers
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 import marketdata
 from apps.core.schema import SERVER_ERROR, ErrorDetail
-from apps.core.shapes import record_output, record_schema
+from apps.core.shapes import record_output, record_schema, v1_component
 from apps.core.v2 import FieldsQuery, V2ApiView
 from apps.core.views import ApiView
 from apps.explorer.views import page_response, prefers_html
-from apps.health.checks import CHECKS, HEALTHY, health_report
-from apps.health.readiness import readiness
+from apps.health.checks import HEALTHY, HealthStatus, health_report
+from apps.health.readiness import Readiness, readiness
 from marketdata import capabilities
-from marketdata.records.members import member
+from marketdata.records.members import DATE_TIME, as_json, member
 
 _NO_CACHE = {"Cache-Control": "no-cache"}
 
 
-class PingStatus(serializers.Serializer):
-    status = serializers.CharField()
-    timestamp = serializers.DateTimeField()
+@dataclass(frozen=True)
+class PingStatus:
+    """/v1/ping's answer."""
 
-
-class ProbeStatus(serializers.Serializer):
-    status = serializers.ChoiceField(choices=["ok", "failed"])
-    latency_ms = serializers.FloatField(help_text="One round trip (or the time to fail)")
-    error = serializers.CharField(
-        required=False, help_text="Failed probes only: the exception class (details are "
-                                  "in the log)")
-
-
-class ReadinessChecks(serializers.Serializer):
-    database = ProbeStatus(help_text="`SELECT 1` on the database")
-    cache = ProbeStatus(help_text="Write, read and delete of a probe key in the cache")
-
-
-class Readiness(serializers.Serializer):
-    status = serializers.ChoiceField(choices=["ready", "not_ready"])
-    checks = ReadinessChecks()
-    failed = serializers.ListField(child=serializers.CharField(),
-                                   help_text="Names of the probes that failed ([] when ready)")
-
-
-class CacheStatus(serializers.Serializer):
-    status = serializers.CharField(help_text="healthy | unhealthy")
-    latency_ms = serializers.FloatField(help_text="Write, read and delete of a probe key")
-
-
-class HealthCheck(serializers.Serializer):
-    status = serializers.CharField(help_text="succeeded | failed")
-    duration_ms = serializers.FloatField()
-    error = serializers.CharField(
-        required=False, help_text="Failed checks only: a short reason naming the error class "
-                                  "('UpstreamTimeout: ... (yahoo)', 'timed out after 8.0 s', "
-                                  "'empty answer')")
-
-
-HealthServices = type("HealthServices", (serializers.Serializer,), {
-    "status": serializers.CharField(help_text="'<n>/28 succeeded'"),
-    **{check.name: HealthCheck() for check in CHECKS},
-})
-
-
-class StreamStatus(serializers.Serializer):
-    connections = serializers.IntegerField(help_text="Open quote streams")
-    pollers = serializers.IntegerField(help_text="Active symbols, one poller each")
-    leading = serializers.IntegerField(
-        help_text="Pollers this process leads (the others' quotes come from another process)")
-    subscriptions = serializers.IntegerField(help_text="Symbol subscriptions of open streams")
-    interval_seconds = serializers.FloatField()
-    pid = serializers.IntegerField(help_text="The process that answered (counts are its own)")
-
-
-class CircuitStatus(serializers.Serializer):
-    provider = serializers.CharField(help_text="Upstream provider (yahoo, algolia)")
-    endpoint = serializers.CharField(
-        help_text="Upstream endpoint the breaker guards (chart, sector, quoteSummary, search, "
-                  "...)")
-    state = serializers.ChoiceField(
-        choices=["closed", "open", "half_open"],
-        help_text="closed: calls go through; open: calls are refused at once (503) after "
-                  "consecutive failures, until `retry_in_seconds` runs out; half_open: the "
-                  "wait is over and the next call is a trial whose outcome closes or "
-                  "re-opens the breaker")
-    consecutive_failures = serializers.IntegerField(
-        help_text="Failed calls in a row (0 after a success)")
-    retry_in_seconds = serializers.FloatField(
-        allow_null=True,
-        help_text="Open only: seconds until a trial call is let through; null otherwise")
-
-
-class HealthStatus(serializers.Serializer):
-    status = serializers.CharField(help_text="healthy | degraded | unhealthy")
-    timestamp = serializers.DateTimeField()
-    upstream = serializers.CharField(help_text="live | sandbox")
-    cache = CacheStatus()
-    services = HealthServices()
-    cache_stats = serializers.DictField(
-        help_text="{provider: {group: {hit, miss, stale, error}}} counters ({} when the "
-                  "cache does not answer)")
-    circuits = CircuitStatus(
-        many=True,
-        help_text="The circuit breakers of the process that answered (each worker process "
-                  "has its own), one per provider and upstream endpoint it has called, by "
-                  "provider and endpoint; [] before its first upstream call. Informational: "
-                  "`status` follows the checks")
-    stream = StreamStatus(help_text="The quote stream in the process that answered")
+    status: str = member()
+    # The moment as datetime.isoformat writes it (microseconds, `+00:00`).
+    timestamp: str = member(schema=DATE_TIME)
 
 
 @dataclass(frozen=True)
@@ -170,9 +89,9 @@ def notices() -> list[str]:
 
 class PingView(ApiView):
     @extend_schema(operation_id="ping", tags=["Health"], summary="Liveness",
-                   responses={200: PingStatus})
+                   responses={200: v1_component(PingStatus)})
     def get(self, request: Request) -> Response:
-        return Response({"status": "healthy", "timestamp": _now()},
+        return Response(as_json(PingStatus(HEALTHY, _now())),
                         headers={"Cache-Control": "no-cache, no-store, must-revalidate"})
 
 
@@ -185,10 +104,11 @@ _READYZ_DESCRIPTION = (
 
 class ReadyzView(ApiView):
     @extend_schema(operation_id="readyz", tags=["Health"], summary="Readiness",
-                   description=_READYZ_DESCRIPTION, responses={200: Readiness, 503: Readiness})
+                   description=_READYZ_DESCRIPTION, responses={200: v1_component(Readiness),
+                                                       503: v1_component(Readiness)})
     def get(self, request: Request) -> Response:
-        ready, body = readiness()
-        return Response(body, status=200 if ready else 503,
+        ready, answer = readiness()
+        return Response(as_json(answer), status=200 if ready else 503,
                         headers={"Cache-Control": "no-store"})
 
 
@@ -207,10 +127,10 @@ _HEALTH_DESCRIPTION = (
 class HealthView(ApiView):
     @extend_schema(operation_id="health", tags=["Health"], summary="Health",
                    description=_HEALTH_DESCRIPTION,
-                   responses={200: HealthStatus,
+                   responses={200: v1_component(HealthStatus),
                               500: OpenApiResponse(ErrorDetail, description=SERVER_ERROR)})
     def get(self, request: Request) -> Response:
-        return Response(health_report(), headers=_NO_CACHE)
+        return Response(as_json(health_report()), headers=_NO_CACHE)
 
 
 class V2HealthView(V2ApiView):
@@ -241,40 +161,32 @@ class V2PingView(V2ApiView):
         return self.answer(Pong(), headers=_NO_CACHE)
 
 
-# The service index at ``/``: where the documentation and the probes are.
-INDEX_LINKS = {
-    "docs": "/docs",
-    "redoc": "/redoc",
-    "websockets": "/docs/websockets",
-    "openapi": "/openapi.json",
-    "health": "/v1/health",
-    "ping": "/v1/ping",
-    "readyz": "/readyz",
-    "metrics": "/metrics",
-    "explorer": "/explorer",
-}
+@dataclass(frozen=True)
+class IndexLinks:
+    """Where the documentation and the probes are."""
+
+    V1_DESCRIPTION: ClassVar[str] = (
+        "The index's links (one declared member per :data:`INDEX_LINKS` entry).")
+
+    docs: str = member("Swagger UI", default="/docs")
+    redoc: str = member("ReDoc", default="/redoc")
+    websockets: str = member("The WebSocket streams' frame protocol", default="/docs/websockets")
+    openapi: str = member("This OpenAPI document", default="/openapi.json")
+    health: str = member("The upstream report", default="/v1/health")
+    ping: str = member("Liveness", default="/v1/ping")
+    readyz: str = member("Readiness", default="/readyz")
+    metrics: str = member("Prometheus metrics", default="/metrics")
+    explorer: str = member("The explorer page for people (HTML)", default="/explorer")
 
 
-class IndexLinks(serializers.Serializer):
-    """The index's links (one declared member per :data:`INDEX_LINKS` entry)."""
+@dataclass(frozen=True)
+class ServiceIndex:
+    """The service index at ``/``."""
 
-    docs = serializers.CharField(help_text="Swagger UI")
-    redoc = serializers.CharField(help_text="ReDoc")
-    websockets = serializers.CharField(help_text="The WebSocket streams' frame protocol")
-    openapi = serializers.CharField(help_text="This OpenAPI document")
-    health = serializers.CharField(help_text="The upstream report")
-    ping = serializers.CharField(help_text="Liveness")
-    readyz = serializers.CharField(help_text="Readiness")
-    metrics = serializers.CharField(help_text="Prometheus metrics")
-    explorer = serializers.CharField(help_text="The explorer page for people (HTML)")
-
-
-class ServiceIndex(serializers.Serializer):
-    name = serializers.CharField(help_text="The service's title")
-    version = serializers.CharField(help_text="The service's version")
-    upstream = serializers.ChoiceField(choices=["live", "sandbox"],
-                                       help_text="Where the data comes from (`X-Data-Source`)")
-    links = IndexLinks()
+    name: str = member("The service's title")
+    version: str = member("The service's version")
+    upstream: Literal["live", "sandbox"] = member("Where the data comes from (`X-Data-Source`)")
+    links: IndexLinks = member(default_factory=IndexLinks)
 
 
 class IndexView(ApiView):
@@ -297,7 +209,7 @@ class IndexView(ApiView):
                                "above `application/json` (a browser) gets the explorer "
                                "page instead (also at `/explorer`); no `Accept`, `*/*` or "
                                "a tie gets this JSON.",
-                   responses={(200, "application/json"): ServiceIndex,
+                   responses={(200, "application/json"): v1_component(ServiceIndex),
                               (200, "text/html"): OpenApiResponse(
                                   response=OpenApiTypes.STR,
                                   description="The explorer page, for browsers")})
@@ -305,9 +217,8 @@ class IndexView(ApiView):
         if prefers_html(request.META.get("HTTP_ACCEPT")):
             response: HttpResponse = page_response(request)
         else:
-            response = Response({"name": settings.SPECTACULAR_SETTINGS["TITLE"],
-                                 "version": marketdata.__version__,
-                                 "upstream": settings.MARKETDATA_UPSTREAM,
-                                 "links": INDEX_LINKS})
+            response = Response(as_json(ServiceIndex(
+                settings.SPECTACULAR_SETTINGS["TITLE"], marketdata.__version__,
+                settings.MARKETDATA_UPSTREAM)))
         patch_vary_headers(response, ("Accept",))  # HTML or JSON by Accept: caches key on it
         return response

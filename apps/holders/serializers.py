@@ -1,13 +1,23 @@
-"""Holders: the query declarations, the HoldersData response shape, the reference's
-sub-route bodies and v2's module (its members are the records':
+"""Holders: the query declarations, the reference's sub-route bodies' one component, v1's
+example and v2's module schema (v1's members are
+:class:`apps.holders.services.HoldersData`'s and the reference records', v2's the records':
 :mod:`marketdata.records.fundamentals`)."""
 
 from drf_spectacular.utils import PolymorphicProxySerializer
-from rest_framework import serializers
 
 from apps.analysis.modules import V2ModuleQuery, module_order_param, v2_module_schema
 from apps.core.params import QuerySerializer, choice
-from apps.holders.services import ALIASES, HOLDER_TYPES, HOLDERS
+from apps.core.shapes import v1_component
+from apps.holders.services import (
+    ALIASES,
+    HOLDER_TYPES,
+    HOLDERS,
+    HolderListResponse,
+    InsiderPurchasesResponse,
+    InsiderRosterResponse,
+    InsiderTransactionsResponse,
+    MajorHoldersResponse,
+)
 
 # The sub-route form's names in the docs: the reference's only. The underscore spellings
 # (the query's values) are accepted too but not listed: a code generator turns both
@@ -20,100 +30,11 @@ class HoldersQuery(QuerySerializer):
                          "types are different resources")
 
 
-class MajorHoldersBreakdown(serializers.Serializer):
-    breakdown_data = serializers.DictField(
-        child=serializers.FloatField(allow_null=True),
-        help_text="Metric -> number: institutionsPercentHeld, insidersPercentHeld, "
-                  "institutionsFloatPercentHeld (fractions: 0.627 = 62.7%) and "
-                  "institutionsCount (integer); the four are always present (null when "
-                  "Yahoo has no value), other metrics Yahoo adds are passed through")
-
-
-class Holder(serializers.Serializer):
-    holder = serializers.CharField(allow_null=True)
-    shares = serializers.IntegerField(allow_null=True)
-    date_reported = serializers.DateTimeField(allow_null=True, help_text="ISO 8601, UTC")
-    percent_out = serializers.FloatField(allow_null=True,
-                                         help_text="Fraction of shares outstanding")
-    value = serializers.IntegerField(allow_null=True)
-
-
-class InsiderTransaction(serializers.Serializer):
-    start_date = serializers.DateTimeField(allow_null=True, help_text="ISO 8601, UTC")
-    insider = serializers.CharField(allow_null=True)
-    position = serializers.CharField(allow_null=True)
-    transaction = serializers.CharField(allow_null=True,
-                                        help_text='Yahoo\'s text; "" on grants and gifts')
-    shares = serializers.IntegerField(allow_null=True)
-    value = serializers.IntegerField(allow_null=True)
-    ownership = serializers.CharField(allow_null=True, help_text="D (direct) or I (indirect)")
-
-
-class InsiderPurchase(serializers.Serializer):
-    period = serializers.CharField(allow_null=True, help_text='e.g. "6m"')
-    purchases_shares = serializers.IntegerField(allow_null=True)
-    purchases_transactions = serializers.IntegerField(allow_null=True)
-    sales_shares = serializers.IntegerField(allow_null=True)
-    sales_transactions = serializers.IntegerField(allow_null=True)
-    net_shares = serializers.IntegerField(allow_null=True)
-    net_transactions = serializers.IntegerField(allow_null=True)
-    total_insider_shares = serializers.IntegerField(allow_null=True)
-    net_percent_insider_shares = serializers.FloatField(allow_null=True)
-    buy_percent_insider_shares = serializers.FloatField(allow_null=True)
-    sell_percent_insider_shares = serializers.FloatField(allow_null=True)
-
-
-class InsiderRosterMember(serializers.Serializer):
-    name = serializers.CharField(allow_null=True)
-    position = serializers.CharField(allow_null=True)
-    most_recent_transaction = serializers.CharField(allow_null=True)
-    latest_transaction_date = serializers.DateTimeField(allow_null=True)
-    shares_owned_directly = serializers.IntegerField(allow_null=True)
-    shares_owned_indirectly = serializers.IntegerField(allow_null=True)
-    position_direct_date = serializers.DateTimeField(allow_null=True)
-
-
-class HoldersData(serializers.Serializer):
-    symbol = serializers.CharField(help_text="The symbol, upper-cased")
-    holder_type = serializers.ChoiceField(choices=list(HOLDER_TYPES))
-    major_breakdown = MajorHoldersBreakdown(allow_null=True)
-    institutional_holders = Holder(many=True, allow_null=True)
-    mutualfund_holders = Holder(many=True, allow_null=True)
-    insider_transactions = InsiderTransaction(many=True, allow_null=True)
-    insider_purchases = InsiderPurchase(allow_null=True)
-    insider_roster = InsiderRosterMember(many=True, allow_null=True)
-
-
-# -- the reference's sub-route bodies ----------------------------------------------------------
-class MajorHoldersResponse(serializers.Serializer):
-    symbol = serializers.CharField()
-    breakdown = MajorHoldersBreakdown()
-
-
-class HolderListResponse(serializers.Serializer):
-    symbol = serializers.CharField()
-    holders = Holder(many=True)
-
-
-class InsiderTransactionsResponse(serializers.Serializer):
-    symbol = serializers.CharField()
-    transactions = InsiderTransaction(many=True)
-
-
-class InsiderPurchasesResponse(serializers.Serializer):
-    symbol = serializers.CharField()
-    summary = InsiderPurchase()
-
-
-class InsiderRosterResponse(serializers.Serializer):
-    symbol = serializers.CharField()
-    roster = InsiderRosterMember(many=True)
-
-
 HOLDERS_ALIAS_RESPONSE = PolymorphicProxySerializer(
     component_name="HoldersReferenceResponse",
-    serializers=[MajorHoldersResponse, HolderListResponse, InsiderTransactionsResponse,
-                 InsiderPurchasesResponse, InsiderRosterResponse],
+    serializers=[v1_component(record) for record in (
+        MajorHoldersResponse, HolderListResponse, InsiderTransactionsResponse,
+        InsiderPurchasesResponse, InsiderRosterResponse)],
     resource_type_field_name=None,
 )
 

@@ -7,17 +7,25 @@ from apps.analysis.modules import V2ModuleView
 from apps.core import v2
 from apps.core.errors import ERRORS
 from apps.core.schema import error_responses
+from apps.core.shapes import v1_component
 from apps.core.views import ApiView, sub_route_choice
 from apps.holders.serializers import (
     ALIAS_NAMES,
     HOLDERS_ALIAS_RESPONSE,
     HOLDERS_EXAMPLE,
     V2_HOLDERS_RESPONSE,
-    HoldersData,
     HoldersQuery,
     V2HoldersQuery,
 )
-from apps.holders.services import ALIASES, HOLDER_TYPES, HOLDERS, holders_data, reference_body
+from apps.holders.services import (
+    ALIASES,
+    HOLDER_TYPES,
+    HOLDERS,
+    HoldersData,
+    holders_data,
+    reference_body,
+)
+from marketdata.records.members import as_json
 
 _SOURCES = (
     "Sources (Yahoo Finance quoteSummary modules): major <- majorHoldersBreakdown; "
@@ -49,13 +57,14 @@ class HoldersView(ApiView):
                     "`holder_type` is required. The body always has all six members: the "
                     "requested one is filled, the others are null. " + _SOURCES + _RULES,
         parameters=[_SYMBOL, HoldersQuery],
-        responses={200: HoldersData, **error_responses(404, 422, upstream=True, style=ERRORS)},
+        responses={200: v1_component(HoldersData),
+                   **error_responses(404, 422, upstream=True, style=ERRORS)},
         examples=[OpenApiExample("AAPL institutional holders (abridged)",
                                  value=HOLDERS_EXAMPLE, response_only=True)],
     )
     def get(self, request: Request, symbol: str) -> Response:
         q = self.query(request)
-        return Response(holders_data(symbol, q["holder_type"]))
+        return Response(as_json(holders_data(symbol, q["holder_type"])))
 
 
 class HoldersAliasView(ApiView):
@@ -88,7 +97,7 @@ class HoldersAliasView(ApiView):
     def get(self, request: Request, symbol: str, holder_type: str) -> Response:
         resolved = sub_route_choice(request, symbol, holder_type, "holder_type", HOLDER_TYPES,
                                     ALIASES)
-        return Response(reference_body(symbol, resolved))
+        return Response(as_json(reference_body(symbol, resolved)))
 
 
 class V2HoldersView(V2ModuleView):

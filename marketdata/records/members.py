@@ -72,9 +72,9 @@ def member(description: str | None = None, *, name: str | None = None, always: b
     type the annotation cannot say, replaces) what the annotation gives.
 
     ``extras``: the field (a ``Mapping[str, Any]``, at most one per record) is not a member
-    but holds the members passed through as the upstream sent them, written after the
-    declared ones; its ``schema``, if any, is each passed member's (the object's
-    ``additionalProperties``).
+    but holds the members passed through as the upstream sent them, written where it is
+    declared (after the declared members when it is the last field); its ``schema``, if
+    any, is each passed member's (the object's ``additionalProperties``).
 
     ``optional``: the member is left out of the answer when its value is None, rather than
     written as null (v1's optional members: ``adjClose`` of a historical bar); its schema
@@ -215,6 +215,21 @@ def extras_of(record: type) -> Member | None:
                   False)
 
 
+@cache
+def _declared_before(record: type) -> frozenset[str] | None:
+    """The names of the members declared before the record's pass-through field when
+    members are declared after it too (None when it is the last member field)."""
+    names = []
+    for item in dataclasses.fields(record):
+        declared = item.metadata.get(MEMBER)
+        if declared is None:
+            continue
+        if declared.extras:
+            break
+        names.append(declared.name or camel(item.name))
+    return None if len(names) == len(members_of(record)) else frozenset(names)
+
+
 def passed_names(value: Any) -> tuple[str, ...]:
     """The names a record (an instance) passes through, in their order: those of its
     pass-through member that are not declared members."""
@@ -300,9 +315,14 @@ def as_json(value: Any) -> Any:
                    else as_json(getattr(value, attribute))
                    for name, attribute, plain, _ in _written(record)}
         if (extra := extras_of(record)) is not None:
-            out.update((name, as_json(item))
-                       for name, item in getattr(value, extra.attribute).items()
-                       if name not in out)
+            passed = [(name, as_json(item))
+                      for name, item in getattr(value, extra.attribute).items()
+                      if name not in out]
+            if (before := _declared_before(record)) is None:
+                out.update(passed)
+            else:  # the members declared after the pass-through field come after it
+                out = {**{k: v for k, v in out.items() if k in before}, **dict(passed),
+                       **{k: v for k, v in out.items() if k not in before}}
         return out
     if isinstance(value, datetime):
         return iso_utc(value)

@@ -13,14 +13,37 @@ from typing import Any
 import pytest
 from django.urls import get_resolver
 
+from apps.analysis.services import (
+    AnalysisData,
+    EarningsEstimate,
+    EarningsEstimateValue,
+    EarningsHistoryItem,
+    PriceTarget,
+    RecommendationData,
+    RevenueEstimate,
+    RevenueEstimateValue,
+    Scores,
+    SustainabilityScores,
+    UpgradeDowngrade,
+)
 from apps.analysts.services import ReportedQuarter
 from apps.backtest.services import BacktestAnswer, EquityPoint, RoundTrip
 from apps.charts import services as charts
 from apps.core.shapes import record_output, record_schema, union_schema, v1_component, v1_schema
 from apps.core.v2 import V2ApiView, connection_schema
 from apps.financials.services import FinancialStatement, StatementsBatch
-from apps.health.views import Pong, ServiceHealth
+from apps.health.checks import (
+    CacheStatus,
+    CircuitStatus,
+    HealthCheck,
+    HealthServices,
+    HealthStatus,
+    StreamStatus,
+)
+from apps.health.readiness import ProbeStatus, Readiness, ReadinessChecks
+from apps.health.views import IndexLinks, PingStatus, Pong, ServiceHealth, ServiceIndex
 from apps.historical.services import HistoricalData
+from apps.holders import services as holders
 from apps.indicators.services import IndicatorsBatch, SymbolIndicators
 from apps.movers.services import MarketMover
 from apps.news.services import News
@@ -204,6 +227,16 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            SymbolIndicators, IndicatorsBatch,
            # quotes (and indices: quotes too)
            GqlQuote, QuotesBatch, QuoteTypeRecord,
+           # v1 health, analysis and holders
+           PingStatus, ProbeStatus, ReadinessChecks, Readiness, CacheStatus,
+           HealthCheck, HealthServices, CircuitStatus, StreamStatus, HealthStatus, IndexLinks,
+           ServiceIndex, AnalysisData, RecommendationData, UpgradeDowngrade, PriceTarget,
+           EarningsEstimate, EarningsEstimateValue, RevenueEstimate, RevenueEstimateValue,
+           EarningsHistoryItem, SustainabilityScores, Scores, holders.HoldersData,
+           holders.MajorHoldersBreakdown, holders.Holder, holders.InsiderTransaction,
+           holders.InsiderPurchase, holders.InsiderRosterMember, holders.MajorHoldersResponse,
+           holders.HolderListResponse, holders.InsiderTransactionsResponse,
+           holders.InsiderPurchasesResponse, holders.InsiderRosterResponse,
            # every record of a sector or industry answer, and of a chart or corporate
            # actions answer (the modules' dataclasses)
            *(record for module in (sectors, charts) for record in vars(module).values()
@@ -381,7 +414,16 @@ def test_the_v1_document_names_the_records_components():
     components = document["components"]["schemas"]
     for name in ("MarketMover", "MarketSector", "MarketSectorDetails", "SearchResult", "News",
                  "FinancialStatement", "EarningsTranscript", "TranscriptItem",
-                 "TranscriptMetadata", "TranscriptSpeaker"):
+                 "TranscriptMetadata", "TranscriptSpeaker", "PingStatus", "ProbeStatus",
+                 "ReadinessChecks", "Readiness", "CacheStatus", "HealthCheck", "HealthServices",
+                 "CircuitStatus", "StreamStatus", "HealthStatus", "IndexLinks", "ServiceIndex",
+                 "AnalysisData", "RecommendationData", "UpgradeDowngrade", "PriceTarget",
+                 "EarningsEstimate", "EarningsEstimateValue", "RevenueEstimate",
+                 "RevenueEstimateValue", "EarningsHistoryItem", "SustainabilityScores",
+                 "_Scores", "HoldersData", "MajorHoldersBreakdown", "Holder",
+                 "InsiderTransaction", "InsiderPurchase", "InsiderRosterMember",
+                 "MajorHoldersResponse", "HolderListResponse", "InsiderTransactionsResponse",
+                 "InsiderPurchasesResponse", "InsiderRosterResponse"):
         assert components[name]["required"] == sorted(components[name]["required"]), name
     item = components["TranscriptItem"]["properties"]
     assert item["metadata"] == {"$ref": "#/components/schemas/TranscriptMetadata"}

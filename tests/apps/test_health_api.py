@@ -273,19 +273,20 @@ def test_checks_queued_behind_a_busy_pool_are_cancelled(api, sandbox_upstream, s
 
 
 def test_a_slow_cache_probe_counts_against_the_deadline(release):
-    from apps.health.checks import Check, health_report
+    from apps.health.checks import CacheStatus, Check, health_report
+    from marketdata.records.members import as_json
 
     def slow_probe():
         time.sleep(1.0)
-        return {"status": "unhealthy", "latency_ms": 1000.0}
+        return CacheStatus("unhealthy", 1000.0)
 
     def hangs():
         release.wait(30)
         return [1]
 
     started = time.monotonic()
-    body = health_report(checks=(Check("Hangs", hangs), Check("Quick", lambda: [1])),
-                         timeout=1.2, cache_probe=slow_probe)
+    body = as_json(health_report(checks=(Check("Hangs", hangs), Check("Quick", lambda: [1])),
+                                 timeout=1.2, cache_probe=slow_probe))
     elapsed = time.monotonic() - started
     # Counted from the start: about 1.2 s. Counted after the probe it would be 2.2 s.
     assert 1.15 < elapsed < 1.9, elapsed
@@ -559,3 +560,44 @@ def test_health_routes_are_get_only(api, path, method):
     assert response.status_code == 405
     if path.startswith("/v1/"):
         assert response.json() == {"detail": f'Method "{method.upper()}" not allowed.'}
+
+
+@pytest.mark.parametrize("failing", [False, True])
+def test_v1_health_and_readiness_answers_validate_against_their_schemas(failing):
+    """The v1 records' JSON against the served document's components: a check's or a
+    probe's optional `error` absent on success, present on failure (compare-bodies leaves
+    the clock members out: their form is checked here)."""
+    import jsonschema
+
+    from apps.health import checks as c
+    from apps.health.readiness import ProbeStatus, Readiness, ReadinessChecks
+    from marketdata.records.members import as_json
+    from tests.openapi_validation import served_document
+
+    components = served_document()["components"]
+    results = [c.HealthCheck.of(check, 12.5, "UpstreamTimeout: slow (yahoo)"
+                                if failing and i == 0 else None)
+               for i, check in enumerate(c.CHECKS)]
+    report = as_json(c.HealthStatus(
+        "degraded" if failing else "healthy", datetime.now(UTC).isoformat(), "sandbox",
+        c.CacheStatus("healthy", 0.4), c.HealthServices("28/28 succeeded", *results),
+        {"yahoo": {"quote": {"hit": 1, "miss": 2, "stale": 0, "error": 0}}},
+        [c.CircuitStatus("yahoo", "chart", "open" if failing else "closed",
+                         5 if failing else 0, 12.0 if failing else None)],
+        c.StreamStatus(0, 0, 0, 0, {"push_connected": 0, "frames_sent": 3}, 1.0, os.getpid())))
+    probe = ProbeStatus("cache", "failed", 2.0, "RuntimeError") if failing \
+        else ProbeStatus("cache", "ok", 0.2)
+    ready = as_json(Readiness("not_ready" if failing else "ready",
+                              ReadinessChecks(ProbeStatus("database", "ok", 0.3), probe),
+                              ["cache"] if failing else []))
+    for name, body in (("HealthStatus", report), ("Readiness", ready)):
+        jsonschema.Draft202012Validator(
+            {"$ref": f"#/components/schemas/{name}", "components": components}).validate(body)
+    checks = report["services"]
+    assert ("error" in checks["Indices"]) is failing
+    assert all("error" not in checks[check.name] for check in c.CHECKS[1:])
+    assert ("error" in ready["checks"]["cache"]) is failing
+    assert "error" not in ready["checks"]["database"]
+    assert list(report["stream"]) == ["connections", "pollers", "leading", "subscriptions",
+                                      "push_connected", "frames_sent", "interval_seconds", "pid"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00", report["timestamp"])

@@ -77,10 +77,10 @@ def test_a_cache_that_loses_writes_is_not_ready(monkeypatch):
             return None
 
     monkeypatch.setattr(readiness, "django_cache", Forgetful())
-    ready, body = readiness.readiness()
+    ready, answer = readiness.readiness()
     assert not ready
-    assert body["failed"] == ["cache"]
-    assert body["checks"]["cache"]["error"] == "RuntimeError"
+    assert answer.failed == ["cache"]
+    assert answer.checks.cache.error == "RuntimeError"
 
 
 def test_never_rate_limited(api, limited, settings):

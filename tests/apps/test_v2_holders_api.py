@@ -260,10 +260,15 @@ def test_v1_choices_aliases_and_members_derive_from_the_table():
         "major": "major_breakdown", "institutional": "institutional_holders",
         "mutualfund": "mutualfund_holders", "insider_transactions": "insider_transactions",
         "insider_purchases": "insider_purchases", "insider_roster": "insider_roster"}
-    assert services.ALIAS_KEYS == {
-        "major": "breakdown", "institutional": "holders", "mutualfund": "holders",
-        "insider_transactions": "transactions", "insider_purchases": "summary",
-        "insider_roster": "roster"}
+    # the reference's bodies: {symbol, <key>: the HoldersData member}
+    from marketdata.records.members import member_names
+
+    assert {name: member_names(kind.reference) for name, kind in services.TYPES.items()} == {
+        "major": ("symbol", "breakdown"), "institutional": ("symbol", "holders"),
+        "mutualfund": ("symbol", "holders"), "insider_transactions": ("symbol", "transactions"),
+        "insider_purchases": ("symbol", "summary"), "insider_roster": ("symbol", "roster")}
+    assert member_names(services.HoldersData) == ("symbol", "holder_type",
+                                                  *services.MEMBERS.values())
 
 
 def test_v1_and_v2_agree_on_the_same_cached_module(api, yahoo, recording):
