@@ -20,6 +20,7 @@ from apps.analysis.services import (
 )
 from apps.core import v2
 from apps.core.errors import DETAIL_LIST
+from apps.core.routing import route
 from apps.core.schema import error_responses
 from apps.core.shapes import v1_component
 from apps.core.views import ApiView, sub_route_choice
@@ -47,6 +48,7 @@ _EXAMPLE = OpenApiExample("AAPL recommendations (abridged)", value=ANALYSIS_EXAM
                           response_only=True)
 
 
+@route("v1/analysis/<str:symbol>", name="analysis")
 class AnalysisView(ApiView):
     query_serializer = AnalysisQuery
     error_style = DETAIL_LIST
@@ -68,6 +70,7 @@ class AnalysisView(ApiView):
         return Response(as_json(analysis_data(symbol, q["analysis_type"])))
 
 
+@route("v1/analysis/<str:symbol>/<str:analysis_type>", name="analysis-by-path")
 class AnalysisAliasView(ApiView):
     """The reference implementation's sub-routes, kept so its clients work unchanged."""
 
@@ -99,6 +102,7 @@ class AnalysisAliasView(ApiView):
         return Response(as_json(analysis_data(symbol, resolved)))
 
 
+@route("v2/analysis/<str:symbol>/<str:type>", name="analysis-v2")
 class V2AnalysisView(V2ModuleView):
     """One analyst data set of a stock: the Yahoo Finance quoteSummary module of the type,
     with its values raw (every `{raw, fmt}` object reduced to its raw number, Yahoo's empty

@@ -23,6 +23,7 @@ from django.views.decorators.http import require_GET
 
 from apps.core.middleware import arrival_of
 from apps.core.routes import UNMATCHED, rate_limit_name
+from apps.core.routing import route
 from marketdata import metrics
 
 _PASSED = "_md_rate_limit_passed"
@@ -128,6 +129,7 @@ def _unauthorized() -> HttpResponse:
     return response
 
 
+@route("metrics", name="metrics")
 @never_cache
 @require_GET
 def metrics_view(request: HttpRequest) -> HttpResponse:

@@ -23,6 +23,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 import marketdata
+from apps.core.routing import route
 from apps.core.schema import SERVER_ERROR, ErrorDetail
 from apps.core.shapes import record_output, record_schema, v1_component
 from apps.core.v2 import FieldsQuery, V2ApiView
@@ -87,6 +88,7 @@ def notices() -> list[str]:
     return out
 
 
+@route("v1/ping", name="ping")
 class PingView(ApiView):
     @extend_schema(operation_id="ping", tags=["Health"], summary="Liveness",
                    responses={200: v1_component(PingStatus)})
@@ -102,6 +104,7 @@ _READYZ_DESCRIPTION = (
     "and never cached. `/v1/ping` is the liveness probe; `/v1/health` the upstream report.")
 
 
+@route("readyz", name="readyz")
 class ReadyzView(ApiView):
     @extend_schema(operation_id="readyz", tags=["Health"], summary="Readiness",
                    description=_READYZ_DESCRIPTION, responses={200: v1_component(Readiness),
@@ -124,6 +127,7 @@ _HEALTH_DESCRIPTION = (
     "(per worker process; read without any upstream call) and does not change `status`.")
 
 
+@route("v1/health", name="health")
 class HealthView(ApiView):
     @extend_schema(operation_id="health", tags=["Health"], summary="Health",
                    description=_HEALTH_DESCRIPTION,
@@ -133,6 +137,7 @@ class HealthView(ApiView):
         return Response(as_json(health_report()), headers=_NO_CACHE)
 
 
+@route("v2/health", name="v2-health")
 class V2HealthView(V2ApiView):
     """Liveness with the service version and the data-source notices (no upstream call).
     `fields` selects members (`status`, `timestamp`, `version`, `notices`)."""
@@ -147,6 +152,7 @@ class V2HealthView(V2ApiView):
                            headers=_NO_CACHE)
 
 
+@route("v2/ping", name="v2-ping")
 class V2PingView(V2ApiView):
     """Liveness in the v2 style: `{"message": "pong"}` (no upstream call, no cache; also
     answered while upstreams are down)."""
@@ -189,6 +195,7 @@ class ServiceIndex:
     links: IndexLinks = member(default_factory=IndexLinks)
 
 
+@route("", name="index")
 class IndexView(ApiView):
     """``GET /``: a small JSON index instead of a 404, for whoever opens the root URL. A
     DRF view so that the OpenAPI document describes it like every other answer. A browser

@@ -6,6 +6,7 @@ from rest_framework.response import Response
 from apps.analysis.modules import V2ModuleView
 from apps.core import v2
 from apps.core.errors import ERRORS
+from apps.core.routing import route
 from apps.core.schema import error_responses
 from apps.core.shapes import v1_component
 from apps.core.views import ApiView, sub_route_choice
@@ -44,6 +45,7 @@ _SYMBOL = OpenApiParameter("symbol", OpenApiTypes.STR, OpenApiParameter.PATH,
                            description="Stock symbol, e.g. AAPL, BRK-B, OCDO.L")
 
 
+@route("v1/holders/<str:symbol>", name="holders")
 class HoldersView(ApiView):
     query_serializer = HoldersQuery
     error_style = ERRORS
@@ -67,6 +69,7 @@ class HoldersView(ApiView):
         return Response(as_json(holders_data(symbol, q["holder_type"])))
 
 
+@route("v1/holders/<str:symbol>/<str:holder_type>", name="holders-by-path")
 class HoldersAliasView(ApiView):
     """The reference implementation's sub-routes and bodies, so its clients work unchanged."""
 
@@ -100,6 +103,7 @@ class HoldersAliasView(ApiView):
         return Response(as_json(reference_body(symbol, resolved)))
 
 
+@route("v2/holders/<str:symbol>/<str:type>", name="holders-v2")
 class V2HoldersView(V2ModuleView):
     """One ownership data set of a stock: the Yahoo Finance quoteSummary module of the type,
     with Yahoo's camelCase member names and its values raw (every `{raw, fmt}` object

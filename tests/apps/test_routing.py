@@ -85,7 +85,7 @@ DECLARED = _declared()
 
 
 def test_most_routes_are_declared_on_their_views():
-    assert len(DECLARED) > 70
+    assert len(DECLARED) > 100  # every route but the documents and the admin's
 
 
 @pytest.mark.parametrize(("pattern", "view"), DECLARED, ids=[p for p, _ in DECLARED])
