@@ -22,6 +22,7 @@ from apps.financials.services import FinancialStatement, StatementsBatch
 from apps.health.views import Pong, ServiceHealth
 from apps.historical.services import HistoricalData
 from apps.indicators.services import IndicatorsBatch, SymbolIndicators
+from apps.indices.services import MarketIndex
 from apps.movers.services import MarketMover
 from apps.news.services import News
 from apps.options.services import ChainBatch, SymbolChain
@@ -194,7 +195,7 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            # v1 answers
            HistoricalData, MarketMover, MarketSector, MarketSectorDetails, search.Security,
            News, FinancialStatement, EarningsTranscript, TranscriptItem, TranscriptMetadata,
-           TranscriptSpeaker, Quote, SimpleQuote,
+           TranscriptSpeaker, Quote, SimpleQuote, MarketIndex,
            # indicators: the set and its objects' lines (the module's dataclasses), the
            # batch's item and envelope
            *(record for record in vars(indicator_set).values()
@@ -380,7 +381,8 @@ def test_the_v1_document_names_the_records_components():
     components = document["components"]["schemas"]
     for name in ("MarketMover", "MarketSector", "MarketSectorDetails", "SearchResult", "News",
                  "FinancialStatement", "EarningsTranscript", "TranscriptItem",
-                 "TranscriptMetadata", "TranscriptSpeaker", "Quote", "SimpleQuote"):
+                 "TranscriptMetadata", "TranscriptSpeaker", "Quote", "SimpleQuote",
+                 "MarketIndex"):
         assert components[name]["required"] == sorted(components[name]["required"]), name
     item = components["TranscriptItem"]["properties"]
     assert item["metadata"] == {"$ref": "#/components/schemas/TranscriptMetadata"}
