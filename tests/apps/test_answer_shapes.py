@@ -21,7 +21,7 @@ from apps.core.v2 import V2ApiView, connection_schema
 from apps.financials.services import FinancialStatement, StatementsBatch
 from apps.health.views import Pong, ServiceHealth
 from apps.historical.services import HistoricalData
-from apps.indicators.services import IndicatorsBatch, SymbolIndicators
+from apps.indicators.services import IndicatorsBatch, SymbolIndicators, TechnicalIndicator
 from apps.indices.services import MarketIndex
 from apps.movers.services import MarketMover
 from apps.news.services import News
@@ -195,7 +195,7 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            # v1 answers
            HistoricalData, MarketMover, MarketSector, MarketSectorDetails, search.Security,
            News, FinancialStatement, EarningsTranscript, TranscriptItem, TranscriptMetadata,
-           TranscriptSpeaker, Quote, SimpleQuote, MarketIndex,
+           TranscriptSpeaker, Quote, SimpleQuote, MarketIndex, TechnicalIndicator,
            # indicators: the set and its objects' lines (the module's dataclasses), the
            # batch's item and envelope
            *(record for record in vars(indicator_set).values()
