@@ -34,7 +34,7 @@ def record_schema(record: type, description: str | None = None, *,
                   nested: Mapping[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """The JSON Schema of one record as an answer's object: every member, each required
     (present, maybe null) unless ``required`` is false or the member is optional (absent
-    when None), in the record's order. A member
+    when None) and not declared required, in the record's order. A member
     that is a record is that record's object, described by the member's description;
     ``nested`` gives, by member name, the schema of a member holding a list of records
     (their own ``record_schema``, in a ``connection_schema`` where paged): the annotation
@@ -56,7 +56,7 @@ def record_schema(record: type, description: str | None = None, *,
     if unknown := set(nested or ()) - set(properties):
         raise TypeError(f"{record.__name__} has no members {sorted(unknown)}")
     out = object_schema(properties, description, required=[
-        m.name for m in members_of(record) if not m.optional] if required else ())
+        m.name for m in members_of(record) if m.required] if required else ())
     if (extra := extras_of(record)) is not None:
         out["additionalProperties"] = dict(extra.schema) or True
     if example is not None:
@@ -122,32 +122,43 @@ class RecordSerializer(serializers.Serializer):
     schema is :class:`V1Component`'s."""
 
     record: ClassVar[type]
+    first: ClassVar[tuple[str, ...]] = ()
 
 
 @cache
-def v1_component(record: type, name: str | None = None) -> type[RecordSerializer]:
+def v1_component(record: type, name: str | None = None, *,
+                 first: tuple[str, ...] = ()) -> type[RecordSerializer]:
     """What a v1 view gives drf-spectacular for an answer made of ``record`` (``(many=True)``
     for a list of them): the component ``name`` (the record's ``V1_NAME``, else its class
-    name, unless given; the v1 document's names, which generated clients use)."""
+    name, unless given; the v1 document's names, which generated clients use). ``first``:
+    the members the v1 document lists first, in its order, where it lists them otherwise
+    than the answer writes them (the others follow in the record's order)."""
     component = name or getattr(record, "V1_NAME", None) or record.__name__
     return type(component, (RecordSerializer,), {
-        "record": record, "__module__": __name__,
+        "record": record, "first": first, "__module__": __name__,
         "__doc__": f"The v1 component {component}: the members of {record.__name__}."})
 
 
 def v1_schema(record: type, description: str | None = None, *,
-              ref: Callable[[type], dict[str, Any]] | None = None) -> dict[str, Any]:
+              ref: Callable[[type], dict[str, Any]] | None = None,
+              first: tuple[str, ...] = ()) -> dict[str, Any]:
     """:func:`record_schema` as the v1 document writes it (its components were DRF
     serializers'): an enum member's values listed in its description as drf-spectacular
     lists a choice field's (``* `Q1` - Q1``; the enum then becomes a named component, e.g.
     ``QuarterEnum``); a member holding a record, a list of them or an object of them by key
     (``dict[str, R]``) is ``ref`` of that record (its named component's reference), else
     inline, null admitted as drf-spectacular wrote a nullable serializer field; the members
-    a record declares itself after those it inherits (a redeclared one too), as a serializer
-    subclass's fields; open or not, no ``additionalProperties`` (a serializer's component
-    never said it: JSON Schema admits other members anyway)."""
+    ``first`` names first, in its order; the members a record declares itself after those
+    it inherits (a redeclared one too), as a serializer subclass's fields; open or not, no
+    ``additionalProperties`` (a serializer's component never said it: JSON Schema admits
+    other members anyway)."""
     out = record_schema(record, description)
     out.pop("additionalProperties", None)
+    if first:
+        properties = out["properties"]
+        if unknown := set(first) - set(properties):
+            raise TypeError(f"{record.__name__} has no members {sorted(unknown)}")
+        out["properties"] = {**{name: properties[name] for name in first}, **properties}
     hints = typing.get_type_hints(record)
     for m in members_of(record):
         prop = out["properties"][m.name]
@@ -208,7 +219,7 @@ class V1Component(OpenApiSerializerExtension):
             return found
 
         record = self.target.record
-        out = v1_schema(record, ref=ref)
+        out = v1_schema(record, ref=ref, first=self.target.first)
         # in drf-spectacular's order: type, description (the record's V1_DESCRIPTION),
         # properties, required in name order
         described_as = getattr(record, "V1_DESCRIPTION", None)

@@ -1,5 +1,6 @@
-"""Query declarations of the indicator endpoints, and the response schemas of v1's (v2's
-are derived from the records: apps.indicators.views)."""
+"""Query declarations of the indicator endpoints, and the response schema of /v1/indicators
+(/v1/indicator's and v2's are derived from the records and the function table:
+apps.indicators.views)."""
 
 from __future__ import annotations
 
@@ -163,39 +164,8 @@ class V2IndicatorQuery(IntervalRangeRule, FieldsQuery):
     range = choice(V2_RANGES, required=False, default="1y", help_text="History fetched")
 
 
-# ---- v1 response schemas (maps keyed by date or label cannot be declared as serializers) ----
-
-_NUMBER = {"type": "number", "format": "double"}
+# ---- v1 /v1/indicators' response schema: the labels' members (services.LATEST_LABELS) ----
 _NULLABLE = {"type": "number", "format": "double", "nullable": True}
-
-
-def _numbers(*names: str, nullable: bool = False) -> dict[str, Any]:
-    return {name: _NULLABLE if nullable else _NUMBER for name in names}
-
-
-TECHNICAL_INDICATOR_RESPONSE = {
-    "type": "object",
-    "properties": {
-        "type": {"type": "string", "description": "The function"},
-        "Technical Analysis": {
-            "type": "object",
-            "description": "Date (or epoch seconds) -> the function's members, newest first; "
-                           "bars before the warm-up ends are left out",
-            "additionalProperties": {
-                "type": "object",
-                "properties": {
-                    **_numbers("value", "signal", "k", "d", "upper_band", "middle_band",
-                               "lower_band", "aroon_up", "aroon_down", "tenkan_sen",
-                               "kijun_sen", "chikou_span", "senkou_span_a", "senkou_span_b"),
-                    "trend": {"type": "string", "enum": ["up", "down", "neutral"]},
-                },
-            },
-        },
-    },
-    "required": ["type", "Technical Analysis"],
-    "example": {"type": "SMA", "Technical Analysis": {"2025-03-14": {"value": 113.93},
-                                                      "2025-03-13": {"value": 114.52}}},
-}
 
 
 def latest_response_schema() -> dict[str, Any]:

@@ -54,19 +54,33 @@ def _rounded(values: np.ndarray, decimals: int) -> list[float | None]:
 
 
 _TREND = {1.0: "up", -1.0: "down"}
+NEUTRAL = "neutral"
+TRENDS = (*_TREND.values(), NEUTRAL)  # SUPERTREND's direction, the one member that is text
+
+
+@dataclass(frozen=True)
+class TechnicalIndicator:
+    """The v1 answer of one function over a symbol's history. Its bars are their JSON
+    already (:func:`indicator_history`: hundreds of them, no record each), each the
+    function's members of the table (:data:`~marketdata.indicators.functions.FUNCTIONS`)."""
+
+    type: str = member("The function")
+    technical_analysis: dict[str, dict[str, Any]] = member(
+        "Date (or epoch seconds) -> the function's members, newest first; bars before the "
+        "warm-up ends are left out", name="Technical Analysis")
 
 
 def indicator_history(symbol_text: str, function: Function, params: Mapping[str, int],
-                      range_: str, interval: str, epoch: bool = False) -> dict[str, Any]:
-    """``{type, "Technical Analysis": {date: {member: value}}}``, newest first; bars before
-    the warm-up ends are left out, and members not defined yet on a bar are omitted."""
+                      range_: str, interval: str, epoch: bool = False) -> TechnicalIndicator:
+    """The function's values by bar key, newest first; bars before the warm-up ends are
+    left out, and members not defined yet on a bar are omitted."""
     candles, bars = _load(symbol_text, range_, interval)
     series = function.compute(bars, **params)
     decimals = candles.decimals
     columns = {name: _rounded(series[name], decimals) for name in function.members
                if name != "trend"}
     trend = series.get("trend")
-    trends = None if trend is None else [_TREND.get(t, "neutral") for t in trend.tolist()]
+    trends = None if trend is None else [_TREND.get(t, NEUTRAL) for t in trend.tolist()]
     keys = bar_keys(candles, epoch)
     out: dict[str, dict[str, Any]] = {}
     for i in range(len(bars) - 1, -1, -1):
@@ -82,7 +96,7 @@ def indicator_history(symbol_text: str, function: Function, params: Mapping[str,
             f"Not enough data to compute {function.name}: it needs at least {needed} bars; "
             f"{candles.symbol or symbol_text.upper()} has {len(bars)} for range {range_} and "
             f"interval {interval}")
-    return {"type": function.name, "Technical Analysis": out}
+    return TechnicalIndicator(function.name, out)
 
 
 @dataclass(frozen=True)
@@ -164,7 +178,7 @@ def latest_indicators(symbol_text: str, interval: str,
             if line == "trend":
                 direction = series["trend"][-1] if bars.close.size else np.nan
                 values[name] = None if np.isnan(direction) else \
-                    _TREND.get(float(direction), "neutral").upper()
+                    _TREND.get(float(direction), NEUTRAL).upper()
             else:
                 values[name] = _latest_value(series[line], decimals)
         out[label.label] = values
@@ -204,7 +218,8 @@ def indicator_sets(symbols: Sequence[str], interval: str, range_: str) -> Indica
 
 
 def indicators_json(answer: Any) -> Any:
-    """A v2 answer's JSON (a set, or the batch): :func:`~marketdata.records.members.as_json`
+    """An answer's JSON (a v2 set or batch, a v1 :class:`TechnicalIndicator`, whose bars are
+    their JSON already): :func:`~marketdata.records.members.as_json`
     without its walk of every value, since these records hold numbers, text and records (or
     lists of them) only: a set in about a fifth of as_json's time (some 15 us against 75 to
     100, for a set computed in 1.5 to 2 ms)."""

@@ -11,7 +11,6 @@ from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView, connection_schema
 from apps.core.views import ApiView
 from apps.indicators.serializers import (
-    TECHNICAL_INDICATOR_RESPONSE,
     IndicatorBaseQuery,
     IndicatorQuery,
     LatestQuery,
@@ -23,8 +22,10 @@ from apps.indicators.serializers import (
 )
 from apps.indicators.services import (
     LATEST_RANGE,
+    TRENDS,
     IndicatorsBatch,
     SymbolIndicators,
+    TechnicalIndicator,
     indicator_history,
     indicator_set_for,
     indicator_sets,
@@ -69,6 +70,25 @@ def _set_schema() -> dict[str, Any]:
 _SET = _set_schema()
 
 
+def _history_schema() -> dict[str, Any]:
+    """/v1/indicator's answer: a :class:`TechnicalIndicator`, its bars' members those of
+    every function of the table (each bar has its function's): numbers, but SUPERTREND's
+    trend (text, last); the lines of the functions with a `value` line first (MACD's signal
+    beside it), then the others', in the table's order."""
+    functions = sorted(FUNCTIONS.values(), key=lambda f: "value" not in f.members)
+    names = [name for name in dict.fromkeys(n for f in functions for n in f.members)
+             if name != "trend"]
+    bar = {"type": "object", "properties": {
+        **{name: {"type": "number", "format": "double"} for name in names},
+        "trend": {"type": "string", "enum": list(TRENDS)}}}
+    bars = next(m for m in members_of(TechnicalIndicator) if m.name == "Technical Analysis")
+    return record_schema(TechnicalIndicator, nested={"Technical Analysis": {
+        "type": "object", "description": described(bars.description or ""),
+        "additionalProperties": bar}}, example={
+        "type": "SMA", "Technical Analysis": {"2025-03-14": {"value": 113.93},
+                                              "2025-03-13": {"value": 114.52}}})
+
+
 @route("v1/indicator", name="indicator")
 class IndicatorView(ApiView):
     query_serializer = IndicatorQuery
@@ -86,7 +106,7 @@ class IndicatorView(ApiView):
             "(`period`, `stoch_period`, ...). A period longer than the history is a 400. "
             + _COMPAT + "\n\n" + _function_table()),
         parameters=[IndicatorQuery],
-        responses={200: TECHNICAL_INDICATOR_RESPONSE,
+        responses={200: _history_schema(),
                    **error_responses(400, 404, 422, upstream=True, notes={
                        400: "Also when a period is longer than the history (`Not enough "
                             "data to compute SMA: ...`)",
@@ -110,8 +130,8 @@ class IndicatorView(ApiView):
         if errors:
             raise InvalidParameters(errors)
         check_range_interval(base["range"], base["interval"])
-        return Response(indicator_history(base["symbol"], function, params, base["range"],
-                                          base["interval"], base["epoch"]))
+        return Response(indicators_json(indicator_history(
+            base["symbol"], function, params, base["range"], base["interval"], base["epoch"])))
 
 
 @route("v1/indicators", name="indicators")

@@ -13,7 +13,6 @@ from marketdata.records.market import (
     REGION_ALIASES,
     REGIONS,
 )
-from marketdata.records.quotes import RETURN_NAMES
 
 
 class IndicesQuery(QuerySerializer):
@@ -24,16 +23,6 @@ class IndicesQuery(QuerySerializer):
                   "is given")
     region = choice(REGIONS, required=False,
                     help_text="Add every index of this region (NA includes the US indices)")
-
-
-MarketIndex = type("MarketIndex", (serializers.Serializer,), {
-    "name": serializers.CharField(),
-    "value": serializers.FloatField(help_text="Index level, rounded to 2 decimals"),
-    "change": serializers.CharField(help_text="Signed change in points, e.g. '+12.34'"),
-    "percentChange": serializers.CharField(help_text="Signed percent change, e.g. '-0.52%'"),
-    **{name: serializers.CharField(required=False, help_text="Signed percent return")
-       for name, _ in RETURN_NAMES},
-})
 
 
 # -- v2 -----------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ quotes; v2: one quote batch), a region's market summary and its trending symbols
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from marketdata import formatting as fmt
@@ -17,8 +18,8 @@ from marketdata.records.market import (
     index_group_symbols,
     select_indices,
 )
-from marketdata.records.members import as_json, members_of
-from marketdata.records.quotes import RETURN_NAMES, GqlQuote, present_value
+from marketdata.records.members import DOUBLE, as_json, member, members_of
+from marketdata.records.quotes import GqlQuote, present_value
 from marketdata.symbols import normalize_symbol
 
 
@@ -27,28 +28,52 @@ def has_level(snap: IndexSnapshot) -> bool:
     return not (snap.price is None or snap.change is None or snap.change_fraction is None)
 
 
-def market_index(info: MarketIndexInfo, snap: IndexSnapshot) -> dict[str, Any] | None:
-    """The v1 MarketIndex, or None when Yahoo gave no level or move for the index.
+_RETURN = "Signed percent return"
 
-    ``change`` uses the index's precision with thousands separators and a sign, as full
-    quotes do; ``percentChange`` and the period returns are signed percents ('+0.69%').
-    """
-    if not has_level(snap) or snap.price is None:
-        return None
-    out: dict[str, Any] = {
-        "name": info.name or snap.long_name or snap.short_name or info.id,
-        "value": fmt.round_half_up(snap.price, 2),
-        "change": fmt.signed(fmt.price(snap.change, snap.price_hint)),
-        "percentChange": fmt.percent(snap.change_fraction, fraction=True),
-    }
-    for name, _ in RETURN_NAMES:
-        if name in snap.returns:
-            out[name] = fmt.percent(snap.returns[name], fraction=True)
-    return out
+
+@dataclass(frozen=True, slots=True)
+class MarketIndex:
+    """The v1 MarketIndex: an index's level, and its moves as v1's signed text (:meth:`of`);
+    a period return is left out when Yahoo has none."""
+
+    name: str = member()
+    value: float = member("Index level, rounded to 2 decimals", schema=DOUBLE)
+    change: str = member("Signed change in points, e.g. '+12.34'")
+    percent_change: str = member("Signed percent change, e.g. '-0.52%'")
+    five_days_return: str | None = member(_RETURN, optional=True, default=None)
+    one_month_return: str | None = member(_RETURN, optional=True, default=None)
+    three_month_return: str | None = member(_RETURN, optional=True, default=None)
+    six_month_return: str | None = member(_RETURN, optional=True, default=None)
+    ytd_return: str | None = member(_RETURN, optional=True, default=None)
+    year_return: str | None = member(_RETURN, optional=True, default=None)
+    three_year_return: str | None = member(_RETURN, optional=True, default=None)
+    five_year_return: str | None = member(_RETURN, optional=True, default=None)
+    ten_year_return: str | None = member(_RETURN, optional=True, default=None)
+    max_return: str | None = member(_RETURN, optional=True, default=None)
+
+    @classmethod
+    def of(cls, info: MarketIndexInfo, snap: IndexSnapshot) -> MarketIndex | None:
+        """The index's MarketIndex, or None when Yahoo gave no level or move for it.
+
+        ``change`` uses the index's precision with thousands separators and a sign, as full
+        quotes do; ``percentChange`` and the period returns are signed percents ('+0.69%';
+        the snapshot's numbers are finite: never an empty text)."""
+        if not has_level(snap) or snap.price is None:
+            return None
+        return cls(info.name or snap.long_name or snap.short_name or info.id,
+                   fmt.round_half_up(snap.price, 2),
+                   fmt.signed(fmt.price(snap.change, snap.price_hint)) or "",
+                   fmt.percent(snap.change_fraction, fraction=True) or "",
+                   **{_RETURNS[name]: fmt.percent(value, fraction=True)
+                      for name, value in snap.returns.items()})
+
+
+# A period return's attribute by its member name (the snapshot's returns are keyed by it).
+_RETURNS = {m.name: m.attribute for m in members_of(MarketIndex) if m.optional}
 
 
 def market_indices(ids: list[str] | None = None, region: str | None = None
-                   ) -> list[dict[str, Any]]:
+                   ) -> list[MarketIndex]:
     """The selected indices in contract order, fetched concurrently.
 
     An index that fails (unknown to Yahoo, upstream error, no price) is left out and
@@ -64,7 +89,7 @@ def market_indices(ids: list[str] | None = None, region: str | None = None
         fetched.raise_if_empty(lambda: UpstreamBadResponse(
             "yahoo", "Yahoo Finance has no data for the requested indices"))
     return [item for info, snap in fetched.values
-            if (item := market_index(info, snap)) is not None]
+            if (item := MarketIndex.of(info, snap)) is not None]
 
 
 # -- v2: indices, market summary, trending ----------------------------------------------------

@@ -8,18 +8,18 @@ from rest_framework.response import Response
 
 from apps.core.routing import route
 from apps.core.schema import error_responses
-from apps.core.shapes import record_output, record_schema
+from apps.core.shapes import record_output, record_schema, v1_component
 from apps.core.v2 import V2ApiView
 from apps.core.views import ApiView
 from apps.indices.serializers import (
     V2_INDICES_RESPONSE,
     IndicesQuery,
-    MarketIndex,
     V2IndicesQuery,
     V2MarketSummaryQuery,
     V2TrendingQuery,
 )
 from apps.indices.services import (
+    MarketIndex,
     market_indices,
     v2_indices,
     v2_market_summary,
@@ -27,7 +27,7 @@ from apps.indices.services import (
 )
 from apps.quotes.services import quote_json
 from marketdata.records.market import MarketSummaryItem, SummarySpark, TrendingSymbol
-from marketdata.records.members import members_of
+from marketdata.records.members import as_json, members_of
 from marketdata.records.quotes import GqlQuote
 
 
@@ -45,11 +45,12 @@ class IndicesView(ApiView):
             "left out; the request fails (502/503/504) only when none can be served. 422 "
             "when an `index` item (keyed `index.<position>`) or `region` is invalid."),
         parameters=[IndicesQuery],
-        responses={200: MarketIndex(many=True), **error_responses(422, upstream=True)},
+        responses={200: v1_component(MarketIndex)(many=True),
+                   **error_responses(422, upstream=True)},
     )
     def get(self, request: Request) -> Response:
         q = self.query(request)
-        return Response(market_indices(q.get("index"), q.get("region")))
+        return Response(as_json(market_indices(q.get("index"), q.get("region"))))
 
 
 # -- v2 -----------------------------------------------------------------------------------------

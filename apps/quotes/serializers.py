@@ -17,37 +17,6 @@ class SymbolsQuery(QuerySerializer):
                   "duplicates); order is kept. Empty, blank or only commas: 422")
 
 
-class SimpleQuote(serializers.Serializer):
-    symbol = serializers.CharField()
-    name = serializers.CharField()
-    price = serializers.CharField()
-    preMarketPrice = serializers.CharField(required=False)  # noqa: N815
-    afterHoursPrice = serializers.CharField(required=False)  # noqa: N815
-    change = serializers.CharField()
-    percentChange = serializers.CharField()  # noqa: N815
-    logo = serializers.URLField(required=False)
-
-
-_OPTIONAL_STRINGS = (
-    "preMarketPrice afterHoursPrice open high low yearHigh yearLow marketCap beta pe eps "
-    "dividend yield exDividend netAssets nav expenseRatio category lastCapitalGain fundRating "
-    "fundRiskRating holdingsTurnover earningsDate lastDividend inceptionDate sector industry "
-    "about employees fiveDaysReturn oneMonthReturn threeMonthReturn sixMonthReturn ytdReturn "
-    "yearReturn threeYearReturn fiveYearReturn tenYearReturn maxReturn logo"
-).split()
-
-Quote = type("Quote", (serializers.Serializer,), {
-    "symbol": serializers.CharField(),
-    "name": serializers.CharField(),
-    "price": serializers.CharField(),
-    "change": serializers.CharField(),
-    "percentChange": serializers.CharField(),
-    "volume": serializers.IntegerField(required=False),
-    "avgVolume": serializers.IntegerField(required=False),
-    **{name: serializers.CharField(required=False) for name in _OPTIONAL_STRINGS},
-})
-
-
 # -- v2 -----------------------------------------------------------------------------------------
 # A loose BCP 47 tag: a 2-3 letter language, then up to four 1-8 character subtags (script,
 # region, variants), at most MAX_LANG_LENGTH characters.

@@ -15,9 +15,8 @@ from marketdata.concurrency import gather_partial, run_parallel
 from marketdata.errors import MarketDataError, NotFound
 from marketdata.logs import get_logger
 from marketdata.records.batches import Batch
-from marketdata.records.members import is_record, member, members_of
+from marketdata.records.members import URI, is_record, member, member_names, members_of
 from marketdata.records.quotes import (
-    RETURN_NAMES,
     TICK_MARKET_HOURS,
     TICK_MEMBERS,
     FullQuote,
@@ -47,27 +46,52 @@ def no_quotes_found(symbols: list[str]) -> NotFound:
 
 
 # -- simple quotes ----------------------------------------------------------------------------
-def simple_quote(q: QuoteSnapshot) -> dict[str, Any]:
-    decimals = max(2, q.price_hint)
-    out: dict[str, Any] = {
-        "symbol": q.symbol,
-        "name": q.name or q.symbol,
-        "price": fmt.fixed(q.price, decimals),
-        "change": fmt.signed_fixed(q.change, decimals),
-        "percentChange": fmt.percent(q.change_percent),
-    }
-    if q.pre_market_current:
-        out["preMarketPrice"] = fmt.fixed(q.pre_market_price, decimals)
-    if q.post_market_current:
-        out["afterHoursPrice"] = fmt.fixed(q.post_market_price, decimals)
-    return {k: v for k, v in out.items() if v is not None}
+@dataclass(frozen=True, slots=True)
+class SimpleQuote:
+    """The v1 SimpleQuote: a quote snapshot's numbers as v1's text (:meth:`of`). The price
+    and the change are left out when the snapshot has none (the v1 document requires them);
+    the extended-hours prices are there when that session traded after the regular one."""
+
+    symbol: str = member()
+    name: str = member()
+    price: str | None = member(optional=True, required=True)
+    change: str | None = member(optional=True, required=True)
+    percent_change: str | None = member(optional=True, required=True)
+    pre_market_price: str | None = member(optional=True)
+    after_hours_price: str | None = member(optional=True)
+    logo: str | None = member(optional=True, schema=URI, default=None)
+
+    @staticmethod
+    def values(q: QuoteSnapshot) -> tuple[str | None, ...]:
+        """The members' values, in order (but ``logo``: the snapshot has none)."""
+        decimals = max(2, q.price_hint)
+        return (q.symbol, q.name or q.symbol, fmt.fixed(q.price, decimals),
+                fmt.signed_fixed(q.change, decimals), fmt.percent(q.change_percent),
+                fmt.fixed(q.pre_market_price, decimals) if q.pre_market_current else None,
+                fmt.fixed(q.post_market_price, decimals) if q.post_market_current else None)
+
+    @classmethod
+    def of(cls, q: QuoteSnapshot) -> SimpleQuote:
+        return cls(*cls.values(q))
+
+
+_SIMPLE_QUOTE = member_names(SimpleQuote)
+
+
+def simple_quote_json(q: QuoteSnapshot) -> dict[str, Any]:
+    """``as_json(SimpleQuote.of(q))``, written at once (no record per row: a hot path): the
+    values in member order, every one that is None left out (the members that may be None
+    are the optional ones)."""
+    return {name: value for name, value in zip(_SIMPLE_QUOTE, SimpleQuote.values(q),
+                                               strict=False) if value is not None}
 
 
 def simple_quotes(symbols: list[str]) -> list[dict[str, Any]]:
-    """Simple quotes in request order; unknown symbols left out, 404 when none resolve."""
+    """The JSON of the simple quotes (:func:`simple_quote_json`) in request order; unknown
+    symbols left out, 404 when none resolve."""
     valid = _valid(symbols)
     found = quotes.snapshots(valid) if valid else {}
-    result = [simple_quote(found[s]) for s in valid if s in found]
+    result = [simple_quote_json(found[s]) for s in valid if s in found]
     if not result:
         raise no_quotes_found(symbols)
     return result
@@ -89,7 +113,7 @@ def stream_payloads(symbols: list[str]) -> dict[str, dict[str, Any]]:
     :func:`stream_quotes`); unknown or malformed symbols are absent."""
     valid = _valid(symbols)
     found = quotes.snapshots(valid) if valid else {}
-    return {s: {"quote": {k: v for k, v in simple_quote(found[s]).items()
+    return {s: {"quote": {k: v for k, v in simple_quote_json(found[s]).items()
                           if k in STREAM_FIELDS},
                 "tick": stream_tick(found[s])}
             for s in valid if s in found}
@@ -134,68 +158,123 @@ def pushed_payload(pushed: dict[str, Any], previous: dict[str, Any] | None) -> d
 
 
 # -- full quotes ------------------------------------------------------------------------------
-def full_quote(q: FullQuote) -> dict[str, Any]:
-    """The v1 Quote object from the parsed full quote (reference notes section 2.2)."""
+@dataclass(frozen=True, slots=True)
+class Quote:
+    """The v1 Quote: a full quote's numbers as v1's text (:meth:`of`; reference notes section
+    2.2), each member left out when the source has no value (the price and the change too,
+    which the v1 document requires)."""
 
-    def p(value: float | None) -> str | None:
-        return fmt.price(value, q.price_hint)
+    symbol: str = member()
+    name: str = member()
+    price: str | None = member(optional=True, required=True)
+    pre_market_price: str | None = member(optional=True)
+    after_hours_price: str | None = member(optional=True)
+    change: str | None = member(optional=True, required=True)
+    percent_change: str | None = member(optional=True, required=True)
+    open: str | None = member(optional=True)
+    high: str | None = member(optional=True)
+    low: str | None = member(optional=True)
+    year_high: str | None = member(optional=True)
+    year_low: str | None = member(optional=True)
+    volume: int | None = member(optional=True)
+    avg_volume: int | None = member(optional=True)
+    market_cap: str | None = member(optional=True)
+    beta: str | None = member(optional=True)
+    pe: str | None = member(optional=True)
+    eps: str | None = member(optional=True)
+    dividend: str | None = member(optional=True)
+    # Funds report their distribution yield as `yield`, stocks as `dividendYield`.
+    yield_: str | None = member(name="yield", optional=True)
+    ex_dividend: str | None = member(optional=True)
+    net_assets: str | None = member(optional=True)
+    nav: str | None = member(optional=True)
+    expense_ratio: str | None = member(optional=True)
+    category: str | None = member(optional=True)
+    last_capital_gain: str | None = member(optional=True)
+    fund_rating: str | None = member(optional=True)
+    fund_risk_rating: str | None = member(optional=True)
+    holdings_turnover: str | None = member(optional=True)
+    earnings_date: str | None = member(optional=True)
+    last_dividend: str | None = member(optional=True)
+    inception_date: str | None = member(optional=True)
+    sector: str | None = member(optional=True)
+    industry: str | None = member(optional=True)
+    about: str | None = member(optional=True)
+    employees: str | None = member(optional=True)
+    five_days_return: str | None = member(optional=True)
+    one_month_return: str | None = member(optional=True)
+    three_month_return: str | None = member(optional=True)
+    six_month_return: str | None = member(optional=True)
+    ytd_return: str | None = member(optional=True)
+    year_return: str | None = member(optional=True)
+    three_year_return: str | None = member(optional=True)
+    five_year_return: str | None = member(optional=True)
+    ten_year_return: str | None = member(optional=True)
+    max_return: str | None = member(optional=True)
+    logo: str | None = member(optional=True, default=None)
 
-    rating, risk = q.morningstar_rating, q.morningstar_risk_rating
-    out: dict[str, Any] = {
-        "symbol": q.symbol,
-        "name": q.long_name or q.short_name or q.symbol,
-        "price": p(q.regular_market_price),
-        "preMarketPrice": p(q.pre_market_price) if q.pre_market_current else None,
-        "afterHoursPrice": p(q.post_market_price) if q.post_market_current else None,
-        "change": fmt.signed(p(q.regular_market_change)),
-        "percentChange": fmt.percent(q.regular_market_change_percent, fraction=True),
-        "open": p(q.open),
-        "high": p(q.day_high),
-        "low": p(q.day_low),
-        "yearHigh": p(q.fifty_two_week_high),
-        "yearLow": p(q.fifty_two_week_low),
-        "volume": q.volume,
-        "avgVolume": q.average_volume,
-        "marketCap": fmt.compact(q.market_cap),
-        "beta": fmt.fixed(q.beta),
-        "pe": fmt.fixed(q.trailing_pe),
-        "eps": fmt.fixed(q.trailing_eps),
-        "dividend": fmt.fixed(q.dividend_rate),
-        # Funds report their distribution yield as `yield`, stocks as `dividendYield`.
-        "yield": fmt.percent(q.yield_value if q.dividend_yield is None else q.dividend_yield,
-                             fraction=True, sign=False),
-        "exDividend": fmt.long_date(q.ex_dividend_date),
-        "netAssets": fmt.compact(q.total_assets),
-        "nav": p(q.nav_price),
-        "expenseRatio": fmt.percent(q.expense_ratio, fraction=True, sign=False),
-        "category": q.category,
-        "lastCapitalGain": fmt.fixed(q.last_cap_gain),
-        "fundRating": "★" * rating if rating is not None and rating > 0 else None,
-        "fundRiskRating": _RISK_RATINGS.get(risk) if risk is not None else None,
-        "holdingsTurnover": fmt.percent(q.holdings_turnover, fraction=True, sign=False),
-        "earningsDate": " - ".join(d for d in map(fmt.long_date, q.earnings_dates) if d) or None,
-        "lastDividend": fmt.fixed(q.last_dividend_value),
-        "inceptionDate": fmt.long_date(q.fund_inception_date),
-        "sector": q.sector,
-        "industry": q.industry,
-        "about": q.long_business_summary,
-        "employees": str(q.full_time_employees) if q.full_time_employees is not None
-        else None,
-    }
-    for name, attribute in RETURN_NAMES:
-        out[name] = fmt.percent(getattr(q.returns, attribute), fraction=True, sign=False)
-    return {k: v for k, v in out.items() if v is not None}
+    @staticmethod
+    def values(q: FullQuote) -> tuple[str | int | None, ...]:
+        """The members' values, in order (but ``logo``: the full quote has none)."""
+
+        def p(value: float | None) -> str | None:
+            return fmt.price(value, q.price_hint)
+
+        def unsigned(fraction: float | None) -> str | None:
+            return fmt.percent(fraction, fraction=True, sign=False)
+
+        rating, risk, returns = q.morningstar_rating, q.morningstar_risk_rating, q.returns
+        return (
+            q.symbol, q.long_name or q.short_name or q.symbol, p(q.regular_market_price),
+            p(q.pre_market_price) if q.pre_market_current else None,
+            p(q.post_market_price) if q.post_market_current else None,
+            fmt.signed(p(q.regular_market_change)),
+            fmt.percent(q.regular_market_change_percent, fraction=True),
+            p(q.open), p(q.day_high), p(q.day_low), p(q.fifty_two_week_high),
+            p(q.fifty_two_week_low), q.volume, q.average_volume, fmt.compact(q.market_cap),
+            fmt.fixed(q.beta), fmt.fixed(q.trailing_pe), fmt.fixed(q.trailing_eps),
+            fmt.fixed(q.dividend_rate),
+            unsigned(q.yield_value if q.dividend_yield is None else q.dividend_yield),
+            fmt.long_date(q.ex_dividend_date), fmt.compact(q.total_assets), p(q.nav_price),
+            unsigned(q.expense_ratio), q.category, fmt.fixed(q.last_cap_gain),
+            "★" * rating if rating is not None and rating > 0 else None,
+            _RISK_RATINGS.get(risk) if risk is not None else None,
+            unsigned(q.holdings_turnover),
+            " - ".join(d for d in map(fmt.long_date, q.earnings_dates) if d) or None,
+            fmt.fixed(q.last_dividend_value), fmt.long_date(q.fund_inception_date), q.sector,
+            q.industry, q.long_business_summary,
+            str(q.full_time_employees) if q.full_time_employees is not None else None,
+            unsigned(returns.five_days), unsigned(returns.one_month),
+            unsigned(returns.three_month), unsigned(returns.six_month), unsigned(returns.ytd),
+            unsigned(returns.one_year), unsigned(returns.three_year),
+            unsigned(returns.five_year), unsigned(returns.ten_year),
+            unsigned(returns.max_period))
+
+    @classmethod
+    def of(cls, q: FullQuote) -> Quote:
+        return cls(*cls.values(q))
+
+
+_QUOTE = member_names(Quote)
+
+
+def full_quote_json(q: FullQuote) -> dict[str, Any]:
+    """``as_json(Quote.of(q))``, written at once as :func:`simple_quote_json` writes a simple
+    quote's."""
+    return {name: value for name, value in zip(_QUOTE, Quote.values(q), strict=False)
+            if value is not None}
 
 
 def full_quotes(symbols: list[str]) -> list[dict[str, Any]]:
-    """Full quotes in request order, fetched concurrently (one round trip for all).
+    """The JSON of the full quotes (:func:`full_quote_json`) in request order, fetched
+    concurrently (one round trip for all).
 
     Unknown symbols are left out (404 when none resolve). An upstream failure is raised
     when no symbol could be served, so the client sees 502/503/504 rather than a 404.
     """
     fetched = gather_partial(quotes.full_quote, _valid(symbols), what="quote")
     fetched.raise_if_empty(lambda: no_quotes_found(symbols))
-    return [full_quote(record) for _, record in fetched.values]
+    return [full_quote_json(record) for _, record in fetched.values]
 
 
 # -- v2 quotes ----------------------------------------------------------------------------------

@@ -8,20 +8,20 @@ from rest_framework.response import Response
 from apps.core.params import symbol_list
 from apps.core.routing import route
 from apps.core.schema import error_responses
-from apps.core.shapes import record_output, record_schema
+from apps.core.shapes import record_output, record_schema, v1_component
 from apps.core.v2 import FieldsQuery, V2ApiView, connection_schema
 from apps.core.views import ApiView
 from apps.quotes.serializers import (
     GQL_QUOTE_SCHEMA,
-    Quote,
-    SimpleQuote,
     SymbolsQuery,
     V2QuoteQuery,
     V2QuotesQuery,
     accept_language,
 )
 from apps.quotes.services import (
+    Quote,
     QuotesBatch,
+    SimpleQuote,
     full_quotes,
     quote_json,
     simple_quotes,
@@ -30,6 +30,13 @@ from apps.quotes.services import (
     v2_quotes,
 )
 from marketdata.records.quotes import GqlQuote, QuoteTypeRecord
+
+# The v1 components; the v1 document lists their members in the order of the serializers they
+# replace (the required ones first; a full quote's counts before its texts).
+QUOTE = v1_component(Quote, first=("symbol", "name", "price", "change", "percentChange",
+                                   "volume", "avgVolume"))
+SIMPLE_QUOTE = v1_component(SimpleQuote, first=("symbol", "name", "price", "preMarketPrice",
+                                                "afterHoursPrice"))
 
 _LIST_RULES = (" Symbols are upper-cased; order is kept and duplicates are removed. Unknown "
                "or malformed symbols are left out; 404 when none resolve. 422 when `symbols` "
@@ -43,7 +50,7 @@ class QuotesView(ApiView):
     @extend_schema(operation_id="get_quotes", tags=["Quotes"], summary="Full quotes",
                    description="Detailed quotes with formatted strings." + _LIST_RULES,
                    parameters=[SymbolsQuery],
-                   responses={200: Quote(many=True), **error_responses(404, 422, upstream=True)})
+                   responses={200: QUOTE(many=True), **error_responses(404, 422, upstream=True)})
     def get(self, request: Request) -> Response:
         symbols = symbol_list(request.query_params.get("symbols"),
                               max_items=settings.QUOTES_MAX_SYMBOLS)
@@ -57,7 +64,7 @@ class SimpleQuotesView(ApiView):
     @extend_schema(operation_id="get_simple_quotes", tags=["Quotes"], summary="Simple quotes",
                    description="Price, change and percent change." + _LIST_RULES,
                    parameters=[SymbolsQuery],
-                   responses={200: SimpleQuote(many=True),
+                   responses={200: SIMPLE_QUOTE(many=True),
                               **error_responses(404, 422, upstream=True)})
     def get(self, request: Request) -> Response:
         symbols = symbol_list(request.query_params.get("symbols"),

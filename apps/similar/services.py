@@ -18,7 +18,8 @@ from marketdata.symbols import normalize_symbol
 
 
 def similar_quotes(symbol_text: str, limit: int) -> list[dict[str, Any]]:
-    """Up to ``limit`` simple quotes of the symbol's peers, Yahoo's best match first.
+    """The JSON of up to ``limit`` simple quotes (:class:`~apps.quotes.services.SimpleQuote`)
+    of the symbol's peers, Yahoo's best match first.
 
     The symbol itself is never in its own answer; one extra peer is asked for so the answer
     still has ``limit`` items when Yahoo lists the symbol among its peers. 404 when there

@@ -9,7 +9,7 @@ from apps.core.schema import error_responses
 from apps.core.shapes import record_output, record_schema
 from apps.core.v2 import V2ApiView, connection_schema
 from apps.core.views import ApiView
-from apps.quotes.serializers import SimpleQuote
+from apps.quotes.views import SIMPLE_QUOTE
 from apps.similar.serializers import (
     SimilarQuery,
     V2RecommendationsBatchQuery,
@@ -38,7 +38,7 @@ class SimilarView(ApiView):
                      "malformed or has no peers; 422 when `symbol` is missing or `limit` is "
                      "not an integer from 1 to 20."),
         parameters=[SimilarQuery],
-        responses={200: SimpleQuote(many=True), **error_responses(404, 422, upstream=True)})
+        responses={200: SIMPLE_QUOTE(many=True), **error_responses(404, 422, upstream=True)})
     def get(self, request: Request) -> Response:
         q = self.query(request)
         return Response(similar_quotes(q["symbol"], q["limit"]))

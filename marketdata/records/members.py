@@ -52,6 +52,7 @@ class Member:
     always: bool
     record: type | None = None  # the record the member holds, when it is one (its own members)
     optional: bool = False  # absent from the answer when None (a v1 optional member)
+    required: bool = True  # listed as required by its schema (by default: unless optional)
 
 
 @dataclass(frozen=True)
@@ -62,11 +63,13 @@ class _Declared:
     schema: Mapping[str, Any] | None
     extras: bool = False
     optional: bool = False
+    required: bool | None = None
 
 
 def member(description: str | None = None, *, name: str | None = None, always: bool = False,
            schema: Mapping[str, Any] | None = None, extras: bool = False,
-           optional: bool = False, **field_options: Any) -> Any:
+           optional: bool = False, required: bool | None = None,
+           **field_options: Any) -> Any:
     """A dataclass field that is a member of answers; ``field_options`` are
     :func:`dataclasses.field`'s (``default``, ``init``...). ``schema`` adds to (or, for a
     type the annotation cannot say, replaces) what the annotation gives.
@@ -78,11 +81,16 @@ def member(description: str | None = None, *, name: str | None = None, always: b
 
     ``optional``: the member is left out of the answer when its value is None, rather than
     written as null (v1's optional members: ``adjClose`` of a historical bar); its schema
-    is the annotation's without null, and it is not required."""
-    if extras and (name is not None or always or optional):
+    is the annotation's without null, and it is not required.
+
+    ``required``: whether the schema lists the member as required, where that is not
+    ``not optional``: a v1 member the v1 document requires that the answer still leaves out
+    when the upstream has no value (a v1 quote's ``price``) is optional and required."""
+    if extras and (name is not None or always or optional or required is not None):
         raise TypeError("a pass-through member has no name and is never always present")
     return dataclasses.field(
-        metadata={MEMBER: _Declared(description, name, always, schema, extras, optional)},
+        metadata={MEMBER: _Declared(description, name, always, schema, extras, optional,
+                                    required)},
         **field_options)
 
 
@@ -154,7 +162,9 @@ def members_of(record: type) -> tuple[Member, ...]:
         nested = (annotation if isinstance(annotation, type)
                   and dataclasses.is_dataclass(annotation) and _declares(annotation) else None)
         found.append(Member(item.name, declared.name or camel(item.name), schema,
-                            declared.description, declared.always, nested, declared.optional))
+                            declared.description, declared.always, nested, declared.optional,
+                            not declared.optional if declared.required is None
+                            else declared.required))
     if not found:
         raise TypeError(f"{record.__name__} declares no members")
     return tuple(found)

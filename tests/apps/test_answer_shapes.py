@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, is_dataclass
-from typing import Any
+from typing import Any, get_args, get_type_hints
 
 import pytest
 from django.urls import get_resolver
@@ -44,11 +44,12 @@ from apps.health.readiness import ProbeStatus, Readiness, ReadinessChecks
 from apps.health.views import IndexLinks, PingStatus, Pong, ServiceHealth, ServiceIndex
 from apps.historical.services import HistoricalData
 from apps.holders import services as holders
-from apps.indicators.services import IndicatorsBatch, SymbolIndicators
+from apps.indicators.services import IndicatorsBatch, SymbolIndicators, TechnicalIndicator
+from apps.indices.services import MarketIndex
 from apps.movers.services import MarketMover
 from apps.news.services import News
 from apps.options.services import ChainBatch, SymbolChain
-from apps.quotes.services import QuotesBatch
+from apps.quotes.services import Quote, QuotesBatch, SimpleQuote
 from apps.risk.services import RiskAnswer, RiskWindow
 from apps.sectors.services import MarketSector, MarketSectorDetails
 from apps.similar.services import SimilarSymbols, SimilarSymbolsBatch
@@ -218,7 +219,7 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            # v1 answers
            HistoricalData, MarketMover, MarketSector, MarketSectorDetails, search.Security,
            News, FinancialStatement, EarningsTranscript, TranscriptItem, TranscriptMetadata,
-           TranscriptSpeaker,
+           TranscriptSpeaker, Quote, SimpleQuote, MarketIndex, TechnicalIndicator,
            # indicators: the set and its objects' lines (the module's dataclasses), the
            # batch's item and envelope
            *(record for record in vars(indicator_set).values()
@@ -249,7 +250,7 @@ def test_a_records_schema_output_and_json_agree(record):
     schema = record_schema(record, "what")
     names = list(member_names(record))
     assert list(schema["properties"]) == names
-    assert schema["required"] == [m.name for m in members_of(record) if not m.optional]
+    assert schema["required"] == [m.name for m in members_of(record) if m.required]
     assert record_output(record, paged=("",)).members == tuple(names)
     listed = connection_schema(schema)
     assert _object(listed) is schema
@@ -423,10 +424,56 @@ def test_the_v1_document_names_the_records_components():
                  "_Scores", "HoldersData", "MajorHoldersBreakdown", "Holder",
                  "InsiderTransaction", "InsiderPurchase", "InsiderRosterMember",
                  "MajorHoldersResponse", "HolderListResponse", "InsiderTransactionsResponse",
-                 "InsiderPurchasesResponse", "InsiderRosterResponse"):
+                 "InsiderPurchasesResponse", "InsiderRosterResponse", "Quote",
+                 "SimpleQuote", "MarketIndex"):
         assert components[name]["required"] == sorted(components[name]["required"]), name
     item = components["TranscriptItem"]["properties"]
     assert item["metadata"] == {"$ref": "#/components/schemas/TranscriptMetadata"}
     assert item["quarter"]["allOf"] == [{"$ref": "#/components/schemas/QuarterEnum"}]
     assert "adjClose" not in document["paths"]["/v1/historical"]["get"]["responses"]["200"][
         "content"]["application/json"]["schema"]["additionalProperties"]["required"]
+
+
+@dataclass(frozen=True)
+class Price:
+    value: str | None = member(optional=True, required=True)
+    low: str | None = member(optional=True)
+    symbol: str = member(default="X")
+
+
+def test_an_optional_member_may_still_be_required_and_listed_first():
+    """A v1 member the v1 document requires, yet left out when None (a quote's price); a
+    component listing members otherwise than the answer writes them (``first``)."""
+    assert as_json(Price(None, "1")) == {"low": "1", "symbol": "X"}
+    assert record_schema(Price)["required"] == ["value", "symbol"]
+    assert record_schema(Price)["properties"]["value"] == {"type": "string"}
+    schema = v1_schema(Price, first=("symbol", "low"))
+    assert list(schema["properties"]) == ["symbol", "low", "value"]
+    with pytest.raises(TypeError, match="no members"):
+        v1_schema(Price, first=("nope",))
+    assert v1_component(Price, first=("symbol",)).first == ("symbol",)
+    with pytest.raises(TypeError, match="pass-through"):
+        member(extras=True, required=False)
+
+
+def test_the_v1_quotes_json_is_their_records():
+    """The v1 quotes are written at once (no record per row), as as_json writes their
+    records: every member that may be None is optional (left out)."""
+    from apps.quotes.services import full_quote_json, simple_quote_json
+    from marketdata.records.quotes import FullQuote, PeriodReturns, QuoteSnapshot
+
+    for record in (Quote, SimpleQuote):
+        hints = get_type_hints(record)
+        assert all(m.optional for m in members_of(record)
+                   if type(None) in get_args(hints[m.attribute])), record
+    snapshot = QuoteSnapshot("AAPL", None, "EQUITY", "USD", 2, "POST", 1.5, None, 0.5, 1.0,
+                             None, None, None, 10, 100, 1.25, 50, 1.75, 150)
+    assert simple_quote_json(snapshot) == as_json(SimpleQuote.of(snapshot)) == {
+        "symbol": "AAPL", "name": "AAPL", "price": "1.50", "percentChange": "+0.50%",
+        "afterHoursPrice": "1.75"}
+    full = FullQuote("VFIAX", long_name="Fund", regular_market_price=None, volume=0,
+                     yield_value=0.0123, morningstar_rating=4, morningstar_risk_rating=2,
+                     returns=PeriodReturns(one_year=0.1, max_period=-0.05))
+    assert full_quote_json(full) == as_json(Quote.of(full))
+    assert list(full_quote_json(full)) == ["symbol", "name", "volume", "yield", "fundRating",
+                                           "fundRiskRating", "yearReturn", "maxReturn"]
