@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
 
 from apps.core.symbols import require_symbol
 from marketdata.capabilities import analysts
@@ -25,7 +24,7 @@ from marketdata.records.analysts import (
     PriceTargetConsensus,
     PriceTargetSummary,
 )
-from marketdata.records.members import as_json, member
+from marketdata.records.members import member
 
 
 def grading_actions(symbol_text: str) -> list[GradingAction]:
@@ -67,8 +66,14 @@ class ReportedQuarter:
                    row.eps_estimate, row.surprise, _percent(row.surprise_percent))
 
 
-def earnings_surprises(symbol_text: str) -> dict[str, Any]:
-    """``{surprises: [ReportedQuarter]}`` as JSON, newest first."""
+@dataclass(frozen=True)
+class EarningsSurprises:
+    """The answer: the reported quarters, newest first (the view orders them)."""
+
+    surprises: list[ReportedQuarter] = member()
+
+
+def earnings_surprises(symbol_text: str) -> EarningsSurprises:
     symbol = require_symbol(symbol_text)
-    return as_json({"surprises": [ReportedQuarter.of(symbol, row)
-                                  for row in analysts.earnings_surprises(symbol)]})
+    return EarningsSurprises([ReportedQuarter.of(symbol, row)
+                              for row in analysts.earnings_surprises(symbol)])

@@ -12,6 +12,7 @@ from apps.analysts.serializers import (
     V2PriceTargetQuery,
 )
 from apps.analysts.services import (
+    EarningsSurprises,
     ReportedQuarter,
     earnings_surprises,
     grading_actions,
@@ -20,7 +21,7 @@ from apps.analysts.services import (
 )
 from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
-from apps.core.v2 import Output, V2ApiView, connection_schema, object_schema, order_note
+from apps.core.v2 import V2ApiView, connection_schema, order_note
 from marketdata.records.analysts import GradingAction, PriceTargetConsensus, PriceTargetSummary
 
 TAG = "Analysts (v2)"
@@ -141,12 +142,13 @@ class V2EarningsSurprisesView(V2ApiView):
     """ + order_note("desc", "reported quarters")
 
     query_serializer = V2EarningsSurprisesQuery
-    response_schema = object_schema({"surprises": {
-        "type": "array", "description": "Reported quarters, newest first (`order=desc`, the "
-                                        "default) or oldest first (`order=asc`)",
-        "items": record_schema(ReportedQuarter)}}, "`fields` selects `surprises`")
+    response_schema = record_schema(
+        EarningsSurprises, "`fields` selects `surprises`", required=False, nested={
+            "surprises": {"type": "array", "description": "Reported quarters, newest first "
+                          "(`order=desc`, the default) or oldest first (`order=asc`)",
+                          "items": record_schema(ReportedQuarter)}})
     csv_table = "surprises"
-    output = Output(("surprises",), ordered=("surprises",))
+    output = record_output(EarningsSurprises, ordered=("surprises",))
     operation_id, tag = "get_earnings_surprises", TAG
     summary = "Earnings surprises of a stock"
 

@@ -9,6 +9,7 @@ its own moment.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from rest_framework.request import Request
@@ -17,9 +18,9 @@ from rest_framework.response import Response
 from apps.core.params import choice
 from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
-from apps.core.v2 import REGIONS, FieldsQuery, V2ApiView, object_schema
+from apps.core.v2 import REGIONS, FieldsQuery, V2ApiView
 from marketdata.exchange_hours import MarketClock, market_clock
-from marketdata.records.members import as_json
+from marketdata.records.members import member
 
 
 class HoursQuery(FieldsQuery):
@@ -27,9 +28,15 @@ class HoursQuery(FieldsQuery):
                     help_text="Region (Region) whose main exchange is described; default US")
 
 
-HOURS_RESPONSE = object_schema(
-    {"markets": {"type": "array", "items": record_schema(MarketClock, required=False)}},
-    required=["markets"])
+@dataclass(frozen=True)
+class MarketHours:
+    """The answer: the region's main exchange (a list, as the reference answers it)."""
+
+    markets: list[MarketClock] = member(always=True)
+
+
+HOURS_RESPONSE = record_schema(MarketHours, nested={"markets": {
+    "type": "array", "items": record_schema(MarketClock, required=False)}})
 
 
 def utc_now() -> datetime:
@@ -68,5 +75,4 @@ class V2HoursView(V2ApiView):
     summary = "Market hours of a region"
 
     def get(self, request: Request) -> Response:
-        return self.answer({"markets": [as_json(market_clock(self.params["region"],
-                                                             utc_now()))]})
+        return self.answer(MarketHours([market_clock(self.params["region"], utc_now())]))

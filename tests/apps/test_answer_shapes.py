@@ -26,7 +26,7 @@ from apps.analysis.services import (
     SustainabilityScores,
     UpgradeDowngrade,
 )
-from apps.analysts.services import ReportedQuarter
+from apps.analysts.services import EarningsSurprises, ReportedQuarter
 from apps.backtest.services import BacktestAnswer, EquityPoint, RoundTrip
 from apps.charts import services as charts
 from apps.core.shapes import record_output, record_schema, union_schema, v1_component, v1_schema
@@ -44,6 +44,7 @@ from apps.health.readiness import ProbeStatus, Readiness, ReadinessChecks
 from apps.health.views import IndexLinks, PingStatus, Pong, ServiceHealth, ServiceIndex
 from apps.historical.services import HistoricalData
 from apps.holders import services as holders
+from apps.hours.views import MarketHours
 from apps.indicators.services import IndicatorsBatch, SymbolIndicators, TechnicalIndicator
 from apps.indices.services import MarketIndex
 from apps.movers.services import MarketMover
@@ -213,7 +214,7 @@ RECORDS = [Coin, GlobalMarket, TrendingCoin, CoinMatch, GradingAction, PriceTarg
            PeriodValue, StatementRow, SymbolStatement, StatementsBatch, Signal, BacktestMetrics,
            EquityPoint, RoundTrip, BacktestAnswer,
            # charts; every batch's envelope; the exchanges
-           ChartMeta, Batch, Exchange,
+           ChartMeta, Batch, Exchange, EarningsSurprises, MarketHours,
            # health and ping
            ServiceHealth, Pong,
            # v1 answers
