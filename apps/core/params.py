@@ -189,15 +189,27 @@ BLANK = r"\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u300
 NOT_BLANK = rf"[^{BLANK}]"  # "some character that is not blank"
 
 
+# ASCII's white space, what str.strip() removes of ASCII text (the file separators too).
+_ASCII_SPACE = "".join(c for c in map(chr, range(128)) if c.isspace())
+
+
 class AnyTextParam(serializers.CharField):
     """A query string taken as given, NUL characters included: DRF refuses those with its
     own error, but here they mean nothing special (a symbol with one is a malformed symbol,
-    a member name with one is an unknown name)."""
+    a member name with one is an unknown name). Trimmed of ASCII white space only: DRF's
+    trim (str.strip) also drops a no-break space or any other Unicode space, which turned
+    ``0\u00a0``, a malformed symbol (404 without a call), into the symbol ``0``."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.validators = [v for v in self.validators
                            if not isinstance(v, ProhibitNullCharactersValidator)]
+
+    def to_internal_value(self, data: Any) -> str:
+        if isinstance(data, bool) or not isinstance(data, (str, int, float)):
+            self.fail("invalid")
+        value = str(data)
+        return value.strip(_ASCII_SPACE) if self.trim_whitespace else value
 
 
 @extend_schema_field({"type": "string", "minLength": 1, "pattern": NOT_BLANK})

@@ -215,6 +215,8 @@ QUERY_SYMBOL_ENDPOINTS = [
 @PROPERTY
 @given(endpoint=st.sampled_from(QUERY_SYMBOL_ENDPOINTS), text=SYMBOL_TEXT)
 @example(endpoint=QUERY_SYMBOL_ENDPOINTS[0], text="\u017fpy")
+# DRF's trim dropped the no-break space: the malformed symbol reached Yahoo as `0`
+@example(endpoint=QUERY_SYMBOL_ENDPOINTS[0], text="0\u00a0")
 @example(endpoint=QUERY_SYMBOL_ENDPOINTS[3], text="9" * 4400)
 def test_query_symbol(api, upstream, endpoint, text):
     response, calls = _get(api, upstream, endpoint.format(_query(symbol=text)))
