@@ -51,6 +51,8 @@ wsgi_application = get_wsgi_application()
 
 from apps.core.bridge import Bridge  # noqa: E402 - needs the apps loaded
 from apps.core.fastpath import fast_path  # noqa: E402
+from apps.graphql.endpoint import PATHS as GRAPHQL_PATHS  # noqa: E402
+from apps.graphql.endpoint import GraphQLEndpoint  # noqa: E402
 from apps.mcp.asgi import PATHS as MCP_PATHS  # noqa: E402
 from apps.mcp.asgi import McpEndpoint  # noqa: E402
 
@@ -145,6 +147,8 @@ async def http_router(scope, receive, send):
         return await open_stream(scope, receive, send)
     if path in MCP_PATHS and settings.MCP_ENABLED:
         return await mcp_endpoint(scope, receive, send)
+    if path in GRAPHQL_PATHS and settings.GRAPHQL_ENABLED:
+        return await graphql_endpoint(scope, receive, send)
     if await fast_path(scope, receive, send):
         return None
     if path in PING_PATHS:
@@ -154,6 +158,9 @@ async def http_router(scope, receive, send):
 
 # The MCP endpoint (apps.mcp): its tool calls are requests to http_router itself, in process.
 mcp_endpoint = McpEndpoint(http_router)
+# The GraphQL endpoint (apps.graphql): each field a request to http_router, in process;
+# CORS preflights answered by the API's middleware, as for any other path.
+graphql_endpoint = GraphQLEndpoint(http_router, django_wsgi)
 
 
 def _websocket_routes() -> dict[str, object]:

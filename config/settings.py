@@ -448,6 +448,15 @@ if V2_RATE_LIMIT_SCOPE not in ("global", "ip"):
 
 # -- MCP (/mcp, apps.mcp): one tool per API operation for agents; MCP=false turns it off ----
 MCP_ENABLED = env_bool("MCP", True)
+# GraphQL at /graphql (apps.graphql; README "GraphQL"): on unless GRAPHQL=false. What one
+# query may be and cost, refused before anything runs past each limit.
+GRAPHQL_ENABLED = env_bool("GRAPHQL", True)
+GRAPHQL_MAX_QUERY_BYTES = env_int("GRAPHQL_MAX_QUERY_BYTES", 16 * 1024)
+GRAPHQL_MAX_TOKENS = env_int("GRAPHQL_MAX_TOKENS", 3000)
+GRAPHQL_MAX_DEPTH = env_int("GRAPHQL_MAX_DEPTH", 12)
+GRAPHQL_MAX_ALIASES = env_int("GRAPHQL_MAX_ALIASES", 60)
+# Tokens of the v2 bucket one query may cost (one per REST request it may make).
+GRAPHQL_MAX_COST = env_int("GRAPHQL_MAX_COST", 250)
 
 # -- metrics (GET /metrics, marketdata.metrics) ---------------------------------------------
 # When set, /metrics answers only requests with "Authorization: Bearer <METRICS_TOKEN>".
@@ -464,7 +473,7 @@ CORS_ALLOW_ALL_ORIGINS = not CORS_ALLOWED_ORIGINS
 # empty: CORS_ALLOWED_ORIGINS; "*": any).
 STREAM_ALLOWED_ORIGINS = [o.strip().rstrip("/") for o in os.environ.get(
     "STREAM_ALLOWED_ORIGINS", "").split(",") if o.strip()]
-CORS_URLS_REGEX = r"^/(v1/|v2/|openapi\.json$)"
+CORS_URLS_REGEX = r"^/(v1/|v2/|openapi\.json$|graphql/?$)"
 # POST: the two computations that take a body (/v2/backtest, /v2/screeners/custom).
 CORS_ALLOW_METHODS = ("GET", "HEAD", "OPTIONS", "POST")
 CORS_ALLOW_HEADERS = ("accept", "content-type", "x-api-key", "x-correlation-id")

@@ -521,7 +521,8 @@ class AccessLog:
         self.threshold_ms = float(threshold_ms)
 
     def __call__(self, method: str, path: str, status: int, duration_ms: float,
-                 correlation_id: str | None, query: str = "", route: str | None = None) -> None:
+                 correlation_id: str | None, query: str = "", route: str | None = None,
+                 extra: Mapping[str, Any] | None = None) -> None:
         logger = self.logger
         slow = duration_ms > self.threshold_ms
         level = (logging.ERROR if status >= 500 else logging.WARNING if status >= 400
@@ -547,6 +548,8 @@ class AccessLog:
                                   "duration_ms": duration_ms}
         if route:
             fields["route"] = route
+        if extra:
+            fields.update(extra)
         if query:
             # Raw (parsing it only to log it costs more than a hit), credentials redacted.
             fields["params"] = redact_query(query)

@@ -103,6 +103,10 @@ POLLERS = Gauge("marketdata_stream_pollers", "Active quote-stream pollers (one p
                 "and process)", multiprocess_mode="livesum")
 STREAM_SUBSCRIPTIONS = Gauge("marketdata_stream_subscriptions", "Symbol subscriptions of "
                              "open quote streams", multiprocess_mode="livesum")
+GRAPHQL_FIELDS = Counter("marketdata_graphql_fields", "Served fields of GraphQL queries "
+                         "answered (one per REST request a field may make), by field "
+                         "(``ticker.chart``, ``search``) and operation type",
+                         ["field", "operation"])
 DEPENDENCY_FALLBACKS = Counter("marketdata_dependency_fallbacks", "Calls to a dependency "
                                "(redis: cache, response cache, rate-limit counters, stream "
                                "locks and layer) that failed and fell back: the request went "
@@ -140,6 +144,16 @@ def record_request(method: str, route: str, status: int, seconds: float) -> None
     def record() -> None:
         REQUESTS.labels(route, method, str(status)).inc()
         REQUEST_SECONDS.labels(route, method).observe(seconds)
+
+    _guard(record)
+
+
+def record_graphql(operation: str, served: dict[str, int] | None) -> None:
+    """One answered GraphQL query's served fields (the schema's, a bounded set: never the
+    client's operation name)."""
+    def record() -> None:
+        for name, count in (served or {}).items():
+            GRAPHQL_FIELDS.labels(name, operation).inc(count)
 
     _guard(record)
 

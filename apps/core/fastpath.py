@@ -52,6 +52,7 @@ from django.core.signals import setting_changed
 from django.http import HttpResponse
 
 from apps.core import encoding, response_cache
+from apps.core.inprocess import PREPAID_KEY
 from apps.core.middleware import correlation_id_for
 from apps.core.routes import UNMATCHED, rate_limit_name
 from apps.core.symbols import encoded_slash_in_path
@@ -503,7 +504,8 @@ class FastPath:
         the quota headers). Health and ping are never hits, so only the quota and the
         bucket apply."""
         v1 = path.startswith("/v1/")
-        if (v1 and not setup.use_security) or (not v1 and not setup.bucket.enabled):
+        if (v1 and not setup.use_security) or (not v1 and not setup.bucket.enabled) \
+                or scope.get(PREPAID_KEY):
             return None, []
         meta = limits.asgi_meta(scope.get("client"), headers)
         if limits.is_admin(meta):

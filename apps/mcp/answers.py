@@ -19,7 +19,8 @@ from typing import Any
 
 import orjson
 
-from apps.mcp.tools import RESULT_MEMBER, Resolver, ToolSpec
+from apps.core.openapi import Resolver
+from apps.mcp.tools import RESULT_MEMBER, ToolSpec
 
 OUTLINE_MAX_BYTES = 16 * 1024  # ~4,000 tokens: one tool's answers
 DESCRIPTION_MAX_CHARS = 120  # longer: its first sentence, cut there

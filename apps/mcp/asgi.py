@@ -50,9 +50,10 @@ from django.conf import settings
 
 from apps.core import front, origins
 from apps.core.bridge import BodyLimits, read_body
+from apps.core.inprocess import ASGIApp
 from apps.core.middleware import correlation_id_for
 from apps.mcp import wire
-from apps.mcp.server import ASGIApp, build_server
+from apps.mcp.server import build_server
 from marketdata import deadline, metrics
 
 Scope = dict[str, Any]

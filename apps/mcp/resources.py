@@ -4,7 +4,7 @@
 What a path parameter of the API accepts comes from the constants its views validate with
 (the screeners and sectors), so a resource cannot list a name the endpoint refuses; what an
 endpoint answers (the exchanges, the currencies, the indices) is read through the service's
-own HTTP application, in process, like a tool call (:func:`apps.mcp.server.call_api`: the
+own HTTP application, in process, like a tool call (:func:`apps.core.inprocess.call_api`: the
 same caches, rate limits, deadline and access log). A read whose request fails is an MCP
 error (``INTERNAL_ERROR``) whose message says what failed and which provider; its ``data``
 carries the endpoint's error body and status (and ``Retry-After`` for a 429).
@@ -35,9 +35,9 @@ from mcp_types import (
     TextResourceContents,
 )
 
+from apps.core.inprocess import ApiRequest, ASGIApp, call_api
 from apps.mcp.answers import answers
-from apps.mcp.server import ASGIApp, ToolTable, call_api
-from apps.mcp.tools import ApiRequest
+from apps.mcp.server import ToolTable
 from marketdata.records.market import INDEX_GROUPS
 from marketdata.records.screeners import PREDEFINED
 from marketdata.records.sectors import INDUSTRIES, SECTOR_ALIASES, SECTORS

@@ -38,7 +38,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from apps.mcp.server import ASGIApp, Message, Scope, build_server
+from apps.core.inprocess import ASGIApp, Message, Scope
+from apps.mcp.server import build_server
 from marketdata.logs import get_logger
 
 log = get_logger("apps.mcp")

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from apps.core.inprocess import ApiRequest
+from apps.core.openapi import Resolver
 from apps.mcp.catalog import PRESENT, TOOLS, Arg, Declared, Route
 
 JSON_MEDIA = "application/json"
@@ -48,37 +50,6 @@ _LONG_PATTERN = 100  # characters: a pattern this long tells an agent nothing
 
 
 # -- $ref resolution ------------------------------------------------------------------------
-class Resolver:
-    """Inlines the document's local ``$ref``s (a tool's arguments carry none). A reference
-    to itself, which no parameter or body of the document has, is an error."""
-
-    def __init__(self, document: Mapping[str, Any]) -> None:
-        self.document = document
-
-    def target(self, pointer: str) -> Any:
-        if not pointer.startswith("#/"):
-            raise ValueError(f"only local references are resolved: {pointer}")
-        node: Any = self.document
-        for part in pointer[2:].split("/"):
-            node = node[part.replace("~1", "/").replace("~0", "~")]
-        return node
-
-    def resolve(self, node: Any, stack: tuple[str, ...] = ()) -> Any:
-        if isinstance(node, list):
-            return [self.resolve(item, stack) for item in node]
-        if not isinstance(node, dict):
-            return node
-        pointer = node.get("$ref")
-        if not isinstance(pointer, str):
-            return {key: self.resolve(value, stack) for key, value in node.items()}
-        if pointer in stack:
-            raise ValueError(f"a recursive reference cannot be a tool argument: {pointer}")
-        siblings = {key: self.resolve(value, stack) for key, value in node.items()
-                    if key != "$ref"}
-        target = self.resolve(self.target(pointer), (*stack, pointer))
-        return {**target, **siblings} if isinstance(target, dict) else target
-
-
 # drf-spectacular lists an enum's values in its description ("* `1d` - 1d"): the schema's
 # enum already says it, and an agent reads every tool's schemas into its context.
 _ENUM_LINE = re.compile(r"^\* `([^`]*)` - \1$")
@@ -276,17 +247,6 @@ def _message(error: Any) -> tuple[str, str]:
 
 
 # -- one tool -------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ApiRequest:
-    """The HTTP request a tool call stands for."""
-
-    method: str
-    path: str  # decoded, as an ASGI scope's ``path``
-    raw_path: bytes  # as sent
-    query_string: bytes
-    body: bytes | None = None
-
-
 @dataclass(frozen=True)
 class ToolSpec:
     """One declared tool with its operations: what ``tools/list`` shows and how a call

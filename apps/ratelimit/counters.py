@@ -76,7 +76,7 @@ class CounterStore(Protocol):
     def reset(self, index_key: str, members: dict[str, str]) -> None: ...
 
     def take_token(self, key: str, index_key: str, member: str, capacity: float,
-                   refill_per_second: float) -> BucketTake: ...
+                   refill_per_second: float, cost: float = 1.0) -> BucketTake: ...
 
     def bucket_level(self, key: str, capacity: float, refill_per_second: float) -> float: ...
 
@@ -85,8 +85,8 @@ def _refill(tokens: float, elapsed: float, capacity: float, rate: float) -> floa
     return min(capacity, tokens + max(0.0, elapsed) * rate)
 
 
-def _wait(tokens: float, rate: float) -> float:
-    return 0.0 if tokens >= 1 else (1.0 - tokens) / rate
+def _wait(tokens: float, rate: float, cost: float = 1.0) -> float:
+    return 0.0 if tokens >= cost else (cost - tokens) / rate
 
 
 class OwnBucket:
@@ -143,9 +143,10 @@ if tokens == nil or stamp == nil then
   stamp = now
 end
 tokens = math.min(capacity, tokens + math.max(0, now - stamp) * rate)
+local cost = tonumber(ARGV[4])
 local allowed = 0
-if tokens >= 1 then
-  tokens = tokens - 1
+if tokens >= cost then
+  tokens = tokens - cost
   allowed = 1
 end
 redis.call('HSET', KEYS[1], 'tokens', string.format('%.9f', tokens),
@@ -156,7 +157,7 @@ if ARGV[3] ~= '' then
   redis.call('EXPIRE', KEYS[2], 86400)
 end
 local wait = 0
-if tokens < 1 then wait = (1 - tokens) / rate end
+if tokens < cost then wait = (cost - tokens) / rate end
 return {allowed, string.format('%.9f', tokens), string.format('%.9f', wait)}
 """
 
@@ -173,10 +174,10 @@ def _quota_result(raw: Any) -> QuotaTake:
 
 
 def _bucket_call(make_key: Any, key: str, index_key: str, member: str, capacity: float,
-                 refill_per_second: float) -> tuple[list[str], list[Any]]:
+                 refill_per_second: float, cost: float = 1.0) -> tuple[list[str], list[Any]]:
     """KEYS and ARGV of the bucket script (both stores' one definition)."""
     return ([make_key(key), make_key(index_key)],
-            [repr(float(capacity)), repr(float(refill_per_second)), member])
+            [repr(float(capacity)), repr(float(refill_per_second)), member, repr(float(cost))])
 
 
 def _bucket_result(raw: Any) -> BucketTake:
@@ -220,9 +221,9 @@ class RedisStore:
         pipe.execute()
 
     def take_token(self, key: str, index_key: str, member: str, capacity: float,
-                   refill_per_second: float) -> BucketTake:
+                   refill_per_second: float, cost: float = 1.0) -> BucketTake:
         keys, args = _bucket_call(self._key, key, index_key, member, capacity,
-                                  refill_per_second)
+                                  refill_per_second, cost)
         return _bucket_result(self._bucket(keys=keys, args=args))
 
     def bucket_level(self, key: str, capacity: float, refill_per_second: float) -> float:
@@ -275,19 +276,19 @@ class LocalStore:
             self.cache.set(index_key, index, timeout=86400)
 
     def take_token(self, key: str, index_key: str, member: str, capacity: float,
-                   refill_per_second: float) -> BucketTake:
+                   refill_per_second: float, cost: float = 1.0) -> BucketTake:
         with self._lock:
             now = time.time()
             tokens, stamp = self.cache.get(key) or (capacity, now)
             tokens = _refill(tokens, now - stamp, capacity, refill_per_second)
-            allowed = tokens >= 1
+            allowed = tokens >= cost
             if allowed:
-                tokens -= 1
+                tokens -= cost
             self.cache.set(key, (tokens, now),
                            timeout=math.ceil(bucket_ttl(capacity, refill_per_second, tokens)))
             if member:
                 self._index_add(index_key, member, 86400)
-            return BucketTake(allowed, tokens, _wait(tokens, refill_per_second))
+            return BucketTake(allowed, tokens, _wait(tokens, refill_per_second, cost))
 
     def bucket_level(self, key: str, capacity: float, refill_per_second: float) -> float:
         state = self.cache.get(key)
@@ -303,7 +304,7 @@ class AsyncCounterStore(Protocol):
                          ttl: int) -> QuotaTake: ...
 
     async def take_token(self, key: str, index_key: str, member: str, capacity: float,
-                         refill_per_second: float) -> BucketTake: ...
+                         refill_per_second: float, cost: float = 1.0) -> BucketTake: ...
 
 
 class _Script:
@@ -337,9 +338,9 @@ class AsyncRedisStore:
         return _quota_result(await self._quota(keys, args))
 
     async def take_token(self, key: str, index_key: str, member: str, capacity: float,
-                         refill_per_second: float) -> BucketTake:
+                         refill_per_second: float, cost: float = 1.0) -> BucketTake:
         keys, args = _bucket_call(self.cache.make_key, key, index_key, member, capacity,
-                                  refill_per_second)
+                                  refill_per_second, cost)
         return _bucket_result(await self._bucket(keys, args))
 
 
@@ -354,8 +355,9 @@ class AsyncLocalStore:
         return self.store.take_quota(key, index_key, member, limit, ttl)
 
     async def take_token(self, key: str, index_key: str, member: str, capacity: float,
-                         refill_per_second: float) -> BucketTake:
-        return self.store.take_token(key, index_key, member, capacity, refill_per_second)
+                         refill_per_second: float, cost: float = 1.0) -> BucketTake:
+        return self.store.take_token(key, index_key, member, capacity, refill_per_second,
+                                     cost)
 
 
 _stores: dict[type, CounterStore] = {}

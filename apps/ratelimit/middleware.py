@@ -27,6 +27,7 @@ from typing import TypeVar
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from apps.core.inprocess import PREPAID_KEY
 from apps.core.middleware import LIMIT_HEADERS_KEY, RUNS_KEY, request_scope
 from apps.ratelimit import limits
 from marketdata import outages
@@ -76,6 +77,8 @@ class RateLimitMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         scope = request_scope(request)
+        if scope is not None and scope.get(PREPAID_KEY):
+            return self.get_response(request)  # its outer request paid (apps.core.inprocess)
         if scope is not None and scope.get(RUNS_KEY, 1) > 1:
             response = self.get_response(request)
             for name, value in scope.get(LIMIT_HEADERS_KEY, ()):

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
+from apps.core.inprocess import ApiRequest, api_scope
 from apps.mcp import prompts, resources
-from apps.mcp.server import api_scope, build_server
+from apps.mcp.server import build_server
 from apps.mcp.stdio import LOCAL_CLIENT, load_application, local_api, logs_to_stderr
-from apps.mcp.tools import ApiRequest
 
 
 def _client_run(api: Any, work: Any) -> Any:
@@ -126,7 +126,7 @@ def test_a_macro_series_read_through_the_router_answers(sandbox_upstream,
     """One suggested series, read as an agent would (the newest observation)."""
     request = ApiRequest("GET", "/v2/macro/series/T10Y2Y", b"/v2/macro/series/T10Y2Y",
                          b"order=desc&limit=1")
-    from apps.mcp.server import call_api
+    from apps.core.inprocess import call_api
 
     answer = asyncio.run(call_api(load_application(), request, None))
     assert answer.status == 200, answer.body
@@ -278,7 +278,7 @@ def test_a_tool_call_over_stdio_comes_from_a_local_client():
     """No MCP request scope (stdio): the request is the local machine's, to localhost."""
     api = FakeApi(200, {"symbol": "AAPL"})
     request = ApiRequest("GET", "/v2/quote/AAPL", b"/v2/quote/AAPL", b"")
-    from apps.mcp.server import call_api
+    from apps.core.inprocess import call_api
 
     asyncio.run(call_api(local_api(api), request, None))
     (scope,) = api.scopes
@@ -371,8 +371,8 @@ def test_an_outline_is_the_records_declaration(document):
 
 
 def test_an_outline_names_types_and_shortens_long_descriptions():
+    from apps.core.openapi import Resolver
     from apps.mcp.answers import DESCRIPTION_MAX_CHARS, outline
-    from apps.mcp.tools import Resolver
 
     long_text = "First sentence, e.g. `x`, is kept. " + "Then a long tail. " * 20
     document = {"components": {"schemas": {"Row": {"type": "object", "properties": {

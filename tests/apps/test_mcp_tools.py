@@ -15,11 +15,11 @@ from urllib.parse import parse_qsl
 import pytest
 from jsonschema import Draft202012Validator
 
+from apps.core.inprocess import Answer, ApiRequest, api_scope
 from apps.mcp import catalog
-from apps.mcp.server import Answer, api_scope, tool_result
+from apps.mcp.server import tool_result
 from apps.mcp.tools import (
     RESULT_MAX_BYTES,
-    ApiRequest,
     ArgumentsRefused,
     ToolSpec,
     build_tools,
