@@ -131,6 +131,7 @@ class QuoteBatch:
     asked: int = 0  # wants so far
     seen: int = 0  # wants at the last turn
     idle: int = 0  # turns of the event loop without a new want
+    task: asyncio.Future[None] | None = None  # the request, once sent
 
     # The batch goes once this many turns of the event loop pass without a new want: the
     # resolvers of one execution step start over a few turns (graphql-core gathers each
@@ -150,7 +151,7 @@ class QuoteBatch:
             self.idle += 1
         if self.idle >= self.IDLE_TURNS or len(self.wanted) >= MAX_BATCH:
             self.sent = True
-            asyncio.ensure_future(self._run())
+            self.task = asyncio.ensure_future(self._run())
         else:
             asyncio.get_running_loop().call_soon(self.tick)
 
@@ -159,7 +160,7 @@ class QuoteBatch:
         try:
             request = self.operation.request({**self.values, "symbols": symbols})
             data = await self.context.fetch(request)
-        except BaseException as exc:  # noqa: BLE001 - each waiting field gets the failure
+        except BaseException as exc:  # each waiting field gets the failure
             for futures in self.wanted.values():
                 for future in futures:
                     if not future.done():
