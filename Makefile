@@ -17,7 +17,7 @@ unexport PYTHONDONTWRITEBYTECODE
 BASE_STAMP := $(VENV)/.base-$(shell cat requirements/base.lock | sha1sum | cut -c1-10)
 DEV_STAMP  := $(VENV)/.dev-$(shell cat requirements/dev.lock | sha1sum | cut -c1-10)
 
-.PHONY: run test quick quick-tests lint schema typecheck unit sandbox bench bench-indicators bench-backtest fleet fuzz explore lock clean
+.PHONY: run test quick quick-tests lint schema graphql-schema typecheck unit sandbox bench bench-indicators bench-backtest fleet fuzz explore lock clean
 
 $(BIN)/python:
 	@bin/check-python $(PYTHON)
@@ -71,6 +71,10 @@ lint: $(DEV_STAMP)
 
 schema: $(DEV_STAMP)
 	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file /dev/null
+
+## graphql-schema: regenerate schema.graphql (the GraphQL SDL; CI checks it is current)
+graphql-schema: $(BASE_STAMP)
+	$(BIN)/python manage.py graphql_schema
 
 ## typecheck: mypy with django-stubs over marketdata/ and apps/core/ (pyproject.toml)
 typecheck: $(DEV_STAMP)

@@ -24,11 +24,14 @@ class Served:
     batch: str | None = None  # a loader that batches this field across tickers
     body: str | None = None  # the argument that is the request's JSON body (POST)
     renamed: dict[str, str] = field(default_factory=dict)  # REST parameter -> argument
+    dropped: frozenset[str] = frozenset()  # parameters that are not arguments here
+    type_name: str | None = None  # the answer's type, where the field's name would clash
 
 
 # Per-symbol fields of ``Ticker``: the symbol is the operation's path (or list) parameter.
 TICKER: tuple[Served, ...] = (
-    Served("quote", "get_quotes_v2", bind="symbols", batch="quotes", description=(
+    Served("quote", "get_quotes_v2", bind="symbols", batch="quotes",
+           dropped=frozenset({"cursor", "limit"}), description=(
         "The symbol's quote from Yahoo's batch source: the quotes of every ticker of one "
         "query come from one upstream call (REST `/v2/quotes`)")),
     Served("fullQuote", "get_quote_v2", bind="symbol", description=(
@@ -55,7 +58,8 @@ TICKER: tuple[Served, ...] = (
     Served("worldNews", "get_world_news", bind="symbol"),
     Served("companyProfile", "get_company_profile", bind="symbol"),
     Served("earningsSurprises", "get_earnings_surprises", bind="symbol"),
-    Served("transcript", "get_v2_earnings_transcript", bind="symbol"),
+    Served("transcript", "get_v2_earnings_transcript", bind="symbol",
+           type_name="EarningsTranscript"),
     Served("transcripts", "get_v2_transcripts_all", bind="symbol"),
     Served("risk", "get_risk", bind="symbol"),
     Served("filings", "get_filings", bind="symbol"),

@@ -73,7 +73,8 @@ def _arguments(builder: TypeBuilder, declared: Declared) -> dict[str, GraphQLArg
     out: dict[str, GraphQLArgument] = {}
     for parameter in declared.parameters:
         name = parameter["name"]
-        if name in catalog.DROPPED_PARAMETERS or name == served.bind:
+        if name in catalog.DROPPED_PARAMETERS or name in served.dropped or \
+                name == served.bind:
             continue
         argument_name = field_name(served.renamed.get(name, name))
         if name in LIST_PARAMETERS:
@@ -95,8 +96,8 @@ def _answer_type(builder: TypeBuilder, declared: Declared) -> GraphQLOutputType:
     if served.batch == "quotes":  # one quote of the batch's list
         quotes = declared.answer["properties"]["quotes"]
         items = next(b for b in quotes["oneOf"] if b.get("type") == "array")["items"]
-        return builder.output(items, pascal(served.name))
-    return builder.output(declared.answer, pascal(served.name))
+        return builder.output(items, served.type_name or pascal(served.name))
+    return builder.output(declared.answer, served.type_name or pascal(served.name))
 
 
 def _converter(declared: Declared) -> Callable[[Any], Any]:

@@ -50,6 +50,7 @@ from graphql import (
 from graphql.language import ast
 
 from apps.core.v2 import connection
+from marketdata.records.market import FORMATTED_NUMBER
 
 NAME = re.compile(r"^[_A-Za-z][_0-9A-Za-z]*$")
 _FORMATTED = {"number", "string", "object"}
@@ -111,7 +112,13 @@ def field_name(member: str) -> str:
     return name if NAME.match(name) else "_" + name
 
 
+_SAME = ("news", "series", "analysis", "status", "data")
+
+
 def singular(name: str) -> str:
+    """The name of one item of a list member (``ChartCandles`` -> ``ChartCandle``)."""
+    if name.lower().endswith(_SAME):
+        return name + "Item"
     if name.endswith("ies"):
         return name[:-3] + "y"
     if name.endswith("s") and not name.endswith("ss"):
@@ -248,12 +255,16 @@ class TypeBuilder:
 
     def field(self, schema: Mapping[str, Any], hint: str, member: str) -> GraphQLField:
         """The field of one member; a list REST may give bare becomes its connection."""
+        description = schema.get("description")
+        if set(_types(schema)) == _FORMATTED and description:
+            # GraphQL asks for the raw number: what ``format`` would make of it is moot.
+            description = description.replace(FORMATTED_NUMBER, "").strip(" .") or None
         branches = _branches(schema)
         if branches and any(is_connection(b) for b in branches):
             resolve = _member_resolver(member, as_connection)
         else:
             resolve = _member_resolver(member) if field_name(member) != member else None
-        return GraphQLField(self.output(schema, hint), description=schema.get("description"),
+        return GraphQLField(self.output(schema, hint), description=description,
                             resolve=resolve)
 
     # -- input -----------------------------------------------------------------------------
