@@ -319,8 +319,10 @@ async def take_v2_async(client: str, config: BucketConfig, store: Any = None, *,
                         cost: int = 1) -> BucketTake:
     """:func:`take_v2` on the event loop (``store`` as for :func:`take_daily_async`);
     ``cost`` tokens at once (a GraphQL query's cost), all or none."""
-    return await (store or get_async_store()).take_token(*_v2_call(client, config),
-                                                         cost=cost)
+    store = store or get_async_store()
+    if cost == 1:
+        return await store.take_token(*_v2_call(client, config))
+    return await store.take_token(*_v2_call(client, config), cost=cost)
 
 
 def bucket_headers(take: BucketTake, config: BucketConfig) -> dict[str, str]:

@@ -106,6 +106,16 @@ def test_bucket_refills_continuously_and_caps_at_capacity(store, elapse):
     assert store.bucket_level("t:refill", 4, 10.0) == 4
 
 
+def test_a_cost_is_taken_all_at_once_or_not_at_all(store):
+    """A GraphQL query's cost: ``cost`` tokens in one decision; short, nothing is taken and
+    the wait is for the whole cost."""
+    first = store.take_token("t:cost", "t:b:_idx", "", 10, 1.0, cost=7)
+    assert first.allowed and 2.9 < first.tokens <= 3.1
+    refused = store.take_token("t:cost", "t:b:_idx", "", 10, 1.0, cost=5)
+    assert not refused.allowed and 1.8 < refused.wait_seconds <= 2.1
+    assert store.take_token("t:cost", "t:b:_idx", "", 10, 1.0, cost=3).allowed
+
+
 @pytest.mark.slow("on Redis, waits for the bucket to refill on Redis's own clock")
 def test_a_retry_after_the_advertised_wait_succeeds(store, elapse):
     for _ in range(2):
