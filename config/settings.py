@@ -458,6 +458,9 @@ GRAPHQL_MAX_DEPTH = env_int("GRAPHQL_MAX_DEPTH", 12)
 GRAPHQL_MAX_ALIASES = env_int("GRAPHQL_MAX_ALIASES", 60)
 # Tokens of the v2 bucket one query may cost (one per REST request it may make).
 GRAPHQL_MAX_COST = env_int("GRAPHQL_MAX_COST", 250)
+# REST requests one query has in flight at once: a 250-request query must not take every
+# thread of the worker (WEB_THREADS) from the other clients.
+GRAPHQL_MAX_CONCURRENT_REQUESTS = env_int("GRAPHQL_MAX_CONCURRENT_REQUESTS", 16)
 
 # -- metrics (GET /metrics, marketdata.metrics) ---------------------------------------------
 # When set, /metrics answers only requests with "Authorization: Bearer <METRICS_TOKEN>".

@@ -187,7 +187,7 @@ def _checked(built: Built, request: Request, method: str
         document = parse(request.query, max_tokens=settings.GRAPHQL_MAX_TOKENS,
                          no_location=False)
     except GraphQLError as exc:
-        if "token limit" in exc.message.lower():
+        if "more than" in exc.message and "tokens" in exc.message:
             raise Refused(400, f"The query has over {settings.GRAPHQL_MAX_TOKENS:,} tokens",
                           "QUERY_TOO_COMPLEX", limit=settings.GRAPHQL_MAX_TOKENS) from None
         raise Refused(400, exc.message, "GRAPHQL_PARSE_FAILED") from None

@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 import orjson
+from django.conf import settings
 from graphql import GraphQLError
 
 from apps.core.inprocess import ApiRequest, ASGIApp, call_api
@@ -87,6 +88,8 @@ class Context:
         default_factory=dict)
     quote_batches: dict[bytes, QuoteBatch] = field(default_factory=dict)
     requests: int = 0  # the REST requests made (the cost's check, the access log)
+    in_flight: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(
+        int(settings.GRAPHQL_MAX_CONCURRENT_REQUESTS)))
 
     async def fetch(self, request: ApiRequest) -> Any:
         """The JSON answer of ``request`` (made once per query); an error answer raises
@@ -99,7 +102,8 @@ class Context:
 
     async def _call(self, request: ApiRequest) -> Any:
         self.requests += 1
-        answer = await call_api(self.api, request, self.scope, prepaid=True)
+        async with self.in_flight:
+            answer = await call_api(self.api, request, self.scope, prepaid=True)
         data = answer.json()
         if 200 <= answer.status < 300 and data is not None:
             return data
