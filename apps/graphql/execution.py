@@ -18,6 +18,7 @@ Within one query:
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,7 @@ CODES = {400: "BAD_REQUEST", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FO
          503: "SERVICE_UNAVAILABLE", 504: "TIMEOUT"}
 
 
+ARGUMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[\d+\])?: ")
 # REST's batch limit (QUOTES_MAX_SYMBOLS): a batch never asks for more at once.
 MAX_BATCH = 50
 
@@ -202,8 +204,15 @@ class UpstreamAnswer(Exception):
         message = body.get("error") or body.get("detail") or body.get("message")
         super().__init__(str(message) if message else f"HTTP {status}")
 
-    def graphql_error(self, info: Any = None) -> GraphQLError:
+    def graphql_error(self, info: Any = None, arguments: Mapping[str, str] | None = None
+                      ) -> GraphQLError:
+        """The field's error; ``arguments`` (REST parameter -> argument) name the argument
+        a refused value was given in (REST's 400/422 message starts with the parameter)."""
         extensions: dict[str, Any] = {"code": code_of(self.status), "status": self.status}
+        if arguments and self.status in (400, 422):
+            named = ARGUMENT.match(str(self))
+            if named and named.group(1) in arguments:
+                extensions["argument"] = arguments[named.group(1)]
         if self.body.get("provider"):
             extensions["provider"] = self.body["provider"]
         if self.retry_after:

@@ -111,6 +111,8 @@ def _resolver(declared: Declared) -> Callable[..., Any]:
     served, operation = declared.served, declared.operation
     convert = _converter(declared)
     body_argument = served.body
+    names = {p["name"]: field_name(served.renamed.get(p["name"], p["name"]))
+             for p in declared.parameters if p["name"] != served.bind}
 
     async def resolve(source: Any, info: Any, **arguments: Any) -> Any:
         context: Context = info.context
@@ -123,7 +125,7 @@ def _resolver(declared: Declared) -> Callable[..., Any]:
                 return await context.quote(operation, source["symbol"], values)
             return convert(await context.fetch(operation.request(values, body)))
         except UpstreamAnswer as exc:
-            raise exc.graphql_error(info) from None
+            raise exc.graphql_error(info, names) from None
 
     return resolve
 

@@ -48,10 +48,12 @@ class FakeApi:
                                for s in symbols if s != "BAD"],
                     "errors": [{"symbol": "BAD", "error": "Unknown symbol", "status": 404}]
                     if "BAD" in symbols else []}
-        elif path.startswith("/v2/chart/"):
+        elif path.startswith("/v2/chart/") and query.get("interval") != ["7x"]:
             body = {"meta": {"symbol": path.rsplit("/", 1)[1]}, "candles": [
                 {"timestamp": 1, "open": 1, "high": 2, "low": 0.5, "close": 1.5,
                  "adjClose": 1.5, "volume": 5_000_000_000}], "events": None, "patterns": []}
+        elif path.startswith("/v2/chart/") and query.get("interval") == ["7x"]:
+            status, body = 400, {"error": "interval: Input should be '1d'", "status": 400}
         elif path.startswith("/v2/news/"):
             status, body = 502, {"error": "Yahoo answered 500", "status": 502,
                                  "provider": "yahoo"}
@@ -210,3 +212,10 @@ def test_a_body_that_is_not_one_query_is_a_400(graphql):
     assert graphql("", raw=b"[1, 2]").status == 400
     assert graphql("", raw=b"not json").status == 400
     assert graphql("", raw=b'{"query": "{ __typename }", "variables": [1]}').status == 400
+
+
+def test_a_refused_argument_value_is_named(graphql):
+    answer = graphql('{ ticker(symbol: "X") { chart(interval: "7x") { meta { symbol } } } }')
+    error = answer.json()["errors"][0]
+    assert error["extensions"] == {"code": "BAD_REQUEST", "status": 400, "argument": "interval"}
+    assert error["path"] == ["ticker", "chart"]
