@@ -48,6 +48,7 @@ from apps.core.inprocess import ApiRequest, ASGIApp, call_api
 from apps.core.middleware import correlation_id_for
 from apps.graphql import cost
 from apps.graphql.execution import Context
+from apps.graphql.executor import Executor
 from apps.graphql.schema import Built, build
 from apps.mcp import wire
 from apps.ratelimit import limits
@@ -328,7 +329,7 @@ class GraphQLEndpoint:
                 raise refused
             result = execute(built.schema, document, context_value=Context(self.api, scope),
                              variable_values=request.variables,
-                             operation_name=request.operation_name)
+                             operation_name=request.operation_name, executor_class=Executor)
             if inspect.isawaitable(result):
                 result = await result
             return 200, _result_body(result), counted, operation_name, measured

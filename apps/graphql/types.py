@@ -322,4 +322,6 @@ def _member_resolver(member: str, convert: Callable[[Any], Any] | None = None
     def resolve(source: Any, _info: Any, **_args: Any) -> Any:
         value = source.get(member) if isinstance(source, Mapping) else None
         return convert(value) if convert is not None else value
+    # What the executor's shortcut reads instead of calling it (apps.graphql.executor).
+    resolve.member = member if convert is None else None  # type: ignore[attr-defined]
     return resolve

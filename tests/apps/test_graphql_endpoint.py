@@ -219,3 +219,40 @@ def test_a_refused_argument_value_is_named(graphql):
     error = answer.json()["errors"][0]
     assert error["extensions"] == {"code": "BAD_REQUEST", "status": 400, "argument": "interval"}
     assert error["path"] == ["ticker", "chart"]
+
+
+def test_the_list_shortcut_answers_what_the_general_path_does(graphql, monkeypatch):
+    """apps.graphql.executor: aliases, __typename, fragments, @skip, a Long over 32 bits,
+    and a value the scalar refuses (the general path then reports it where it is)."""
+    from graphql.execution.incremental.incremental_executor import IncrementalExecutor
+
+    from apps.graphql import endpoint
+
+    query = ('query($no: Boolean!) { ticker(symbol: "X") { chart { candles { nodes { '
+             '__typename t: timestamp ...F volume close @skip(if: $no) } } } } } '
+             'fragment F on ChartCandle { open high }')
+    fast = graphql(query, {"no": True}).json()
+    monkeypatch.setattr(endpoint, "Executor", IncrementalExecutor)
+    general = graphql(query, {"no": True}).json()
+    assert fast == general
+    assert fast["data"]["ticker"]["chart"]["candles"]["nodes"] == [
+        {"__typename": "ChartCandle", "t": 1, "open": 1.0, "high": 2.0,
+         "volume": 5_000_000_000}]
+
+
+def test_a_value_a_scalar_refuses_is_an_error_at_its_item(graphql, monkeypatch):
+    original = FakeApi.__call__
+
+    async def bad_volume(self, scope, receive, send):
+        if scope["path"].startswith("/v2/chart/"):
+            self.requests.append((scope["path"], {}, True))
+            body = {"meta": {"symbol": "X"}, "candles": [
+                {"timestamp": 1, "volume": 1}, {"timestamp": 2, "volume": 1.5}]}
+            await FakeApi._send(send, 200, orjson.dumps(body))
+            return
+        await original(self, scope, receive, send)
+
+    monkeypatch.setattr(FakeApi, "__call__", bad_volume)
+    body = graphql('{ ticker(symbol: "X") { chart { candles { nodes { volume } } } } }').json()
+    assert body["data"]["ticker"]["chart"]["candles"]["nodes"] == [{"volume": 1}, {"volume": None}]
+    assert body["errors"][0]["path"] == ["ticker", "chart", "candles", "nodes", 1, "volume"]
