@@ -14,6 +14,7 @@ from typing import Any
 
 from graphql import (
     GraphQLArgument,
+    GraphQLError,
     GraphQLField,
     GraphQLList,
     GraphQLNonNull,
@@ -30,6 +31,8 @@ from apps.graphql.catalog import Served
 from apps.graphql.execution import Context, Operation, UpstreamAnswer, values_of
 from apps.graphql.types import TypeBuilder, as_connection, field_name, is_connection, pascal
 
+# Relay's paging arguments, the same as REST's (cursor semantics included).
+RELAY = {"first": "limit", "after": "cursor"}
 # Parameters REST takes comma-separated that GraphQL takes as lists.
 LIST_PARAMETERS = frozenset({"symbols"})
 
@@ -84,6 +87,10 @@ def _arguments(builder: TypeBuilder, declared: Declared) -> dict[str, GraphQLArg
                 description=parameter.get("description"))
         else:
             out[argument_name] = builder.argument(parameter)
+    if {"cursor", "limit"} <= set(out):
+        for relay, rest in RELAY.items():
+            out[relay] = GraphQLArgument(out[rest].type, description=(
+                f"Relay's name for `{rest}` (give one or the other)"))
     if served.body is not None and declared.body is not None:
         out[served.body] = GraphQLArgument(
             GraphQLNonNull(builder.input(declared.body, pascal(served.name) + "Input")),
@@ -117,6 +124,14 @@ def _resolver(declared: Declared) -> Callable[..., Any]:
     async def resolve(source: Any, info: Any, **arguments: Any) -> Any:
         context: Context = info.context
         body = arguments.pop(body_argument, None) if body_argument else None
+        for relay, rest in RELAY.items():
+            if relay in arguments:
+                if rest in arguments:
+                    raise GraphQLError(f"Give '{relay}' or '{rest}', not both",
+                                       info.field_nodes, path=info.path.as_list(),
+                                       extensions={"code": "BAD_REQUEST", "status": 400,
+                                                   "argument": relay})
+                arguments[rest] = arguments.pop(relay)
         values = values_of(arguments, served.renamed)
         if served.bind is not None:
             values[served.bind] = source["symbol"]
@@ -141,8 +156,6 @@ def _ticker(source: Any, info: Any, symbol: str) -> dict[str, str]:
 
 
 def _tickers(source: Any, info: Any, symbols: list[str]) -> list[dict[str, str]]:
-    from graphql import GraphQLError
-
     seen: dict[str, str] = {}
     for symbol in symbols:
         seen.setdefault(symbol.strip().upper(), symbol)

@@ -256,3 +256,13 @@ def test_a_value_a_scalar_refuses_is_an_error_at_its_item(graphql, monkeypatch):
     body = graphql('{ ticker(symbol: "X") { chart { candles { nodes { volume } } } } }').json()
     assert body["data"]["ticker"]["chart"]["candles"]["nodes"] == [{"volume": 1}, {"volume": None}]
     assert body["errors"][0]["path"] == ["ticker", "chart", "candles", "nodes", 1, "volume"]
+
+
+def test_relay_first_and_after_are_limit_and_cursor(graphql):
+    answer = graphql('{ ticker(symbol: "X") { chart(first: 1, after: "MA") { meta { symbol } '
+                     '} } }')
+    assert answer.status == 200, answer.body
+    charts = [r for r in graphql.api.requests if r[0].startswith("/v2/chart/")]
+    assert charts[0][1] == {"limit": ["1"], "cursor": ["MA"]}
+    both = graphql('{ ticker(symbol: "X") { chart(first: 1, limit: 2) { meta { symbol } } } }')
+    assert both.json()["errors"][0]["extensions"]["argument"] == "first"
