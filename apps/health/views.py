@@ -183,6 +183,8 @@ class IndexLinks:
     readyz: str = member("Readiness", default="/readyz")
     metrics: str = member("Prometheus metrics", default="/metrics")
     explorer: str = member("The explorer page for people (HTML)", default="/explorer")
+    graphql: str = member("GraphQL: queries (GET, POST), GraphiQL for browsers, subscriptions "
+                          "over WebSocket", default="/graphql")
 
 
 @dataclass(frozen=True)
