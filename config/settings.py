@@ -458,6 +458,11 @@ GRAPHQL_MAX_DEPTH = env_int("GRAPHQL_MAX_DEPTH", 12)
 GRAPHQL_MAX_ALIASES = env_int("GRAPHQL_MAX_ALIASES", 60)
 # Tokens of the v2 bucket one query may cost (one per REST request it may make).
 GRAPHQL_MAX_COST = env_int("GRAPHQL_MAX_COST", 250)
+# Subscriptions over WebSocket at /graphql (graphql-transport-ws, apps.graphql.ws): the
+# operations one connection runs at once; the streams' WS_* and STREAM_* limits apply too.
+GRAPHQL_WS_MAX_SUBSCRIPTIONS = env_int("GRAPHQL_WS_MAX_SUBSCRIPTIONS", 10)
+if GRAPHQL_WS_MAX_SUBSCRIPTIONS < 1:
+    raise ImproperlyConfigured("GRAPHQL_WS_MAX_SUBSCRIPTIONS must be at least 1")
 
 # -- metrics (GET /metrics, marketdata.metrics) ---------------------------------------------
 # When set, /metrics answers only requests with "Authorization: Bearer <METRICS_TOKEN>".
