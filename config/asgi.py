@@ -1,7 +1,8 @@
 """ASGI entry point: what the production server runs (gunicorn + uvicorn workers, bin/serve).
 
 One port, three ways to an answer for HTTP, and Channels consumers for the WebSocket
-streams (``/v2/stream``, ``/v2/feeds/stream``: :mod:`apps.stream.sockets`):
+streams (``/v2/stream``, ``/v2/feeds/stream``: :mod:`apps.stream.sockets`; GraphQL
+subscriptions at ``/graphql``, graphql-transport-ws: :mod:`apps.graphql.ws`):
 
 - ``/v1/stream/`` goes to Django's ASGI handler: a quote stream is an endless async body
   that must not hold a thread, and the handler cancels it the moment the client leaves.
@@ -164,19 +165,23 @@ graphql_endpoint = GraphQLEndpoint(http_router, django_wsgi)
 
 
 def _websocket_routes() -> dict[str, object]:
+    from apps.graphql.ws import graphql_socket
     from apps.stream.feeds import FeedStreamSocket
     from apps.stream.sockets import QuoteStreamSocket
 
-    return {"/v2/stream": QuoteStreamSocket.as_asgi(),
-            "/v2/feeds/stream": FeedStreamSocket.as_asgi()}
+    routes: dict[str, object] = {"/v2/stream": QuoteStreamSocket.as_asgi(),
+                                 "/v2/feeds/stream": FeedStreamSocket.as_asgi()}
+    if settings.GRAPHQL_ENABLED:  # subscriptions (graphql-transport-ws), the schema of HTTP's
+        routes["/graphql"] = graphql_socket(graphql_endpoint.schema.get)
+    return routes
 
 
 WEBSOCKET_ROUTES = _websocket_routes()
 
 
 async def websocket_router(scope, receive, send):
-    """``/v2/stream`` and ``/v2/feeds/stream`` (a trailing slash allowed); any other path's
-    handshake is a JSON 404."""
+    """``/v2/stream``, ``/v2/feeds/stream`` and ``/graphql`` (GraphQL subscriptions; a
+    trailing slash allowed); any other path's handshake is a JSON 404."""
     scope.setdefault(deadline.ARRIVAL_KEY, time.monotonic())
     path = scope["path"]
     app = WEBSOCKET_ROUTES.get(path[:-1] if path.endswith("/") and len(path) > 1 else path)

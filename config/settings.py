@@ -461,6 +461,11 @@ GRAPHQL_MAX_COST = env_int("GRAPHQL_MAX_COST", 250)
 # REST requests one query has in flight at once: a 250-request query must not take every
 # thread of the worker (WEB_THREADS) from the other clients.
 GRAPHQL_MAX_CONCURRENT_REQUESTS = env_int("GRAPHQL_MAX_CONCURRENT_REQUESTS", 16)
+# Subscriptions over WebSocket at /graphql (graphql-transport-ws, apps.graphql.ws): the
+# operations one connection runs at once; the streams' WS_* and STREAM_* limits apply too.
+GRAPHQL_WS_MAX_SUBSCRIPTIONS = env_int("GRAPHQL_WS_MAX_SUBSCRIPTIONS", 10)
+if GRAPHQL_WS_MAX_SUBSCRIPTIONS < 1:
+    raise ImproperlyConfigured("GRAPHQL_WS_MAX_SUBSCRIPTIONS must be at least 1")
 
 # -- metrics (GET /metrics, marketdata.metrics) ---------------------------------------------
 # When set, /metrics answers only requests with "Authorization: Bearer <METRICS_TOKEN>".

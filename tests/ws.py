@@ -14,10 +14,10 @@ class WebsocketCommunicator(ApplicationCommunicator):
 
     def __init__(self, application: Any, path: str,
                  headers: list[tuple[bytes, bytes]] | None = None,
-                 http_response: bool = False) -> None:
+                 http_response: bool = False, subprotocols: list[str] | None = None) -> None:
         scope = {"type": "websocket", "asgi": {"version": "3.0", "spec_version": "2.3"},
                  "path": path, "raw_path": path.encode(), "query_string": b"",
-                 "headers": headers or [], "subprotocols": [],
+                 "headers": headers or [], "subprotocols": subprotocols or [],
                  "client": ("127.0.0.1", 50000), "server": ("testserver", 80),
                  # uvicorn's: a refused handshake answered with an HTTP response
                  "extensions": {"websocket.http.response": {}} if http_response else {}}

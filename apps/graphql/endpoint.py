@@ -181,9 +181,12 @@ def _operation(document: DocumentNode, name: str | None) -> OperationDefinitionN
     return operations[0]
 
 
-def _checked(built: Built, request: Request, method: str
+def _checked(built: Built, request: Request, method: str,
+             kinds: tuple[OperationType, ...] = (OperationType.QUERY,)
              ) -> tuple[DocumentNode, OperationDefinitionNode, cost.Measure]:
-    """The parsed, measured and validated query, or :class:`Refused`."""
+    """The parsed, measured and validated operation, or :class:`Refused`; ``kinds``: the
+    operations served (HTTP: queries; the WebSocket, :mod:`apps.graphql.ws`:
+    subscriptions)."""
     try:
         document = parse(request.query, max_tokens=settings.GRAPHQL_MAX_TOKENS,
                          no_location=False)
@@ -193,11 +196,14 @@ def _checked(built: Built, request: Request, method: str
                           "QUERY_TOO_COMPLEX", limit=settings.GRAPHQL_MAX_TOKENS) from None
         raise Refused(400, exc.message, "GRAPHQL_PARSE_FAILED") from None
     operation = _operation(document, request.operation_name)
-    if operation.operation != OperationType.QUERY:
+    if operation.operation not in kinds:
         kind = operation.operation.value
         if kind == "subscription":
             raise Refused(400, "Subscriptions are served over WebSocket "
                           "(graphql-transport-ws) at this path", "BAD_REQUEST")
+        if kind == "query":
+            raise Refused(400, "Queries are served over HTTP (GET or POST) at this path",
+                          "BAD_REQUEST")
         raise Refused(405 if method == "GET" else 400, f"No {kind}s: the service is "
                       "read-only", "BAD_REQUEST")
     fragments = {d.name.value: d for d in document.definitions

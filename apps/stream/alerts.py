@@ -93,3 +93,23 @@ def alert_frame(rule: Rule, tick: dict[str, Any], previous: float | None) -> dic
             "price": tick.get("price"), "previousPrice": previous,
             "changePercent": tick.get("changePercent"), "time": tick.get("time"),
             "update": tick}
+
+
+def alert_schema(tick: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of an alert frame (:func:`alert_frame`); ``tick``: the tick frame's
+    (:func:`apps.stream.frames.tick_schema`). ``condition`` is an object with the one
+    condition that fired, keyed by its name, holding the rule's value."""
+    number = {"type": ["number", "null"]}
+    return {"type": "object", "description": "A price alert rule fired",
+            "properties": {
+                "symbol": {"type": "string", "description": "The rule's symbol"},
+                "condition": {"type": "object", "description": (
+                    "The condition that fired, named by its member: the rule's value"),
+                    "properties": {name: {"type": "number"} for name in CONDITIONS}},
+                "price": {**number, "description": "The tick's price"},
+                "previousPrice": {**number, "description": (
+                    "The previous tick's price; null on a symbol's first tick")},
+                "changePercent": {**number, "description": "The day's change in percent"},
+                "time": {"type": ["integer", "null"],
+                         "description": "The tick's time, epoch milliseconds"},
+                "update": {**tick, "description": "The tick that fired the rule"}}}

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Protocol
 
 from django.conf import settings
 
@@ -57,24 +57,32 @@ def feed_key(source: Publisher, form_type: str | None) -> FeedKey:
     return source.slug, (form_type or DEFAULT_FORM_TYPE) if source.takes_form_type else None
 
 
+class FeedHolder(Protocol):
+    """What holds feeds at the hub: a ``/v2/feeds/stream`` connection, a GraphQL
+    ``feedStream`` subscription. ``notify`` is handed each new item (JSON) and must not
+    wait."""
+
+    def notify(self, frame: dict[str, Any]) -> None: ...
+
+
 class FeedHub:
     """This event loop's feed subscriptions and their single poller."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, interval: float) -> None:
         self.loop = loop
         self.interval = interval
-        self.holders: dict[FeedKey, set[FeedStreamSocket]] = {}
+        self.holders: dict[FeedKey, set[FeedHolder]] = {}
         self.seen: dict[FeedKey, OrderedDict[str, None]] = {}
         self.polls = 0
         self._task: asyncio.Task[None] | None = None
 
-    def hold(self, socket: FeedStreamSocket, keys: list[FeedKey]) -> None:
+    def hold(self, socket: FeedHolder, keys: list[FeedKey]) -> None:
         for key in keys:
             self.holders.setdefault(key, set()).add(socket)
         if self.holders and self._task is None:
             self._task = self.loop.create_task(self._run(), name="feeds-stream-poller")
 
-    def release(self, socket: FeedStreamSocket, keys: list[FeedKey]) -> None:
+    def release(self, socket: FeedHolder, keys: list[FeedKey]) -> None:
         for key in keys:
             holders = self.holders.get(key)
             if holders is None:
@@ -134,7 +142,8 @@ def get_feed_hub() -> FeedHub:
     return _hubs.current()
 
 
-def _sources(names: list[str]) -> list[Publisher]:
+def sources_named(names: list[str]) -> list[Publisher]:
+    """The publishers of these slugs, once each; FrameError naming the unknown ones."""
     found, unknown = [], []
     for name in names:
         source = find_publisher(name)
@@ -173,10 +182,10 @@ class FeedStreamSocket(StreamSocket):
             if form_type is not None and (not isinstance(form_type, str)
                                           or not FORM_TYPE_PATTERN.fullmatch(form_type)):
                 raise FrameError("'formType' must be a form type such as 8-K or 10-Q")
-            subscribe = _sources(string_list(data, "subscribe", limit, "WS_MAX_SYMBOLS"))
+            subscribe = sources_named(string_list(data, "subscribe", limit, "WS_MAX_SYMBOLS"))
             if "subscribe" in data and not subscribe:
                 subscribe = [publisher(slug) for slug in DEFAULT_SLUGS]
-            unsubscribe = {s.slug for s in _sources(string_list(data, "unsubscribe", limit,
+            unsubscribe = {s.slug for s in sources_named(string_list(data, "unsubscribe", limit,
                                                                 "WS_MAX_SYMBOLS"))}
         except LimitError as exc:
             self.notify(exc.frame())

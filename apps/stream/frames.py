@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from apps.stream.alerts import CONDITIONS, Rule
+from marketdata.records.quotes import TICK_KINDS, TICK_MEMBERS
 from marketdata.symbols import normalize_symbol
 
 QUOTE_MEMBERS = ("subscribe", "unsubscribe", "alerts")
@@ -120,8 +121,9 @@ class QuoteFrame:
     alerts: list[Rule] | None = None  # None: the frame does not touch the rules
 
 
-def _rule(index: int, raw: Any) -> Rule:
-    where = f"alerts[{index}]"
+def parse_rule(index: int, raw: Any, name: str = "alerts") -> Rule:
+    """One alert rule ``{symbol, condition, value, repeat}`` of a list member ``name``."""
+    where = f"{name}[{index}]"
     if not isinstance(raw, dict):
         raise FrameError(f"{where} must be an object {{symbol, condition, value, repeat}}")
     unknown = [k for k in raw if k not in ("symbol", "condition", "value", "repeat")]
@@ -159,5 +161,22 @@ def quote_frame(text: str | None, max_symbols: int, max_rules: int) -> QuoteFram
             raise LimitError(f"'alerts' lists {len(raw)} rules; a connection holds at most "
                              f"{max_rules} (WS_MAX_ALERT_RULES)", "WS_MAX_ALERT_RULES",
                              max_rules)
-        frame.alerts = [_rule(i, r) for i, r in enumerate(raw)]
+        frame.alerts = [parse_rule(i, r) for i, r in enumerate(raw)]
     return frame
+
+
+# -- server frames ------------------------------------------------------------------------------
+# A tick member's JSON type by its kind on the streamer's wire (TICK_KINDS).
+_TICK_JSON_TYPES = {"string": "string", "enum": "string", "float": "number",
+                    "double": "number", "sint": "integer"}
+
+
+def tick_schema() -> dict[str, Any]:
+    """The JSON Schema of a tick frame (``/v2/stream``): every member of
+    :data:`~marketdata.records.quotes.TICK_MEMBERS`, always present, null where unknown,
+    typed by its kind on the streamer's wire."""
+    return {"type": "object", "description": "A quote as it ticks: every member present, "
+            "null where the quote has no value (`/docs/websockets`)",
+            "properties": {name: {"type": [_TICK_JSON_TYPES[kind], "null"]}
+                           for name, kind in zip(TICK_MEMBERS, TICK_KINDS, strict=True)},
+            "required": list(TICK_MEMBERS)}

@@ -344,6 +344,22 @@ class StreamHub:
         for subscriber in list(subscribers):
             subscriber.deliver(message)
 
+    async def prime(self, symbols: list[str]) -> list[str]:
+        """Make sure there is a recent message for each of ``symbols`` before they are added
+        (one batch call through the data cache for those without one): a new subscriber
+        gets its first tick at once, not at the next cycle. The symbols without a quote;
+        :class:`~marketdata.errors.MarketDataError` when the call fails (subscribe anyway:
+        the pollers retry every cycle)."""
+        missing = [s for s in symbols if s not in self.latest]
+        if not missing:
+            return []
+        found = await asyncio.to_thread(self.fetch, missing)
+        for symbol, members in found.items():
+            if symbol not in self.latest:
+                self.latest[symbol] = {"type": MESSAGE_TYPE, "cycle": -1, "symbol": symbol,
+                                       **members}
+        return [s for s in missing if s not in found]
+
     # -- cycles ---------------------------------------------------------------------------
     async def poll(self, cycle: int, symbol: str) -> None:
         """Add a symbol to a cycle's batch and wait until that cycle has published."""

@@ -34,7 +34,6 @@ from apps.stream import admission
 from apps.stream.alerts import AlertBook
 from apps.stream.frames import FrameError, LimitError, error_frame, limit_frame, quote_frame
 from apps.stream.hub import (
-    MESSAGE_TYPE,
     PerLoop,
     StreamHub,
     failure_body,
@@ -162,7 +161,7 @@ class StreamSocket(AsyncWebsocketConsumer):
         if refusal is not None:
             await self.refuse(*refusal)
             raise StopConsumer()
-        await self.accept()
+        await self.accept(self.subprotocol())
         self.send_many = self.scope.get("extensions", {}).get(SEND_MANY_EXTENSION,
                                                                 {}).get("send")
         self._writer = asyncio.get_running_loop().create_task(self._write(),
@@ -220,6 +219,10 @@ class StreamSocket(AsyncWebsocketConsumer):
             return
         self.refused_in_a_row = 0
         await super().websocket_receive(message)
+
+    def subprotocol(self) -> str | None:
+        """The subprotocol to accept (of those the client offered); None: none."""
+        return None
 
     async def opened(self) -> None:
         """After the handshake."""
@@ -312,7 +315,7 @@ class StreamSocket(AsyncWebsocketConsumer):
             log.debug("websocket send failed", error=f"{type(exc).__name__}: {exc}")
 
 
-def _failure_frame(body: dict[str, Any], symbols: list[str]) -> dict[str, Any]:
+def failure_frame(body: dict[str, Any], symbols: list[str]) -> dict[str, Any]:
     """A poller's failure body (``detail``, ``status``, [provider, code]) as a v2 frame."""
     frame = error_frame(str(body.get("detail") or body.get("error") or "Update failed"),
                         int(body.get("status") or 502), symbols=symbols)
@@ -425,20 +428,13 @@ class QuoteStreamSocket(StreamSocket):
         """Make sure the hub has a recent message for each new symbol (one batch call
         through the data cache for those it lacks); the symbols without a quote."""
         assert self.hub is not None
-        missing = [s for s in symbols if s not in self.hub.latest]
-        if not missing:
-            return []
         try:
-            found = await asyncio.to_thread(self.hub.fetch, missing)
+            return await self.hub.prime(symbols)
         except MarketDataError as exc:
             # Subscribed anyway: the pollers retry every cycle.
-            self.notify(_failure_frame(failure_body(exc), missing))
+            self.notify(failure_frame(failure_body(exc),
+                                      [s for s in symbols if s not in self.hub.latest]))
             return []
-        for symbol, members in found.items():
-            if symbol not in self.hub.latest:
-                self.hub.latest[symbol] = {"type": MESSAGE_TYPE, "cycle": -1,
-                                           "symbol": symbol, **members}
-        return [s for s in missing if s not in found]
 
     # -- the hub's messages ------------------------------------------------------------------
     def deliver(self, message: dict[str, Any]) -> None:
@@ -451,7 +447,7 @@ class QuoteStreamSocket(StreamSocket):
         if "error" in message:
             if symbol not in self._failing:  # once per failing streak, not every cycle
                 self._failing.add(symbol)
-                self.notify(_failure_frame(message["error"], [symbol]))
+                self.notify(failure_frame(message["error"], [symbol]))
             return
         self._failing.discard(symbol)
         tick = message.get("tick")

@@ -42,6 +42,12 @@ TICK_MEMBERS = (
     "optionsType", "miniOption", "lastSize", "bid", "bidSize", "ask", "askSize", "priceHint",
     "vol24hr", "volAllCurrencies", "fromCurrency", "lastMarket", "circulatingSupply",
     "marketCap")
+# Each member's kind on the streamer's wire (PricingData), in TICK_MEMBERS' order: "string"
+# and "enum" are text in a tick, "float" and "double" numbers, "sint" whole numbers.
+TICK_KINDS = ("string", "float", "sint", "string", "string", "enum", "enum", "float", "sint",
+              "float", "float", "float", "string", "sint", "float", "float", "float", "string",
+              "sint", "enum", "sint", "sint", "float", "sint", "float", "sint", "sint", "sint",
+              "sint", "string", "string", "double", "double")
 # v7 quoteType -> the streamer's name, where they differ.
 TICK_QUOTE_TYPES = {"MUTUALFUND": "MUTUAL_FUND", "MONEYMARKET": "MONEY_MARKET",
                     "ECNQUOTE": "ECN_QUOTE", "ALTSYMBOL": "ALT_SYMBOL"}

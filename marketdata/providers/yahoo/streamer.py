@@ -31,7 +31,7 @@ import orjson
 
 from marketdata.http import open_websocket
 from marketdata.logs import get_logger
-from marketdata.records.quotes import TICK_MEMBERS
+from marketdata.records.quotes import TICK_KINDS, TICK_MEMBERS
 
 log = get_logger("marketdata.providers.yahoo.streamer")
 
@@ -47,11 +47,7 @@ STABLE_SESSION_SECONDS = 60.0
 # PricingData's fields by tag: (tick member, wire decoder kind); the members are
 # TICK_MEMBERS in tag order.
 _STRING, _FLOAT, _SINT, _ENUM, _DOUBLE = "string", "float", "sint", "enum", "double"
-_KINDS = (_STRING, _FLOAT, _SINT, _STRING, _STRING, _ENUM, _ENUM, _FLOAT, _SINT, _FLOAT,
-          _FLOAT, _FLOAT, _STRING, _SINT, _FLOAT, _FLOAT, _FLOAT, _STRING, _SINT, _ENUM,
-          _SINT, _SINT, _FLOAT, _SINT, _FLOAT, _SINT, _SINT, _SINT, _SINT, _STRING, _STRING,
-          _DOUBLE, _DOUBLE)
-FIELDS: dict[int, tuple[str, str]] = dict(enumerate(zip(TICK_MEMBERS, _KINDS, strict=True),
+FIELDS: dict[int, tuple[str, str]] = dict(enumerate(zip(TICK_MEMBERS, TICK_KINDS, strict=True),
                                                     start=1))
 ENUMS: dict[str, dict[int, str]] = {
     "quoteType": {0: "NONE", 5: "ALT_SYMBOL", 7: "HEARTBEAT", 8: "EQUITY", 9: "INDEX",
