@@ -120,6 +120,7 @@ INSTALLED_APPS = [
     "apps.ratelimit",
     "apps.stream",
     "apps.mcp",
+    "apps.graphql",
     "apps.explorer",
 ]
 

@@ -1,0 +1,13 @@
+from django.apps import AppConfig
+
+
+class GraphqlConfig(AppConfig):
+    name = "apps.graphql"
+    label = "graphql_api"
+
+    def prepare(self) -> None:
+        """``manage.py prepare``: GraphiQL's assets loaded and compressed once per host,
+        before the server starts, not by each worker."""
+        from apps.graphql import graphiql
+
+        graphiql.ASSETS.warm()
