@@ -17,9 +17,9 @@ from django.template.loader import render_to_string
 
 import marketdata
 from apps.core import encoding
+from apps.core.assets import SAFE_METHODS, method_not_allowed
 from apps.core.routing import route
 from apps.core.tabular import qualities
-from apps.core.views import error_response, not_found
 from apps.explorer import assets
 
 # Plotly injects its own <style> elements and draws with inline styles: 'unsafe-inline'
@@ -29,8 +29,6 @@ CONTENT_SECURITY_POLICY = (
     "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; "
     "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
-IMMUTABLE = "public, max-age=31536000, immutable"
-SAFE_METHODS = ("GET", "HEAD")
 JSON_AND_HTML = ("application/json", "text/html", "application/xhtml+xml")
 
 
@@ -70,32 +68,16 @@ def page_response(request: HttpRequest) -> HttpResponse:
     return response
 
 
-def _method_not_allowed(request: HttpRequest) -> HttpResponse:
-    response = error_response(request, "Method not allowed", 405)
-    response["Allow"] = "GET, HEAD, OPTIONS"
-    return response
-
-
 @route("explorer", name="explorer")
 def explorer(request: HttpRequest) -> HttpResponse:
     """``GET /explorer``: the page, whatever the client's ``Accept``."""
     if request.method not in SAFE_METHODS:
-        return _method_not_allowed(request)
+        return method_not_allowed(request)
     return page_response(request)
 
 
 @route("explorer/assets/<str:digest>/<str:name>", name="explorer-asset")
 def asset(request: HttpRequest, digest: str, name: str) -> HttpResponse:
-    """``GET /explorer/assets/<digest>/<name>``: one of the page's files. The current
-    digest is cached for a year; another one (a page rendered before a restart that
-    changed the file) still gets today's bytes, revalidated instead of kept."""
-    if request.method not in SAFE_METHODS:
-        return _method_not_allowed(request)
-    try:
-        found = assets.get(name)
-    except KeyError:
-        return not_found(request)
-    response = HttpResponse(found.body, content_type=found.content_type)
-    response.representations = found.representations  # type: ignore[attr-defined]
-    response["Cache-Control"] = IMMUTABLE if digest == found.digest else "no-cache"
-    return response
+    """``GET /explorer/assets/<digest>/<name>``: one of the page's files
+    (:meth:`apps.core.assets.Assets.response`)."""
+    return assets.ASSETS.response(request, digest, name)

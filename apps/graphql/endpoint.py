@@ -303,7 +303,7 @@ class GraphQLEndpoint:
                 "text/html" in (_header(scope, b"accept") or ""):
             from apps.graphql import graphiql
 
-            body, headers = graphiql.page()
+            body, headers = graphiql.page(scope.get("root_path", ""))
             await self._send(scope, send, 200, body, headers, correlation_id, None, None)
             return
         status, body, extra, operation, measured = await self._run(scope, receive, send,

@@ -155,11 +155,11 @@ def test_encodings_are_made_once_per_host(settings, tmp_path, monkeypatch):
     """The second process (here: a cleared memo) reads the first one's encodings from
     MARKETDATA_VAR_DIR instead of compressing again."""
     settings.VAR_DIR = tmp_path
-    monkeypatch.setattr(assets, "_loaded", {})
+    monkeypatch.setattr(assets.ASSETS, "loaded", {})
     first = assets.get("explorer.css")
     assert sorted(p.name for p in (tmp_path / "explorer-assets").iterdir()) == \
         sorted(f"{first.digest}.{coding}" for coding in encoding.CODINGS)
-    monkeypatch.setattr(assets, "_loaded", {})
+    monkeypatch.setattr(assets.ASSETS, "loaded", {})
     monkeypatch.setattr(encoding, "compress", lambda *a, **k: pytest.fail("compressed twice"))
     again = assets.get("explorer.css")
     assert again.representations.encoded == first.representations.encoded
@@ -169,7 +169,7 @@ def test_an_unwritable_cache_only_costs_a_compression(settings, tmp_path, monkey
     blocked = tmp_path / "file"
     blocked.write_text("not a folder")
     settings.VAR_DIR = blocked
-    monkeypatch.setattr(assets, "_loaded", {})
+    monkeypatch.setattr(assets.ASSETS, "loaded", {})
     assert assets.get("explorer.css").representations.encoded
 
 
@@ -188,7 +188,7 @@ def test_the_compress_command_makes_every_encoding_and_drops_old_ones(settings, 
     stale = tmp_path / "explorer-assets" / "0123456789abcdef.br"
     stale.parent.mkdir()
     stale.write_bytes(b"an edit ago")
-    monkeypatch.setattr(assets, "_loaded", {})
+    monkeypatch.setattr(assets.ASSETS, "loaded", {})
     out = StringIO()
     call_command("compress_explorer_assets", stdout=out)
     assert not stale.exists()

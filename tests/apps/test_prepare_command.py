@@ -37,7 +37,7 @@ def test_it_migrates_and_collects(settings, tmp_path, monkeypatch, kernels):
 
     settings.STATIC_ROOT = str(tmp_path / "static")
     settings.VAR_DIR = tmp_path / "var"
-    monkeypatch.setattr(assets, "_loaded", {})
+    monkeypatch.setattr(assets.ASSETS, "loaded", {})
     call_command("prepare", lock_timeout=30, stdout=io.StringIO())
     assert any((tmp_path / "static").rglob("*.css"))  # the docs' assets
     # and the explorer's assets compressed for every worker (apps.explorer.assets)
