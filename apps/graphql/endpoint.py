@@ -356,7 +356,9 @@ class GraphQLEndpoint:
             secure = setup.is_secure(scope.get("scheme", "http"), _header(
                 scope, setup.proxy_header) if setup.proxy_header else None)
             xframe, security = setup.layers(secure)
-            headers += [*(() if html else xframe), *security,
+            present = {name for name, _ in headers}  # the page's own win (its CSP, ...)
+            headers += [*(header for header in (*(() if html else xframe), *security)
+                          if header[0] not in present),
                         *setup.cors(_header(scope, b"origin"), scope.get("path", "/"))]
         headers += [(b"x-correlation-id", correlation_id.encode()),
                     (b"x-data-source", settings.MARKETDATA_UPSTREAM.encode("latin-1"))]
