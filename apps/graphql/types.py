@@ -142,6 +142,28 @@ def is_connection(schema: Any) -> bool:
     return isinstance(props, Mapping) and "edges" in props and "pageInfo" in props
 
 
+# A ``patternProperties`` key matching one name only: ``^d$`` (apps.core.schema.exact_pattern).
+_EXACT = re.compile(r"^\^((?:[^\\^$.|?*+()\[\]{}/]|\\[\\^$.|?*+()\[\]{}/])*)\$$")
+
+
+def with_exact_patterns(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``schema`` with the members the document declares by an exact ``patternProperties``
+    (names a code generator cannot take, ``d`` of ``stochastic``: apps.core.schema) among
+    its ``properties``, after them, as the answer writes them."""
+    patterns = schema.get("patternProperties")
+    if not isinstance(patterns, Mapping):
+        return schema
+    exact = {}
+    for pattern, sub in patterns.items():
+        match = _EXACT.match(pattern)
+        if match is not None:
+            exact[re.sub(r"\\(.)", r"\1", match.group(1))] = sub
+    if not exact:
+        return schema
+    rest = {key: value for key, value in schema.items() if key != "patternProperties"}
+    return {**rest, "properties": {**(schema.get("properties") or {}), **exact}}
+
+
 def _branches(schema: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return list(schema.get("oneOf") or schema.get("anyOf") or ())
 
@@ -176,6 +198,7 @@ class TypeBuilder:
         """The output type of ``schema``; ``hint`` names a new object type (PascalCase)."""
         if not isinstance(schema, Mapping) or not schema:
             return JSON
+        schema = with_exact_patterns(schema)
         branches = _branches(schema)
         if branches:
             connections = [b for b in branches if is_connection(b)]
