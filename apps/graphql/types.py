@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from graphql import (
@@ -49,6 +49,7 @@ from graphql import (
 )
 from graphql.language import ast
 
+from apps.core.cursors import encode_cursor
 from apps.core.v2 import connection
 from marketdata.records.market import FORMATTED_NUMBER
 
@@ -168,11 +169,44 @@ def _branches(schema: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return list(schema.get("oneOf") or schema.get("anyOf") or ())
 
 
+class OnePage(Mapping[str, Any]):
+    """The one-page connection of a whole list, as :func:`apps.core.v2.connection` makes it,
+    with its edges made only when they are selected: a year of candles asked for as
+    ``nodes`` costs no cursor (~0.8 ms a chart)."""
+
+    __slots__ = ("_edges", "items")
+    KEYS = ("edges", "nodes", "pageInfo")
+
+    def __init__(self, items: list[Any]) -> None:
+        self.items = items
+        self._edges: list[dict[str, Any]] | None = None
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "nodes":
+            return self.items
+        if key == "edges":
+            if self._edges is None:
+                self._edges = connection(self.items, 0, False)["edges"]
+            return self._edges
+        if key == "pageInfo":
+            last = len(self.items) - 1
+            return {"startCursor": encode_cursor(0) if self.items else None,
+                    "endCursor": encode_cursor(last) if self.items else None,
+                    "hasNextPage": False, "hasPreviousPage": False}
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.KEYS)
+
+    def __len__(self) -> int:
+        return len(self.KEYS)
+
+
 def as_connection(value: Any) -> Any:
     """A list REST gave bare (no ``cursor``/``limit`` asked) as the one-page connection it
     would have given with them: the same cursors."""
     if isinstance(value, list):
-        return connection(value, 0, False)
+        return OnePage(value)
     return value
 
 

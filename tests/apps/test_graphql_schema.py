@@ -82,11 +82,13 @@ def test_names_graphql_cannot_spell_are_made_names():
     assert singular("WorldNews") == "WorldNewsItem"
 
 
-def test_a_bare_list_is_given_as_its_one_page_connection():
-    page = as_connection([{"x": 1}, {"x": 2}])
-    assert page["nodes"] == [{"x": 1}, {"x": 2}]
-    assert [e["node"] for e in page["edges"]] == page["nodes"]
-    assert page["pageInfo"]["hasNextPage"] is False
+@pytest.mark.parametrize("items", [[], [{"x": 1}], [{"x": i} for i in range(300)]])
+def test_a_bare_list_is_given_as_its_one_page_connection(items):
+    from apps.core.v2 import connection
+
+    page = as_connection(items)
+    assert dict(page) == connection(items, 0, False)  # REST's, cursors included
+    assert page["nodes"] is items
 
 
 def _measure(query: str, variables=None, limit=12):
