@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Mapping
 from typing import Any
 
 from django.core.signals import setting_changed
@@ -127,35 +126,3 @@ def postprocess_conditional_get(result: dict[str, Any], generator: Any, request:
             {name: {"$ref": f"#/components/headers/{name}"} for name in _CACHING_HEADERS})
         responses.setdefault("304", copy.deepcopy(_NOT_MODIFIED))
     return result
-
-
-class Resolver:
-    """Inlines the document's local ``$ref``s (what the MCP tools' arguments and the GraphQL
-    types are read from). A reference to itself, which no parameter, body or answer of the
-    document has, is an error."""
-
-    def __init__(self, document: Mapping[str, Any]) -> None:
-        self.document = document
-
-    def target(self, pointer: str) -> Any:
-        if not pointer.startswith("#/"):
-            raise ValueError(f"only local references are resolved: {pointer}")
-        node: Any = self.document
-        for part in pointer[2:].split("/"):
-            node = node[part.replace("~1", "/").replace("~0", "~")]
-        return node
-
-    def resolve(self, node: Any, stack: tuple[str, ...] = ()) -> Any:
-        if isinstance(node, list):
-            return [self.resolve(item, stack) for item in node]
-        if not isinstance(node, dict):
-            return node
-        pointer = node.get("$ref")
-        if not isinstance(pointer, str):
-            return {key: self.resolve(value, stack) for key, value in node.items()}
-        if pointer in stack:
-            raise ValueError(f"a recursive reference cannot be inlined: {pointer}")
-        siblings = {key: self.resolve(value, stack) for key, value in node.items()
-                    if key != "$ref"}
-        target = self.resolve(self.target(pointer), (*stack, pointer))
-        return {**target, **siblings} if isinstance(target, dict) else target

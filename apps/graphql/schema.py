@@ -25,7 +25,7 @@ from graphql import (
     print_schema,
 )
 
-from apps.core.openapi import Resolver
+from apps.core.refs import Resolver
 from apps.graphql import catalog
 from apps.graphql.catalog import Served
 from apps.graphql.execution import Context, Operation, UpstreamAnswer, values_of

@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from apps.core.openapi import Resolver
+from apps.core.refs import Resolver
 from apps.mcp.tools import RESULT_MEMBER, ToolSpec
 
 OUTLINE_MAX_BYTES = 16 * 1024  # ~4,000 tokens: one tool's answers

@@ -34,7 +34,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from apps.core.inprocess import ApiRequest
-from apps.core.openapi import Resolver
+from apps.core.refs import Resolver
 from apps.mcp.catalog import PRESENT, TOOLS, Arg, Declared, Route
 
 JSON_MEDIA = "application/json"

@@ -371,7 +371,7 @@ def test_an_outline_is_the_records_declaration(document):
 
 
 def test_an_outline_names_types_and_shortens_long_descriptions():
-    from apps.core.openapi import Resolver
+    from apps.core.refs import Resolver
     from apps.mcp.answers import DESCRIPTION_MAX_CHARS, outline
 
     long_text = "First sentence, e.g. `x`, is kept. " + "Then a long tail. " * 20

@@ -67,13 +67,17 @@ def stream_stats(service: Process) -> dict[str, float]:
     return out
 
 
-async def released(service: Process, seconds: float = 3.0) -> dict[str, float]:
-    """The stream gauges once no poller is left (the hub's symbols released), within
-    ``seconds``: the release follows the client's ``complete`` over the network."""
+async def released(service: Process, seconds: float = 5.0, connections: int | None = None
+                   ) -> dict[str, float]:
+    """The stream gauges once no poller is left (the hub's symbols released) and, if given,
+    ``connections`` are open, within ``seconds``: the release follows the client's
+    ``complete`` (or its close) over the network."""
     deadline = time.monotonic() + seconds
     while True:
         stats = await asyncio.to_thread(stream_stats, service)
-        if stats["pollers"] == 0 or time.monotonic() > deadline:
+        done = stats["pollers"] == 0 and (connections is None or
+                                         stats["connections"] == connections)
+        if done or time.monotonic() > deadline:
             return stats
         await asyncio.sleep(0.05)
 
@@ -97,9 +101,9 @@ def test_price_stream_ticks_for_two_symbols_and_unsubscribe_releases_the_hub(ser
                         break  # gql sends `complete`
             assert set(seen) == {"AAPL", "MSFT"}
             assert seen["AAPL"]["currency"] == "USD" and seen["AAPL"]["price"] > 0
-            stats = await released(service)
+            stats = await released(service, connections=1)
             assert stats["pollers"] == 0 and stats["connections"] == 1
-        assert (await released(service))["connections"] == 0
+        assert (await released(service, connections=0))["connections"] == 0
 
     asyncio.run(scenario())
 
