@@ -42,6 +42,8 @@ TICKER: tuple[Served, ...] = (
     Served("spark", "get_spark", bind="symbols"),
     Served("indicators", "get_indicators", bind="symbol"),
     Served("options", "get_options", bind="symbol", renamed={"date": "expiration"}),
+    Served("optionGreeks", "get_option_greeks", bind="symbol"),
+    Served("volatilitySurface", "get_volatility_surface", bind="symbol"),
     Served("dividends", "get_dividends", bind="symbol"),
     Served("splits", "get_splits", bind="symbol"),
     Served("capitalGains", "get_capital_gains", bind="symbol"),

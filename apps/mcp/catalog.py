@@ -214,14 +214,22 @@ TOOLS: tuple[Declared, ...] = (
         {"symbol": "AAPL"},
         {"symbol": "AAPL", "view": "grading_actions"}),
     Declared(
-        "get_options", "Option chain",
-        "Calls and puts of one expiration (Unix seconds; default the nearest) with strike, "
-        "last price, bid/ask, volume, open interest, implied volatility; 25 contracts per "
-        "side per page.",
-        (_symbol(), Arg("date", doc="Expiration (Unix seconds), one of `expirationDates`"),
-         *_page(), _fields()),
-        (Route("get_options"),),
-        {"symbol": "AAPL"}, {"symbol": "SPY"}),
+        "get_options", "Option chain, greeks, volatility surface",
+        "By `view`: `chain` (default), the calls and puts of one expiration (Unix seconds; "
+        "default the nearest), 25 contracts per side per page; `greeks`, each contract's "
+        "delta, gamma, theta/day, vega and rho per point at its implied volatility "
+        "(`moneyness` window `low,high` of K/S); `surface`, implied volatility over "
+        "`expirations` x K/S with ATM volatility and 25-delta skew.",
+        (_symbol(),
+         Arg("view", selector=True, schema={"type": "string", "default": "chain",
+                                            "enum": ["chain", "greeks", "surface"]}),
+         Arg("date", doc="Expiration (Unix seconds), one of `expirationDates`"),
+         Arg("moneyness"), Arg("expirations"), *_page(), _fields()),
+        (Route("get_option_greeks", when={"view": "greeks"}, params={"date": "expiration"},
+               defaults={"limit": PAGE}),
+         Route("get_volatility_surface", when={"view": "surface"}),
+         Route("get_options")),
+        {"symbol": "AAPL"}, {"symbol": "SPY", "view": "surface", "expirations": 24}),
     Declared(
         "get_corporate_actions", "Dividends, splits, capital gains",
         "Dividends (default), splits or capital-gain distributions of one symbol over a "

@@ -76,6 +76,8 @@ SAMPLES: list[tuple[str, Callable[[Any], list[dict]]]] = [
     ("/v2/dividends/KO?range=5y", _member("dividends")),
     ("/v2/dividends?symbols=KO,SPY&range=2y", _nested("dividends", "dividends", "symbol")),
     ("/v2/splits/KO", _top),
+    ("/v2/options/AAPL/greeks?moneyness=0.9,1.1", _member("contracts")),
+    ("/v2/options/SPY/surface?expirations=2", _member("grid")),
     ("/v2/splits?symbols=AAPL,KO", _nested("splits", "splits", "symbol")),
     ("/v2/macro/series/CPIAUCSL?limit=20", _member("observations")),
     ("/v2/macro/treasury-yields", _top),
@@ -168,6 +170,16 @@ def assert_same_table(csv_response, records: list[dict]) -> list[str]:
             if isinstance(value, float) and not isinstance(value, bool):
                 assert float(cell) == value  # the same number, read back
     return header
+
+
+@pytest.fixture(autouse=True)
+def _one_minute_for_the_option_analytics(monkeypatch):
+    """The JSON and the CSV of a greeks or surface answer are two computations: at one
+    time, as two requests within a minute are (apps.options.analytics.now)."""
+    from apps.options import analytics
+
+    fixed = analytics.now()
+    monkeypatch.setattr(analytics, "now", lambda: fixed)
 
 
 @pytest.mark.parametrize(("target", "records"), SAMPLES, ids=[t for t, _ in SAMPLES])
