@@ -237,6 +237,21 @@ def test_bad_requests_are_400_before_any_upstream_call(api, yahoo, route, query,
                                        c.request.url for c in yahoo.mock.calls)
 
 
+def test_an_unknown_calendar_is_a_404(api, yahoo):
+    response = api.get("/v2/calendars/holidays")
+    assert response.status_code == 404
+    assert response.json() == {"error": "Not Found", "status": 404}
+    assert not calls_to(yahoo.mock, VISUALIZATION)
+
+
+def test_health_names_the_sources(api):
+    notices = api.get("/v2/health").json()["notices"]
+    economic = next(n for n in notices if n.startswith("Economic calendar"))
+    assert "Yahoo Finance calendar service (economic_event)" in economic
+    assert "the schedule the service computes" in economic
+    assert "set FRED_API_KEY to use FRED's release calendar" in economic
+
+
 def test_ninety_days_is_the_longest_window(api, yahoo):
     add(yahoo, SPLITS)
     assert api.get("/v2/calendars/splits?start=2025-01-01&end=2025-04-01").status_code == 200
