@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from datetime import date
 from typing import Any
 
 from django.core.validators import ProhibitNullCharactersValidator
@@ -230,3 +231,21 @@ class SymbolListParam(AnyTextParam):
     """A comma list of symbols (:func:`symbol_list`): at least one non-blank item, else 422
     (v2: 400); malformed items are left out like unknown symbols. The OpenAPI pattern
     ("some character that is neither blank nor a comma") says so."""
+
+
+@extend_schema_field({"type": "string", "format": "date",
+                      "pattern": r"^\s*\d{4}-\d{2}-\d{2}\s*$"})
+class DayParam(AnyTextParam):
+    """A calendar day, ``YYYY-MM-DD``."""
+
+    default_error_messages = {"invalid": "Input should be a valid date in the format YYYY-MM-DD"}
+
+    def to_internal_value(self, data: Any) -> str:
+        text = super().to_internal_value(data).strip()
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text, re.ASCII):
+            self.fail("invalid")
+        try:
+            date.fromisoformat(text)
+        except ValueError:
+            self.fail("invalid")
+        return text

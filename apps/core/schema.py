@@ -417,6 +417,11 @@ PATH_PARAMETER_EXAMPLES: dict[tuple[str, str], Any] = {
     ("/v2/options", "expiration"): _monthly_expiry,
     ("/v2/options", "moneyness"): "0.9,1.1",
     ("/v2/options", "strikes"): "200,250",
+    # the calendars by date: the default window, written out
+    ("/v2/calendars/", "start"): lambda: datetime.now(UTC).date().isoformat(),
+    ("/v2/calendars/", "end"): lambda: (datetime.now(UTC).date()
+                                        + timedelta(days=7)).isoformat(),
+    ("/v2/calendars/", "country"): "US",
     # /v1/indicator's period parameters, each its usual default; each is taken by some
     # functions only (its description lists them), so a call sends those of its function.
     **{("/v1/indicator", name): value for name, value in {

@@ -4,13 +4,12 @@ the records' (:mod:`marketdata.records.filings`)."""
 from __future__ import annotations
 
 import re
-from datetime import date
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.core.params import AnyTextParam, IntegerParam, TextParam
+from apps.core.params import DayParam, IntegerParam, TextParam
 from apps.core.v2 import CursorParam, FieldsQuery, OrderedPageQuery, PageQuery, order_param
 
 DEFAULT_TAXONOMY = "us-gaap"
@@ -36,24 +35,6 @@ def csv_items(text: str | None) -> list[str]:
 
 
 _TAXONOMY_PATTERN = r"^\s*[a-z][a-z0-9-]{0,31}\s*$"
-
-
-@extend_schema_field({"type": "string", "format": "date",
-                      "pattern": r"^\s*\d{4}-\d{2}-\d{2}\s*$"})
-class DayParam(AnyTextParam):
-    """A calendar day, ``YYYY-MM-DD``."""
-
-    default_error_messages = {"invalid": "Input should be a valid date in the format YYYY-MM-DD"}
-
-    def to_internal_value(self, data: Any) -> str:
-        text = super().to_internal_value(data).strip()
-        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text, re.ASCII):
-            self.fail("invalid")
-        try:
-            date.fromisoformat(text)
-        except ValueError:
-            self.fail("invalid")
-        return text
 
 
 class V2FilingsQuery(OrderedPageQuery):

@@ -244,11 +244,28 @@ TOOLS: tuple[Declared, ...] = (
          Route("get_dividends", defaults={"limit": PAGE})),
         {"symbol": "AAPL"}, {"symbol": "KO", "kind": "dividends", "range": "max"}),
     Declared(
-        "get_calendar", "Earnings and dividend dates",
-        "Upcoming and recent earnings dates (with EPS and revenue estimates), ex-dividend and "
-        "dividend dates of up to 50 symbols.",
-        (_symbols(50), Arg("range"), _fields()),
-        (Route("get_calendar"),),
+        "get_calendar", "Earnings, dividend, split, IPO and economic calendars",
+        "`view=symbols` (default): upcoming earnings (EPS estimates), dividend dates of up to "
+        "50 `symbols` over `range`. Market-wide by day (`start`..`end`, ISO dates, default "
+        "the next 7 days, at most 90; 25 rows a page): `earnings`, `splits`, `ipos`, "
+        "`economic` (`country`), `dividends` (needs `symbols`).",
+        (Arg("view", selector=True, schema={
+            "type": "string", "default": "symbols",
+            "enum": ["symbols", "earnings", "dividends", "splits", "ipos", "economic"]}),
+         Arg("symbols", max_items=50, schema={
+             "type": "array", "minItems": 1, "maxItems": 50,
+             "items": {k: v for k, v in SYMBOL.items() if k != "description"},
+             "description": "Ticker symbols (required for `symbols` and `dividends`)"}),
+         Arg("range"), Arg("start"), Arg("end"), Arg("region"), Arg("country"),
+         Arg("limit", doc="Rows per page (market-wide views)"),
+         Arg("cursor", doc=CURSOR_DOC), _fields()),
+        (Route("get_earnings_calendar", when={"view": "earnings"}, defaults={"limit": PAGE}),
+         Route("get_dividends_calendar", when={"view": "dividends"},
+               defaults={"limit": PAGE}),
+         Route("get_splits_calendar", when={"view": "splits"}, defaults={"limit": PAGE}),
+         Route("get_ipos_calendar", when={"view": "ipos"}, defaults={"limit": PAGE}),
+         Route("get_economic_calendar", when={"view": "economic"}, defaults={"limit": PAGE}),
+         Route("get_calendar")),
         {"symbols": ["AAPL"]}, {"symbols": [f"S{n:03d}" for n in range(50)]}),
     Declared(
         "get_transcript", "Earnings call transcript",

@@ -55,6 +55,7 @@ from marketdata.errors import (
 from marketdata.http import ProviderConfig, UpstreamResponse
 from marketdata.providers.base import KeyedProvider
 from marketdata.providers.registry import get_provider
+from marketdata.records.calendars import EconomicRow, economic_rows
 from marketdata.records.macro import (  # noqa: F401 - the id rule, re-exported
     MAX_SERIES_ID_LENGTH,
     Observation,
@@ -290,3 +291,10 @@ def series_from_graph(series_id: str) -> list[Observation]:
     return provider.cached(GRAPH_ENDPOINT, {"id": series_id},
                            lambda: provider.observations_from_graph(series_id),
                            MACRO_SERIES_TTL, group="macro")
+
+
+def economic_events(start: str, end: str) -> list[EconomicRow]:
+    """The ``economic_calendar`` capability's keyed fallback: FRED's release calendar from
+    ``start`` to ``end`` (the same cached call as ``economic_releases``), its major
+    releases as the calendar's rows."""
+    return economic_rows(release_dates(start, end))

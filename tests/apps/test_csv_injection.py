@@ -119,6 +119,10 @@ TEXT_COLUMNS = {
     "/v2/trending?region=US": "shortName",
     # FRED's release calendar (with FRED_API_KEY; without one, names the service knows).
     "/v2/calendar?symbols=AAPL,MSFT,KO&range=3mo": "event.ECONOMIC_RELEASE.name",
+    # Yahoo's calendar service: company names, event names
+    "/v2/calendars/earnings?start=2025-01-20&end=2025-01-31": "name",
+    "/v2/calendars/ipos?start=2025-03-03&end=2025-03-14": "name",
+    "/v2/calendars/economic?start=2025-03-03&end=2025-03-14": "event",
 }
 # The other CSV endpoints carry no free text: dates, symbols, split ratios, and names the
 # service itself writes (candle patterns, financial metrics, calendar event kinds).

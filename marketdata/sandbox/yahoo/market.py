@@ -160,16 +160,24 @@ class MarketView:
         """(last reported, next expected) earnings timestamps (16:30 exchange time)."""
         if self.inst.kind != EQUITY:
             return None, None
-        day0 = 18 + self.inst.seed % 12
         today = datetime.fromtimestamp(self.now, ZoneInfo(self.inst.tz)).date()
-        stamps = []
-        for year in (today.year - 1, today.year, today.year + 1):
-            for month in (1, 4, 7, 10):
-                stamps.append(local_epoch(date(year, month, min(day0, 28)), self.inst.tz,
-                                          (16, 30)))
+        stamps = earnings_stamps(self.inst, (today.year - 1, today.year, today.year + 1))
         past = [s for s in stamps if s <= self.now]
         future = [s for s in stamps if s > self.now]
         return (past[-1] if past else None), (future[0] if future else None)
+
+
+EARNINGS_MONTHS = (1, 4, 7, 10)
+EARNINGS_TIME = (16, 30)  # exchange time: after the close
+
+
+def earnings_stamps(inst: Instrument, years: tuple[int, ...]) -> list[int]:
+    """An equity's earnings announcements in ``years``, oldest first: one a quarter (January,
+    April, July, October) on its day (18 + seed % 12, at most the 28th) at 16:30 exchange
+    time. ``MarketView.earnings_dates`` and the calendar service's earnings read this."""
+    day0 = min(18 + inst.seed % 12, 28)
+    return [local_epoch(date(year, month, day0), inst.tz, EARNINGS_TIME)
+            for year in years for month in EARNINGS_MONTHS]
 
 
 def inst_hash(inst: Instrument) -> int:

@@ -15,6 +15,7 @@ from marketdata.sandbox.providers import Handler, Route, SandboxOptions, Simulat
 from marketdata.sandbox.response import SandboxResponse
 from marketdata.sandbox.yahoo import (
     auth,
+    calendars,
     chart,
     currencies,
     lookup,
@@ -72,6 +73,8 @@ def build_routes(auth_state: auth.AuthState) -> list[Route]:
               screener.handle_screener, crumb=True),
         Route(("POST",), re.compile(r"/v1/finance/screener/?"),
               screener.handle_custom_screener, crumb=True),
+        Route(("POST",), re.compile(r"/v1/finance/visualization/?"),
+              calendars.handle_visualization, crumb=True),
         Route(("GET",), re.compile(r"/v1/finance/search/?"), search.handle_search),
         Route(("GET",), re.compile(r"/v1/finance/lookup/?"), lookup.handle_lookup, crumb=True),
         Route(("GET",), re.compile(r"/v6/finance/recommendationsbysymbol/(?P<symbol>[^/]+)"),
