@@ -1,5 +1,5 @@
 """What a serving process loads before its first request instead of during it: the market
-calendar, the compiled indicator and backtest kernels, and (in the background) every
+calendar, the compiled indicator, backtest and options kernels, and (in the background) every
 region's exchange calendar. A gunicorn worker runs it at start (``post_worker_init``),
 ``manage.py mcp`` on a thread beside its handshake."""
 
@@ -11,10 +11,12 @@ def warm_up_process() -> None:
     from marketdata.exchange_hours import warm_up_in_background
     from marketdata.indicators.warmup import warm_up as warm_up_indicators
     from marketdata.markets import market_status
+    from marketdata.options.warmup import warm_up as warm_up_options
 
     market_status()
     warm_up_indicators()
     warm_up_backtest()
+    warm_up_options()
     # Every region's exchange calendar for /v2/hours: ~0.5 s of CPU, so the first request
     # for any region finds it built (marketdata/exchange_hours.py).
     warm_up_in_background()

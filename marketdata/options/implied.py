@@ -37,10 +37,20 @@ below a listed option's tick) is less precise.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numpy.typing import ArrayLike
 
-from marketdata.options.pricing import Style, _arrays, _is_american, _valid, bs2002_price, bsm
+from marketdata.options import _kernels
+from marketdata.options.pricing import (
+    Style,
+    _arrays,
+    _is_american,
+    _valid,
+    bs2002_price_reference,
+    bsm,
+)
 
 SIGMA_MIN = 1e-4
 SIGMA_MAX = 5.0
@@ -83,6 +93,23 @@ def implied_volatility(price: ArrayLike, S: ArrayLike, K: ArrayLike, T: ArrayLik
                        price_tol: float = PRICE_TOL, sigma_tol: float = SIGMA_TOL,
                        max_iter: int = MAX_ITER) -> np.ndarray:
     """Per-contract implied volatility (a fraction), NaN where there is no answer."""
+    return _implied(_solve, price, S, K, T, r, q, is_call, style, lo, hi, price_tol,
+                    sigma_tol, max_iter)
+
+
+def implied_volatility_reference(price: ArrayLike, S: ArrayLike, K: ArrayLike, T: ArrayLike,
+                                 r: ArrayLike, q: ArrayLike, is_call: ArrayLike,
+                                 style: Style | ArrayLike = "european") -> np.ndarray:
+    """:func:`implied_volatility` through the vectorised numpy solver (the reference the
+    compiled one is tested against)."""
+    return _implied(_solve_reference, price, S, K, T, r, q, is_call, style, SIGMA_MIN,
+                    SIGMA_MAX, PRICE_TOL, SIGMA_TOL, MAX_ITER)
+
+
+def _implied(solve: Callable[..., np.ndarray], price: ArrayLike, S: ArrayLike, K: ArrayLike,
+             T: ArrayLike, r: ArrayLike, q: ArrayLike, is_call: ArrayLike,
+             style: Style | ArrayLike, lo: float, hi: float, price_tol: float,
+             sigma_tol: float, max_iter: int) -> np.ndarray:
     P_, S_, K_, T_, r_, q_, c_ = _arrays(price, S, K, T, r, q, is_call)
     shape = P_.shape
     american = _is_american(style, shape).ravel()
@@ -96,7 +123,7 @@ def implied_volatility(price: ArrayLike, S: ArrayLike, K: ArrayLike, T: ArrayLik
     for is_am in (False, True):
         lanes = np.flatnonzero(ok & (american == is_am))
         if lanes.size:
-            out[lanes] = _solve(P_[lanes], S_[lanes], K_[lanes], T_[lanes], r_[lanes],
+            out[lanes] = solve(P_[lanes], S_[lanes], K_[lanes], T_[lanes], r_[lanes],
                                 q_[lanes], call[lanes], is_am, lo, hi, price_tol,
                                 sigma_tol, max_iter)
     return out.reshape(shape)
@@ -105,12 +132,25 @@ def implied_volatility(price: ArrayLike, S: ArrayLike, K: ArrayLike, T: ArrayLik
 def _solve(target: np.ndarray, S: np.ndarray, K: np.ndarray, T: np.ndarray, r: np.ndarray,
            q: np.ndarray, call: np.ndarray, american: bool, lo_bound: float, hi_bound: float,
            price_tol: float, sigma_tol: float, max_iter: int) -> np.ndarray:
+    """The solver, compiled (:func:`marketdata.options._kernels.solve_iv`, per contract)."""
+    c = np.ascontiguousarray
+    return _kernels.solve_iv(c(target), c(S), c(K), c(T), c(r), c(q), c(call, dtype=bool),
+                             american, float(lo_bound), float(hi_bound), float(price_tol),
+                             RELATIVE_PRICE_TOL, STEP_TOL, float(sigma_tol), int(max_iter))
+
+
+def _solve_reference(target: np.ndarray, S: np.ndarray, K: np.ndarray, T: np.ndarray,
+                     r: np.ndarray, q: np.ndarray, call: np.ndarray, american: bool,
+                     lo_bound: float, hi_bound: float, price_tol: float, sigma_tol: float,
+                     max_iter: int) -> np.ndarray:
+    """:func:`_solve` in vectorised numpy (all contracts' iterations at once, numpy BSM and
+    :func:`pricing.bs2002_price_reference`): the reference the kernel is tested against."""
     n = target.size
 
     def model(idx: np.ndarray, sigma: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         if american:
-            return bs2002_price(S[idx], K[idx], T[idx], r[idx], q[idx], sigma,
-                                call[idx]), None
+            return bs2002_price_reference(S[idx], K[idx], T[idx], r[idx], q[idx], sigma,
+                                          call[idx]), None
         g = bsm(S[idx], K[idx], T[idx], r[idx], q[idx], sigma, call[idx])
         return g.price, g.vega * 100.0
 

@@ -70,6 +70,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 from numpy.typing import ArrayLike
 
+from marketdata.options import _kernels
 from marketdata.options._normal import bvn_cdf, ncdf, npdf
 
 Style = Literal["european", "american"]
@@ -307,10 +308,38 @@ def _american(call_formula, S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLi
     return out
 
 
+def _no_early_exercise(q: np.ndarray, r: np.ndarray, call: np.ndarray,
+                       rate_bump: float = 0.0) -> np.ndarray:
+    """The contracts priced as European (q_c <= 1e-12: a call's q, a put's r), with a put's
+    r bumped down by ``rate_bump`` (the greeks' rate scenarios)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(call, q <= 1e-12, r - rate_bump <= 1e-12)
+
+
 def bs2002_price(S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, q: ArrayLike,
                  sigma: ArrayLike,
                  is_call: ArrayLike) -> np.ndarray:
-    """Bjerksund-Stensland 2002 price of American options (NaN where undefined)."""
+    """Bjerksund-Stensland 2002 price of American options (NaN where undefined): the
+    compiled kernel (:func:`marketdata.options._kernels.bs2002_prices`); the contracts
+    without early exercise (q_c <= 1e-12) by the numpy BSM price, as the reference."""
+    arrays = _arrays(S, K, T, r, q, sigma, is_call)
+    shape = arrays[0].shape
+    flat = [a.ravel() for a in arrays]
+    call = flat[-1].astype(bool)
+    european = _no_early_exercise(flat[4], flat[3], call)
+    out = np.empty(call.size)
+    if european.any():
+        out[european] = bs2002_price_reference(*(a[european] for a in flat))
+    early = ~european
+    if early.any():
+        s_, k_, t_, r_, q_, v_ = (np.ascontiguousarray(a[early]) for a in flat[:-1])
+        out[early] = _kernels.bs2002_prices(s_, k_, t_, r_, q_, v_, call[early])
+    return out.reshape(shape)
+
+
+def bs2002_price_reference(S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike,
+                           q: ArrayLike, sigma: ArrayLike, is_call: ArrayLike) -> np.ndarray:
+    """:func:`bs2002_price` in vectorised numpy: the reference the kernel is tested against."""
     return _american(_bs2002_call, S, K, T, r, q, sigma, is_call)
 
 
@@ -323,7 +352,33 @@ def bs1993_american(S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, q: A
 
 def bs2002(S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, q: ArrayLike, sigma: ArrayLike,
            is_call: ArrayLike) -> Greeks:
-    """BS2002 price and finite-difference greeks (bumps: :data:`AMERICAN_BUMPS`)."""
+    """BS2002 price and finite-difference greeks (bumps: :data:`AMERICAN_BUMPS`); the
+    compiled kernel (:func:`marketdata.options._kernels.bs2002_greeks`); the contracts
+    without early exercise in some scenario (q_c <= 1e-12 + the rate bump) by the numpy
+    reference, whose European lanes are the numpy BSM price."""
+    arrays = _arrays(S, K, T, r, q, sigma, is_call)
+    shape = arrays[0].shape
+    flat = [a.ravel() for a in arrays]
+    call = flat[-1].astype(bool)
+    european = _no_early_exercise(flat[4], flat[3], call, AMERICAN_BUMPS["rate"])
+    out = np.empty((6, call.size))
+    if european.any():
+        ref = bs2002_reference(*(a[european] for a in flat))
+        for row, name in enumerate(("price", "delta", "gamma", "theta", "vega", "rho")):
+            out[row, european] = getattr(ref, name)
+    early = ~european
+    if early.any():
+        s_, k_, t_, r_, q_, v_ = (np.ascontiguousarray(a[early]) for a in flat[:-1])
+        out[:, early] = _kernels.bs2002_greeks(
+            s_, k_, t_, r_, q_, v_, call[early], AMERICAN_BUMPS["spot"], AMERICAN_BUMPS["sigma"],
+            AMERICAN_BUMPS["rate"], AMERICAN_BUMPS["time"], DAYS_PER_YEAR)
+    return Greeks(*(row.reshape(shape) for row in out))
+
+
+def bs2002_reference(S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, q: ArrayLike,
+                     sigma: ArrayLike, is_call: ArrayLike) -> Greeks:
+    """:func:`bs2002` in vectorised numpy (9 scenarios in one call of
+    :func:`bs2002_price_reference`): the reference the kernel is tested against."""
     S_, K_, T_, r_, q_, v_, c_ = _arrays(S, K, T, r, q, sigma, is_call)
     n = S_.size
     with np.errstate(all="ignore"):
@@ -340,7 +395,7 @@ def bs2002(S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, q: ArrayLike,
     ]
     m = len(stack)
     ss, vv, rr, tt = (np.concatenate([s[i].ravel() for s in stack]) for i in range(4))
-    prices = bs2002_price(ss, np.tile(K_.ravel(), m), tt, rr, np.tile(q_.ravel(), m), vv,
+    prices = bs2002_price_reference(ss, np.tile(K_.ravel(), m), tt, rr, np.tile(q_.ravel(), m), vv,
                           np.tile(c_.ravel(), m)).reshape(m, n)
     p, up, down, vup, vdown, rup, rdown, earlier, later = prices
     hs_, hv_, ht_ = hs.ravel(), hv.ravel(), ht.ravel()

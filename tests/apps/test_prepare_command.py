@@ -28,6 +28,7 @@ def kernels(monkeypatch, tmp_path):
     calls: list[str] = []
     monkeypatch.setattr(prepare.indicators_warmup, "warm_up", lambda: calls.append("indicators"))
     monkeypatch.setattr(prepare.backtest_warmup, "warm_up", lambda: calls.append("backtest"))
+    monkeypatch.setattr(prepare.options_warmup, "warm_up", lambda: calls.append("options"))
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
     return calls
 
@@ -51,7 +52,8 @@ def test_it_compiles_the_kernels_saying_so_in_one_line(settings, tmp_path, kerne
     settings.VAR_DIR = tmp_path / "var"
     out = io.StringIO()
     call_command("prepare", lock_timeout=30, stdout=out)
-    assert kernels == ["indicators", "backtest"]  # the worker then loads them from the cache
+    # the worker then loads them from the cache
+    assert kernels == ["indicators", "backtest", "options"]
     lines = out.getvalue().splitlines()
     assert len(lines) == 1
     assert lines[0].startswith(f"marketdata: compiling the indicator kernels into "
@@ -63,7 +65,7 @@ def test_it_compiles_the_kernels_saying_so_in_one_line(settings, tmp_path, kerne
     out = io.StringIO()
     call_command("prepare", lock_timeout=30, stdout=out)
     assert out.getvalue().startswith("marketdata: loading the indicator kernels compiled in ")
-    assert kernels == ["indicators", "backtest"] * 2
+    assert kernels == ["indicators", "backtest", "options"] * 2
 
 
 def test_the_kernel_cache_under_the_project_is_named_relative(settings, monkeypatch, kernels):

@@ -1,5 +1,6 @@
-"""marketdata.options is framework-free: its modules import the standard library, numpy and
-each other, nothing else (no Django, no DRF, no scipy, no cross-check library)."""
+"""marketdata.options is framework-free: its modules import the standard library, numpy,
+numba (the compiled kernels, ``_kernels.py``: numba and its llvmlite) and each other, nothing
+else (no Django, no DRF, no scipy, no cross-check library)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def test_only_stdlib_numpy_and_the_package_itself():
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             for name in names:
                 top = name.split(".")[0]
-                if top in sys.stdlib_module_names or top == "numpy" or \
+                if top in sys.stdlib_module_names or top in ("numpy", "numba", "llvmlite") or \
                         name.startswith("marketdata.options") or top == "__future__":
                     continue
                 foreign.append(f"{path.name}: {name}")

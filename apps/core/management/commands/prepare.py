@@ -16,7 +16,7 @@ to apply:
 that folder. Each wait is bounded (``--lock-timeout``, default 300 s): an instance that
 cannot get the lock fails to start, loudly, rather than starting on an unknown schema.
 
-Then the indicator and backtest kernels are compiled into numba's cache
+Then the indicator, backtest and options kernels are compiled into numba's cache
 (``NUMBA_CACHE_DIR``, ``var/numba``), once per host under a ``flock`` too, saying so in one
 line: on a fresh clone that takes about 25 s, which the first worker otherwise spent with no
 output before it answered anything; with the cache in place a worker loads them in ~0.3 s.
@@ -40,6 +40,7 @@ from django.db import connection
 
 from marketdata.backtest import warmup as backtest_warmup
 from marketdata.indicators import warmup as indicators_warmup
+from marketdata.options import warmup as options_warmup
 
 # This project's advisory lock key (any 64-bit integer; "mdmigrat" in ASCII).
 ADVISORY_LOCK_ID = 0x6D646D6967726174
@@ -104,7 +105,7 @@ def kernel_cache() -> Path:
 
 
 def compile_kernels(out: OutputWrapper, timeout: float) -> None:
-    """Compile the indicator and backtest kernels into :func:`kernel_cache` (or load them
+    """Compile the indicator, backtest and options kernels into :func:`kernel_cache` (or load them
     from it), saying in one line what happens and how long it took."""
     cache = kernel_cache()
     with contextlib.suppress(ValueError):
@@ -121,6 +122,7 @@ def compile_kernels(out: OutputWrapper, timeout: float) -> None:
     with file_lock(Path(settings.VAR_DIR) / "kernels.lock", timeout, "kernel compilation"):
         indicators_warmup.warm_up()
         backtest_warmup.warm_up()
+        options_warmup.warm_up()
     out.write(f"done in {time.monotonic() - started:.1f} s")
 
 
