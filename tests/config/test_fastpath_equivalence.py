@@ -59,6 +59,8 @@ SAMPLES = [
     "/v2/ping",
     "/v2/options/AAPL?limit=2",
     "/v2/options?symbols=AAPL,SPY",
+    "/v2/options/AAPL/greeks?moneyness=0.95,1.05",
+    "/v2/options/SPY/surface?expirations=2",
     "/v2/recommendations/AAPL",
     "/v2/recommendations?symbols=AAPL,KO&pageLimit=1",
     "/v2/earnings-surprises/AAPL",
