@@ -1,10 +1,10 @@
 """The explorer page (``/explorer``, and ``/`` for a browser) and its versioned assets.
 
 The page is static HTML plus a script that reads the service's own HTTP API from the
-browser (search, quote, chart, indicators, the quote stream, backtests, macro series), as
-any client would: it holds no data of its own and never reaches a provider, so what it
-shows is what the API answers, errors included. Its Content-Security-Policy keeps every
-request on this origin (no CDN, no logo host).
+browser (search, quote, chart, indicators, the quote stream, backtests, option greeks and
+the volatility surface, macro series), as any client would: it holds no data of its own
+and never reaches a provider, so what it shows is what the API answers, errors included.
+Its Content-Security-Policy keeps every request on this origin (no CDN, no logo host).
 """
 
 from __future__ import annotations

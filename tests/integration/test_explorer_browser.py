@@ -5,11 +5,14 @@
   no request to another host; a search leads to a chart with the API's number of candles;
   an overlay and the RSI pane draw; a backtest's equity curve ends at the API's
   ``finalEquity``; an unknown symbol shows the error text; the macro panel draws a FRED
-  series and the Treasury curve; the RSI and EMA of a day are the same on a 6-month, a
+  series and the Treasury curve; the options panel lists the API's expirations, redraws
+  the smile and greeks for another one, and draws the volatility surface and the ATM term
+  structure; the RSI and EMA of a day are the same on a 6-month, a
   1-year and a 5-year chart (warmed up on earlier history); no two tick labels of a chart
   overlap, at 390 px as at 1280 px; screenshots of each panel are saved
   (``EXPLORER_SCREENSHOTS``, default ``docs/screenshots``: the README links them);
-- with every upstream request failing: the page names the provider that is down;
+- with every upstream request failing: the page names the provider that is down (the
+  quote and the options panel);
 - with the v2 bucket empty: the page says it is rate limited, and for how long.
 """
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -115,9 +119,12 @@ def test_the_page_loads_with_no_console_error_and_no_other_host(page, sandboxed)
     assert page.page.title().endswith("Explorer")
     assert "synthetic" in page.page.text_content("#sandbox-notice")
     assert page.page.text_content("#quote-source") == "sandbox (synthetic data)"
+    page.page.locator("#options-panel").scroll_into_view_if_needed()
     page.page.locator("#macro-panel").scroll_into_view_if_needed()
     page.ready("#macro-chart")
     page.ready("#curve-chart")
+    for chart in ("#smile-chart", "#surface-chart", "#term-chart"):
+        page.ready(chart)
     page.page.wait_for_function("document.getElementById('quote-live').textContent"
                                 ".startsWith('updated')")
     assert page.errors == []
@@ -250,6 +257,121 @@ def test_the_macro_panel_draws_a_series_and_the_yield_curve(page, sandboxed):
     page.shot("#macro-panel", "explorer-macro.png")
 
 
+def _smile(page: Page) -> dict[str, list[float]]:
+    """The smile as plotly drew it: each side's strikes and volatilities (%)."""
+    return page.page.evaluate("""() => {
+        const drawn = {};
+        document.getElementById('smile-chart').data.forEach((trace) => {
+            drawn[trace.name] = {x: trace.x, y: trace.y};
+        });
+        return drawn;
+    }""")
+
+
+def _expected_smile(answer: dict) -> dict[str, dict[str, list[float]]]:
+    """The smile of a /greeks answer: each side's contracts with a volatility, in %."""
+    sides: dict[str, dict[str, list[float]]] = {}
+    for name, kind in (("Calls", "call"), ("Puts", "put")):
+        chosen = [contract for contract in answer["contracts"]
+                  if contract["type"] == kind and contract["impliedVolatility"] is not None]
+        sides[name] = {"x": [contract["strike"] for contract in chosen],
+                       "y": [contract["impliedVolatility"] * 100 for contract in chosen]}
+    return sides
+
+
+def test_the_options_panel_draws_the_smile_greeks_and_surface(page, sandboxed):
+    page.page.goto(page.base_url + "/#AAPL", wait_until="load")
+    page.ready("#price-chart")
+    # Loaded when the panel scrolls into view (as the macro panel): the page's answer to
+    # /greeks is the one the smile must show (the sandbox's prices move by the minute).
+    with page.page.expect_response(
+            lambda response: "/v2/options/AAPL/greeks" in response.url) as first:
+        page.page.locator("#options-panel").scroll_into_view_if_needed()
+    nearest = first.value.json()
+    assert first.value.status == 200, nearest
+    page.ready("#smile-chart")
+    status, _, listed = get_json(sandboxed, "/v2/options/AAPL")
+    assert status == 200, listed
+    dates = listed["expirationDates"]
+    assert len(dates) >= 2, dates
+    # The select lists the API's expirations, labelled as dates, the nearest chosen.
+    values = page.page.eval_on_selector_all("#options-expiration option",
+                                            "(options) => options.map((o) => o.value)")
+    labels = page.page.eval_on_selector_all("#options-expiration option",
+                                            "(options) => options.map((o) => o.textContent)")
+    assert values == [str(date) for date in dates]
+    assert labels == [datetime.fromtimestamp(date, UTC).date().isoformat() for date in dates]
+    assert page.page.input_value("#options-expiration") == str(dates[0])
+    assert page.attribute("#smile-chart", "data-expiration") == str(dates[0])
+    assert _smile(page) == _expected_smile(nearest)
+    assert page.attribute("#smile-chart", "data-contracts") == str(len(nearest["contracts"]))
+    # The facts of the answer: model and exercise style, rate, dividend yield, asOf.
+    assert page.page.text_content("#options-model") == \
+        "Bjerksund-Stensland 2002 (american exercise)"
+    assert page.page.text_content("#options-rate").startswith(
+        f"{nearest['riskFreeRate'] * 100:.3f} %")
+    assert page.page.text_content("#options-dividend") == f"{nearest['dividendYield'] * 100:.3f} %"
+    assert page.page.text_content("#options-asof") == \
+        datetime.fromtimestamp(nearest["asOf"], UTC).strftime("%Y-%m-%d %H:%M UTC")
+    # The greeks table: the strikes nearest the money, one of them marked.
+    strikes = page.page.eval_on_selector_all("#greeks-table tbody tr",
+                                             "(rows) => rows.map((r) => Number(r.dataset.strike))")
+    assert len(strikes) == 9 and strikes == sorted(strikes), strikes
+    spot = nearest["underlyingPrice"]
+    assert min(strikes) <= spot <= max(strikes), (spot, strikes)
+    assert page.page.locator("#greeks-table tbody tr.atm").count() == 1
+
+    # Another expiry: the page asks /greeks for it and redraws the smile with its answer.
+    later = dates[1]
+    with page.page.expect_response(lambda response: "/v2/options/AAPL/greeks" in response.url
+                                   and f"expiration={later}" in response.url) as second:
+        page.page.select_option("#options-expiration", str(later))
+    chosen = second.value.json()
+    assert second.value.status == 200, chosen
+    assert chosen["expiration"] == later
+    page.page.wait_for_selector(f"#smile-chart[data-expiration='{later}'][data-state=ready]")
+    assert _smile(page) == _expected_smile(chosen)
+    assert _smile(page) != _expected_smile(nearest)
+    assert page.page.input_value("#options-expiration") == str(later)
+    caption = page.page.text_content("#greeks-caption")
+    assert caption.endswith(datetime.fromtimestamp(later, UTC).date().isoformat()), caption
+
+    # The surface: a heatmap of expiries x K/S with the API's cells, and the term structure.
+    page.ready("#surface-chart")
+    page.ready("#term-chart")
+    status, _, surface = get_json(sandboxed,
+                                  "/v2/options/AAPL/surface?expirations=8&moneyness=0.7,1.3&step=0.05")
+    assert status == 200, surface
+    heat = page.page.evaluate("""() => {
+        const trace = document.getElementById('surface-chart').data[0];
+        return {type: trace.type, x: trace.x, rows: trace.y.length,
+                cells: trace.z.flat().filter((value) => value !== null).length};
+    }""")
+    assert heat["type"] == "heatmap"
+    assert heat["x"] == surface["moneyness"]
+    assert heat["rows"] == len(surface["expirations"]) == 8
+    expected = sum(1 for cell in surface["grid"] if cell["impliedVolatility"] is not None)
+    assert heat["cells"] == expected > 0
+    assert page.attribute("#surface-chart", "data-cells") == str(expected)
+    # Drawn, not only in the data: the heatmap's image is on the page.
+    assert page.page.locator("#surface-chart .hm image").count() == 1
+    atm = [row["atmVolatility"] for row in surface["expirations"]]
+    assert page.attribute("#term-chart", "data-points") == \
+        str(sum(1 for value in atm if value is not None))
+    assert page.errors == []
+    assert page.foreign == []
+    page.shot("#options-panel", "explorer-options.png")
+
+    # A symbol with no listed options says so in the panel.
+    page.page.fill("#symbol-input", "BTC-USD")
+    page.page.press("#symbol-input", "Enter")
+    page.page.wait_for_selector("#options-error:not([hidden])")
+    assert page.page.text_content("#options-error") == \
+        "The service lists no options on \u201cBTC-USD\u201d."
+    assert page.page.is_hidden("#smile-chart")
+    assert page.page.is_disabled("#options-expiration")
+
+
 def test_a_narrow_window_keeps_every_panel_readable(browser, sandboxed):
     narrow = Page(browser, sandboxed.base_url, width=390, height=844)
     try:
@@ -354,6 +476,10 @@ def test_axis_labels_do_not_overlap(browser, sandboxed, width):
         shown.ready("#macro-chart")
         shown.ready("#curve-chart")
         charts += ["#macro-chart", "#curve-chart"]
+        shown.page.locator("#options-panel").scroll_into_view_if_needed()
+        for selector in ("#smile-chart", "#surface-chart", "#term-chart"):
+            shown.ready(selector)
+        charts += ["#smile-chart", "#surface-chart", "#term-chart"]
         shown.page.wait_for_selector("#backtest-strategy option[value=sma_crossover]",
                                      state="attached")
         shown.page.click("#backtest-run")
@@ -393,6 +519,11 @@ def test_an_upstream_failure_names_the_provider(browser, failing):
         broken.page.wait_for_selector("#quote-error:not([hidden])")
         text = broken.page.text_content("#quote-error")
         assert text.startswith("The data provider yahoo is not answering"), text
+        broken.page.locator("#options-panel").scroll_into_view_if_needed()
+        broken.page.wait_for_selector("#options-error:not([hidden])")
+        text = broken.page.text_content("#options-error")
+        assert text.startswith("The data provider yahoo is not answering"), text
+        broken.page.wait_for_selector("#surface-error:not([hidden])")
         assert broken.foreign == []
         broken.shot("#main", "explorer-upstream-down.png")
     finally:

@@ -18,7 +18,8 @@
   const COLORS = {
     up: "#0f7b3f", down: "#b42318", volume: "#98a2b3", sma: "#1d4ed8", ema: "#a21caf",
     bands: "#b45309", rsi: "#155e75", macd: "#1d4ed8", signal: "#ea580c", equity: "#155e75",
-    drawdown: "#b42318", macro: "#1d4ed8", curve: "#155e75",
+    drawdown: "#b42318", macro: "#1d4ed8", curve: "#155e75", calls: "#0f7b3f", puts: "#b42318",
+    atm: "#155e75", skew: "#b45309",
   };
   // The intraday intervals' ranges (v1 interface: interval and range compatibility);
   // `max` needs 1mo. The API refuses the rest with a 400; the form never sends them.
@@ -736,6 +737,7 @@
     $("symbol-input").value = symbol;
     history.replaceState(null, "", "#" + encode(symbol));
     const quoteFound = loadQuote(symbol);
+    if (options.started) loadOptions(symbol);
     await loadChart();
     if (await quoteFound) startStream(symbol);
     else stopStream();
@@ -1035,6 +1037,314 @@
       " trades, final equity " + number(result.finalEquity, 2) + " " + state.currency + (notes ? ". " + notes : "");
   }
 
+  // -- options: the chain's smile and greeks, the volatility surface ----------------------
+  // /v2/options/{symbol}/greeks answers one expiry (the nearest unless asked) with every
+  // contract's implied volatility and greeks; /surface the first SURFACE_EXPIRATIONS
+  // expiries' out-of-the-money smiles on a K/S grid, their ATM volatility and 25-delta skew.
+  const SMILE_MONEYNESS = "0.8,1.2";     // K/S window of the smile
+  const SURFACE_QUERY = "expirations=8&moneyness=0.7,1.3&step=0.05";
+  const GREEK_STRIKES = 9;               // the table's strikes, nearest the money
+  const MODELS = { "black-scholes-merton": "Black-Scholes-Merton", "bjerksund-stensland-2002": "Bjerksund-Stensland 2002" };
+  const options = { started: false, run: 0, surfaceRun: 0, symbol: null };
+
+  /** An expiry (epoch seconds, midnight UTC of the day) as its date. */
+  function expiryLabel(epoch) {
+    return new Date(epoch * 1000).toISOString().slice(0, 10);
+  }
+
+  function percent(value, digits) {
+    return value === null || value === undefined ? "\u2013" : number(value * 100, digits) + " %";
+  }
+
+  function clockLabel(epoch) {
+    return new Date(epoch * 1000).toISOString().slice(0, 16).replace("T", " ") + " UTC";
+  }
+
+  function fillExpirations(dates, chosen) {
+    const select = $("options-expiration");
+    select.replaceChildren(...dates.map((epoch) => {
+      const option = document.createElement("option");
+      option.value = String(epoch);
+      option.textContent = expiryLabel(epoch);
+      option.selected = epoch === chosen;
+      return option;
+    }));
+    select.disabled = dates.length === 0;
+  }
+
+  /** Load the options of `symbol`: one expiry's greeks (`expiration`, else the nearest) and,
+   * for a new symbol, the surface. */
+  async function loadOptions(symbol, expiration) {
+    if (!symbol) return;
+    const run = ++options.run;
+    const newSymbol = symbol !== options.symbol;
+    options.symbol = symbol;
+    const element = $("smile-chart");
+    element.dataset.state = "loading";
+    $("options-panel").setAttribute("aria-busy", "true");
+    $("options-status").textContent = "Loading the options of " + symbol +
+      (expiration ? " expiring " + expiryLabel(expiration) : "") + "\u2026";
+    showError("options-error", "");
+    if (newSymbol) {
+      fillExpirations([], null);
+      loadSurface(symbol);
+    }
+    let path = "/v2/options/" + encode(symbol) + "/greeks?moneyness=" + SMILE_MONEYNESS;
+    if (expiration) path += "&expiration=" + expiration;
+    try {
+      const { body } = await api(path);
+      if (run !== options.run) return;
+      const dates = body.expirationDates || [];
+      fillExpirations(dates, body.expiration);
+      if (!dates.length || body.expiration === null) {
+        undrawOptions();
+        $("options-status").textContent = "";
+        showError("options-error", "The service lists no options on \u201c" + symbol + "\u201d.");
+        return;
+      }
+      drawOptions(symbol, body, nodes(body.contracts));
+    } catch (error) {
+      if (run !== options.run) return;
+      undrawOptions();
+      if (newSymbol) options.symbol = null; // the next try starts over (and fetches the surface)
+      $("options-status").textContent = "";
+      showError("options-error", explain(error, "symbol", symbol));
+    } finally {
+      if (run === options.run) $("options-panel").setAttribute("aria-busy", "false");
+    }
+  }
+
+  function undrawOptions() {
+    undraw($("smile-chart"));
+    $("smile-chart").dataset.contracts = "0";
+    $("greeks-wrap").hidden = true;
+    $("options-facts").hidden = true;
+  }
+
+  function drawOptions(symbol, body, contracts) {
+    const day = expiryLabel(body.expiration);
+    $("options-underlying").textContent = number(body.underlyingPrice, state.priceHint) + " " + state.currency;
+    $("options-expiry").textContent = body.timeToExpiry === null ? "\u2013"
+      : number(body.timeToExpiry * 365, 1) + " days (" + number(body.timeToExpiry, 4) + " years)";
+    $("options-model").textContent = (MODELS[body.model] || body.model) + " (" + body.style + " exercise)";
+    $("options-rate").textContent = percent(body.riskFreeRate, 3) +
+      (body.rateDate ? " (Treasury curve of " + body.rateDate + ")" : "");
+    $("options-dividend").textContent = percent(body.dividendYield, 3);
+    $("options-asof").textContent = clockLabel(body.asOf);
+    $("options-facts").hidden = false;
+    drawGreeks(body, contracts, day); // first: the table's width leaves the smile its own
+    drawSmile(symbol, body, contracts, day);
+    const solved = contracts.filter((contract) => contract.impliedVolatility !== null).length;
+    $("options-status").textContent = contracts.length + " contracts expiring " + day + " with K/S in " +
+      SMILE_MONEYNESS.replace(",", "\u2013") + ", " + solved + " with an implied volatility";
+  }
+
+  function drawSmile(symbol, body, contracts, day) {
+    const element = $("smile-chart");
+    const side = (type, color) => {
+      const chosen = contracts.filter((contract) => contract.type === type && contract.impliedVolatility !== null);
+      return {
+        type: "scatter", mode: "lines+markers", name: type === "call" ? "Calls" : "Puts",
+        x: chosen.map((contract) => contract.strike),
+        y: chosen.map((contract) => contract.impliedVolatility * 100),
+        customdata: chosen.map((contract) => [contract.moneyness, contract.ivSource, contract.delta]),
+        line: { color, width: 1.5 },
+        // Solved from the mid: filled; Yahoo's own figure: open.
+        marker: { color, size: 7, symbol: chosen.map((contract) => (contract.ivSource === "mid" ? "circle" : "circle-open")) },
+        hovertemplate: "K %{x} (K/S %{customdata[0]:.3f}): %{y:.1f} % (%{customdata[1]}), delta %{customdata[2]:.2f}<extra>" +
+          (type === "call" ? "Call" : "Put") + "</extra>",
+      };
+    };
+    const traces = [side("call", COLORS.calls), side("put", COLORS.puts)];
+    const layout = {
+      title: { text: symbol + " volatility smile, " + day, font: { size: 14 } },
+      margin: { l: 56, r: 16, t: 40, b: 44 },
+      // Inside, at the top middle: above a smile's bottom, clear of the axis titles.
+      legend: { orientation: "h", x: 0.5, xanchor: "center", y: 0.98, yanchor: "top", bgcolor: "rgba(255,255,255,0.8)" },
+      hovermode: "closest",
+      xaxis: { title: { text: "Strike (" + (state.currency || "price") + ")" } },
+      yaxis: { title: { text: "Implied volatility (%)" }, ticksuffix: " %" },
+      shapes: [{
+        type: "line", xref: "x", x0: body.underlyingPrice, x1: body.underlyingPrice, yref: "paper", y0: 0, y1: 1,
+        line: { color: COLORS.volume, width: 1, dash: "dash" },
+      }],
+      annotations: [{
+        x: body.underlyingPrice, xref: "x", y: 1, yref: "paper", yanchor: "bottom", showarrow: false,
+        text: "spot " + number(body.underlyingPrice, state.priceHint), font: { size: 11, color: "#5b6675" },
+      }],
+    };
+    draw(element, traces, layout, 5);
+    const points = traces[0].x.length + traces[1].x.length;
+    element.dataset.state = "ready";
+    element.dataset.symbol = symbol;
+    element.dataset.expiration = String(body.expiration);
+    element.dataset.contracts = String(contracts.length);
+    element.dataset.points = String(points);
+    const atm = (trace) => {
+      let best = -1;
+      trace.x.forEach((strike, i) => {
+        if (best < 0 || Math.abs(strike - body.underlyingPrice) < Math.abs(trace.x[best] - body.underlyingPrice)) best = i;
+      });
+      return best < 0 ? "none" : number(trace.y[best], 1) + " % at strike " + trace.x[best];
+    };
+    element.setAttribute("aria-label", "Implied volatility against strike of " + symbol + " options expiring " + day +
+      ": " + traces[0].x.length + " calls and " + traces[1].x.length + " puts; nearest the money, calls " +
+      atm(traces[0]) + ", puts " + atm(traces[1]) + ".");
+  }
+
+  function drawGreeks(body, contracts, day) {
+    const byStrike = new Map();
+    contracts.forEach((contract) => {
+      const row = byStrike.get(contract.strike) || { strike: contract.strike, moneyness: contract.moneyness };
+      row[contract.type] = contract;
+      byStrike.set(contract.strike, row);
+    });
+    const rows = Array.from(byStrike.values())
+      .sort((a, b) => Math.abs(a.moneyness - 1) - Math.abs(b.moneyness - 1))
+      .slice(0, GREEK_STRIKES)
+      .sort((a, b) => a.strike - b.strike);
+    const nearest = rows.reduce((best, row) => (!best || Math.abs(row.moneyness - 1) < Math.abs(best.moneyness - 1) ? row : best), null);
+    const cells = (contract, itm) => {
+      const values = contract
+        ? [percent(contract.impliedVolatility, 1), number(contract.delta, 3), number(contract.gamma, 4),
+          number(contract.theta, 3), number(contract.vega, 3)]
+        : ["\u2013", "\u2013", "\u2013", "\u2013", "\u2013"];
+      return values.map((text) => {
+        const cell = document.createElement("td");
+        cell.textContent = text;
+        if (itm) cell.className = "itm";
+        return cell;
+      });
+    };
+    $("greeks-table").querySelector("tbody").replaceChildren(...rows.map((row) => {
+      const tr = document.createElement("tr");
+      const strike = document.createElement("th");
+      strike.scope = "row";
+      strike.textContent = number(row.strike, row.strike % 1 ? 2 : 0);
+      tr.append(...cells(row.call, row.strike < body.underlyingPrice), strike,
+        ...cells(row.put, row.strike > body.underlyingPrice));
+      tr.dataset.strike = String(row.strike);
+      if (row === nearest) tr.className = "atm";
+      return tr;
+    }));
+    $("greeks-caption").textContent = "Greeks of the " + rows.length + " strikes nearest the money, " + day;
+    $("greeks-wrap").hidden = rows.length === 0;
+  }
+
+  async function loadSurface(symbol) {
+    const run = ++options.surfaceRun;
+    const heat = $("surface-chart");
+    const term = $("term-chart");
+    heat.dataset.state = "loading";
+    term.dataset.state = "loading";
+    showError("surface-error", "");
+    try {
+      const { body } = await api("/v2/options/" + encode(symbol) + "/surface?" + SURFACE_QUERY);
+      if (run !== options.surfaceRun) return;
+      const expirations = nodes(body.expirations);
+      const grid = nodes(body.grid);
+      const columns = body.moneyness || [];
+      if (!expirations.length) {
+        undraw(heat);
+        undraw(term);
+        heat.dataset.cells = "0";
+        showError("surface-error", "No volatility surface for \u201c" + symbol + "\u201d: the service lists no liquid options on it.");
+        return;
+      }
+      drawSurface(symbol, body, expirations, grid, columns);
+      drawTerm(symbol, expirations);
+    } catch (error) {
+      if (run !== options.surfaceRun) return;
+      undraw(heat);
+      undraw(term);
+      heat.dataset.cells = "0";
+      showError("surface-error", "No volatility surface: " + explain(error, "symbol", symbol));
+    }
+  }
+
+  function drawSurface(symbol, body, expirations, grid, columns) {
+    const element = $("surface-chart");
+    const rows = expirations.map((expiry) => expiryLabel(expiry.expiration));
+    const at = new Map(grid.map((cell) => [cell.expiration + "/" + cell.moneyness, cell.impliedVolatility]));
+    const z = expirations.map((expiry) => columns.map((k) => {
+      const value = at.get(expiry.expiration + "/" + k);
+      return value === null || value === undefined ? null : value * 100;
+    }));
+    const cells = z.reduce((count, row) => count + row.filter((value) => value !== null).length, 0);
+    draw(element, [{
+      type: "heatmap", x: columns, y: rows, z, colorscale: "Viridis", hoverongaps: false,
+      colorbar: { title: { text: "IV (%)", side: "right" }, ticksuffix: " %", thickness: 12 },
+      hovertemplate: "%{y}, K/S %{x:.2f}: %{z:.1f} %<extra></extra>",
+    }], {
+      title: { text: symbol + " implied-volatility surface", font: { size: 14 } },
+      margin: { l: 88, r: 16, t: 40, b: 44 },
+      xaxis: { title: { text: "Moneyness (K/S)" }, tickformat: ".2f" },
+      yaxis: { type: "category", title: { text: "Expiration" }, autorange: "reversed" },
+    }, 4);
+    element.dataset.state = "ready";
+    element.dataset.symbol = symbol;
+    element.dataset.expirations = String(rows.length);
+    element.dataset.cells = String(cells);
+    element.setAttribute("aria-label", "Heatmap of " + symbol + "'s implied volatility over " + rows.length +
+      " expirations (" + rows[0] + " to " + rows[rows.length - 1] + ") and moneyness " + columns[0] + " to " +
+      columns[columns.length - 1] + ": " + cells + " cells with a value; " + body.model + ", as of " + clockLabel(body.asOf) + ".");
+  }
+
+  function drawTerm(symbol, expirations) {
+    const element = $("term-chart");
+    const x = expirations.map((expiry) => expiryLabel(expiry.expiration));
+    const atm = expirations.map((expiry) => (expiry.atmVolatility === null ? null : expiry.atmVolatility * 100));
+    const skew = expirations.map((expiry) => (expiry.skew25Delta === null ? null : expiry.skew25Delta * 100));
+    draw(element, [
+      { type: "scatter", mode: "lines+markers", name: "ATM volatility", x, y: atm, line: { color: COLORS.atm, width: 2 },
+        hovertemplate: "%{x}: %{y:.2f} %<extra>ATM</extra>" },
+      { type: "scatter", mode: "lines+markers", name: "25-delta skew (put \u2212 call)", x, y: skew, yaxis: "y2",
+        line: { color: COLORS.skew, width: 1.5, dash: "dot" }, hovertemplate: "%{x}: %{y:.2f} points<extra>Skew</extra>" },
+    ], {
+      title: { text: symbol + " ATM term structure", font: { size: 14 } },
+      margin: { l: 56, r: 56, t: 40, b: 44 },
+      legend: { orientation: "h", x: 0, y: -0.12, yanchor: "top" },
+      hovermode: "x unified",
+      xaxis: { type: "category" },
+      yaxis: { title: { text: "ATM implied volatility (%)" }, ticksuffix: " %" },
+      // Its own ticks (an overlaying axis syncs to the left one's grid by default).
+      yaxis2: { title: { text: "25-delta skew (points)" }, overlaying: "y", side: "right", showgrid: false,
+        zeroline: false, tickmode: "auto", tickformat: ".1f" },
+    }, 10);
+    element.dataset.state = "ready";
+    element.dataset.symbol = symbol;
+    element.dataset.points = String(atm.filter((value) => value !== null).length);
+    element.setAttribute("aria-label", "At-the-money implied volatility of " + symbol + " by expiration: " +
+      x.map((label, i) => label + " " + (atm[i] === null ? "none" : number(atm[i], 1) + " %")).join(", ") + ".");
+  }
+
+  function setUpOptions() {
+    $("options-expiration").addEventListener("change", () => {
+      loadOptions(state.symbol, Number($("options-expiration").value));
+    });
+    $("options-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      loadOptions(state.symbol, Number($("options-expiration").value) || null);
+    });
+    // Loaded when the panel first scrolls into view (as the macro panel), then with each
+    // symbol: a visit that never gets there costs the service no options request.
+    const start = () => {
+      options.started = true;
+      loadOptions(state.symbol);
+    };
+    if ("IntersectionObserver" in window) {
+      const observer = new IntersectionObserver((entries) => {
+        if (entries.some((entry) => entry.isIntersecting)) {
+          observer.disconnect();
+          start();
+        }
+      });
+      observer.observe($("options-panel"));
+    } else {
+      start();
+    }
+  }
+
   // -- macro: a FRED series and the Treasury yield curve ----------------------------------
   const SERIES_ID = /^[A-Za-z0-9_.-]{1,40}$/;
 
@@ -1176,6 +1486,7 @@
       loadChart();
     });
     setUpBacktest();
+    setUpOptions();
     setUpMacro();
     let resizing = null;
     window.addEventListener("resize", () => {
