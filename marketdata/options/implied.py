@@ -43,6 +43,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from marketdata.options import _kernels
+from marketdata.options._threads import chunked
 from marketdata.options.pricing import (
     Style,
     _arrays,
@@ -134,9 +135,10 @@ def _solve(target: np.ndarray, S: np.ndarray, K: np.ndarray, T: np.ndarray, r: n
            price_tol: float, sigma_tol: float, max_iter: int) -> np.ndarray:
     """The solver, compiled (:func:`marketdata.options._kernels.solve_iv`, per contract)."""
     c = np.ascontiguousarray
-    return _kernels.solve_iv(c(target), c(S), c(K), c(T), c(r), c(q), c(call, dtype=bool),
-                             american, float(lo_bound), float(hi_bound), float(price_tol),
-                             RELATIVE_PRICE_TOL, STEP_TOL, float(sigma_tol), int(max_iter))
+    return chunked(_kernels.solve_iv,
+                   (c(target), c(S), c(K), c(T), c(r), c(q), c(call, dtype=bool)),
+                   (american, float(lo_bound), float(hi_bound), float(price_tol),
+                    RELATIVE_PRICE_TOL, STEP_TOL, float(sigma_tol), int(max_iter)), axis=0)
 
 
 def _solve_reference(target: np.ndarray, S: np.ndarray, K: np.ndarray, T: np.ndarray,

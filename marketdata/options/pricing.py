@@ -72,6 +72,7 @@ from numpy.typing import ArrayLike
 
 from marketdata.options import _kernels
 from marketdata.options._normal import bvn_cdf, ncdf, npdf
+from marketdata.options._threads import chunked
 
 Style = Literal["european", "american"]
 
@@ -369,9 +370,10 @@ def bs2002(S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, q: ArrayLike,
     early = ~european
     if early.any():
         s_, k_, t_, r_, q_, v_ = (np.ascontiguousarray(a[early]) for a in flat[:-1])
-        out[:, early] = _kernels.bs2002_greeks(
-            s_, k_, t_, r_, q_, v_, call[early], AMERICAN_BUMPS["spot"], AMERICAN_BUMPS["sigma"],
-            AMERICAN_BUMPS["rate"], AMERICAN_BUMPS["time"], DAYS_PER_YEAR)
+        out[:, early] = chunked(
+            _kernels.bs2002_greeks, (s_, k_, t_, r_, q_, v_, np.ascontiguousarray(call[early])),
+            (AMERICAN_BUMPS["spot"], AMERICAN_BUMPS["sigma"], AMERICAN_BUMPS["rate"],
+             AMERICAN_BUMPS["time"], DAYS_PER_YEAR), axis=1)
     return Greeks(*(row.reshape(shape) for row in out))
 
 

@@ -99,3 +99,31 @@ def test_warm_up_runs_every_kernel_without_warnings():
     with warnings.catch_warnings(), np.errstate(all="raise"):
         warnings.simplefilter("error")
         warm_up()
+
+
+def test_a_chain_cut_into_chunks_is_priced_as_one_call(monkeypatch):
+    """marketdata.options._threads: chunks on the cores give the single call's numbers,
+    element for element (greeks and the American IV)."""
+    import numpy as np
+
+    from marketdata.options import _threads, implied, pricing
+
+    rng = np.random.default_rng(7)
+    n = 1_000
+    S = np.full(n, 100.0)
+    K = rng.uniform(60, 160, n)
+    T = rng.uniform(0.01, 2.0, n)
+    r = rng.uniform(0.0, 0.06, n)
+    q = rng.uniform(0.005, 0.04, n)
+    sigma = rng.uniform(0.1, 0.9, n)
+    call = rng.random(n) < 0.5
+    monkeypatch.setattr(_threads, "cores", lambda: 4)
+    chunked = pricing.bs2002(S, K, T, r, q, sigma, call)
+    prices = pricing.bs2002_price(S, K, T, r, q, sigma, call)
+    iv_chunked = implied.implied_volatility(prices, S, K, T, r, q, call, "american")
+    monkeypatch.setattr(_threads, "cores", lambda: 1)
+    single = pricing.bs2002(S, K, T, r, q, sigma, call)
+    iv_single = implied.implied_volatility(prices, S, K, T, r, q, call, "american")
+    for name in ("price", "delta", "gamma", "theta", "vega", "rho"):
+        np.testing.assert_array_equal(getattr(chunked, name), getattr(single, name))
+    np.testing.assert_array_equal(iv_chunked, iv_single)
