@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import itertools
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
+from typing import TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from apps.charts.services import CAPITAL_GAINS_INTERVAL
@@ -58,45 +59,41 @@ def symbol_filter(symbols: Sequence[str] | None) -> tuple[str, ...] | None:
     return tuple(sorted({s for s in map(normalize_symbol, symbols) if s is not None}))
 
 
-def _kept(rows: Sequence[EarningsRow | SplitRow | IpoRow],
-          wanted: tuple[str, ...] | None) -> list[EarningsRow | SplitRow | IpoRow]:
-    if wanted is None:
-        return list(rows)
-    keep = set(wanted)
-    return [row for row in rows if row.symbol in keep]
+Row = TypeVar("Row", EarningsRow, SplitRow, IpoRow)
 
 
-def _by_date(row: EarningsRow | SplitRow | IpoRow) -> tuple[str, str]:
-    return row.date, row.symbol or ""
+def _market_wide(fetch: Callable[[tuple[str, ...]], Sequence[Row]],
+                 symbols: Sequence[str] | None) -> list[Row]:
+    """A market-wide calendar's rows (``fetch`` given the symbols to ask for, none: all),
+    of ``symbols`` only when given (malformed ones match nothing: no call when none is
+    well formed), by date then symbol (rows without a symbol yet first)."""
+    wanted = symbol_filter(symbols)
+    if wanted == ():
+        return []
+    rows = fetch(wanted or ())
+    if wanted is not None:
+        keep = set(wanted)
+        rows = [row for row in rows if row.symbol in keep]
+    return sorted(rows, key=lambda row: (row.date, row.symbol or ""))
 
 
 def earnings(start: date, end: date, region: str,
              symbols: Sequence[str] | None) -> list[EarningsRow]:
     """Earnings announcements of the window, by date then symbol."""
-    wanted = symbol_filter(symbols)
-    if wanted == ():
-        return []
-    rows = calendars.earnings_calendar(start.isoformat(), end.isoformat(), region,
-                                       wanted or ())
-    return sorted(_kept(rows, wanted), key=_by_date)  # type: ignore[return-value]
+    return _market_wide(lambda wanted: calendars.earnings_calendar(
+        start.isoformat(), end.isoformat(), region, wanted), symbols)
 
 
 def splits(start: date, end: date, symbols: Sequence[str] | None) -> list[SplitRow]:
     """Stock splits of the window, by date then symbol."""
-    wanted = symbol_filter(symbols)
-    if wanted == ():
-        return []
-    rows = calendars.splits_calendar(start.isoformat(), end.isoformat(), wanted or ())
-    return sorted(_kept(rows, wanted), key=_by_date)  # type: ignore[return-value]
+    return _market_wide(lambda wanted: calendars.splits_calendar(
+        start.isoformat(), end.isoformat(), wanted), symbols)
 
 
 def ipos(start: date, end: date, symbols: Sequence[str] | None) -> list[IpoRow]:
     """IPOs of the window, by date then symbol (those without a symbol yet first)."""
-    wanted = symbol_filter(symbols)
-    if wanted == ():
-        return []
-    rows = calendars.ipo_calendar(start.isoformat(), end.isoformat(), wanted or ())
-    return sorted(_kept(rows, wanted), key=_by_date)  # type: ignore[return-value]
+    return _market_wide(lambda wanted: calendars.ipo_calendar(
+        start.isoformat(), end.isoformat(), wanted), symbols)
 
 
 def economic(start: date, end: date, country: str | None) -> list[EconomicRow]:

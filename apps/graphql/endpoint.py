@@ -52,7 +52,7 @@ from apps.graphql.executor import Executor
 from apps.graphql.schema import Built, build
 from apps.mcp import wire
 from apps.ratelimit import limits
-from marketdata import deadline, metrics, outages
+from marketdata import deadline, metrics
 from marketdata.logs import AccessLog, get_logger
 
 log = get_logger("apps.graphql")
@@ -246,25 +246,15 @@ class _ValidationFailed(Refused):
 async def _charge(scope: Scope, tokens: int) -> tuple[Headers, Refused | None]:
     """Take the query's cost from the v2 bucket: its rate-limit headers, and the refusal
     when the bucket is short (nothing taken then)."""
-    config = limits.bucket_config()
-    if not config.enabled:
+    charged = await limits.charge_v2(scope, tokens)
+    if charged is None:
         return [], None
-    meta = limits.asgi_meta(scope.get("client"), dict(scope.get("headers") or ()))
-    if limits.is_admin(meta):
-        return [], None
-    try:
-        take = await limits.take_v2_async(limits.client_ip(meta), config, cost=tokens)
-    except Exception as exc:  # noqa: BLE001 - as the API's middleware: let it through
-        outages.failed(exc, "rate-limit counters")
-        return [], None
-    outages.succeeded("rate-limit counters")
-    headers = [(name.lower().encode("latin-1"), value.encode("latin-1"))
-               for name, value in limits.bucket_headers(take, config).items()]
+    take, headers = charged
     if take.allowed:
         return headers, None
     retry = take.retry_after
     metrics.record_rate_limited(RATE_LIMIT_NAME)
-    return [(b"retry-after", str(retry).encode()), *headers], Refused(
+    return headers, Refused(
         429, f"Rate limit exceeded: the query costs {tokens} token"
         f"{'' if tokens == 1 else 's'}; retry after {retry} second"
         f"{'' if retry == 1 else 's'}", "RATE_LIMITED", retryAfter=retry, cost=tokens)
@@ -305,7 +295,8 @@ class GraphQLEndpoint:
             from apps.graphql import graphiql
 
             body, headers = graphiql.page(scope.get("root_path", ""))
-            await self._send(scope, send, 200, body, headers, correlation_id, None, None)
+            await self._send(scope, send, 200, body, headers, correlation_id, None, None,
+                             html=True)
             return
         status, body, extra, operation, measured = await self._run(scope, receive, send,
                                                                    method)
@@ -345,9 +336,8 @@ class GraphQLEndpoint:
 
     async def _send(self, scope: Scope, send: Send, status: int, body: bytes, extra: Headers,
                     correlation_id: str, operation: str | None,
-                    measured: cost.Measure | None) -> None:
-        html = any(name == b"content-type" and value.startswith(b"text/html")
-                   for name, value in extra)
+                    measured: cost.Measure | None, *, html: bool = False) -> None:
+        """The answer: a query's JSON, or (``html``) GraphiQL's page with its own headers."""
         accept = _header(scope, b"accept") or ""
         media = GRAPHQL_RESPONSE if "application/graphql-response+json" in accept else JSON
         headers: Headers = [] if html else [(b"content-type", media)]

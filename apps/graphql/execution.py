@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -89,7 +89,6 @@ class Context:
     answers: dict[tuple[str, str, bytes, bytes | None], asyncio.Future[Any]] = field(
         default_factory=dict)
     quote_batches: dict[bytes, QuoteBatch] = field(default_factory=dict)
-    requests: int = 0  # the REST requests made (the cost's check, the access log)
     in_flight: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(
         int(settings.GRAPHQL_MAX_CONCURRENT_REQUESTS)))
 
@@ -103,7 +102,6 @@ class Context:
         return await asyncio.shield(future)
 
     async def _call(self, request: ApiRequest) -> Any:
-        self.requests += 1
         async with self.in_flight:
             answer = await call_api(self.api, request, self.scope, prepaid=True)
         data = answer.json()
@@ -230,7 +228,3 @@ def values_of(arguments: Mapping[str, Any], renamed: Mapping[str, str]) -> dict[
     """The REST parameter values of a field's arguments (GraphQL name -> REST name)."""
     back = {argument: parameter for parameter, argument in renamed.items()}
     return {back.get(name, name): value for name, value in arguments.items()}
-
-
-def symbols_of(value: Sequence[str]) -> list[str]:
-    return [str(item) for item in value]

@@ -49,26 +49,35 @@ class Declared:
     summary: str | None
 
 
-def read(document: Mapping[str, Any], served: Served) -> Declared:
-    resolver = Resolver(document)
-    for path, item in document["paths"].items():
-        for method, spec in item.items():
-            if not isinstance(spec, dict) or spec.get("operationId") != served.operation:
-                continue
-            parameters = tuple(resolver.resolve(p) for p in spec.get("parameters") or ())
-            content = (spec.get("requestBody") or {}).get("content") or {}
-            body = content.get("application/json", {}).get("schema")
-            answer = ((spec["responses"].get("200") or {}).get("content") or {}).get(
-                "application/json", {}).get("schema") or {}
-            operation = Operation(
-                method.upper(), path,
-                tuple(p["name"] for p in parameters if p["in"] == "path"),
-                tuple(p["name"] for p in parameters if p["in"] == "query"),
-                LIST_PARAMETERS)
-            return Declared(served, operation, parameters,
-                            resolver.resolve(body) if body else None,
-                            resolver.resolve(answer), spec.get("summary"))
-    raise LookupError(f"GraphQL field {served.name}: no operation {served.operation}")
+class Operations:
+    """The document's operations by ``operationId``, their ``$ref``s inlined on reading."""
+
+    def __init__(self, document: Mapping[str, Any]) -> None:
+        self.resolver = Resolver(document)
+        self.by_id = {spec["operationId"]: (path, method, spec)
+                      for path, item in document["paths"].items()
+                      for method, spec in item.items()
+                      if isinstance(spec, dict) and "operationId" in spec}
+
+    def read(self, served: Served) -> Declared:
+        """A catalog entry against its operation."""
+        found = self.by_id.get(served.operation)
+        if found is None:
+            raise LookupError(f"GraphQL field {served.name}: no operation {served.operation}")
+        path, method, spec = found
+        resolve = self.resolver.resolve
+        parameters = tuple(resolve(p) for p in spec.get("parameters") or ())
+        content = (spec.get("requestBody") or {}).get("content") or {}
+        body = content.get("application/json", {}).get("schema")
+        answer = ((spec["responses"].get("200") or {}).get("content") or {}).get(
+            "application/json", {}).get("schema") or {}
+        operation = Operation(
+            method.upper(), path,
+            tuple(p["name"] for p in parameters if p["in"] == "path"),
+            tuple(p["name"] for p in parameters if p["in"] == "query"),
+            LIST_PARAMETERS)
+        return Declared(served, operation, parameters, resolve(body) if body else None,
+                        resolve(answer), spec.get("summary"))
 
 
 def _arguments(builder: TypeBuilder, declared: Declared) -> dict[str, GraphQLArgument]:
@@ -177,11 +186,12 @@ class Built:
 def build(document: Mapping[str, Any], subscription: GraphQLObjectType | None = None) -> Built:
     """The schema of ``document`` (``/openapi.json``)."""
     builder = TypeBuilder()
+    operations = Operations(document)
     declared: dict[str, Declared] = {}
     ticker_fields: dict[str, GraphQLField] = {
         "symbol": GraphQLField(GraphQLString, description="The symbol, as asked")}
     for served in catalog.TICKER:
-        entry = declared[f"Ticker.{served.name}"] = read(document, served)
+        entry = declared[f"Ticker.{served.name}"] = operations.read(served)
         ticker_fields[served.name] = _field(builder, entry)
     ticker = GraphQLObjectType("Ticker", ticker_fields, description=(
         "One symbol and everything the service knows of it; each field is fetched only "
@@ -196,7 +206,7 @@ def build(document: Mapping[str, Any], subscription: GraphQLObjectType | None = 
             resolve=_tickers, description="Many symbols at once, in the order asked"),
     }
     for served in catalog.ROOT:
-        entry = declared[f"Query.{served.name}"] = read(document, served)
+        entry = declared[f"Query.{served.name}"] = operations.read(served)
         root[served.name] = _field(builder, entry)
     query = GraphQLObjectType("Query", root, description=(
         "Read-only market data; every field is a REST operation of /openapi.json"))

@@ -38,7 +38,7 @@ from graphql import ExecutionResult, OperationType, subscribe
 from apps.graphql.endpoint import Refused, Request, _checked, _formatted
 from apps.graphql.schema import Built
 from apps.graphql.subscriptions import Operation, Streams
-from apps.stream.sockets import POLICY_VIOLATION, StreamSocket
+from apps.stream.sockets import StreamSocket
 from marketdata.logs import get_logger
 
 log = get_logger("apps.graphql.ws")
@@ -195,14 +195,9 @@ class GraphQLSocket(StreamSocket):
         except ProtocolError as exc:
             await self._close(BAD_REQUEST, str(exc))
             return
-        take = self.frame_bucket.take()
-        if not take.allowed:
-            self.refused_in_a_row += 1
-            if self.refused_in_a_row > self.frame_bucket.capacity:
-                log.info("websocket client ignored its frame limit; closed",
-                         path=self.scope.get("path"))
-                self.closed = True
-                await self.close(code=POLICY_VIOLATION)
+        take = await self.take_frame()
+        if take is not None:
+            if self.closed:
                 return
             if data["type"] == "subscribe":
                 self.send_message({"id": data["id"], "type": "error", "payload": [_error(
@@ -213,7 +208,6 @@ class GraphQLSocket(StreamSocket):
             elif data["type"] == "complete":
                 await self._complete(data["id"])  # stopping only frees: never refused
             return
-        self.refused_in_a_row = 0
         await self._dispatch(data)
 
     async def _dispatch(self, data: dict[str, Any]) -> None:

@@ -50,7 +50,6 @@ import orjson
 
 from apps.core import encoding
 from apps.ratelimit import limits
-from marketdata import outages
 
 Message = dict[str, Any]
 Scope = dict[str, Any]
@@ -192,26 +191,16 @@ class Charge:
 
 async def charge(scope: Scope, tool_call: bool) -> Charge | None:
     """Take a token for a message unless it is a (valid) tool call; None when nothing is
-    counted (the bucket is off, a tool call, the admin key, or the counters cannot be
-    reached: let through, as the API's middleware does)."""
-    config = limits.bucket_config()
-    if not config.enabled or tool_call:
+    counted (a tool call, or :func:`apps.ratelimit.limits.charge_v2` counted nothing)."""
+    if tool_call:
         return None
-    meta = limits.asgi_meta(scope.get("client"), dict(scope.get("headers") or ()))
-    if limits.is_admin(meta):
+    charged = await limits.charge_v2(scope)
+    if charged is None:
         return None
-    try:
-        take = await limits.take_v2_async(limits.client_ip(meta), config)
-    except Exception as exc:  # noqa: BLE001 - redis/socket errors of any kind
-        outages.failed(exc, "rate-limit counters")  # logged once per outage
-        return None
-    outages.succeeded("rate-limit counters")
-    headers = [(name.lower().encode("latin-1"), value.encode("latin-1"))
-               for name, value in limits.bucket_headers(take, config).items()]
+    take, headers = charged
     if take.allowed:
         return Charge(headers)
-    return Charge([(b"retry-after", str(take.retry_after).encode()), *headers],
-                  limits.json_body(limits.v2_rate_limit_body(take)))
+    return Charge(headers, limits.json_body(limits.v2_rate_limit_body(take)))
 
 
 # -- compression -----------------------------------------------------------------------------

@@ -202,7 +202,6 @@ def surface_for(symbol_text: str, *, expirations: int = 8,
     style = pricing.exercise_style(symbol)
     wanted = [e for e in first.expiration_dates
               if float(pricing.time_to_expiry(e, when)[0]) > 0][:expirations]
-    chains: list[OptionChain] = []
     others = [e for e in wanted if e != first.expiration_date]
     results = run_parallel(lambda e: options.chain(symbol, e), others)
     by_expiry = {first.expiration_date: first} if first.expiration_date in wanted else {}

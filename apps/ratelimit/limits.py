@@ -32,6 +32,7 @@ from django.conf import settings
 from django.core.cache import caches
 
 from apps.ratelimit.counters import BucketTake, get_async_store, get_store
+from marketdata import outages
 
 _PREFIX = "md:rl:"
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -323,6 +324,31 @@ async def take_v2_async(client: str, config: BucketConfig, store: Any = None, *,
     if cost == 1:
         return await store.take_token(*_v2_call(client, config))
     return await store.take_token(*_v2_call(client, config), cost=cost)
+
+
+async def charge_v2(scope: Mapping[str, Any], cost: int = 1
+                    ) -> tuple[BucketTake, list[tuple[bytes, bytes]]] | None:
+    """``cost`` tokens of the v2 bucket for an ASGI request answered before Django (an MCP
+    message, a GraphQL query): the bucket's decision and its headers (``Retry-After`` first
+    when refused), or None when nothing is counted (the bucket is off, the admin key, or
+    the counters cannot be reached: let through, as :mod:`apps.ratelimit.middleware`)."""
+    config = bucket_config()
+    if not config.enabled:
+        return None
+    meta = asgi_meta(scope.get("client"), dict(scope.get("headers") or ()))
+    if is_admin(meta):
+        return None
+    try:
+        take = await take_v2_async(client_ip(meta), config, cost=cost)
+    except Exception as exc:  # noqa: BLE001 - redis/socket errors of any kind
+        outages.failed(exc, "rate-limit counters")  # logged once per outage
+        return None
+    outages.succeeded("rate-limit counters")
+    headers = [(name.lower().encode("latin-1"), value.encode("latin-1"))
+               for name, value in bucket_headers(take, config).items()]
+    if not take.allowed:
+        headers.insert(0, (b"retry-after", str(take.retry_after).encode()))
+    return take, headers
 
 
 def bucket_headers(take: BucketTake, config: BucketConfig) -> dict[str, str]:

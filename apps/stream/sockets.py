@@ -29,7 +29,7 @@ from django.conf import settings
 
 from apps.core import origins
 from apps.ratelimit import limits
-from apps.ratelimit.counters import OwnBucket
+from apps.ratelimit.counters import BucketTake, OwnBucket
 from apps.stream import admission
 from apps.stream.alerts import AlertBook
 from apps.stream.frames import FrameError, LimitError, error_frame, limit_frame, quote_frame
@@ -203,22 +203,33 @@ class StreamSocket(AsyncWebsocketConsumer):
         reading its answers."""
         if self.closed:
             return  # closing: what is still in flight changes nothing
-        take = self.frame_bucket.take()
-        if not take.allowed:
-            self.refused_in_a_row += 1
-            if self.refused_in_a_row > self.frame_bucket.capacity:
-                log.info("websocket client ignored its frame limit; closed",
-                         path=self.scope.get("path"))
-                self.closed = True
-                await self.close(code=POLICY_VIOLATION)
-                return
-            self.notify(error_frame(
-                f"Too many frames: at most {settings.WS_FRAMES_PER_SECOND:g} per second "
-                f"(WS_FRAMES_PER_SECOND), {settings.WS_FRAME_BURST} at once (WS_FRAME_BURST); "
-                "this frame was not applied", 429, retryAfter=take.retry_after))
+        refused = await self.take_frame()
+        if refused is not None:
+            if not self.closed:
+                self.notify(error_frame(
+                    f"Too many frames: at most {settings.WS_FRAMES_PER_SECOND:g} per second "
+                    f"(WS_FRAMES_PER_SECOND), {settings.WS_FRAME_BURST} at once "
+                    "(WS_FRAME_BURST); this frame was not applied", 429,
+                    retryAfter=refused.retry_after))
             return
-        self.refused_in_a_row = 0
         await super().websocket_receive(message)
+
+    async def take_frame(self) -> BucketTake | None:
+        """Take a client frame's token from the connection's frame bucket: None when
+        there was one; else the refusal, after closing the connection (1008, ``closed``
+        set) when this is ``WS_FRAME_BURST`` more frames refused in a row: the client is
+        not reading its answers."""
+        take = self.frame_bucket.take()
+        if take.allowed:
+            self.refused_in_a_row = 0
+            return None
+        self.refused_in_a_row += 1
+        if self.refused_in_a_row > self.frame_bucket.capacity:
+            log.info("websocket client ignored its frame limit; closed",
+                     path=self.scope.get("path"))
+            self.closed = True
+            await self.close(code=POLICY_VIOLATION)
+        return take
 
     def subprotocol(self) -> str | None:
         """The subprotocol to accept (of those the client offered); None: none."""

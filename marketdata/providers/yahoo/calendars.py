@@ -46,7 +46,7 @@ from zoneinfo import ZoneInfo
 
 from marketdata.errors import UpstreamBadResponse
 from marketdata.providers import yahoo
-from marketdata.providers.yahoo.client import yahoo_error_description, yahoo_provider
+from marketdata.providers.yahoo.client import finance_result, yahoo_provider
 from marketdata.records.calendars import (
     YAHOO_TIMINGS,
     EarningsRow,
@@ -112,17 +112,8 @@ def visualization_query(entity: str, start: str, end: str, *, offset: int = 0,
 def parse_table(payload: Any) -> list[dict[str, Any]]:
     """The answer's rows as ``{column id: value}``; an error envelope or a body without the
     table is an unusable answer (502)."""
-    finance = payload.get("finance") if isinstance(payload, dict) else None
-    if not isinstance(finance, dict):
-        raise UpstreamBadResponse("yahoo", "Yahoo Finance calendar answer has no 'finance' "
-                                           "object")
-    if finance.get("error"):
-        raise UpstreamBadResponse("yahoo", "Yahoo Finance calendar error: "
-                                           f"{yahoo_error_description(payload)}")
-    results = finance.get("result")
-    if not isinstance(results, list) or not results or not isinstance(results[0], dict):
-        raise UpstreamBadResponse("yahoo", "Yahoo Finance calendar answer has no result")
-    documents = results[0].get("documents")
+    result = finance_result(payload, "calendar")
+    documents = result.get("documents")
     if documents == []:
         return []
     if not isinstance(documents, list) or not isinstance(documents[0], dict):

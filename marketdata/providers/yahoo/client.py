@@ -30,6 +30,23 @@ def yahoo_error_description(payload: Any) -> str | None:
     return None
 
 
+def finance_result(payload: Any, what: str) -> dict[str, Any]:
+    """``finance.result[0]`` of Yahoo's ``{finance: {result: [...], error}}`` envelope (the
+    screener, the calendars); no ``finance`` object, an ``error`` or no result object is an
+    unusable answer (502) naming ``what`` answered."""
+    finance = payload.get("finance") if isinstance(payload, dict) else None
+    if not isinstance(finance, dict):
+        raise UpstreamBadResponse("yahoo", f"Yahoo Finance {what} answer has no 'finance' "
+                                           "object")
+    if finance.get("error"):
+        raise UpstreamBadResponse("yahoo", f"Yahoo Finance {what} error: "
+                                           f"{yahoo_error_description(payload)}")
+    results = finance.get("result")
+    if not isinstance(results, list) or not results or not isinstance(results[0], dict):
+        raise UpstreamBadResponse("yahoo", f"Yahoo Finance {what} answer has no result")
+    return results[0]
+
+
 class YahooProvider(Provider):
     """Cookie + crumb auth (kept until Yahoo rejects it, then renewed once by one thread)."""
 

@@ -19,7 +19,7 @@ from typing import Any
 from marketdata.errors import NotFound, UpstreamBadResponse
 from marketdata.formatting import number
 from marketdata.providers import yahoo
-from marketdata.providers.yahoo.client import get_json, yahoo_error_description, yahoo_provider
+from marketdata.providers.yahoo.client import finance_result, get_json, yahoo_provider
 from marketdata.records.market import ScreenerQuote
 from marketdata.records.members import member_names, members_of
 from marketdata.records.screeners import (
@@ -71,17 +71,7 @@ def _result(payload: Any) -> dict[str, Any]:
     """``finance.result[0]`` of Yahoo's envelope, or the bare result object itself (some
     recorders and proxies strip the envelope)."""
     if isinstance(payload, dict) and "finance" in payload:
-        finance = payload["finance"]
-        if not isinstance(finance, dict):
-            raise UpstreamBadResponse("yahoo", "Yahoo Finance screener answer has no "
-                                      "'finance' object")
-        if finance.get("error"):
-            raise UpstreamBadResponse("yahoo", "Yahoo Finance screener error: "
-                                      f"{yahoo_error_description(payload)}")
-        results = finance.get("result")
-        if not isinstance(results, list) or not results or not isinstance(results[0], dict):
-            raise UpstreamBadResponse("yahoo", "Yahoo Finance screener answer has no result")
-        return results[0]
+        return finance_result(payload, "screener")
     if isinstance(payload, dict) and isinstance(payload.get("quotes"), list):
         return payload
     raise UpstreamBadResponse("yahoo", "Yahoo Finance screener answer has no quotes")
