@@ -396,9 +396,11 @@ class WalkCursor:
 
 
 def _decode_cursor(cursor: Any, reversible: bool) -> WalkCursor | None:
-    """Bounded work whatever the input: a length check, then a regular expression, never a
-    JSON parser."""
-    if not isinstance(cursor, str) or len(cursor) > 4 * MAX_CURSOR_LENGTH:
+    """Bounded work whatever the input: a strip (linear, in C; the request's URL limit bounds
+    it), a length check, then a regular expression, never a JSON parser. White space
+    around a cursor is any amount, as the documented pattern says (a length check before
+    the strip refused a cursor padded with more of it than the pattern allows)."""
+    if not isinstance(cursor, str):
         return None
     padded = cursor.strip()
     text = padded.rstrip("=")
