@@ -5,7 +5,8 @@ Earnings, splits, IPOs and economic events are one capability call each
 (:mod:`marketdata.capabilities.calendars`: Yahoo's calendar service; FRED's release
 calendar or the computed schedule for economic events when Yahoo fails). Dividends come
 from the chart events of the symbols asked for (the same cached call as
-``/v2/dividends/{symbol}``), concurrently.
+``/v2/dividends/{symbol}``) and, for the next dividend, from their calendar events (the
+record ``/v2/calendar`` reads its dividend dates from), concurrently.
 """
 
 from __future__ import annotations
@@ -19,9 +20,13 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from apps.charts.services import CAPITAL_GAINS_INTERVAL
 from apps.core.symbols import require_symbol
+from marketdata import cache_report
 from marketdata.capabilities import bars as price_history
 from marketdata.capabilities import calendars
+from marketdata.capabilities.fundamentals import calendar_events
 from marketdata.concurrency import gather_partial
+from marketdata.errors import MarketDataError, NotFound, UpstreamError
+from marketdata.logs import get_logger
 from marketdata.records.bars import Bars
 from marketdata.records.calendars import (
     DividendRow,
@@ -30,6 +35,7 @@ from marketdata.records.calendars import (
     IpoRow,
     SplitRow,
 )
+from marketdata.records.fundamentals import CalendarEvents
 from marketdata.symbols import normalize_symbol
 
 NEW_YORK = ZoneInfo("America/New_York")
@@ -38,6 +44,10 @@ FREQUENCY_LOOKBACK_DAYS = 730
 # Median gap between ex-dates (days) -> frequency, the first bound that holds.
 FREQUENCY_BOUNDS: tuple[tuple[int, str], ...] = (
     (45, "MONTHLY"), (120, "QUARTERLY"), (240, "SEMIANNUAL"), (500, "ANNUAL"))
+# An announced payment day further than this after the ex-date belongs to another dividend.
+MAX_PAY_DELAY_DAYS = 120
+
+log = get_logger("apps.calendar")
 
 
 def today() -> date:
@@ -128,29 +138,66 @@ def frequency(ex_day: date, earlier: Sequence[date]) -> str | None:
     return next((name for bound, name in FREQUENCY_BOUNDS if gap <= bound), "IRREGULAR")
 
 
-def dividends_of(symbol: str, chart: Bars, start: date, end: date) -> list[DividendRow]:
-    """A symbol's dividends going ex in the window, from its chart's events."""
+def _utc_day(stamp: int) -> date:
+    return datetime.fromtimestamp(stamp, UTC).date()
+
+
+def dividends_of(symbol: str, chart: Bars, start: date, end: date,
+                 announced: CalendarEvents | None = None) -> list[DividendRow]:
+    """A symbol's dividends going ex in the window: the chart's events (paid, with their
+    amounts) and the next one its calendar events announce (``announced``: the ex-date and
+    the payment day, no amount), which the chart does not have until its ex-date."""
     zone = _zone(chart)
     currency = chart.meta.get("currency")
-    dated = [(datetime.fromtimestamp(stamp, zone).date(), amount)
+    listed = currency if isinstance(currency, str) and currency else None
+    dated = [(datetime.fromtimestamp(stamp, zone).date(), float(amount))
              for stamp, amount in chart.events.dividends]
     days = [day for day, _ in dated]
-    return [DividendRow(symbol=symbol, ex_date=day.isoformat(), pay_date=None,
-                        record_date=None, amount=float(amount),
-                        currency=currency if isinstance(currency, str) and currency else None,
+    ex_day = pay_day = None
+    if announced is not None and announced.ex_dividend_date is not None:
+        # Calendar events date a dividend at 00:00 UTC of its day.
+        ex_day = _utc_day(announced.ex_dividend_date)
+        if announced.dividend_date is not None:
+            paid = _utc_day(announced.dividend_date)
+            pay_day = paid if 0 <= (paid - ex_day).days <= MAX_PAY_DELAY_DAYS else None
+    rows: list[tuple[date, float | None]] = list(dated)
+    if ex_day is not None and ex_day not in days and (not days or ex_day > max(days)):
+        rows.append((ex_day, None))
+    return [DividendRow(symbol=symbol, ex_date=day.isoformat(),
+                        pay_date=pay_day.isoformat() if day == ex_day and pay_day else None,
+                        record_date=None, amount=amount, currency=listed,
                         frequency=frequency(day, days))  # type: ignore[arg-type]
-            for day, amount in dated if start <= day <= end]
+            for day, amount in rows if start <= day <= end]
+
+
+def _announced(symbol: str) -> CalendarEvents | None:
+    """The symbol's calendar events, or None when they cannot be had: the paid dividends
+    are still answered (the answer marked partial on an upstream failure, so no cache keeps
+    it)."""
+    try:
+        return calendar_events(symbol)
+    except NotFound:
+        return None
+    except MarketDataError as exc:
+        log.warning("calendar events left out of the dividends", symbol=symbol,
+                    reason=exc.detail, error=type(exc).__name__)
+        if isinstance(exc, UpstreamError):
+            cache_report.note_incomplete()
+        return None
 
 
 def dividends(start: date, end: date, symbols: Sequence[str]) -> list[DividendRow]:
     """Dividends of ``symbols`` going ex in the window, by date then symbol. A symbol that
     cannot be served (malformed, unknown, upstream error) is left out; when none could be
-    served because of an upstream failure, that failure is raised."""
+    served because of an upstream failure, that failure is raised. The announced next
+    dividend is read only for a window reaching today or later (earlier ones are in the
+    chart)."""
+    ahead = end >= today()
 
     def load(text: str) -> list[DividendRow]:
         symbol = require_symbol(text)
         chart = price_history.chart(symbol, CAPITAL_GAINS_INTERVAL, "max")
-        return dividends_of(symbol, chart, start, end)
+        return dividends_of(symbol, chart, start, end, _announced(symbol) if ahead else None)
 
     fetched = gather_partial(load, list(dict.fromkeys(symbols)), what="dividend symbol")
     fetched.raise_if_nothing_served()

@@ -67,16 +67,20 @@ class DividendRow:
     """One cash dividend going ex in the window."""
 
     symbol: str = member("Ticker symbol")
-    ex_date: str = member("Ex-dividend day, `YYYY-MM-DD` (the chart's event date)",
+    ex_date: str = member("Ex-dividend day, `YYYY-MM-DD` (the chart's event date, or the "
+                          "calendar events' for the next dividend)",
                           schema={"format": "date"})
-    pay_date: str | None = member("Payment day, `YYYY-MM-DD`; null where the source does not "
-                                  "give it (the chart's events do not)",
+    pay_date: str | None = member("Payment day, `YYYY-MM-DD`, of the dividend the company's "
+                                  "calendar events announce (the next, or the last paid); "
+                                  "null for the others (the chart's events do not give it)",
                                   schema={"format": "date"})
     record_date: str | None = member("Record day, `YYYY-MM-DD`; null where the source does "
                                      "not give it (the chart's events do not)",
                                      schema={"format": "date"})
-    amount: float = member("Amount per share, in `currency` (adjusted for later splits, as "
-                           "the chart has it)")
+    amount: float | None = member(
+        "Amount per share, in `currency` (adjusted for later splits, as the chart has it); "
+        "null for the next dividend before its ex-date, whose day the company's calendar "
+        "events announce but not its amount")
     currency: str | None = member("ISO 4217 currency of `amount` (the listing's trading "
                                   "currency)")
     frequency: Frequency | None = member(

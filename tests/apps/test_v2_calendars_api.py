@@ -193,16 +193,74 @@ def _stamp(day: str) -> int:
                                                    tzinfo=UTC).timestamp())
 
 
+KO_PAID = [(_stamp("2024-06-14"), 0.485), (_stamp("2024-09-13"), 0.485),
+           (_stamp("2024-11-29"), 0.485), (_stamp("2025-03-14"), 0.51)]
+
+
+def calendar_events(ex_day: str, pay_day: str) -> dict[str, Any]:
+    """A quoteSummary calendarEvents body: dividend dates at 00:00 UTC, as Yahoo gives them."""
+    def midnight(day: str) -> int:
+        return int(datetime.fromisoformat(day).replace(tzinfo=UTC).timestamp())
+    return {"quoteSummary": {"result": [{"calendarEvents": {
+        "exDividendDate": midnight(ex_day), "dividendDate": midnight(pay_day),
+        "earnings": {}}}], "error": None}}
+
+
 def test_dividends_from_the_chart_events(api, yahoo):
-    yahoo.get("https://query2.finance.yahoo.com/v8/finance/chart/KO", chart_body("KO", [
-        (_stamp("2024-06-14"), 0.485), (_stamp("2024-09-13"), 0.485),
-        (_stamp("2024-11-29"), 0.485), (_stamp("2025-03-14"), 0.51)]))
+    yahoo.get("https://query2.finance.yahoo.com/v8/finance/chart/KO", chart_body("KO", KO_PAID))
+    yahoo.summary("KO", calendar_events("2025-03-14", "2025-04-01"))
     response = api.get("/v2/calendars/dividends?symbols=KO,NOPE..X&start=2025-03-01"
                        "&end=2025-03-31")
     assert response.status_code == 200, response.content
-    assert response.json() == [{"symbol": "KO", "exDate": "2025-03-14", "payDate": None,
-                                "recordDate": None, "amount": 0.51, "currency": "USD",
-                                "frequency": "QUARTERLY"}]
+    # The calendar events announce the payment day of the dividend the chart has.
+    assert response.json() == [{"symbol": "KO", "exDate": "2025-03-14",
+                                "payDate": "2025-04-01", "recordDate": None, "amount": 0.51,
+                                "currency": "USD", "frequency": "QUARTERLY"}]
+
+
+def test_the_next_dividend_is_announced_by_the_calendar_events(api, yahoo):
+    """Before its ex-date the chart has no event; the calendar events (what /v2/calendar
+    lists) give its day and payment day, not its amount."""
+    yahoo.get("https://query2.finance.yahoo.com/v8/finance/chart/KO",
+              chart_body("KO", KO_PAID[:3]))
+    yahoo.summary("KO", calendar_events("2025-03-14", "2025-04-01"))
+    body = api.get("/v2/calendars/dividends?symbols=KO").json()  # 2025-03-03 .. 03-10
+    assert body == []
+    body = api.get("/v2/calendars/dividends?symbols=KO&start=2025-03-01&end=2025-03-31").json()
+    assert body == [{"symbol": "KO", "exDate": "2025-03-14", "payDate": "2025-04-01",
+                     "recordDate": None, "amount": None, "currency": "USD",
+                     "frequency": "QUARTERLY"}]
+    csv = api.get("/v2/calendars/dividends?symbols=KO&start=2025-03-01&end=2025-03-31"
+                  "&format=csv").content.decode()
+    assert csv.splitlines()[1] == "KO,2025-03-14,2025-04-01,,,USD,QUARTERLY"
+
+
+@pytest.mark.parametrize(("ex_day", "pay_day"), [
+    ("2024-11-29", "2024-12-16"),  # a stale announcement: the dividend before the last
+    ("2025-03-14", "2025-08-01"),  # a payment day too far after the ex-date to be its own
+])
+def test_an_announcement_is_not_a_new_dividend_or_payment_day(api, yahoo, ex_day, pay_day):
+    yahoo.get("https://query2.finance.yahoo.com/v8/finance/chart/KO", chart_body("KO", KO_PAID))
+    yahoo.summary("KO", calendar_events(ex_day, pay_day))
+    body = api.get("/v2/calendars/dividends?symbols=KO&start=2024-12-15&end=2025-03-14").json()
+    assert [(r["exDate"], r["payDate"], r["amount"]) for r in body] == [
+        ("2025-03-14", None, 0.51)]
+
+
+def test_failing_calendar_events_leave_the_paid_dividends(api, yahoo):
+    yahoo.get("https://query2.finance.yahoo.com/v8/finance/chart/KO", chart_body("KO", KO_PAID))
+    yahoo.summary("KO", {"error": "down"}, status=503)
+    response = api.get("/v2/calendars/dividends?symbols=KO&start=2025-03-01&end=2025-03-31")
+    assert response.status_code == 200, response.content
+    assert [(r["exDate"], r["payDate"], r["amount"]) for r in response.json()] == [
+        ("2025-03-14", None, 0.51)]
+
+
+def test_a_past_window_reads_no_calendar_events(api, yahoo):
+    yahoo.get("https://query2.finance.yahoo.com/v8/finance/chart/KO", chart_body("KO", KO_PAID))
+    body = api.get("/v2/calendars/dividends?symbols=KO&start=2024-06-01&end=2024-08-29").json()
+    assert [(r["exDate"], r["amount"]) for r in body] == [("2024-06-14", 0.485)]
+    assert not calls_to(yahoo.mock, "/v10/finance/quoteSummary")
 
 
 def test_dividends_need_symbols(api, yahoo):
