@@ -46,11 +46,11 @@ from apps.core.bridge import BodyLimits, read_body
 from apps.core.fastpath import fast_path
 from apps.core.inprocess import ApiRequest, ASGIApp, call_api
 from apps.core.middleware import correlation_id_for
+from apps.core.whole_answers import Variants, encoded, merge_vary
 from apps.graphql import cost
 from apps.graphql.execution import Context
 from apps.graphql.executor import Executor
 from apps.graphql.schema import Built, build
-from apps.mcp import wire
 from apps.ratelimit import limits
 from marketdata import deadline, metrics
 from marketdata.logs import AccessLog, get_logger
@@ -268,7 +268,7 @@ class GraphQLEndpoint:
         self.api = api
         self.preflight = preflight
         self.schema = Schema(api)
-        self.variants = wire.Variants()
+        self.variants = Variants()
         self.access_log: AccessLog | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -365,10 +365,10 @@ class GraphQLEndpoint:
         elif not html:
             headers.append((b"cache-control", b"no-store"))
         if status != 304:
-            headers, body = await wire.encoded(headers, body,
+            headers, body = await encoded(headers, body,
                                                _header(scope, b"accept-encoding"),
                                                self.variants)
-        headers = wire.merge_vary(headers)
+        headers = merge_vary(headers)
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body",
                     "body": b"" if scope["method"] == "HEAD" else body})

@@ -30,7 +30,7 @@
   API itself); a body that is not one valid JSON-RPC message (not JSON, a batch, a bad
   ``id``, ``method`` or ``params``) is then answered 400 with a JSON-RPC error (the token
   taken all the same); a JSON answer is compressed as ``Accept-Encoding`` asks (answers of
-  ``wire.LARGE_BODY`` or more in a thread, remembered by digest); a page at an allowed
+  ``whole_answers.LARGE_BODY`` or more in a thread, remembered by digest); a page at an allowed
   ``Origin`` gets the CORS headers (and its preflight an answer), by the API's CORS
   settings.
 - Every ``/mcp`` request gets an access line and a request metric (:mod:`apps.core.front`),
@@ -52,6 +52,7 @@ from apps.core import front, origins
 from apps.core.bridge import BodyLimits, read_body
 from apps.core.inprocess import ASGIApp
 from apps.core.middleware import correlation_id_for
+from apps.core.whole_answers import Variants, merge_vary
 from apps.mcp import wire
 from apps.mcp.server import build_server
 from marketdata import deadline, metrics
@@ -77,7 +78,7 @@ async def _answer(scope: Scope, send: Send, status: int, body: bytes,
     if not body:  # a preflight: no content to describe
         headers = [(name, value) for name, value in headers if name != b"content-type"]
     await send({"type": "http.response.start", "status": status,
-                "headers": wire.merge_vary(headers)})
+                "headers": merge_vary(headers)})
     await send({"type": "http.response.body", "body": body})
     front.record(scope, status, correlation_id)
 
@@ -96,7 +97,7 @@ class McpEndpoint:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready: asyncio.Future[Any] | None = None
         self._runner: asyncio.Task[None] | None = None
-        self.variants = wire.Variants()  # the compressed tool list, made once per coding
+        self.variants = Variants()  # the compressed tool list, made once per coding
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         scope.setdefault(deadline.ARRIVAL_KEY, time.monotonic())  # the router stamps it first

@@ -25,12 +25,11 @@ API's own front uses, so the two never disagree.
   refusals cost what messages do. Every message costs the event loop (``tools/list``
   serialises ~48 KB), so unlimited messages could hold a worker's loop. A ``tools/call``
   is not counted here: the HTTP request it makes is counted by the API's own limits.
-- **Compression** (:func:`compressing`): a JSON answer of at least
-  :data:`apps.core.encoding.MIN_SIZE` bytes is sent in the coding ``Accept-Encoding``
-  negotiates (:func:`apps.core.encoding.choose`), with ``Vary: Accept-Encoding``; an event
-  stream passes untouched. Bodies of :data:`LARGE_BODY` bytes or more are compressed in a
-  thread and remembered by digest (:class:`Variants`): the tool list is compressed once per
-  process and coding, not per call.
+- **Compression** (:func:`compressing`): a JSON answer is sent whole in the coding
+  ``Accept-Encoding`` negotiates, as ``/graphql`` sends its answers
+  (:mod:`apps.core.whole_answers`: large bodies compressed in a thread and remembered by
+  digest, so the tool list is compressed once per process and coding); an event stream
+  passes untouched.
 - **CORS** (:func:`cors_headers`): the API's settings (django-cors-headers' ``conf``) say
   which origins may call; the methods, request headers and exposed headers are the
   endpoint's own (the MCP headers, ``Mcp-Session-Id`` exposed).
@@ -38,29 +37,21 @@ API's own front uses, so the two never disagree.
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
-from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from apps.core import encoding
+from apps.core.whole_answers import Headers, Variants, encoded, media_type, merge_vary
 from apps.ratelimit import limits
 
 Message = dict[str, Any]
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
-Headers = list[tuple[bytes, bytes]]
 
 TOOL_CALL = "tools/call"
-# Bodies from this size on are compressed off the event loop and remembered by digest.
-LARGE_BODY = 64 * 1024
-VARIANT_ENTRIES = 8  # the tool list under a few request ids, and a few big tool results
 
 # CORS: what a browser client of /mcp sends and reads.
 ALLOW_METHODS = ("POST",)
@@ -204,85 +195,6 @@ async def charge(scope: Scope, tool_call: bool) -> Charge | None:
 
 
 # -- compression -----------------------------------------------------------------------------
-class Variants:
-    """Compressed large bodies by (digest, coding), a bounded LRU shared by the event loops
-    of the process. A body is compressed once, in a thread: requests that want it meanwhile
-    wait for that one compression."""
-
-    def __init__(self, entries: int = VARIANT_ENTRIES, large: int = LARGE_BODY) -> None:
-        self.entries = entries
-        self.large = large
-        self._memo: OrderedDict[tuple[str, str], Future[bytes]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    async def encode(self, body: bytes, coding: str) -> bytes | None:
-        """``body`` in ``coding``, or None when that is not smaller."""
-        # The fast qualities whatever the size: most answers here are compressed once, per
-        # call (a tool result carries its correlation id), unlike a stored cache entry
-        # (brotli 10 on a 72 KB tool result cost ~30 ms a call).
-        quality = encoding.ENTRY_QUALITY
-        if len(body) < self.large:
-            data = encoding.compress(body, coding, quality)  # ~1 ms at most
-        else:
-            data = await asyncio.wrap_future(self._variant(body, coding, quality))
-        return data if len(data) < len(body) else None
-
-    def _variant(self, body: bytes, coding: str, quality: Any) -> Future[bytes]:
-        key = (encoding.digest(body), coding)
-        with self._lock:
-            known = self._memo.get(key)
-            if known is not None:
-                self._memo.move_to_end(key)
-                return known
-            future: Future[bytes] = Future()
-            # Running: a waiter that is cancelled cannot cancel it for the others.
-            future.set_running_or_notify_cancel()
-            self._memo[key] = future
-            while len(self._memo) > self.entries:
-                self._memo.popitem(last=False)
-        try:
-            asyncio.get_running_loop().run_in_executor(None, self._fill, future, key, body,
-                                                       coding, quality)
-        except RuntimeError:  # the loop's executor is shut down (the loop is ending)
-            self._fill(future, key, body, coding, quality)
-        return future
-
-    def _fill(self, future: Future[bytes], key: tuple[str, str], body: bytes, coding: str,
-              quality: Any) -> None:
-        try:
-            future.set_result(encoding.compress(body, coding, quality))
-        except Exception as exc:  # noqa: BLE001 - handed to the waiters; not remembered
-            with self._lock:
-                if self._memo.get(key) is future:
-                    del self._memo[key]
-            future.set_exception(exc)
-
-
-def _media_type(headers: Iterable[tuple[bytes, bytes]]) -> str:
-    for name, value in headers:
-        if name == b"content-type":
-            return value.decode("latin-1").split(";", 1)[0].strip().lower()
-    return ""
-
-
-async def encoded(headers: Headers, body: bytes, accept_encoding: str | None,
-                  variants: Variants) -> tuple[Headers, bytes]:
-    """A whole JSON answer's headers and body in the negotiated coding (identity when the
-    body is small, the client takes none, or compressing does not make it smaller)."""
-    out = [(name, value) for name, value in headers if name != b"content-length"]
-    if encoding.compressible(_media_type(headers), len(body)) and \
-            not any(name == b"content-encoding" for name, _ in headers):
-        out.append((b"vary", b"Accept-Encoding"))
-        coding = encoding.choose(accept_encoding, encoding.CODINGS)
-        if coding != encoding.IDENTITY:
-            data = await variants.encode(body, coding)
-            if data is not None:
-                body = data
-                out.append((b"content-encoding", coding.encode()))
-    out.append((b"content-length", str(len(body)).encode()))
-    return out, body
-
-
 def compressing(send: Send, accept_encoding: str | None, variants: Variants) -> Send:
     """``send`` for the SDK's answers: an ``application/json`` answer is held until its last
     body message and sent whole, in the negotiated coding; anything else (an event stream)
@@ -294,7 +206,7 @@ def compressing(send: Send, accept_encoding: str | None, variants: Variants) -> 
         nonlocal held
         kind = message["type"]
         if kind == "http.response.start" and \
-                _media_type(message.get("headers") or ()) == "application/json":
+                media_type(message.get("headers") or ()) == "application/json":
             held = message
             return
         if kind == "http.response.body" and held is not None:
@@ -312,24 +224,6 @@ def compressing(send: Send, accept_encoding: str | None, variants: Variants) -> 
         await send(message)
 
     return send_answer
-
-
-def merge_vary(headers: Iterable[tuple[bytes, bytes]]) -> Headers:
-    """``headers`` with their ``Vary`` fields merged into one (first spelling kept, in
-    order)."""
-    out: Headers = []
-    names: dict[bytes, bytes] = {}
-    for name, value in headers:
-        if name != b"vary":
-            out.append((name, value))
-            continue
-        for member in value.split(b","):
-            member = member.strip()
-            if member:
-                names.setdefault(member.lower(), member)
-    if names:
-        out.append((b"vary", b", ".join(names.values())))
-    return out
 
 
 # -- CORS ------------------------------------------------------------------------------------
