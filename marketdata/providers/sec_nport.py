@@ -170,32 +170,21 @@ def _refuse(*_args: Any) -> NoReturn:
 
 
 def stream_xml(content: bytes, start: Callable[[str, dict[str, str]], None],
-               end: Callable[[str, str], None], what: str) -> None:
-    """Run expat over ``content`` in 1 MiB chunks, calling ``start(local name, attributes)``
-    and ``end(local name, text)`` (the element's own text, stripped; namespace prefixes
-    dropped). A DOCTYPE (and so any entity declaration) is refused, as is a document that
-    is not well-formed: both a 502 naming ``what``."""
+               end: Callable[[str], None], text: list[str], what: str) -> None:
+    """Run expat over ``content`` in 1 MiB chunks: ``start(name, attributes)`` and
+    ``end(name)`` for each element (names as written, with any namespace prefix), its
+    character data appended to ``text`` (each ``start`` clears it, so at an element's end
+    ``text`` holds a leaf's text). One Python call per event and none for text: the
+    handlers are the parse's own. A DOCTYPE (and so any entity declaration) is refused, as
+    is a document that is not well-formed: both a 502 naming ``what``."""
     parser = xml.parsers.expat.ParserCreate()
     parser.buffer_text = True
     parser.StartDoctypeDeclHandler = _refuse
     parser.EntityDeclHandler = _refuse
     parser.ExternalEntityRefHandler = _refuse
-    texts: list[list[str]] = [[]]
-
-    def on_start(name: str, attributes: dict[str, str]) -> None:
-        texts.append([])
-        start(name.rpartition(":")[2], attributes)
-
-    def on_end(name: str) -> None:
-        text = "".join(texts.pop()).strip()
-        end(name.rpartition(":")[2], text[:MAX_TEXT_CHARS])
-
-    def on_text(data: str) -> None:
-        texts[-1].append(data)
-
-    parser.StartElementHandler = on_start
-    parser.EndElementHandler = on_end
-    parser.CharacterDataHandler = on_text
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = text.append
     view = memoryview(content)
     try:
         for offset in range(0, len(view), _CHUNK):
@@ -208,6 +197,14 @@ def stream_xml(content: bytes, start: Callable[[str, dict[str, str]], None],
         raise PROVIDER.bad_answer(f"sent {what} that is not well-formed XML "
                                   f"({xml.parsers.expat.errors.messages.get(exc.code, 'error')}"
                                   f", line {exc.lineno})") from None
+
+
+def _local(name: str) -> str:
+    return name.rpartition(":")[2] if ":" in name else name
+
+
+def _leaf(text: list[str]) -> str:
+    return "".join(text).strip()[:MAX_TEXT_CHARS]
 
 
 # -- parsers ----------------------------------------------------------------------------------
@@ -251,10 +248,13 @@ def parse_series_filings(content: bytes) -> list[FilingRef]:
     not an Atom feed is a 502."""
     found: dict[str, FilingRef] = {}
     root: list[str] = []
+    text: list[str] = []
     entry: dict[str, str] | None = None
 
     def start(name: str, attributes: dict[str, str]) -> None:
         nonlocal entry
+        text.clear()
+        name = _local(name)
         if not root:
             root.append(name)
         if name == "entry":
@@ -262,12 +262,13 @@ def parse_series_filings(content: bytes) -> list[FilingRef]:
         elif name == "category" and entry is not None and attributes.get("term"):
             entry.setdefault("category", attributes["term"])
 
-    def end(name: str, text: str) -> None:
+    def end(name: str) -> None:
         nonlocal entry
         if entry is None:
             return
+        name = _local(name)
         if name in ("accession-number", "filing-date", "filing-type", "filing-href"):
-            entry[name] = text
+            entry[name] = _leaf(text)
         elif name == "entry":
             form = (entry.get("filing-type") or entry.get("category") or "").upper()
             accession, filed = entry.get("accession-number", ""), entry.get("filing-date", "")
@@ -276,7 +277,7 @@ def parse_series_filings(content: bytes) -> list[FilingRef]:
                 found.setdefault(accession, FilingRef(accession, form, filed, href))
             entry = None
 
-    stream_xml(content, start, end, "a filing list")
+    stream_xml(content, start, end, text, "a filing list")
     if root != ["feed"]:
         raise PROVIDER.bad_answer("returned a filing list that is not an Atom feed")
     return sorted(found.values(), key=lambda f: (f.filed, f.accession), reverse=True)
@@ -385,59 +386,63 @@ def parse_nport(content: bytes) -> NportReport:
     ``maturityDt`` and ``annualizedRt``; the same names nested deeper (a derivative's
     reference instrument has identifiers of its own) are not the holding's. ``N/A``,
     zeros and malformed identifiers are null. A document without ``edgarSubmission``, or
-    with more than :data:`MAX_HOLDINGS` holdings, is a 502."""
+    with more than :data:`MAX_HOLDINGS` holdings, is a 502. The handlers do as little as
+    they can per element: a bond fund's report has a million elements."""
     stack: list[str] = []
+    root: list[str] = []
+    text: list[str] = []
     header: dict[str, str] = {}
     holdings: list[FundHolding] = []
     current: dict[str, Any] | None = None
 
     def start(name: str, attributes: dict[str, str]) -> None:
         nonlocal current
-        parent = stack[-1] if stack else ""
+        text.clear()
+        if ":" in name:
+            name = name.rpartition(":")[2]
+        if stack:
+            parent = stack[-1]
+        else:
+            parent = ""
+            root.append(name)
         stack.append(name)
-        if name == "invstOrSec" and parent == "invstOrSecs":
-            if len(holdings) >= MAX_HOLDINGS:
-                raise PROVIDER.bad_answer(f"sent an N-PORT report of over {MAX_HOLDINGS:,} "
-                                          "holdings")
-            current = {}
-            return
         if current is None:
+            if name == "invstOrSec" and parent == "invstOrSecs":
+                if len(holdings) >= MAX_HOLDINGS:
+                    raise PROVIDER.bad_answer(f"sent an N-PORT report of over "
+                                              f"{MAX_HOLDINGS:,} holdings")
+                current = {}
+            return
+        if not attributes:
             return
         if parent == "invstOrSec":
             for attribute in _CONDITIONALS.get(name, ()):
                 if attribute in attributes:
                     current[f"{name}.{attribute}"] = attributes[attribute]
-        elif parent == "identifiers" and len(stack) >= 3 and stack[-3] == "invstOrSec":
+        elif parent == "identifiers" and stack[-3] == "invstOrSec":
             if name in ("isin", "ticker") and "value" in attributes:
                 current.setdefault(name, attributes["value"])
-        elif parent == "derivativeInfo" and len(stack) >= 3 and stack[-3] == "invstOrSec":
+        elif parent == "derivativeInfo" and stack[-3] == "invstOrSec":
             if "derivCat" in attributes:
                 current.setdefault("derivCat", attributes["derivCat"])
 
-    def end(name: str, text: str) -> None:
+    def end(_name: str) -> None:
         nonlocal current
-        stack.pop()
-        parent = stack[-1] if stack else ""
+        name = stack.pop()
         if current is not None:
-            if name == "invstOrSec" and parent == "invstOrSecs":
+            parent = stack[-1]
+            if parent == "invstOrSec":
+                if name in _HOLDING_TEXTS:
+                    current[name] = _leaf(text)
+            elif name == "invstOrSec":
                 holdings.append(_holding(current))
                 current = None
-            elif parent == "invstOrSec" and name in _HOLDING_TEXTS:
-                current[name] = text
-            elif parent == "debtSec" and name in _DEBT_TEXTS and len(stack) >= 2 \
-                    and stack[-2] == "invstOrSec":
-                current[name] = text
-        elif name in _HEADER_TEXTS.get(parent, ()) or name == "submissionType":
-            header.setdefault(name, text)
+            elif parent == "debtSec" and name in _DEBT_TEXTS and stack[-2] == "invstOrSec":
+                current[name] = _leaf(text)
+        elif name == "submissionType" or (stack and name in _HEADER_TEXTS.get(stack[-1], ())):
+            header.setdefault(name, _leaf(text))
 
-    root: list[str] = []
-
-    def first(name: str, attributes: dict[str, str]) -> None:
-        if not root:
-            root.append(name)
-        start(name, attributes)
-
-    stream_xml(content, first, end, "an N-PORT report")
+    stream_xml(content, start, end, text, "an N-PORT report")
     if root != ["edgarSubmission"]:
         raise PROVIDER.bad_answer("sent an N-PORT report without its edgarSubmission root")
     ordered = tuple(holding_order(holdings))
