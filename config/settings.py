@@ -117,6 +117,7 @@ INSTALLED_APPS = [
     "apps.backtest",
     "apps.risk",
     "apps.filings",
+    "apps.funds",
     "apps.ratelimit",
     "apps.stream",
     "apps.mcp",
@@ -428,6 +429,13 @@ GDELT_MIN_INTERVAL_SECONDS = env_float("GDELT_MIN_INTERVAL_SECONDS", 5.0)
 SEC_USER_AGENT = os.environ.get("SEC_USER_AGENT", "").strip() or \
     f"MarketDataService/{marketdata.__version__} (self-hosted; set SEC_USER_AGENT) " \
     "admin@example.com"
+# Parsed N-PORT filings (immutable per accession) kept in each process's memory, by their
+# pickled size (marketdata.memo): a big fund's filing is megabytes, read once per process.
+SEC_NPORT_MEMORY_BYTES = env_int("SEC_NPORT_MEMORY_BYTES", 64 * 1024 * 1024)
+if SEC_NPORT_MEMORY_BYTES < 0:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("SEC_NPORT_MEMORY_BYTES must be 0 or more")
 
 # -- rate limits (apps.ratelimit) ------------------------------------------------------------
 USE_SECURITY = env_bool("USE_SECURITY")

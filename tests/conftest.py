@@ -249,6 +249,9 @@ def clear_cache(cache) -> None:
         cache.delete_pattern("*", itersize=10_000)
     else:
         cache.clear()
+    from marketdata import memo
+
+    memo.clear_all()  # the processes' memories of parsed filings: caches too
 
 
 class MockYahoo:

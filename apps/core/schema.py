@@ -400,6 +400,7 @@ PATH_PARAMETER_EXAMPLES: dict[tuple[str, str], Any] = {
     ("/v2/futures/", "symbol"): "GC=F",
     ("/v2/index-constituents/", "symbol"): "^GSPC",
     ("/v2/positioning/", "symbol"): "GC=F",
+    ("/v2/etf/", "symbol"): "SPY",
     ("/v2/filings/search", "q"): "climate risk",
     ("/v2/filings/search", "forms"): "10-K",
     ("/v2/filings/search", "startDate"): "2024-01-01",

@@ -50,6 +50,7 @@ TICKER: tuple[Served, ...] = (
     Served("calendar", "get_calendar", bind="symbols"),
     Served("financials", "get_financials_v2", bind="symbol"),
     Served("holders", "get_holders_v2", bind="symbol"),
+    Served("fundHoldings", "get_etf_holdings", bind="symbol"),
     Served("analysis", "get_analysis_v2", bind="symbol"),
     Served("recommendations", "get_recommendations", bind="symbol"),
     Served("gradingActions", "get_grading_actions", bind="symbol"),

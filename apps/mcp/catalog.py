@@ -177,13 +177,20 @@ TOOLS: tuple[Declared, ...] = (
         {"symbol": "AAPL", "statement": "income"},
         {"symbol": "AAPL", "statement": "balance", "frequency": "quarterly"}),
     Declared(
-        "get_holders", "Holders and insiders",
+        "get_holders", "Holders, insiders and fund holdings",
         "Institutional, mutual-fund and major holders, insider roster, purchases and "
-        "transactions of one company; 25 per page.",
-        (_symbol(), Arg("type", required=True), *_page(), Arg("order"), _fields()),
-        (Route("get_holders_v2"),),
+        "transactions of one company (`type`); or, with `view=fund_holdings`, what an ETF or "
+        "mutual fund holds: every position of its latest SEC N-PORT report (weights in % of "
+        "net assets; Yahoo's top ten where none exists); 25 per page.",
+        (_symbol(),
+         Arg("view", selector=True, schema={"type": "string", "default": "holders",
+                                            "enum": ["holders", "fund_holdings"]}),
+         Arg("type", doc="Holder list (view holders)"), Arg("top"), *_page(), Arg("order"),
+         _fields()),
+        (Route("get_etf_holdings", when={"view": "fund_holdings"}),
+         Route("get_holders_v2")),
         {"symbol": "AAPL", "type": "institutional"},
-        {"symbol": "AAPL", "type": "insider-transactions"}),
+        {"symbol": "VTI", "view": "fund_holdings", "limit": 100}),
     Declared(
         "get_analysis", "Earnings estimates and history",
         "Analysts' earnings estimates, earnings history, recommendation trend or upgrades "

@@ -110,6 +110,7 @@ TEXT_COLUMNS = {
     "/v2/filings/AAPL?limit=5": "primaryDocDescription",
     "/v2/filings/AAPL/fails-to-deliver": "description",
     "/v2/filings/AAPL/congressional-trades": "assetDescription",
+    "/v2/etf/DIA/holdings": "name",  # N-PORT issuer names
     "/v2/crypto/coins?count=5": "name",
     "/v2/crypto/trending": "name",
     "/v2/press-releases/AAPL?limit=3": "title",

@@ -114,6 +114,7 @@ SAMPLES = [
     "/v2/filings/search?q=apple&size=2",
     "/v2/filings/AAPL/fails-to-deliver?months=1&limit=2",
     "/v2/filings/AAPL/congressional-trades",
+    "/v2/etf/SPY/holdings?limit=5&top=3",
     "/v2/index-constituents/%5EDJI",
     "/v2/screeners/gainers?count=5&format=both",
     "/v2/screeners/custom",

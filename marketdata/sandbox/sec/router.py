@@ -4,12 +4,15 @@
 | Path | Answer |
 | --- | --- |
 | ``GET /files/company_tickers.json`` | the ticker list |
+| ``GET /files/company_tickers_mf.json`` | the funds' share classes (``nport.py``) |
+| ``GET /cgi-bin/browse-edgar?action=getcompany&CIK=S...`` | a fund series' filings (Atom) |
 | ``GET /submissions/CIK##########.json`` | the company's submissions (404 XML otherwise) |
 | ``GET /api/xbrl/companyfacts/CIK##########.json`` | the company's XBRL facts (404 XML otherwise) |
 | ``GET /LATEST/search-index?q=...`` | full-text search (efts.sec.gov; 400 without ``q``) |
 | ``GET /Archives/edgar/data/{cik}/{folder}/{accession}-index.htm`` | the filing index page |
 | ``GET /Archives/edgar/data/{cik}/{folder}/index.json`` | the folder listing |
-| ``GET /Archives/edgar/data/{cik}/{folder}/{document}`` | a filed document |
+| ``GET /Archives/edgar/data/{cik}/{folder}/{document}`` | a filed document (a fund's
+  N-PORT report: ``primary_doc.xml``) |
 | ``GET /files/data/fails-deliver-data/cnsfails{YYYYMM}{a|b}.zip`` | a fails-to-deliver zip |
 
 A filing exists once the sandbox clock has reached its filing date; anything else is
@@ -27,7 +30,7 @@ from marketdata.sandbox.common import BASE_HEADERS, Request, json_response, text
 from marketdata.sandbox.feeds import documents as feeds
 from marketdata.sandbox.providers import Handler, Route, SandboxOptions, SimulatedProvider
 from marketdata.sandbox.response import SandboxResponse
-from marketdata.sandbox.sec import documents, facts, fails
+from marketdata.sandbox.sec import documents, facts, fails, nport
 from marketdata.sandbox.sec.companies import company
 from marketdata.sandbox.sec.filings import find_filing, recent_filings
 
@@ -73,6 +76,38 @@ def handle_company_tickers(req: Request) -> SandboxResponse:
     return json_response(documents.company_tickers())
 
 
+def handle_fund_tickers(req: Request) -> SandboxResponse:
+    return json_response(nport.fund_tickers())
+
+
+def handle_browse(req: Request) -> SandboxResponse:
+    """``/cgi-bin/browse-edgar``: a series' filings (``action=getcompany`` with a series id
+    as ``CIK``, ``output=atom``); the SEC's current-filings feed otherwise."""
+    if req.arg("action") != "getcompany":
+        return feeds.handle_feed(req)
+    series = (req.arg("CIK") or "").strip().upper()
+    count = req.int_arg("count", 40)
+    feed = nport.filing_list(series, req.arg("type") or "", max(1, min(count or 40, 100)),
+                             req.clock().date()) if series.startswith("S") else None
+    if feed is None:
+        return _page("No matching CIK", "No matching CIK.", 404)
+    return SandboxResponse(200, {"Content-Type": "application/atom+xml", **BASE_HEADERS},
+                           feed.encode("latin-1", errors="replace"))
+
+
+def handle_fund_archive(req: Request, cik: int, folder: str, name: str) -> SandboxResponse:
+    report = nport.find_report(cik, folder, req.clock().date())
+    if report is None:
+        return not_found()
+    if name == "primary_doc.xml":
+        return SandboxResponse(200, {"Content-Type": "text/xml", **BASE_HEADERS},
+                               nport.document(report.series.series_id, report.period,
+                                              report.amendment))
+    if name == f"{report.accession}-index.htm":
+        return text_response(nport.index_page(report), content_type=HTML_TYPE)
+    return not_found()
+
+
 def handle_submissions(req: Request) -> SandboxResponse:
     found = company(int(req.params["cik"]))
     if found is None:
@@ -114,6 +149,8 @@ def handle_search(req: Request) -> SandboxResponse:
 
 def handle_archive(req: Request) -> SandboxResponse:
     cik, folder, name = int(req.params["cik"]), req.params["folder"], req.params["name"]
+    if nport.is_fund_cik(cik):
+        return handle_fund_archive(req, cik, folder, name)
     found = company(cik)
     if found is None:
         return not_found()
@@ -149,6 +186,8 @@ def handle_fails_file(req: Request) -> SandboxResponse:
 ROUTES = (
     Route(("GET",), re.compile(r"/files/company_tickers\.json"),
           _checked(handle_company_tickers)),
+    Route(("GET",), re.compile(r"/files/company_tickers_mf\.json"),
+          _checked(handle_fund_tickers)),
     Route(("GET",), re.compile(r"/submissions/CIK(?P<cik>\d{10})\.json"),
           _checked(handle_submissions)),
     Route(("GET",), re.compile(r"/files/data/fails-deliver-data/cnsfails(?P<month>\d{6})"
@@ -160,7 +199,7 @@ ROUTES = (
                                r"(?P<name>.+)"), _checked(handle_archive)),
     # The SEC's two RSS/Atom feeds of /v2/feeds (documents in the feeds sandbox).
     Route(("GET",), re.compile(r"/news/pressreleases\.rss"), _checked(feeds.handle_feed)),
-    Route(("GET",), re.compile(r"/cgi-bin/browse-edgar"), _checked(feeds.handle_feed)),
+    Route(("GET",), re.compile(r"/cgi-bin/browse-edgar"), _checked(handle_browse)),
 )
 
 
