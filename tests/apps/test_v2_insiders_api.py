@@ -21,6 +21,7 @@ from marketdata.providers import sec, sec_insiders
 from marketdata.records import insiders as records
 from tests.apps.payloads import FAILURES, fail_url
 from tests.apps.test_malformed_symbols_api import IDS, VALUES
+from tests.apps.test_mcp_tools import _query, tools  # noqa: F401 (a fixture)
 from tests.marketdata.providers.test_sec_insiders import FORM4, JOINT
 
 TODAY = date(2025, 6, 30)
@@ -421,3 +422,17 @@ def test_health_lists_the_capability(api):
     notices = api.get("/v2/health").json()["notices"]
     (notice,) = [n for n in notices if n.startswith("Insider transactions")]
     assert "SEC EDGAR ownership filings" in notice
+
+
+def test_the_mcp_filings_tool_has_an_insiders_view(tools):  # noqa: F811 (the fixture)
+    from apps.mcp.tools import ArgumentsRefused
+
+    filings = tools["get_filings"]
+    request = filings.request({"symbol": "AAPL", "view": "insiders", "startDate": "2025-01-01",
+                               "codes": "P,S", "insider": "cook"})
+    assert request.path == "/v2/filings/AAPL/insiders"
+    assert _query(request) == {"start": "2025-01-01", "codes": "P,S", "insider": "cook",
+                               "limit": "25"}
+    assert filings.request({"symbol": "AAPL"}).path == "/v2/filings/AAPL"
+    with pytest.raises(ArgumentsRefused):
+        filings.request({"symbol": "AAPL", "codes": "P"})  # not a filter of the filings list
