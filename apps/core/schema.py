@@ -407,6 +407,12 @@ PATH_PARAMETER_EXAMPLES: dict[tuple[str, str], Any] = {
     ("/v2/filings/search", "endDate"): "2024-12-31",
     ("/v2/filings/", "concepts"): "Revenues,NetIncomeLoss",
     ("/v2/filings/", "form"): "10-K",
+    # insider transactions: the default window (the last 365 days), written out
+    ("/v2/filings/", "start"): lambda: (datetime.now(UTC).date()
+                                        - timedelta(days=365)).isoformat(),
+    ("/v2/filings/", "end"): lambda: datetime.now(UTC).date().isoformat(),
+    ("/v2/filings/", "codes"): "P,S",
+    ("/v2/filings/", "insider"): "smith",
     ("/v2/financials", "metrics"): "TotalRevenue,NetIncome",
     ("/v2/feeds", "sources"): "sec,cnbc",
     ("/v2/feeds", "formType"): "8-K",

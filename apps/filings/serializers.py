@@ -4,6 +4,7 @@ the records' (:mod:`marketdata.records.filings`)."""
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
@@ -11,6 +12,8 @@ from rest_framework import serializers
 
 from apps.core.params import DayParam, IntegerParam, TextParam
 from apps.core.v2 import CursorParam, FieldsQuery, OrderedPageQuery, PageQuery, order_param
+from marketdata.records import insiders
+from marketdata.records.insiders import CODES, DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS
 
 DEFAULT_TAXONOMY = "us-gaap"
 # The concepts served when `concepts` is absent: the headline lines of the income
@@ -113,3 +116,66 @@ V2FilingSearchQuery._declared_fields["from"] = IntegerParam(
     help_text=f"Hits to skip, 0..{MAX_SEARCH_FROM} (default 0; the numeric spelling of "
               "`cursor`, which wins when both are given): the next page's is `nextFrom` "
               "of this one")
+
+
+# -- insider transactions ---------------------------------------------------------------------
+_CODE_LIST = ", ".join(CODES)
+_CODE = "[" + "".join(CODES) + "".join(CODES).lower() + "]"
+MAX_INSIDER_LENGTH = 100
+_INSIDER_CIK = re.compile(r"\d{1,10}", re.ASCII)
+
+
+@extend_schema_field({"type": "string", "minLength": 1,
+                      "pattern": rf"^[\s,]*{_CODE}([\s,]*,[\s,]*{_CODE})*[\s,]*$"})
+class CodesParam(TextParam):
+    """A comma list of the SEC's transaction codes, any case: 400 naming the unknown ones."""
+
+    def to_internal_value(self, data: Any) -> frozenset[str]:  # type: ignore[override]
+        items = csv_items(super().to_internal_value(data).upper())
+        unknown = [item for item in items if item not in CODES]
+        if unknown:
+            raise serializers.ValidationError(
+                f"Unknown transaction codes {', '.join(repr(u) for u in unknown[:5])}: the "
+                f"SEC's codes are {_CODE_LIST}")
+        if not items:
+            raise serializers.ValidationError("Input should name at least one code")
+        return frozenset(items)
+
+
+class V2InsidersQuery(OrderedPageQuery):
+    """``start``/``end`` (transaction dates, ISO days, inclusive), checked together before
+    any upstream call: ``end`` not before ``start``, at most :data:`MAX_WINDOW_DAYS` apart;
+    ``codes`` against the SEC's table; ``insider`` a name fragment or a CIK."""
+
+    start = DayParam(required=False, help_text=(
+        f"First transaction date, `YYYY-MM-DD` (inclusive); default `end` - "
+        f"{DEFAULT_WINDOW_DAYS} days"))
+    end = DayParam(required=False, help_text=(
+        "Last transaction date, `YYYY-MM-DD` (inclusive); default today (UTC). At most "
+        f"{MAX_WINDOW_DAYS} days (five years) after `start`, else a 400"))
+    codes = CodesParam(required=False, help_text=(
+        "Comma-separated SEC transaction codes to keep (any case), e.g. `P,S`: "
+        f"{_CODE_LIST}. An unknown code is a 400. Absent: every code"))
+    insider = TextParam(required=False, max_length=MAX_INSIDER_LENGTH, help_text=(
+        "Only the transactions of filings whose reporting owners include this one: digits "
+        "are an owner's CIK (`1214128`, leading zeros optional), anything else a piece of "
+        "the owner's name, any case (`cook`)"))
+    order = order_param("desc", "transactions (by transaction date)")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        given_start, given_end = attrs.get("start"), attrs.get("end")
+        end = date.fromisoformat(given_end) if given_end else insiders.current_day()
+        start = date.fromisoformat(given_start) if given_start \
+            else end - timedelta(days=DEFAULT_WINDOW_DAYS)
+        if end < start:
+            raise serializers.ValidationError({"end": ["end is before start"]})
+        if end - start > timedelta(days=MAX_WINDOW_DAYS):
+            raise serializers.ValidationError({"start": [
+                f"The window may span at most {MAX_WINDOW_DAYS} days (five years, end - "
+                "start)"]})
+        attrs["start"], attrs["end"] = start, end
+        who = attrs.get("insider")
+        if who is not None:
+            who = who.strip()
+            attrs["insider"] = int(who) if _INSIDER_CIK.fullmatch(who) else who.casefold()
+        return super().validate(attrs)

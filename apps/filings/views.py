@@ -1,4 +1,5 @@
-"""v2 SEC filings: a company's filer id, filings and XBRL facts, and full-text search."""
+"""v2 SEC filings: a company's filer id, filings, XBRL facts and insider transactions, and
+full-text search."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from rest_framework.response import Response
 
 from apps.core.routing import route
 from apps.core.shapes import record_output, record_schema
+from apps.core.tabular import Table
 from apps.core.v2 import (
     FieldsQuery,
     V2ApiView,
@@ -22,6 +24,7 @@ from apps.filings.serializers import (
     V2FactsQuery,
     V2FilingSearchQuery,
     V2FilingsQuery,
+    V2InsidersQuery,
     csv_items,
 )
 from marketdata.records.filings import (
@@ -32,6 +35,14 @@ from marketdata.records.filings import (
     Filing,
     FilingSearch,
     SearchHit,
+)
+from marketdata.records.insiders import (
+    MAX_FILINGS,
+    MAX_WINDOW_DAYS,
+    DerivativeTerms,
+    InsiderActivity,
+    InsiderTransaction,
+    ReportingOwner,
 )
 from marketdata.records.members import as_json
 
@@ -161,3 +172,66 @@ class V2FilingSearchView(V2ApiView):
         body = as_json(found)
         return self.answer({**body, "hits": connection(body["hits"], offset,
                                                        found.next_from is not None)})
+
+
+OWNER_SCHEMA = record_schema(ReportingOwner, "A reporting owner")
+
+
+@route("v2/filings/<str:symbol>/insiders", name="v2-filings-insiders")
+class V2InsidersView(V2ApiView):
+    __doc__ = (
+        "Insider transactions of a company: what its directors, officers and 10 % owners "
+        "reported on SEC Forms 4 and 5 (and their `/A` amendments), one item per "
+        "transaction row, with a `summary` of the window.\n\n" + EDGAR
+        + " Each filing's XML ownership document is read (cached 30 days: a filed "
+        "document never changes). Form 3 (initial holdings) and holdings rows are not "
+        "transactions and are not served.\n\n"
+        "Each transaction: `{filedAt, accessionNumber, form, originalFiledAt, superseded, "
+        "insider {name, cik, relationship {director, officer, officerTitle, "
+        "tenPercentOwner, other, otherText}}, owners, transactionDate, deemedExecutionDate, "
+        "code, codeMeaning, equitySwap, tradingPlan, securityTitle, shares, price, value, "
+        "acquiredOrDisposed, sharesOwnedAfter, direct, natureOfOwnership, derivative, "
+        "footnotes}`: `insider` is the first reporting owner (every owner of a joint filing "
+        "is in `owners`); `derivative` is null for Table I rows, else `{exercisePrice, "
+        "exerciseDate, expirationDate, underlyingSecurity, underlyingShares}`; `footnotes` "
+        "the texts the row refers to. Shares in the security's units, prices and values in "
+        "USD as reported; the rows of an original filing that an amendment in the answer "
+        "amends are `superseded` (listed, not summed).\n\n"
+        f"`start`/`end` (transaction dates, default the last 365 days to today, at most "
+        f"{MAX_WINDOW_DAYS} days apart), `codes` (the SEC's transaction codes, any case), "
+        "`insider` (a CIK or a piece of a name) filter; `summary` is over the rows kept: "
+        "purchases (code P) and sales (code S) of non-derivative securities as counts, "
+        "shares and USD, their net, and the shares acquired and disposed of under every "
+        f"code. At most {MAX_FILINGS} filings are read a request (newest first, within the "
+        "request's time): `truncated` and `notices` say what a window holds beyond them, "
+        "and filings whose document failed (the answer is then partial). `cursor`/`limit` "
+        "page `transactions`; `fields` selects members; `format=csv` gives the "
+        "transactions as a table. 400 for a bad date, a window over the limit, an unknown "
+        "code, before any upstream call; 404 for a ticker EDGAR does not list; 502/503/504 "
+        "naming SEC EDGAR when no filing could be read.\n\n"
+        + order_note("desc", "transactions (by transaction date)"))
+
+    query_serializer = V2InsidersQuery
+    response_schema = record_schema(
+        InsiderActivity, "A company's insider transactions in a window; `fields` selects "
+        "these members", required=False, nested={"transactions": connection_schema(
+            record_schema(InsiderTransaction, "One transaction row of an ownership filing",
+                          nested={"derivative": {
+                              **record_schema(DerivativeTerms, "Null for a non-derivative "
+                                              "row (Table I); a derivative row's terms "
+                                              "(Table II)"),
+                              "type": ["object", "null"]},
+                                  "owners": {"type": "array", "items": OWNER_SCHEMA,
+                                             "description": "Every reporting owner of the "
+                                                            "filing, in its order"}}),
+            "transactions, newest first (`order=desc`, the default) or oldest first "
+            "(`order=asc`)")})
+    csv_table = Table("transactions")
+    output = record_output(InsiderActivity, paged=("transactions",))
+    operation_id, tag = "get_filings_insiders", TAG
+    summary = "Insider transactions (SEC Forms 4 and 5) of a company"
+
+    def get(self, request: Request, symbol: str) -> Response:
+        q = self.params
+        return self.answer(services.insiders(symbol, q["start"], q["end"], q.get("codes"),
+                                             q.get("insider")))

@@ -68,6 +68,7 @@ TICKER: tuple[Served, ...] = (
     Served("filings", "get_filings", bind="symbol"),
     Served("cik", "get_filings_cik", bind="symbol"),
     Served("facts", "get_filings_facts", bind="symbol"),
+    Served("insiderTransactions", "get_filings_insiders", bind="symbol"),
     Served("failsToDeliver", "get_fails_to_deliver", bind="symbol"),
     Served("congressionalTrades", "get_congressional_trades", bind="symbol"),
     Served("indexConstituents", "get_index_constituents", bind="symbol"),

@@ -335,13 +335,20 @@ TOOLS: tuple[Declared, ...] = (
         (Route("get_press_releases"),),
         {"symbol": "AAPL"}, {"symbol": "AAPL", "limit": 20}),
     Declared(
-        "get_filings", "SEC filings",
-        "A company's SEC filings (form, date, links), newest first; or, with `query`, a "
-        "full-text search of all filings (`forms`, `startDate`, `endDate`); 25 per page.",
+        "get_filings", "SEC filings, insider transactions",
+        "A company's SEC filings (form, date, links), newest first; with `query`, a "
+        "full-text search of all filings (`forms`, `startDate`, `endDate`); with "
+        "`view=insiders`, its insiders' Form 4/5 trades (`startDate`/`endDate` of the "
+        "trades, default a year; `codes` such as P,S; `insider`) with buy/sell totals in "
+        "shares and USD; 25 per page.",
         (Arg("symbol", schema={**SYMBOL, "description": "The company's filings (else `query`)"}),
+         Arg("view", selector=True, schema={"type": "string", "default": "filings",
+                                            "enum": ["filings", "insiders"]}),
          Arg("query", param="q"), Arg("forms"), Arg("startDate"), Arg("endDate"),
-         *_page(), _fields()),
-        (Route("get_filings_search", when={"query": PRESENT},
+         Arg("codes"), Arg("insider"), *_page(), _fields()),
+        (Route("get_filings_insiders", when={"view": "insiders"},
+               params={"startDate": "start", "endDate": "end"}),
+         Route("get_filings_search", when={"query": PRESENT},
                params={"limit": "size", "cursor": "cursor"}),
          Route("get_filings")),
         {"symbol": "AAPL"}, {"query": "artificial intelligence", "limit": 100}),

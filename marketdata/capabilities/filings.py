@@ -1,5 +1,6 @@
 """A company's regulatory filings: its filer id (CIK), filer header and recent filings,
-its XBRL financial facts, and full-text search over filings.
+its XBRL financial facts, full-text search over filings, and its insiders' transactions
+(ownership filings).
 
 Sources: SEC EDGAR (keyless) for each.
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from marketdata.capabilities.table import Source, declare
 from marketdata.records.filings import CompanyFacts, CompanyFilings, FilingSearch
+from marketdata.records.insiders import InsiderWindow
 
 SEC = "marketdata.providers.sec"
 
@@ -36,3 +38,12 @@ def facts(symbol: str) -> CompanyFacts:
 def search(query: str, forms: list[str], start_date: str | None, end_date: str | None,
            offset: int, size: int) -> FilingSearch:
     """One page of full-text search over filings (``offset``: hits skipped)."""
+
+
+@declare("insider_transactions", "Insider transactions (/v2/filings/{symbol}/insiders)",
+         Source("sec", "SEC EDGAR ownership filings (Forms 4 and 5)",
+                fetcher="marketdata.providers.sec_insiders:insider_transactions"))
+def insider_transactions(symbol: str, start: str, end: str) -> InsiderWindow:
+    """The transactions its insiders reported on a validated symbol's company, dated
+    ``start``..``end`` (ISO days), newest first, with what could not be read; NotFound when
+    the regulator lists no such ticker."""

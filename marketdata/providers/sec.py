@@ -37,7 +37,9 @@ found, the 8-Ks run out, or the request deadline is near. Filings and exhibits a
 week, so a repeat costs one cached submissions list.
 
 The same module serves ``/v2/filings/...``: ticker -> CIK (call 1); the filer and its
-filings as a record (call 2, every form, see :func:`parse_company_submissions`); XBRL
+filings as a record (call 2, every form, see :func:`parse_company_submissions`; the older
+pages of the list ``filings.files`` names are kept beside it, not served, for
+:mod:`marketdata.providers.sec_insiders`, which reads them when a window reaches back); XBRL
 company facts ``https://data.sec.gov/api/xbrl/companyfacts/CIK##########.json`` (the whole
 document cached an hour, filtered per request); and full-text search
 ``https://efts.sec.gov/LATEST/search-index`` (a page per ``from``/``size``, cached an hour).
@@ -83,6 +85,7 @@ from marketdata.records.filings import (
     Filing,
     FilingSearch,
     SearchHit,
+    SubmissionsPage,
 )
 from marketdata.records.members import members_of
 
@@ -568,7 +571,9 @@ def scan_budget(limit: int) -> int:
     return 2 * limit + 10
 
 
-def _time_for_a_round() -> bool:
+def time_for_a_round() -> bool:
+    """Whether another round of filings may start: at least :data:`MIN_ROUND_SECONDS` of
+    the request deadline left (or no deadline)."""
     left = deadline.remaining()
     return left is None or left >= MIN_ROUND_SECONDS
 
@@ -588,7 +593,7 @@ def company_press_releases(symbol: str, limit: int) -> list[PressRelease]:
     failures: list[MarketDataError] = []
     position = 0
     while len(releases) < limit and position < len(candidates):
-        if position and not _time_for_a_round():
+        if position and not time_for_a_round():
             # Out of time: serve what was found (never stored as a whole answer).
             note_incomplete()
             log.info("press releases cut short by the deadline", symbol=symbol,
@@ -657,13 +662,7 @@ def parse_company_submissions(payload: Any) -> CompanyFilings:
     recent = filings.get("recent") if isinstance(filings, dict) else None
     if not isinstance(recent, dict):
         raise PROVIDER.bad_answer("returned submissions without filings.recent")
-    accessions = recent.get("accessionNumber")
-    rows = []
-    for i in range(len(accessions) if isinstance(accessions, list) else 0):
-        row: dict[str, Any] = {m.attribute: _FILING_READ.get(m.name, fmt.text)(
-            _at(recent.get(m.name), i)) for m in members_of(Filing)}
-        if row["accession_number"] is not None:
-            rows.append(Filing(**row))
+    rows = filing_rows(recent)
 
     def strings(value: Any) -> list[str]:
         return [v for v in value if isinstance(v, str) and v] if isinstance(value, list) else []
@@ -672,7 +671,44 @@ def parse_company_submissions(payload: Any) -> CompanyFilings:
                               for name in FILER_STRINGS}
     header.update({_FILER_FIELD[name]: _flag(payload.get(name)) for name in FILER_BOOLEANS})
     return CompanyFilings(cik=cik, tickers=strings(payload.get("tickers")),
-                          exchanges=strings(payload.get("exchanges")), filings=rows, **header)
+                          exchanges=strings(payload.get("exchanges")), filings=rows,
+                          older_pages=older_pages(filings.get("files")
+                                                  if isinstance(filings, dict) else None),
+                          **header)
+
+
+def filing_rows(columns: Mapping[str, Any]) -> list[Filing]:
+    """EDGAR's columnar filing list (``filings.recent``, or an older page of it) -> its
+    rows, read by index across the arrays, each cell on its own (see
+    :func:`parse_company_submissions`); rows without an accession number are skipped."""
+    accessions = columns.get("accessionNumber")
+    rows = []
+    for i in range(len(accessions) if isinstance(accessions, list) else 0):
+        row: dict[str, Any] = {m.attribute: _FILING_READ.get(m.name, fmt.text)(
+            _at(columns.get(m.name), i)) for m in members_of(Filing)}
+        if row["accession_number"] is not None:
+            rows.append(Filing(**row))
+    return rows
+
+
+_PAGE_NAME = re.compile(r"CIK\d{10}-submissions-\d{3}\.json", re.ASCII)
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+
+
+def older_pages(files: Any) -> tuple[SubmissionsPage, ...]:
+    """``filings.files`` -> the older pages of the filing list (a filer with more filings
+    than ``recent`` holds), newest first. Only EDGAR's own page names are kept (a name is
+    put in a URL); a page without its date range is skipped."""
+    pages = []
+    for item in files if isinstance(files, list) else ():
+        if not isinstance(item, dict):
+            continue
+        name, first, last = item.get("name"), item.get("filingFrom"), item.get("filingTo")
+        if isinstance(name, str) and _PAGE_NAME.fullmatch(name) and isinstance(first, str) \
+                and _ISO_DAY.fullmatch(first) and isinstance(last, str) \
+                and _ISO_DAY.fullmatch(last):
+            pages.append(SubmissionsPage(name=name, filing_from=first, filing_to=last))
+    return tuple(sorted(pages, key=lambda page: page.filing_to, reverse=True))
 
 
 def _data_point(point: Any) -> DataPoint | None:

@@ -58,6 +58,19 @@ class CompanyFilings:
     insider_transaction_for_owner_exists: bool | None = member()
     insider_transaction_for_issuer_exists: bool | None = member()
     filings: list[Filing] = member()
+    # Not a member: where the rest of the filing list is, for the readers that go further
+    # back than ``filings`` (insider transactions of a busy filer).
+    older_pages: tuple[SubmissionsPage, ...] = ()
+
+
+@dataclass(frozen=True)
+class SubmissionsPage:
+    """An older page of a filer's filing list (EDGAR's ``filings.files``): its file name
+    and the filing dates it spans (ISO days)."""
+
+    name: str
+    filing_from: str
+    filing_to: str
 
 
 # The header members of a filer, in the order they are shown (EDGAR's names): its texts and

@@ -89,6 +89,7 @@ SAMPLES: list[tuple[str, Callable[[Any], list[dict]]]] = [
                    for value in item["values"]]),
     ("/v2/filings/AAPL?limit=5", _member("filings")),
     ("/v2/filings/AAPL/fails-to-deliver", _top),
+    ("/v2/filings/AAPL/insiders?start=2024-01-01&end=2025-06-30", _member("transactions")),
     ("/v2/filings/AAPL/congressional-trades", _top),
     ("/v2/etf/DIA/holdings", _member("holdings")),
     ("/v2/crypto/coins?count=5", _top),

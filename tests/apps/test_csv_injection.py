@@ -109,6 +109,7 @@ TEXT_COLUMNS = {
     "/v2/screeners/most-actives?count=3&format=both": "longName",
     "/v2/filings/AAPL?limit=5": "primaryDocDescription",
     "/v2/filings/AAPL/fails-to-deliver": "description",
+    "/v2/filings/AAPL/insiders?start=2024-01-01&end=2025-06-30": "insider.name",
     "/v2/filings/AAPL/congressional-trades": "assetDescription",
     "/v2/etf/DIA/holdings": "name",  # N-PORT issuer names
     "/v2/crypto/coins?count=5": "name",

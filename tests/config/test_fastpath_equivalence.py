@@ -113,6 +113,7 @@ SAMPLES = [
     "/v2/filings/AAPL/cik",
     "/v2/filings/search?q=apple&size=2",
     "/v2/filings/AAPL/fails-to-deliver?months=1&limit=2",
+    "/v2/filings/AAPL/insiders?start=2024-01-01&end=2025-06-30&limit=2",
     "/v2/filings/AAPL/congressional-trades",
     "/v2/etf/SPY/holdings?limit=5&top=3",
     "/v2/index-constituents/%5EDJI",

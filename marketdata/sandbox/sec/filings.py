@@ -15,7 +15,9 @@ weekend days move to the Monday):
   a third of the months;
 - some 8-Ks without a press release: a material agreement (items 1.01, 9.01, only an
   EX-10.1), officer changes (5.02) and the annual meeting's vote (5.07);
-- Form 4s (insider transactions), eight a year.
+- Form 4s (insider transactions), eight a year, each reporting trades of the 0-2 business
+  days before it (its ``reportDate``, the period of report, is the earliest; the documents
+  are ``insiders.py``'s).
 "Quiet" companies (one generated company in ten) furnish no press releases: no earnings
 or announcement 8-Ks, only the others. Alibaba, a foreign issuer, files a 6-K a month and
 a 20-F each April, never an 8-K.
@@ -115,6 +117,15 @@ def _release_name(c: Company, day: date, number: int) -> str:
             f"a8-kex99{number}{stamp}.htm")[style]
 
 
+def first_trade_day(cik: int, filed: date) -> date:
+    """A Form 4's period of report, its earliest transaction: 0-2 business days before it
+    was filed (the form is due within two)."""
+    day = filed
+    for _ in range(stable_hash("f4-lag", cik, filed) % 3):
+        day -= timedelta(days=3 if day.weekday() == 0 else 1)
+    return day
+
+
 @dataclass(frozen=True)
 class _Event:
     day: date
@@ -211,7 +222,8 @@ def filings_of_year(cik: int, year: int) -> tuple[Filing, ...]:
         hour = 20 if event.kind == "earnings" else 10 + stable_hash("acc-h", cik, event.day) % 11
         minute, second = (stable_hash("acc-m", cik, event.day, event.kind) % 3600 // 60,
                           stable_hash("acc-s", cik, event.day, event.kind) % 60)
-        report = event.day - timedelta(days=0 if form in ("8-K", "6-K", "4") else 30)
+        report = first_trade_day(cik, event.day) if form == "4" else \
+            event.day - timedelta(days=0 if form in ("8-K", "6-K") else 30)
         out.append(Filing(
             cik=cik, accession=f"{cik:010d}-{year % 100:02d}-{base + seq:06d}",
             day=event.day, form=form, items=_items(c, event),

@@ -11,6 +11,7 @@
 | ``GET /LATEST/search-index?q=...`` | full-text search (efts.sec.gov; 400 without ``q``) |
 | ``GET /Archives/edgar/data/{cik}/{folder}/{accession}-index.htm`` | the filing index page |
 | ``GET /Archives/edgar/data/{cik}/{folder}/index.json`` | the folder listing |
+| ``GET /Archives/edgar/data/{cik}/{folder}/{file}.xml`` | a Form 4's raw XML ownership document |
 | ``GET /Archives/edgar/data/{cik}/{folder}/{document}`` | a filed document (a fund's
   N-PORT report: ``primary_doc.xml``) |
 | ``GET /files/data/fails-deliver-data/cnsfails{YYYYMM}{a|b}.zip`` | a fails-to-deliver zip |
@@ -30,7 +31,7 @@ from marketdata.sandbox.common import BASE_HEADERS, Request, json_response, text
 from marketdata.sandbox.feeds import documents as feeds
 from marketdata.sandbox.providers import Handler, Route, SandboxOptions, SimulatedProvider
 from marketdata.sandbox.response import SandboxResponse
-from marketdata.sandbox.sec import documents, facts, fails, nport
+from marketdata.sandbox.sec import documents, facts, fails, insiders, nport
 from marketdata.sandbox.sec.companies import company
 from marketdata.sandbox.sec.filings import find_filing, recent_filings
 
@@ -172,6 +173,11 @@ def handle_archive(req: Request) -> SandboxResponse:
     return text_response(body, content_type=content_type)
 
 
+def handle_xml_document(req: Request) -> SandboxResponse:
+    """A Form 4's raw ownership XML, else whatever the folder holds under that name."""
+    return insiders.ownership_document(req) or handle_archive(req)
+
+
 def handle_fails_file(req: Request) -> SandboxResponse:
     year, month = int(req.params["month"][:4]), int(req.params["month"][4:])
     if not 1993 <= year <= 9999 or not 1 <= month <= 12:
@@ -195,6 +201,9 @@ ROUTES = (
     Route(("GET",), re.compile(r"/api/xbrl/companyfacts/CIK(?P<cik>\d{10})\.json"),
           _checked(handle_company_facts)),
     Route(("GET",), re.compile(r"/LATEST/search-index"), _checked(handle_search)),
+    Route(("GET",), re.compile(r"/Archives/edgar/data/(?P<cik>\d{1,10})/(?P<folder>\d{18})/"
+                               r"(?P<name>[A-Za-z0-9._-]+\.xml)"),
+          _checked(handle_xml_document)),
     Route(("GET",), re.compile(r"/Archives/edgar/data/(?P<cik>\d{1,10})/(?P<folder>\d{18})/"
                                r"(?P<name>.+)"), _checked(handle_archive)),
     # The SEC's two RSS/Atom feeds of /v2/feeds (documents in the feeds sandbox).
