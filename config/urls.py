@@ -45,6 +45,7 @@ urlpatterns = [
     path("", include("apps.backtest.urls")),  # v2: strategy backtests
     path("", include("apps.risk.urls")),  # v2: risk metrics
     path("", include("apps.filings.urls")),  # v2: SEC filings, facts, search
+    path("", include("apps.short.urls")),  # v2: short sale volume, short interest (FINRA)
     path("", include("apps.explorer.urls")),  # the explorer page for browsers, its assets
     path("", include("apps.graphql.urls")),  # GraphiQL's assets (the page: /graphql)
     # Compact, built once per process, with its encodings (apps.core.openapi).

@@ -90,6 +90,8 @@ SAMPLES: list[tuple[str, Callable[[Any], list[dict]]]] = [
     ("/v2/filings/AAPL?limit=5", _member("filings")),
     ("/v2/filings/AAPL/fails-to-deliver", _top),
     ("/v2/filings/AAPL/congressional-trades", _top),
+    ("/v2/short/AAPL/volume", _member("rows")),
+    ("/v2/short/AAPL/interest", _member("settlements")),
     ("/v2/crypto/coins?count=5", _top),
     ("/v2/crypto/trending", _top),
     ("/v2/calendar?symbols=AAPL,MSFT,KO&range=3mo", _top),

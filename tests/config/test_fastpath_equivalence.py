@@ -114,6 +114,8 @@ SAMPLES = [
     "/v2/filings/search?q=apple&size=2",
     "/v2/filings/AAPL/fails-to-deliver?months=1&limit=2",
     "/v2/filings/AAPL/congressional-trades",
+    "/v2/short/AAPL/volume?limit=3",
+    "/v2/short/AAPL/interest?fields=sharesShort&limit=2",
     "/v2/index-constituents/%5EDJI",
     "/v2/screeners/gainers?count=5&format=both",
     "/v2/screeners/custom",
