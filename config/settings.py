@@ -118,6 +118,7 @@ INSTALLED_APPS = [
     "apps.risk",
     "apps.filings",
     "apps.funds",
+    "apps.short",
     "apps.ratelimit",
     "apps.stream",
     "apps.mcp",

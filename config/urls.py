@@ -46,6 +46,7 @@ urlpatterns = [
     path("", include("apps.risk.urls")),  # v2: risk metrics
     path("", include("apps.filings.urls")),  # v2: SEC filings, facts, search
     path("", include("apps.funds.urls")),  # v2: ETF and fund holdings (N-PORT)
+    path("", include("apps.short.urls")),  # v2: short sale volume, short interest (FINRA)
     path("", include("apps.explorer.urls")),  # the explorer page for browsers, its assets
     path("", include("apps.graphql.urls")),  # GraphiQL's assets (the page: /graphql)
     # Compact, built once per process, with its encodings (apps.core.openapi).

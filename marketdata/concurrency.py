@@ -10,8 +10,9 @@ from __future__ import annotations
 import contextvars
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -74,10 +75,14 @@ def _fan_out_threads() -> int:
 _SHARED = LazyPool(max_workers=_fan_out_threads, thread_name_prefix="upstream")
 
 
-def run_parallel(fn: Callable[[T], R], items: Iterable[T]) -> list[R | BaseException]:
+def run_parallel(fn: Callable[[T], R], items: Iterable[T], *,
+                 max_parallel: int | None = None) -> list[R | BaseException]:
     """Apply ``fn`` to every item concurrently; results (or raised exceptions) in order.
 
     A single item runs inline: no thread hop for the common one-symbol request.
+    ``max_parallel``: at most that many items in flight at once (a new one starts as one
+    finishes), so a long fan-out (a file per trading day) holds that many of the shared
+    pool's threads, not one per item.
 
     Items refused by a full upstream lane (:class:`marketdata.lanes.LaneFull`) run again
     once the others have finished: a large fan-out fills its lane with its own items, and
@@ -94,6 +99,8 @@ def run_parallel(fn: Callable[[T], R], items: Iterable[T]) -> list[R | BaseExcep
             except Exception as exc:  # noqa: BLE001 - returned to the caller to decide
                 out.append(exc)
         return out
+    if max_parallel is not None and len(items) > max_parallel:
+        return _run_bounded(fn, items, max(1, max_parallel))
     results: list[R | BaseException | None] = [None] * len(items)
     pending = list(range(len(items)))
     while True:
@@ -113,6 +120,44 @@ def run_parallel(fn: Callable[[T], R], items: Iterable[T]) -> list[R | BaseExcep
         if len(refused) == len(pending):
             raise full
         pending = refused
+
+
+def _run_bounded(fn: Callable[[T], R], items: list[T],
+                 limit: int) -> list[R | BaseException]:
+    """:func:`run_parallel` with at most ``limit`` items in flight: a sliding window over
+    the items. An item a full lane refused waits until one of this fan-out's own items
+    has left (then it is queued again first); when none of them is in flight to leave,
+    the lane is held by other requests and the refusal is raised (the request is parked),
+    as in :func:`run_parallel`."""
+    results: list[R | BaseException | None] = [None] * len(items)
+    pending: deque[int] = deque(range(len(items)))
+    refused: list[int] = []
+    in_flight: dict[Future[R], int] = {}
+    full: lanes.LaneFull | None = None
+    while pending or in_flight or refused:
+        while pending and len(in_flight) < limit:
+            index = pending.popleft()
+            in_flight[_SHARED.submit(fn, items[index])] = index
+        if not in_flight:
+            assert full is not None  # only refused items are left
+            raise full
+        done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+        left = False
+        for future in done:
+            index = in_flight.pop(future)
+            try:
+                results[index] = future.result()
+                left = True
+            except lanes.LaneFull as exc:
+                refused.append(index)
+                full = exc
+            except Exception as exc:  # noqa: BLE001 - returned to the caller to decide
+                results[index] = exc
+                left = True
+        if left and refused:
+            pending.extendleft(reversed(refused))
+            refused = []
+    return results  # type: ignore[return-value]  # every slot is filled now
 
 
 class BatchTimeout(TimeoutError):
@@ -238,7 +283,8 @@ class PartialResult(Generic[T, R]):
 def gather_partial(fn: Callable[[T], R], items: Iterable[T], *,
                    what: str = "item", label: Callable[[T], str] = str,
                    log_fields: Callable[[T], dict[str, Any]] | None = None,
-                   accept: Callable[[R], bool] | None = None) -> PartialResult[T, R]:
+                   accept: Callable[[R], bool] | None = None,
+                   max_parallel: int | None = None) -> PartialResult[T, R]:
     """Serve what you can: ``fn`` over ``items`` concurrently (see :func:`run_parallel`),
     sorted into values and items left out.
 
@@ -246,11 +292,13 @@ def gather_partial(fn: Callable[[T], R], items: Iterable[T], *,
     (``<what> left out``, with ``log_fields(item)`` or ``{what: label(item)}``); anything
     else is a bug and is raised. ``accept`` may refuse a value (e.g. an answer without a
     price): that item fails with :class:`IncompleteAnswer`. When an item fails upstream the
-    request's answer is marked partial, so no cache keeps it.
+    request's answer is marked partial, so no cache keeps it. ``max_parallel`` bounds the
+    items in flight (:func:`run_parallel`).
     """
     items = list(items)
     result: PartialResult[T, R] = PartialResult()
-    for item, outcome in zip(items, run_parallel(fn, items), strict=True):
+    outcomes = run_parallel(fn, items, max_parallel=max_parallel)
+    for item, outcome in zip(items, outcomes, strict=True):
         if not isinstance(outcome, BaseException):
             if accept is None or accept(outcome):
                 result.values.append((item, outcome))

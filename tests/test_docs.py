@@ -146,6 +146,7 @@ PROVIDER_NAMES = {
     "algolia": "Algolia", "gdelt": "GDELT", "frankfurter": "Frankfurter", "cftc": "CFTC",
     "sec": "SEC", "wikipedia": "Wikipedia", "tiingo": "Tiingo", "alphavantage": "Alpha Vantage",
     "coingecko": "CoinGecko", "alternative": "alternative.me", "feeds": "RSS/Atom feeds",
+    "finra": "FINRA",
 }
 
 

@@ -429,6 +429,10 @@ PATH_PARAMETER_EXAMPLES: dict[tuple[str, str], Any] = {
     ("/v2/calendars/", "end"): lambda: (datetime.now(UTC).date()
                                         + timedelta(days=7)).isoformat(),
     ("/v2/calendars/", "country"): "US",
+    # short volume and interest: the last 60 days (within either window's cap)
+    ("/v2/short/", "start"): lambda: (datetime.now(UTC).date()
+                                      - timedelta(days=60)).isoformat(),
+    ("/v2/short/", "end"): lambda: datetime.now(UTC).date().isoformat(),
     # /v1/indicator's period parameters, each its usual default; each is taken by some
     # functions only (its description lists them), so a call sends those of its function.
     **{("/v1/indicator", name): value for name, value in {

@@ -370,12 +370,20 @@ TOOLS: tuple[Declared, ...] = (
                                         "OperatingIncomeLoss", "CostOfRevenue",
                                         "GrossProfit"]}),
     Declared(
-        "get_fails_to_deliver", "Fails to deliver",
-        "SEC fails-to-deliver records of one symbol (date, quantity, price) over the last "
-        "months (default 3), newest first; 25 per page.",
-        (_symbol(), Arg("months"), *_page(), Arg("order"), _fields()),
-        (Route("get_fails_to_deliver"),),
-        {"symbol": "AAPL"}, {"symbol": "AAPL", "months": 12}),
+        "get_short_selling", "Short selling",
+        "A symbol's short side by `view`: `volume` (FINRA daily short sale volume and ratio, "
+        "default; `venue`, `start`/`end`, default the last 20 trading days), `interest` "
+        "(FINRA short interest and days to cover per settlement date, default the last "
+        "year) or `fails` (SEC fails-to-deliver, `months`); newest first, 25 per page.",
+        (_symbol(),
+         Arg("view", selector=True, schema={
+             "type": "string", "default": "volume", "enum": ["volume", "interest", "fails"]}),
+         Arg("venue"), Arg("start"), Arg("end"), Arg("months"), *_page(), Arg("order"),
+         _fields()),
+        (Route("get_short_interest", when={"view": "interest"}),
+         Route("get_fails_to_deliver", when={"view": "fails"}),
+         Route("get_short_volume")),
+        {"symbol": "AAPL"}, {"symbol": "AAPL", "venue": "all", "limit": 100}),
     Declared(
         "get_congressional_trades", "Congressional trades",
         "Trades of a symbol disclosed by members of the U.S. Congress, newest first; 25 per "

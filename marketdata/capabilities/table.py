@@ -174,7 +174,8 @@ ORDER = (
     "price_target_summary", "earnings_surprises", "company_profile", "analysis", "holders",
     "calendar_events", "financial_statements", "earnings_calls", "transcripts",
     "press_releases", "filer_ciks", "filings", "company_facts", "filing_search",
-    "fails_to_deliver", "congressional_trades", "index_constituents",
+    "fails_to_deliver", "congressional_trades", "index_constituents", "short_volume",
+    "short_interest",
 )
 _PLACE = {name: place for place, name in enumerate(ORDER)}
 

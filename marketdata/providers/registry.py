@@ -32,6 +32,7 @@ PROVIDERS: dict[str, str] = {
     "coingecko": "marketdata.providers.coingecko:CoinGeckoProvider",
     "feeds": "marketdata.providers.feeds:FeedsProvider",
     "alternative": "marketdata.providers.alternative:AlternativeProvider",
+    "finra": "marketdata.providers.finra:FinraProvider",
 }
 
 

@@ -15,6 +15,7 @@ from marketdata.sandbox.alternative import router as alternative
 from marketdata.sandbox.cftc import router as cftc
 from marketdata.sandbox.coingecko import router as coingecko
 from marketdata.sandbox.feeds import router as feeds
+from marketdata.sandbox.finra import router as finra
 from marketdata.sandbox.fmp import router as fmp
 from marketdata.sandbox.frankfurter import router as frankfurter
 from marketdata.sandbox.fred import router as fred
@@ -42,4 +43,5 @@ PROVIDERS: tuple[ProviderFactory, ...] = (
     coingecko.build_provider,
     feeds.build_provider,
     alternative.build_provider,
+    finra.build_provider,
 )

@@ -92,6 +92,8 @@ SAMPLES: list[tuple[str, Callable[[Any], list[dict]]]] = [
     ("/v2/filings/AAPL/insiders?start=2024-01-01&end=2025-06-30", _member("transactions")),
     ("/v2/filings/AAPL/congressional-trades", _top),
     ("/v2/etf/DIA/holdings", _member("holdings")),
+    ("/v2/short/AAPL/volume", _member("rows")),
+    ("/v2/short/AAPL/interest", _member("settlements")),
     ("/v2/crypto/coins?count=5", _top),
     ("/v2/crypto/trending", _top),
     ("/v2/calendar?symbols=AAPL,MSFT,KO&range=3mo", _top),

@@ -125,6 +125,9 @@ TEXT_COLUMNS = {
     "/v2/calendars/earnings?start=2025-01-20&end=2025-01-31": "name",
     "/v2/calendars/ipos?start=2025-03-03&end=2025-03-14": "name",
     "/v2/calendars/economic?start=2025-03-03&end=2025-03-14": "event",
+    # FINRA's Market column (its facility codes) and market class code: upstream text
+    "/v2/short/AAPL/volume": "market",
+    "/v2/short/AAPL/interest": "market",
 }
 # The other CSV endpoints carry no free text: dates, symbols, split ratios, and names the
 # service itself writes (candle patterns, financial metrics, calendar event kinds).

@@ -151,6 +151,8 @@ ORDERED = [
     Ordered("/v2/filings/AAPL/fails-to-deliver", None, "date", "desc"),
     Ordered("/v2/filings/AAPL/insiders?start=2024-01-01&end=2025-06-30", "transactions",
             "transactionDate", "desc"),
+    Ordered("/v2/short/AAPL/volume", "rows", "date", "desc"),
+    Ordered("/v2/short/AAPL/interest", "settlements", "settlementDate", "desc"),
     Ordered("/v2/news?count=30", None, "providerPublishTime", "desc"),
     Ordered("/v2/worldnews/news/AAPL", None, "time", "desc"),
     Ordered("/v2/dividends/AAPL", "dividends", "timestamp", "asc"),

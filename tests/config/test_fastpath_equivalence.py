@@ -116,6 +116,8 @@ SAMPLES = [
     "/v2/filings/AAPL/insiders?start=2024-01-01&end=2025-06-30&limit=2",
     "/v2/filings/AAPL/congressional-trades",
     "/v2/etf/SPY/holdings?limit=5&top=3",
+    "/v2/short/AAPL/volume?limit=3",
+    "/v2/short/AAPL/interest?fields=sharesShort&limit=2",
     "/v2/index-constituents/%5EDJI",
     "/v2/screeners/gainers?count=5&format=both",
     "/v2/screeners/custom",

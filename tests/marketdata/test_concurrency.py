@@ -139,3 +139,60 @@ def test_a_fan_out_on_a_lane_others_hold_parks_its_request():
     with lanes.parking(True), pytest.raises(lanes.LaneFull):
         run_parallel(_lane_call(lane, []), [1, 2, 3])
     lane.leave()
+
+
+# -- a bounded fan-out (max_parallel) ----------------------------------------------------------
+def test_a_bounded_fan_out_keeps_at_most_its_bound_in_flight_and_the_order():
+    import threading
+    import time
+
+    from marketdata.concurrency import run_parallel
+
+    lock, state = threading.Lock(), {"now": 0, "most": 0}
+
+    def call(item):
+        with lock:
+            state["now"] += 1
+            state["most"] = max(state["most"], state["now"])
+        time.sleep(0.01 * (item % 3))
+        with lock:
+            state["now"] -= 1
+        if item == 7:
+            raise ValueError("seven")
+        return item * 2
+
+    results = run_parallel(call, list(range(20)), max_parallel=3)
+    assert [r for i, r in enumerate(results) if i != 7] == [n * 2 for n in range(20) if n != 7]
+    assert isinstance(results[7], ValueError)
+    assert 1 < state["most"] <= 3
+
+
+def test_a_bounded_fan_out_larger_than_its_lanes_share_is_served_whole():
+    from marketdata import lanes
+    from marketdata.concurrency import run_parallel
+
+    lane = lanes.Lane("chart", "Example (chart)", "ex", capacity=2, share=2)
+    seen = []
+    with lanes.parking(True):
+        results = run_parallel(_lane_call(lane, seen), list(range(12)), max_parallel=5)
+    assert results == [n * 10 for n in range(12)]
+    assert sorted(seen) == list(range(12))
+    assert lane.snapshot().occupants == 0
+
+
+def test_a_bounded_fan_out_on_a_lane_others_hold_parks_its_request():
+    from marketdata import lanes
+    from marketdata.concurrency import run_parallel
+
+    lane = lanes.Lane("chart", "Example (chart)", "ex", capacity=1, share=1)
+    lane.admit()
+    with lanes.parking(True), pytest.raises(lanes.LaneFull):
+        run_parallel(_lane_call(lane, []), [1, 2, 3, 4], max_parallel=2)
+    lane.leave()
+
+
+def test_gather_partial_passes_its_bound_on():
+    result = gather_partial(outcome_of({n: n for n in range(10)} | {3: NotFound("x")}),
+                            list(range(10)), max_parallel=2)
+    assert [item for item, _ in result.values] == [n for n in range(10) if n != 3]
+    assert [item for item, _ in result.not_found] == [3]
