@@ -117,6 +117,7 @@ INSTALLED_APPS = [
     "apps.backtest",
     "apps.risk",
     "apps.filings",
+    "apps.ownership",
     "apps.ratelimit",
     "apps.stream",
     "apps.mcp",

@@ -177,13 +177,21 @@ TOOLS: tuple[Declared, ...] = (
         {"symbol": "AAPL", "statement": "income"},
         {"symbol": "AAPL", "statement": "balance", "frequency": "quarterly"}),
     Declared(
-        "get_holders", "Holders and insiders",
-        "Institutional, mutual-fund and major holders, insider roster, purchases and "
-        "transactions of one company; 25 per page.",
-        (_symbol(), Arg("type", required=True), *_page(), Arg("order"), _fields()),
-        (Route("get_holders_v2"),),
+        "get_holders", "Holders, insiders and 13F portfolios",
+        "A company's (`symbol`, `type`) institutional, mutual-fund and major holders or "
+        "insider roster, purchases and transactions; an institutional manager's (`cik`) "
+        "13F holdings, largest first, values in dollars, for `period` (a quarter's last "
+        "day; default the latest); or 13F filers whose name holds `manager`. 25 per page.",
+        (Arg("symbol", schema={**SYMBOL, "description": "A company's holders (with `type`)"}),
+         Arg("type"),
+         Arg("cik", doc="A 13F filer's SEC CIK (digits), e.g. 1067983"),
+         Arg("period"), Arg("manager", param="name", doc="Words of a 13F filer's name"),
+         *_page(), Arg("order"), _fields()),
+        (Route("get_institutional_holdings", when={"cik": PRESENT}),
+         Route("search_13f_filers", when={"manager": PRESENT}),
+         Route("get_holders_v2")),
         {"symbol": "AAPL", "type": "institutional"},
-        {"symbol": "AAPL", "type": "insider-transactions"}),
+        {"cik": "1990003", "limit": 100}),
     Declared(
         "get_analysis", "Earnings estimates and history",
         "Analysts' earnings estimates, earnings history, recommendation trend or upgrades "

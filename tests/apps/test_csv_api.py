@@ -90,6 +90,8 @@ SAMPLES: list[tuple[str, Callable[[Any], list[dict]]]] = [
     ("/v2/filings/AAPL?limit=5", _member("filings")),
     ("/v2/filings/AAPL/fails-to-deliver", _top),
     ("/v2/filings/AAPL/congressional-trades", _top),
+    ("/v2/filings/1067983/13f?period=2024-06-30", _member("holdings")),
+    ("/v2/filings/13f/search?name=capital", _top),
     ("/v2/crypto/coins?count=5", _top),
     ("/v2/crypto/trending", _top),
     ("/v2/calendar?symbols=AAPL,MSFT,KO&range=3mo", _top),

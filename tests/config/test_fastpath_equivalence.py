@@ -114,6 +114,8 @@ SAMPLES = [
     "/v2/filings/search?q=apple&size=2",
     "/v2/filings/AAPL/fails-to-deliver?months=1&limit=2",
     "/v2/filings/AAPL/congressional-trades",
+    "/v2/filings/1067983/13f?period=2024-06-30&limit=2",
+    "/v2/filings/13f/search?name=capital",
     "/v2/index-constituents/%5EDJI",
     "/v2/screeners/gainers?count=5&format=both",
     "/v2/screeners/custom",
