@@ -521,12 +521,14 @@ def institutional_holdings(cik: int, period: str | None) -> InstitutionalHolding
         added.append(Addition(report.accession, report.filed,
                               covers[report.accession].amendment_number, unit, len(rows)))
     base_cover = covers.get(base.accession)
-    restated = base.form == "13F-HR/A"
+    # An amendment as the report: a restatement, or (no report of the quarter listed) a
+    # new-holdings amendment standing alone.
+    kind = None if base_cover is None else "NEW HOLDINGS" if adds(base) else "RESTATEMENT"
     return InstitutionalHoldings(
         cik=cik, name=found.name, period=chosen, filed_at=base.filed,
         accession_number=base.accession, form=cast(Any, base.form),
         amendment_number=base_cover.amendment_number if base_cover else None,
-        amendment_type="RESTATEMENT" if restated else None,
+        amendment_type=cast(Any, kind),
         value_unit=value_unit(base.filed), additions=added,
         total_value=sum(h.value or 0 for h in holdings), holdings_count=len(holdings),
         periods=periods, holdings=holdings)

@@ -109,8 +109,9 @@ class InstitutionalHoldings:
     amendment_number: int | None = member("The restatement's amendment number; null for "
                                           "the original report")
     amendment_type: AmendmentType | None = member(
-        "`RESTATEMENT` when the report is an amendment that restates it (null for the "
-        "original; `NEW HOLDINGS` amendments are `additions`)")
+        "`RESTATEMENT` when the report is an amendment that restates it; null for the "
+        "original (later `NEW HOLDINGS` amendments are `additions`; one is the report only "
+        "when no other filing of the quarter is listed)")
     value_unit: ValueUnit = member("Unit of the report's value column as filed: "
                                    "`thousands` for filings made before 2023-01-03, else "
                                    "`dollars`; every `value` here is in dollars")

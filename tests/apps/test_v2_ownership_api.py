@@ -25,6 +25,7 @@ from marketdata.records.members import member_names
 from tests.apps.payloads import FAILURES, fail_url
 from tests.conftest import calls_to
 from tests.marketdata.providers import thirteenf_bodies as bodies
+from tests.mcp import post_json
 
 CIK, NAME = bodies.CIK, bodies.NAME
 Q2, Q1, OLD = bodies.LATEST, bodies.ORIGINAL_Q1, bodies.ORIGINAL_Q3
@@ -290,3 +291,24 @@ def test_the_sandbox_serves_both_routes(api, sandbox_upstream):
     assert found[0]["cik"] == CIK and found[0]["name"] == "Berkshire Hathaway Inc"
     assert api.get("/v2/filings/13f/search?name=apple").json() == []
     assert api.get("/v2/filings/1990004/13f").status_code == 404  # 13F-NT notices only
+
+
+def test_the_graphql_root_fields(api, sandbox_upstream, unvalidated_responses):
+    rest = api.get("/v2/filings/1067983/13f?period=2024-06-30&limit=2").json()
+    status, _, answer = post_json("/graphql", {"query": (
+        '{ institutionalHoldings(cik: "1067983", period: "2024-06-30", first: 2) '
+        "{ cik period valueUnit totalValue holdingsCount "
+        "holdings { nodes { issuer cusip class value putCall } } } "
+        'institutionalFilers(name: "berkshire") { nodes { cik name } } '
+        'bad: institutionalHoldings(cik: "x1") { cik } }')})
+    assert status == 200, answer
+    found = answer["data"]["institutionalHoldings"]
+    assert {k: found[k] for k in ("cik", "period", "valueUnit", "totalValue")} == \
+        {k: rest[k] for k in ("cik", "period", "valueUnit", "totalValue")}
+    assert [n["value"] for n in found["holdings"]["nodes"]] == \
+        [n["value"] for n in rest["holdings"]["nodes"]]
+    assert answer["data"]["institutionalFilers"]["nodes"][0] == {
+        "cik": CIK, "name": "Berkshire Hathaway Inc"}
+    assert answer["data"]["bad"] is None
+    (error,) = [e for e in answer["errors"] if e["path"] == ["bad"]]
+    assert error["extensions"]["status"] == 400

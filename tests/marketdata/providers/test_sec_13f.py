@@ -272,6 +272,17 @@ def test_a_filer_without_13f_reports(yahoo, recording):
                                    "report (13F-HR)")
 
 
+def test_a_new_holdings_amendment_alone_is_the_report(yahoo):
+    yahoo.get(f"{bodies.SUBMISSIONS}/CIK{CIK:010d}.json",
+              bodies.submissions(CIK, NAME, [(ADDED, "13F-HR/A", "2023-02-10", "2022-09-30")]))
+    serve_filing(yahoo, ADDED, [NOTE], cover=bodies.cover("2022-09-30", (3, "NEW HOLDINGS")))
+    found = sec_13f.institutional_holdings(CIK, None)
+    assert (found.accession_number, found.form, found.amendment_number,
+            found.amendment_type, found.additions) == \
+        (ADDED, "13F-HR/A", 3, "NEW HOLDINGS", [])
+    assert [h.value for h in found.holdings] == [9_500_000]
+
+
 def test_a_report_without_an_information_table_has_no_holdings(yahoo):
     yahoo.get(f"{bodies.SUBMISSIONS}/CIK{CIK:010d}.json",
               bodies.submissions(CIK, NAME, FILINGS[:1]))
