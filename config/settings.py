@@ -119,6 +119,7 @@ INSTALLED_APPS = [
     "apps.filings",
     "apps.funds",
     "apps.short",
+    "apps.ownership",
     "apps.ratelimit",
     "apps.stream",
     "apps.mcp",

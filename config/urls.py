@@ -41,6 +41,9 @@ urlpatterns = [
     path("", include("apps.profiles.urls")),  # v2: company profiles
     path("", include("apps.pressreleases.urls")),  # v2: press releases
     path("", include("apps.constituents.urls")),  # v2: index constituents
+    # v2: 13F holdings and filers; before the symbol routes of /v2/filings/ (its literal
+    # /v2/filings/13f/search must never reach a <symbol> pattern of another app).
+    path("", include("apps.ownership.urls")),
     path("", include("apps.disclosures.urls")),  # v2: fails-to-deliver, congressional trades
     path("", include("apps.backtest.urls")),  # v2: strategy backtests
     path("", include("apps.risk.urls")),  # v2: risk metrics

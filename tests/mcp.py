@@ -1,5 +1,6 @@
 """One JSON-RPC message to ``/mcp`` through the server's own HTTP router, in process: what
-the MCP tests and ``bench/mcp_budget.py`` send (no server process, the real stack)."""
+the MCP tests and ``bench/mcp_budget.py`` send (no server process, the real stack); any
+JSON POST the same way (``/graphql``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,15 @@ def post_mcp(message: dict[str, Any], headers: dict[str, str] | None = None
     """``message`` POSTed to /mcp as the client 127.0.0.1 to Host ``testserver``, on a loop of
     its own (as each worker has: the session manager starts on each loop's first request);
     the status, the headers and the JSON answer."""
+    return post_json("/mcp", message, {
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-11-25", **(headers or {})})
+
+
+def post_json(path: str, message: Any, headers: dict[str, str] | None = None
+              ) -> tuple[int, dict[bytes, bytes], Any]:
+    """``message`` POSTed as JSON to ``path`` through the server's HTTP router (``/mcp``,
+    ``/graphql``), on a loop of its own; the status, the headers and the JSON answer."""
     import config.asgi
 
     body = json.dumps(message).encode()
@@ -25,10 +35,9 @@ def post_mcp(message: dict[str, Any], headers: dict[str, str] | None = None
         sent.append(event)
 
     raw = {"host": "testserver", "content-type": "application/json",
-           "content-length": str(len(body)), "accept": "application/json, text/event-stream",
-           "mcp-protocol-version": "2025-11-25", **(headers or {})}
+           "content-length": str(len(body)), **(headers or {})}
     scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
-             "method": "POST", "scheme": "http", "path": "/mcp", "raw_path": b"/mcp",
+             "method": "POST", "scheme": "http", "path": path, "raw_path": path.encode(),
              "query_string": b"", "root_path": "", "client": ("127.0.0.1", 50000),
              "server": ("testserver", 80),
              "headers": [(k.encode(), v.encode()) for k, v in raw.items()]}

@@ -405,6 +405,9 @@ PATH_PARAMETER_EXAMPLES: dict[tuple[str, str], Any] = {
     ("/v2/filings/search", "forms"): "10-K",
     ("/v2/filings/search", "startDate"): "2024-01-01",
     ("/v2/filings/search", "endDate"): "2024-12-31",
+    ("/v2/filings/{cik}/13f", "cik"): "1067983",
+    ("/v2/filings/{cik}/13f", "period"): "2024-06-30",
+    ("/v2/filings/13f/search", "name"): "berkshire",
     ("/v2/filings/", "concepts"): "Revenues,NetIncomeLoss",
     ("/v2/filings/", "form"): "10-K",
     # insider transactions: the default window (the last 365 days), written out

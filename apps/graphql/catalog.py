@@ -119,6 +119,8 @@ ROOT: tuple[Served, ...] = (
     Served("feeds", "get_feeds"),
     Served("fearAndGreed", "get_fear_and_greed"),
     Served("filingsSearch", "get_filings_search"),
+    Served("institutionalHoldings", "get_institutional_holdings"),
+    Served("institutionalFilers", "search_13f_filers"),
     Served("charts", "get_charts_batch"),
     Served("indicatorsBatch", "get_indicators_batch"),
     Served("dividendsBatch", "get_dividends_batch"),

@@ -177,17 +177,25 @@ TOOLS: tuple[Declared, ...] = (
         {"symbol": "AAPL", "statement": "income"},
         {"symbol": "AAPL", "statement": "balance", "frequency": "quarterly"}),
     Declared(
-        "get_holders", "Holders, insiders and fund holdings",
-        "Institutional, mutual-fund and major holders, insider roster, purchases and "
-        "transactions of one company (`type`); or, with `view=fund_holdings`, what an ETF or "
-        "mutual fund holds: every position of its latest SEC N-PORT report (weights in % of "
-        "net assets; Yahoo's top ten where none exists); 25 per page.",
-        (_symbol(),
+        "get_holders", "Holders, 13F portfolios and fund holdings",
+        "A company's (`symbol`, `type`) institutional, mutual-fund and major holders or "
+        "insider roster, purchases and transactions; an institutional manager's (`cik`) "
+        "13F holdings, largest first, in dollars, for `period` (a quarter's last day; "
+        "default the latest); 13F filers whose name holds `manager`; or, with "
+        "`view=fund_holdings`, every position of an ETF's or mutual fund's latest SEC "
+        "N-PORT report (weights in % of net assets; Yahoo's top ten where none exists). "
+        "25 per page.",
+        (Arg("symbol", schema={**SYMBOL, "description": "A company's holders (with `type`) "
+                                                        "or a fund's holdings"}),
          Arg("view", selector=True, schema={"type": "string", "default": "holders",
                                             "enum": ["holders", "fund_holdings"]}),
-         Arg("type", doc="Holder list (view holders)"), Arg("top"), *_page(), Arg("order"),
-         _fields()),
-        (Route("get_etf_holdings", when={"view": "fund_holdings"}),
+         Arg("type", doc="Holder list (view holders)"), Arg("top"),
+         Arg("cik", doc="A 13F filer's SEC CIK (digits), e.g. 1067983"),
+         Arg("period"), Arg("manager", param="name", doc="Words of a 13F filer's name"),
+         *_page(), Arg("order"), _fields()),
+        (Route("get_institutional_holdings", when={"cik": PRESENT}),
+         Route("search_13f_filers", when={"manager": PRESENT}),
+         Route("get_etf_holdings", when={"view": "fund_holdings"}),
          Route("get_holders_v2")),
         {"symbol": "AAPL", "type": "institutional"},
         {"symbol": "VTI", "view": "fund_holdings", "limit": 100}),

@@ -97,6 +97,8 @@ PROVIDER = ProviderConfig(name="sec", display_name="SEC EDGAR", connect_timeout=
 
 TICKERS_URL = "https://www.sec.gov/files/company_tickers.json"
 SUBMISSIONS_URL = "https://data.sec.gov/submissions/CIK{cik:010d}.json"
+# An older page of a filing list, by the name ``filings.files`` gives it.
+PAGE_URL = "https://data.sec.gov/submissions/{name}"
 ARCHIVES_URL = "https://www.sec.gov/Archives/edgar/data"
 COMPANY_FACTS_URL = "https://data.sec.gov/api/xbrl/companyfacts/CIK{cik:010d}.json"
 SEARCH_URL = "https://efts.sec.gov/LATEST/search-index"
@@ -110,6 +112,8 @@ SUBMISSIONS_TTL = TTLPolicy("sec_submissions", open=3600, extended=3600, closed=
 FACTS_TTL = TTLPolicy("sec_facts", open=3600, extended=3600, closed=3600, market_aware=False)
 SEARCH_TTL = TTLPolicy("sec_search", open=3600, extended=3600, closed=3600,
                        market_aware=False)
+PAGE_TTL = TTLPolicy("sec_submissions_page", open=86400, extended=86400, closed=86400,
+                     market_aware=False)
 FILING_TTL = TTLPolicy("sec_filing", open=604800, extended=604800, closed=604800,
                        market_aware=False)
 
@@ -709,6 +713,21 @@ def older_pages(files: Any) -> tuple[SubmissionsPage, ...]:
                 and _ISO_DAY.fullmatch(last):
             pages.append(SubmissionsPage(name=name, filing_from=first, filing_to=last))
     return tuple(sorted(pages, key=lambda page: page.filing_to, reverse=True))
+
+
+def submissions_page(cik: int, page: SubmissionsPage) -> list[Filing]:
+    """An older page of the filing list (cached a day): its rows, in EDGAR's columns (at
+    the top level, not under ``filings.recent``)."""
+    provider = sec_provider()
+
+    def fetch() -> list[Filing]:
+        payload = provider.get_json("submissions_page", PAGE_URL.format(name=page.name))
+        if not isinstance(payload, dict):
+            raise PROVIDER.bad_answer("returned a filing list page that is not an object")
+        return filing_rows(payload)
+
+    return provider.cached("submissions_page", {"cik": cik, "page": page.name}, fetch,
+                           PAGE_TTL, group="sec")
 
 
 def _data_point(point: Any) -> DataPoint | None:

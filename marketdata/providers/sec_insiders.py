@@ -55,18 +55,17 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
-from typing import Any
 from xml.etree import ElementTree
-from xml.parsers import expat
 
 from marketdata import formatting as fmt
+from marketdata import safexml
 from marketdata.cache import TTLPolicy, note_incomplete
 from marketdata.concurrency import gather_partial
 from marketdata.errors import MarketDataError, UpstreamError, telling_failure
 from marketdata.logs import get_logger
 from marketdata.providers import sec
 from marketdata.providers.sec import PROVIDER, sec_provider
-from marketdata.records.filings import Filing, SubmissionsPage
+from marketdata.records.filings import Filing
 from marketdata.records.insiders import (
     CODES,
     MAX_FILINGS,
@@ -81,11 +80,8 @@ from marketdata.records.insiders import (
 
 log = get_logger("marketdata.providers.sec_insiders")
 
-PAGE_URL = "https://data.sec.gov/submissions/{name}"
 DOCUMENT_TTL = TTLPolicy("sec_ownership_document", open=2592000, extended=2592000,
                          closed=2592000, market_aware=False)
-PAGE_TTL = TTLPolicy("sec_submissions_page", open=86400, extended=86400, closed=86400,
-                     market_aware=False)
 
 # Ownership documents fetched at once: one EDGAR call each, a second's worth at its pace.
 ROUND_SIZE = 10
@@ -160,21 +156,6 @@ def _newest_first(filings: Iterable[OwnershipFiling]) -> list[OwnershipFiling]:
                   reverse=True)
 
 
-def submissions_page(cik: int, page: SubmissionsPage) -> list[Filing]:
-    """An older page of the filing list (cached a day): its rows, in EDGAR's columns (at
-    the top level, not under ``filings.recent``)."""
-    provider = sec_provider()
-
-    def fetch() -> list[Filing]:
-        payload = provider.get_json("submissions_page", PAGE_URL.format(name=page.name))
-        if not isinstance(payload, dict):
-            raise PROVIDER.bad_answer("returned a filing list page that is not an object")
-        return sec.filing_rows(payload)
-
-    return provider.cached("submissions_page", {"cik": cik, "page": page.name}, fetch,
-                           PAGE_TTL, group="sec")
-
-
 @dataclass(frozen=True)
 class Candidates:
     """The ownership filings of a window with an XML document, newest first; those
@@ -201,7 +182,7 @@ def window_filings(symbol: str, cik: int, start: date, end: date) -> Candidates:
         if sum(f.document is not None for f in found) >= MAX_FILINGS \
                 or read >= MAX_OLDER_PAGES:
             break
-        found.extend(f for f in ownership_filings(submissions_page(cik, page))
+        found.extend(f for f in ownership_filings(sec.submissions_page(cik, page))
                      if may_hold(f, start, end))
         read += 1
     readable = _newest_first(f for f in found if f.document is not None)
@@ -210,14 +191,6 @@ def window_filings(symbol: str, cik: int, start: date, end: date) -> Candidates:
 
 
 # -- the XML ----------------------------------------------------------------------------------
-class _Refused(Exception):
-    """A construct an ownership document never has and a parser must not process."""
-
-
-def _refuse(*_: Any) -> Any:
-    raise _Refused
-
-
 def _local(name: str) -> str:
     return name.rsplit(":", 1)[-1]
 
@@ -226,21 +199,11 @@ def safe_xml(content: bytes) -> ElementTree.Element:
     """Parse XML without any DTD: a DOCTYPE (where entities would be declared) is refused at
     its start, entity declarations and external entity references too, so no entity is
     ever expanded or fetched. Element names lose their namespace prefix (EDGAR writes none;
-    a producer that adds one is read alike). :class:`_Refused` or
-    :class:`xml.parsers.expat.ExpatError` for anything else than a plain XML document."""
+    a producer that adds one is read alike). :class:`marketdata.safexml.Refused` or
+    :class:`marketdata.safexml.ExpatError` for anything else than a plain XML document."""
     builder = ElementTree.TreeBuilder()
-    parser = expat.ParserCreate()
-    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-    parser.StartDoctypeDeclHandler = _refuse
-    parser.EntityDeclHandler = _refuse
-    parser.UnparsedEntityDeclHandler = _refuse
-    parser.ExternalEntityRefHandler = _refuse
-    parser.buffer_text = True
-    parser.StartElementHandler = lambda name, attributes: builder.start(_local(name),
-                                                                        attributes)
-    parser.EndElementHandler = lambda name: builder.end(_local(name))
-    parser.CharacterDataHandler = builder.data
-    parser.Parse(content, True)
+    safexml.parse(content, lambda name, attributes: builder.start(_local(name), attributes),
+                  lambda name: builder.end(_local(name)), builder.data)
     return builder.close()
 
 
@@ -339,10 +302,10 @@ def parse_ownership_document(content: bytes, filing: OwnershipFiling) -> Ownersh
         raise PROVIDER.bad_answer("sent an ownership document over 2 MB")
     try:
         root = safe_xml(content)
-    except _Refused:
+    except safexml.Refused:
         raise PROVIDER.bad_answer("sent an ownership document with a DOCTYPE or entity "
                                   "declarations (refused, never expanded)") from None
-    except expat.ExpatError:
+    except safexml.ExpatError:
         raise PROVIDER.bad_answer("sent an ownership document that is not well-formed "
                                   "XML") from None
     if root.tag != "ownershipDocument":

@@ -58,14 +58,14 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-import xml.parsers.expat
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any
 
 from django.conf import settings
 
 from marketdata import formatting as fmt
+from marketdata import safexml
 from marketdata.cache import TTLPolicy, note_incomplete
 from marketdata.errors import NotFound, NotServed, UpstreamError
 from marketdata.logs import get_logger
@@ -161,13 +161,6 @@ class NportReport:
 
 
 # -- a safe, streaming XML reader -------------------------------------------------------------
-class _Refused(Exception):
-    """A document construct this reader does not accept (a DOCTYPE, an entity)."""
-
-
-def _refuse(*_args: Any) -> NoReturn:
-    raise _Refused("a DOCTYPE or entity declaration")
-
 
 def stream_xml(content: bytes, start: Callable[[str, dict[str, str]], None],
                end: Callable[[str], None], text: list[str], what: str) -> None:
@@ -177,26 +170,14 @@ def stream_xml(content: bytes, start: Callable[[str, dict[str, str]], None],
     ``text`` holds a leaf's text). One Python call per event and none for text: the
     handlers are the parse's own. A DOCTYPE (and so any entity declaration) is refused, as
     is a document that is not well-formed: both a 502 naming ``what``."""
-    parser = xml.parsers.expat.ParserCreate()
-    parser.buffer_text = True
-    parser.StartDoctypeDeclHandler = _refuse
-    parser.EntityDeclHandler = _refuse
-    parser.ExternalEntityRefHandler = _refuse
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
-    parser.CharacterDataHandler = text.append
-    view = memoryview(content)
     try:
-        for offset in range(0, len(view), _CHUNK):
-            parser.Parse(view[offset:offset + _CHUNK], False)
-        parser.Parse(b"", True)
-    except _Refused:
+        safexml.parse(content, start, end, text.append, chunk=_CHUNK)
+    except safexml.Refused:
         raise PROVIDER.bad_answer(f"sent {what} with a DOCTYPE (refused: no entities are "
                                   "expanded)") from None
-    except xml.parsers.expat.ExpatError as exc:
+    except safexml.ExpatError as exc:
         raise PROVIDER.bad_answer(f"sent {what} that is not well-formed XML "
-                                  f"({xml.parsers.expat.errors.messages.get(exc.code, 'error')}"
-                                  f", line {exc.lineno})") from None
+                                  f"({safexml.error_text(exc)})") from None
 
 
 def _local(name: str) -> str:

@@ -94,6 +94,8 @@ SAMPLES: list[tuple[str, Callable[[Any], list[dict]]]] = [
     ("/v2/etf/DIA/holdings", _member("holdings")),
     ("/v2/short/AAPL/volume", _member("rows")),
     ("/v2/short/AAPL/interest", _member("settlements")),
+    ("/v2/filings/1067983/13f?period=2024-06-30", _member("holdings")),
+    ("/v2/filings/13f/search?name=capital", _top),
     ("/v2/crypto/coins?count=5", _top),
     ("/v2/crypto/trending", _top),
     ("/v2/calendar?symbols=AAPL,MSFT,KO&range=3mo", _top),

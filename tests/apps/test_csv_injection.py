@@ -112,6 +112,8 @@ TEXT_COLUMNS = {
     "/v2/filings/AAPL/insiders?start=2024-01-01&end=2025-06-30": "insider.name",
     "/v2/filings/AAPL/congressional-trades": "assetDescription",
     "/v2/etf/DIA/holdings": "name",  # N-PORT issuer names
+    "/v2/filings/1067983/13f?period=2024-06-30": "issuer",  # the information table's
+    "/v2/filings/13f/search?name=capital": "name",  # EDGAR's display names
     "/v2/crypto/coins?count=5": "name",
     "/v2/crypto/trending": "name",
     "/v2/press-releases/AAPL?limit=3": "title",

@@ -66,10 +66,11 @@ def assert_no_upstream_call(yahoo) -> None:
 _VALID_QUERY = {"symbol": "AAPL", "symbols": "AAPL,MSFT", "query": "apple", "function": "SMA",
                 "range": "1y", "interval": "1d", "statement": "income",
                 "analysis_type": "recommendations", "holder_type": "major",
-                "q": "apple"}  # /v2/search, /v2/lookup
+                "q": "apple",  # /v2/search, /v2/lookup
+                "name": "berkshire"}  # /v2/filings/13f/search
 _VALID_PATH = {"symbol": "AAPL", "sector": "Technology", "analysis_type": "recommendations",
                "holder_type": "major", "id": "DGS10", "from": "EUR", "to": "USD",
-               "screener": "gainers", "statement": "income"}
+               "screener": "gainers", "statement": "income", "cik": "1067983"}
 # v2's `{type}` path segment: a valid value per endpoint.
 _VALID_TYPE = {"/v2/analysis/": "recommendations", "/v2/holders/": "major"}
 

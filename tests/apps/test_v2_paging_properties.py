@@ -21,6 +21,7 @@ from apps.charts.services import Chart
 from apps.core.v2 import encode_cursor
 from marketdata.indicators.indicator_set import IndicatorSet
 from marketdata.providers.yahoo.full_quote import QUOTE_MEMBERS
+from marketdata.records.institutions import InstitutionalFiler
 from marketdata.records.members import member_names
 
 
@@ -57,6 +58,10 @@ PAGED = [
     Paged("/v2/holders/AAPL/mutualfund", "ownershipList"),
     Paged("/v2/holders/AAPL/insider-transactions", "transactions"),
     Paged("/v2/holders/AAPL/insider-roster", "holders"),
+    # `fields` selects the holdings answer's own members, not the rows': paging only
+    Paged("/v2/filings/1067983/13f?period=2024-06-30", "holdings"),
+    Paged("/v2/filings/13f/search?name=capital", None, member_names(InstitutionalFiler),
+          always=("cik",)),
 ]
 _IDS = [p.url for p in PAGED]
 _SETTINGS = settings(max_examples=12, deadline=None,
@@ -153,6 +158,8 @@ ORDERED = [
             "transactionDate", "desc"),
     Ordered("/v2/short/AAPL/volume", "rows", "date", "desc"),
     Ordered("/v2/short/AAPL/interest", "settlements", "settlementDate", "desc"),
+    # ordered by value, not time: `desc` largest first
+    Ordered("/v2/filings/1067983/13f?period=2024-06-30", "holdings", "value", "desc"),
     Ordered("/v2/news?count=30", None, "providerPublishTime", "desc"),
     Ordered("/v2/worldnews/news/AAPL", None, "time", "desc"),
     Ordered("/v2/dividends/AAPL", "dividends", "timestamp", "asc"),

@@ -118,6 +118,8 @@ SAMPLES = [
     "/v2/etf/SPY/holdings?limit=5&top=3",
     "/v2/short/AAPL/volume?limit=3",
     "/v2/short/AAPL/interest?fields=sharesShort&limit=2",
+    "/v2/filings/1067983/13f?period=2024-06-30&limit=2",
+    "/v2/filings/13f/search?name=capital",
     "/v2/index-constituents/%5EDJI",
     "/v2/screeners/gainers?count=5&format=both",
     "/v2/screeners/custom",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import html
 from datetime import date
-from typing import Any
+from typing import Any, Protocol
 
 from marketdata.sandbox.instruments import stable_hash, unit
 from marketdata.sandbox.sec.companies import Company, all_companies
@@ -146,7 +146,17 @@ def folder_listing(f: Filing) -> dict[str, Any]:
                           "parent-dir": f"{ARCHIVES}/{f.cik}"}}
 
 
-def index_page(c: Company, f: Filing) -> str:
+class Filer(Protocol):
+    """Who filed: a company, or a manager of the 13F sandbox."""
+
+    @property
+    def cik(self) -> int: ...
+
+    @property
+    def name(self) -> str: ...
+
+
+def index_page(c: Filer, f: Filing) -> str:
     """The filing's ``-index.htm``: a header with dates and items, then the Document
     Format Files table (Seq, Description, Document, Type, Size)."""
     base = f"{ARCHIVES}/{f.cik}/{f.folder}"

@@ -148,15 +148,16 @@ def company_facts(c: Company, today: date) -> dict[str, Any]:
 
 
 # -- full-text search -----------------------------------------------------------------------
-def _terms(query: str) -> list[str]:
+def terms(query: str) -> list[str]:
+    """The words of a query (two characters or more), lower-case."""
     return [t for t in re.split(r"[^A-Za-z0-9&.-]+", query.lower()) if len(t) >= 2]
 
 
 def matching_companies(query: str) -> list[Company]:
     """The companies a query finds: those it names, else one in twenty by sha256."""
-    terms = _terms(query)
+    wanted = terms(query)
     named = [c for c in all_companies()
-             if any(t in c.name.lower().split() or t.upper() in c.tickers for t in terms)]
+             if any(t in c.name.lower().split() or t.upper() in c.tickers for t in wanted)]
     if named:
         return named
     return [c for c in all_companies() if stable_hash("efts", query.lower(), c.cik) % 20 == 0]

@@ -6,7 +6,8 @@
 | ``GET /files/company_tickers.json`` | the ticker list |
 | ``GET /files/company_tickers_mf.json`` | the funds' share classes (``nport.py``) |
 | ``GET /cgi-bin/browse-edgar?action=getcompany&CIK=S...`` | a fund series' filings (Atom) |
-| ``GET /submissions/CIK##########.json`` | the company's submissions (404 XML otherwise) |
+| ``GET /submissions/CIK##########.json`` | a filer's submissions (404 XML otherwise) |
+| ``GET /submissions/CIK##########-submissions-NNN.json`` | an older page of a filing list |
 | ``GET /api/xbrl/companyfacts/CIK##########.json`` | the company's XBRL facts (404 XML otherwise) |
 | ``GET /LATEST/search-index?q=...`` | full-text search (efts.sec.gov; 400 without ``q``) |
 | ``GET /Archives/edgar/data/{cik}/{folder}/{accession}-index.htm`` | the filing index page |
@@ -31,7 +32,7 @@ from marketdata.sandbox.common import BASE_HEADERS, Request, json_response, text
 from marketdata.sandbox.feeds import documents as feeds
 from marketdata.sandbox.providers import Handler, Route, SandboxOptions, SimulatedProvider
 from marketdata.sandbox.response import SandboxResponse
-from marketdata.sandbox.sec import documents, facts, fails, insiders, nport
+from marketdata.sandbox.sec import documents, facts, fails, insiders, nport, thirteenf
 from marketdata.sandbox.sec.companies import company
 from marketdata.sandbox.sec.filings import find_filing, recent_filings
 
@@ -110,11 +111,22 @@ def handle_fund_archive(req: Request, cik: int, folder: str, name: str) -> Sandb
 
 
 def handle_submissions(req: Request) -> SandboxResponse:
-    found = company(int(req.params["cik"]))
-    if found is None:
-        return _no_such_key()
-    today = req.clock().date()
-    return json_response(documents.submissions(found, recent_filings(found.cik, today)))
+    cik, today = int(req.params["cik"]), req.clock().date()
+    manager, found = thirteenf.manager(cik), company(cik)
+    if found is not None:
+        body = documents.submissions(found, recent_filings(found.cik, today))
+        return json_response(body if manager is None
+                             else thirteenf.with_reports(body, manager, today))
+    if manager is not None:
+        return json_response(thirteenf.submissions(manager, today))
+    return _no_such_key()
+
+
+def handle_submissions_page(req: Request) -> SandboxResponse:
+    manager = thirteenf.manager(int(req.params["cik"]))
+    page = thirteenf.history_page(manager, req.params["page"], req.clock().date()) \
+        if manager is not None else None
+    return _no_such_key() if page is None else json_response(page)
 
 
 def handle_company_facts(req: Request) -> SandboxResponse:
@@ -144,14 +156,43 @@ def handle_search(req: Request) -> SandboxResponse:
     if offset is None or size is None or offset < 0 or size < 0:
         return json_response({"error": "from and size must be non-negative integers"}, 400)
     forms = [f.strip() for f in (req.arg("forms") or "").split(",") if f.strip()]
+    if forms and all(f.upper().startswith("13F") for f in forms):
+        # The managers' 13F filings (the companies file none); a phrase's quotes dropped.
+        return json_response(thirteenf.search(facts.terms(query), forms, offset, size,
+                                              req.clock().date()))
     return json_response(facts.search(query, forms, start, end, offset, size,
                                       req.clock().date()))
+
+
+def handle_13f_archive(req: Request, manager: thirteenf.Manager) -> SandboxResponse | None:
+    """A 13F filing's index or document; None when the path names none of the manager's
+    13F filings (a listed company's other filings are the company's)."""
+    folder, name = req.params["folder"], req.params["name"]
+    accession = name.removesuffix("-index.htm") if name.endswith("-index.htm") \
+        else f"{folder[:10]}-{folder[10:12]}-{folder[12:]}"
+    report = thirteenf.find_report(manager, accession, req.clock().date())
+    if report is None or report.folder != folder:
+        return None
+    if name.endswith("-index.htm"):
+        return text_response(documents.index_page(manager, report.filing()),
+                             content_type=HTML_TYPE)
+    if name == "index.json":
+        return json_response(documents.folder_listing(report.filing()))
+    doc = thirteenf.document(report, name)
+    if doc is None:
+        return not_found()
+    body, content_type = doc
+    return text_response(body, content_type=content_type)
 
 
 def handle_archive(req: Request) -> SandboxResponse:
     cik, folder, name = int(req.params["cik"]), req.params["folder"], req.params["name"]
     if nport.is_fund_cik(cik):
         return handle_fund_archive(req, cik, folder, name)
+    manager = thirteenf.manager(cik)
+    answer = handle_13f_archive(req, manager) if manager is not None else None
+    if answer is not None:
+        return answer
     found = company(cik)
     if found is None:
         return not_found()
@@ -196,6 +237,8 @@ ROUTES = (
           _checked(handle_fund_tickers)),
     Route(("GET",), re.compile(r"/submissions/CIK(?P<cik>\d{10})\.json"),
           _checked(handle_submissions)),
+    Route(("GET",), re.compile(r"/submissions/CIK(?P<cik>\d{10})-submissions-(?P<page>\d{3})"
+                               r"\.json"), _checked(handle_submissions_page)),
     Route(("GET",), re.compile(r"/files/data/fails-deliver-data/cnsfails(?P<month>\d{6})"
                                r"(?P<half>[ab])\.zip"), _checked(handle_fails_file)),
     Route(("GET",), re.compile(r"/api/xbrl/companyfacts/CIK(?P<cik>\d{10})\.json"),

@@ -1,0 +1,4 @@
+from apps.core.routing import routes_of
+from apps.ownership import views
+
+urlpatterns = routes_of(views)
