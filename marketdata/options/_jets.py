@@ -444,7 +444,9 @@ def american_jet(S: float, K: float, T: float, r: float, q: float, v: float, cal
     """One contract's Bjerksund-Stensland price as a jet in (S, T, sigma, r): the rules of
     ``_kernels.bs2002_price`` (validity, put-call transformation, European price where
     q_c <= 1e-12, the floor at the European and intrinsic values), 2002 boundary if
-    ``two_step`` else 1993's. NaN in every component where the price is undefined."""
+    ``two_step`` else 1993's. NaN in every component where the price is undefined; a
+    derivative can be inf or NaN alone where an intermediate overflows (a huge (I/S)^kappa
+    times a vanishing normal tail: sigma of a few percent far from the money)."""
     if not _valid(S, K, T, r, q, v):
         return _NAN_JET
     if call:
@@ -470,10 +472,7 @@ def american_jet(S: float, K: float, T: float, r: float, q: float, v: float, cal
             out = _bs1993_call_jet(s_c, k_c, t, r_c, b, vol)
         floor = _jmax(european, _jsub(s_c, k_c))
         out = _jmax(out, floor) if math.isfinite(out[0]) else _NAN_JET
-    for c in range(6):
-        if not math.isfinite(out[c]):
-            return _NAN_JET
-    return out
+    return out if math.isfinite(out[0]) else _NAN_JET
 
 
 @_jit
@@ -492,6 +491,9 @@ def _greeks(S: np.ndarray, K: np.ndarray, T: np.ndarray, r: np.ndarray, q: np.nd
         out[3, i] = -j[3] / days_per_year
         out[4, i] = j[4] / 100.0
         out[5, i] = j[5] / 100.0
+        for row in range(1, 6):
+            if not math.isfinite(out[row, i]):
+                out[row, i] = np.nan
     return out
 
 
@@ -499,7 +501,8 @@ def _greeks(S: np.ndarray, K: np.ndarray, T: np.ndarray, r: np.ndarray, q: np.nd
 def bs2002_greeks(S: np.ndarray, K: np.ndarray, T: np.ndarray, r: np.ndarray, q: np.ndarray,
                   v: np.ndarray, call: np.ndarray, days_per_year: float) -> np.ndarray:
     """Price, delta, gamma, theta (per day), vega (per point), rho (per point) of each
-    contract (rows), BS2002, analytic."""
+    contract (rows), BS2002, analytic; a greek whose computation overflowed is NaN (the
+    caller, ``pricing.bs2002``, then differentiates that contract numerically)."""
     return _greeks(S, K, T, r, q, v, call, days_per_year, True)
 
 

@@ -73,7 +73,7 @@ def test_erfc_and_the_vectorised_exp_equal_numpy():
     assert np.array_equal(mine[~ok & ~np.isnan(e)] == 0, e[~ok & ~np.isnan(e)] == 0)
 
 
-@pytest.mark.slow("compiles the options kernels (~10 s) when numba's cache is empty")
+@pytest.mark.slow("compiles the options kernels (~20 s of CPU) when numba's cache is empty")
 def test_warm_up_runs_every_kernel_without_warnings():
     with warnings.catch_warnings(), np.errstate(all="raise"):
         warnings.simplefilter("error")
