@@ -86,8 +86,9 @@ SECONDS_PER_YEAR = DAYS_PER_YEAR * 86_400.0
 EXCHANGE_TZ = ZoneInfo("America/New_York")
 EXCHANGE_CLOSE = dt.time(16, 0)
 
-# Relative spot bump, absolute sigma and rate bumps, and the time step (years) of the
-# American greeks (finite differences of the BS2002 price).
+# Relative spot bump, relative sigma bump, absolute rate bump and the time step (years) of
+# bs2002_reference's finite differences (the reference of the analytic American greeks, and
+# their fallback where a derivative overflows).
 AMERICAN_BUMPS = {"spot": 1e-3, "sigma": 1e-3, "rate": 1e-5, "time": 1.0 / 8_760.0}
 
 _T1_FRACTION = (np.sqrt(5.0) - 1.0) / 2.0  # t1 / T in BS2002
