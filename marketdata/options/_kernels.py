@@ -7,8 +7,8 @@ kernels with them on the generated grid); these are the same formulas, written p
 - :func:`bs2002_prices`: the Bjerksund-Stensland 2002 price (put-call transformation, the
   European price where q_c <= 1e-12, the floor at the European and intrinsic values, NaN
   where the numpy form gives NaN);
-- :func:`bs2002_greeks`: that price and its central finite differences (9 prices a contract,
-  the bumps of ``pricing.AMERICAN_BUMPS`` passed in);
+- (its analytic greeks, the same expressions carried as jets, are
+  :mod:`marketdata.options._jets`);
 - :func:`solve_iv`: the bracketed Newton (European) / secant (American) solver of
   ``implied._solve``, same start, steps, tolerances and NaN rules.
 
@@ -250,9 +250,11 @@ def _minimum(a: float, b: float) -> float:
 
 
 @_inline
-def _erfc_lane(x: float) -> float:
+def _erfc_ems_lane(x: float) -> tuple[float, float]:
     """:func:`erfc` without branches (every branch computed, one selected), so that a loop
-    of them vectorises; the same expressions, so the same value up to ``_exp``'s last bit."""
+    of them vectorises; the same expressions, so the same value up to ``_exp``'s last bit.
+    Also exp(-x*x) (Cody's split, what the rational forms are multiplied by; 0 where erfc
+    underflows): from x = -z / sqrt 2 that is the normal density of z times sqrt(2 pi)."""
     y = abs(x)
     ysq = y * y if y > 1.11e-16 else 0.0
     num = _A4 * ysq
@@ -300,7 +302,14 @@ def _erfc_lane(x: float) -> float:
     out = mid if y <= 4.0 else large
     out = 2.0 - out if x < 0 else out
     out = small if y <= 0.46875 else out
-    return x if x != x else out
+    ems = 0.0 if y >= _XBIG else ems
+    return (x, x) if x != x else (out, ems)
+
+
+@_inline
+def _erfc_lane(x: float) -> float:
+    """:func:`_erfc_ems_lane`'s erfc alone."""
+    return _erfc_ems_lane(x)[0]
 
 
 # Scratch layout of one BS2002 price (``work``): the arguments of Phi, then their values,
@@ -522,38 +531,6 @@ def bs2002_prices(S: np.ndarray, K: np.ndarray, T: np.ndarray, r: np.ndarray, q:
     work = np.empty(WORK_SIZE)
     for i in range(n):
         out[i] = bs2002_price(S[i], K[i], T[i], r[i], q[i], v[i], call[i], work)
-    return out
-
-
-@_jit
-def bs2002_greeks(S: np.ndarray, K: np.ndarray, T: np.ndarray, r: np.ndarray, q: np.ndarray,
-                  v: np.ndarray, call: np.ndarray, spot_bump: float, sigma_bump: float,
-                  hr: float, time_bump: float, days_per_year: float) -> np.ndarray:
-    """Price, delta, gamma, theta, vega, rho (rows) of each contract: ``pricing.bs2002``'s
-    central finite differences, the same bumps and the same arithmetic."""
-    n = S.size
-    out = np.empty((6, n))
-    work = np.empty(WORK_SIZE)
-    for i in range(n):
-        s, k, t, rr, qq, vv, c = S[i], K[i], T[i], r[i], q[i], v[i], call[i]
-        hs = spot_bump * s * _minimum(1.0, vv * math.sqrt(abs(t)))
-        hv = sigma_bump * vv
-        ht = _minimum(time_bump, t / 2.0)
-        p = bs2002_price(s, k, t, rr, qq, vv, c, work)
-        up = bs2002_price(s + hs, k, t, rr, qq, vv, c, work)
-        down = bs2002_price(s - hs, k, t, rr, qq, vv, c, work)
-        vup = bs2002_price(s, k, t, rr, qq, vv + hv, c, work)
-        vdown = bs2002_price(s, k, t, rr, qq, vv - hv, c, work)
-        rup = bs2002_price(s, k, t, rr + hr, qq, vv, c, work)
-        rdown = bs2002_price(s, k, t, rr - hr, qq, vv, c, work)
-        earlier = bs2002_price(s, k, t - ht, rr, qq, vv, c, work)
-        later = bs2002_price(s, k, t + ht, rr, qq, vv, c, work)
-        out[0, i] = p
-        out[1, i] = (up - down) / (2.0 * hs)
-        out[2, i] = (up - 2.0 * p + down) / (hs * hs)
-        out[3, i] = (earlier - later) / (2.0 * ht) / days_per_year
-        out[4, i] = (vup - vdown) / (2.0 * hv) / 100.0
-        out[5, i] = (rup - rdown) / (2.0 * hr) / 100.0
     return out
 
 

@@ -2,9 +2,10 @@
 release the GIL (``nogil=True``) and compute each contract on its own, so chunks of a chain
 are independent and the answer is the same, element for element, as one call's.
 
-Why: American greeks cost ~18 us a contract (BS2002 priced nine times), ~36 ms for a
-2,000-contract chain on one core; on this project's 2-core machines the chain is priced in
-half that (bench/README.md, issue 45). One pool per process, as many threads as cores, so
+Why: an American IV costs a dozen BS2002 prices a contract and the analytic American
+greeks about 1.6 (70 ms and 12 ms of CPU for a 2,000-contract chain on a loaded 2-core
+machine); on this project's 2-core machines a chain takes about half that when the other
+core is free (bench/README.md, issue 45). One pool per process, as many threads as cores, so
 concurrent requests share the cores rather than multiplying threads; a chain under
 :data:`MIN_CHUNK` contracts a core is one call (the pool's hand-off costs more).
 """

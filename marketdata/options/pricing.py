@@ -46,18 +46,23 @@ European price. Puts through the put-call transformation P(S, K, T, r, q, sigma)
 T, r=q, q=r, sigma). At or beyond the boundary (S >= I2 for a call) the price is the
 intrinsic value. The bivariate normal is :func:`marketdata.options._normal.bvn_cdf` (Genz,
 double precision).
-American greeks are **central finite differences of the BS2002 price** with the bumps of
-:data:`AMERICAN_BUMPS`: spot +-0.1 % of S x min(1, sigma sqrt(T)) (delta, gamma: the bump
-shrinks with the distribution's width), volatility +-0.1 % of sigma, rate +-1e-5 (q
-fixed), and time +-h with h = one hour (1/8,760 year), or T/2 when T is shorter (theta =
-(V(T - h) - V(T + h)) / 2h / 365). Against the analytic BSM greeks where BS2002 is BSM
-(calls with q = 0) they agree within 1e-4 relative (gamma 5e-4; tests); within one bump of the
-exercise boundary, where the price has a kink, they average the two sides.
+American greeks are the **analytic derivatives of the BS2002 price** (:func:`bs2002`;
+:mod:`marketdata.options._jets`: the formula differentiated in forward mode, through
+phi, psi, the univariate and bivariate normals and the trigger prices' dependence on K, T,
+sigma, r and q via beta, B_inf, B_0, h(T), I1, I2 and t1; puts through the same
+transformation, their delta and gamma the call's derivatives in its strike). Where the
+price switches branch (exercise now at S >= I2, the floors) they are the selected branch's
+derivatives (at a kink, one side's). :func:`bs2002_reference`, central finite differences
+with the bumps of :data:`AMERICAN_BUMPS` (spot +-0.1 % of S x min(1, sigma sqrt(T)),
+volatility +-0.1 % of sigma, rate +-1e-5 with q fixed, time +-1 hour or T/2), is the
+reference they are tested against (and a Richardson extrapolation of finer differences,
+to 1e-6 relative).
 
-:func:`bs1993_american` is the 1993 one-step boundary ("Closed-form approximation of
-American options", Scandinavian Journal of Management, 1993) that QuantLib's
-``BjerksundStenslandApproximationEngine`` implements; it shares every building block with
-BS2002 and exists to check them against QuantLib.
+:func:`bs1993_american` (price) and :func:`bs1993_greeks` (analytic greeks) are the 1993
+one-step boundary ("Closed-form approximation of American options", Scandinavian Journal of
+Management, 1993) that QuantLib's ``BjerksundStenslandApproximationEngine`` implements
+(with analytic greeks); they share every building block with BS2002 and exist to check
+them against QuantLib.
 """
 
 from __future__ import annotations
@@ -70,7 +75,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 from numpy.typing import ArrayLike
 
-from marketdata.options import _kernels
+from marketdata.options import _jets, _kernels
 from marketdata.options._normal import bvn_cdf, ncdf, npdf
 from marketdata.options._threads import chunked
 
@@ -81,8 +86,9 @@ SECONDS_PER_YEAR = DAYS_PER_YEAR * 86_400.0
 EXCHANGE_TZ = ZoneInfo("America/New_York")
 EXCHANGE_CLOSE = dt.time(16, 0)
 
-# Relative spot bump, absolute sigma and rate bumps, and the time step (years) of the
-# American greeks (finite differences of the BS2002 price).
+# Relative spot bump, relative sigma bump, absolute rate bump and the time step (years) of
+# bs2002_reference's finite differences (the reference of the analytic American greeks, and
+# their fallback where a derivative overflows).
 AMERICAN_BUMPS = {"spot": 1e-3, "sigma": 1e-3, "rate": 1e-5, "time": 1.0 / 8_760.0}
 
 _T1_FRACTION = (np.sqrt(5.0) - 1.0) / 2.0  # t1 / T in BS2002
@@ -309,12 +315,10 @@ def _american(call_formula, S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLi
     return out
 
 
-def _no_early_exercise(q: np.ndarray, r: np.ndarray, call: np.ndarray,
-                       rate_bump: float = 0.0) -> np.ndarray:
-    """The contracts priced as European (q_c <= 1e-12: a call's q, a put's r), with a put's
-    r bumped down by ``rate_bump`` (the greeks' rate scenarios)."""
+def _no_early_exercise(q: np.ndarray, r: np.ndarray, call: np.ndarray) -> np.ndarray:
+    """The contracts priced as European (q_c <= 1e-12: a call's q, a put's r)."""
     with np.errstate(invalid="ignore"):
-        return np.where(call, q <= 1e-12, r - rate_bump <= 1e-12)
+        return np.where(call, q <= 1e-12, r <= 1e-12)
 
 
 def bs2002_price(S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, q: ArrayLike,
@@ -353,34 +357,62 @@ def bs1993_american(S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, q: A
 
 def bs2002(S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, q: ArrayLike, sigma: ArrayLike,
            is_call: ArrayLike) -> Greeks:
-    """BS2002 price and finite-difference greeks (bumps: :data:`AMERICAN_BUMPS`); the
-    compiled kernel (:func:`marketdata.options._kernels.bs2002_greeks`); the contracts
-    without early exercise in some scenario (q_c <= 1e-12 + the rate bump) by the numpy
-    reference, whose European lanes are the numpy BSM price."""
+    """BS2002 price and **analytic** greeks: the compiled kernel
+    (:func:`marketdata.options._jets.bs2002_greeks`, the price's exact derivatives in
+    forward mode), one chunk of the chain per core. The contracts without early exercise
+    (q_c <= 1e-12) are European: the price of :func:`bs2002_price` (the numpy BSM price of
+    the put-call transformed contract) and the analytic BSM greeks of :func:`bsm`. The
+    price is :func:`bs2002_price`'s, bit for bit. Where a derivative overflows inside the
+    kernel (extreme contracts, below), that greek is the finite difference of
+    :func:`bs2002_reference` (NaN where that has none either)."""
     arrays = _arrays(S, K, T, r, q, sigma, is_call)
     shape = arrays[0].shape
     flat = [a.ravel() for a in arrays]
     call = flat[-1].astype(bool)
-    european = _no_early_exercise(flat[4], flat[3], call, AMERICAN_BUMPS["rate"])
+    european = _no_early_exercise(flat[4], flat[3], call)
     out = np.empty((6, call.size))
     if european.any():
-        ref = bs2002_reference(*(a[european] for a in flat))
-        for row, name in enumerate(("price", "delta", "gamma", "theta", "vega", "rho")):
-            out[row, european] = getattr(ref, name)
+        lanes = [a[european] for a in flat]
+        eu = bsm(*lanes)
+        out[0, european] = bs2002_price_reference(*lanes)
+        for row, name in enumerate(("delta", "gamma", "theta", "vega", "rho"), start=1):
+            out[row, european] = getattr(eu, name)
     early = ~european
     if early.any():
         s_, k_, t_, r_, q_, v_ = (np.ascontiguousarray(a[early]) for a in flat[:-1])
         out[:, early] = chunked(
-            _kernels.bs2002_greeks, (s_, k_, t_, r_, q_, v_, np.ascontiguousarray(call[early])),
-            (AMERICAN_BUMPS["spot"], AMERICAN_BUMPS["sigma"], AMERICAN_BUMPS["rate"],
-             AMERICAN_BUMPS["time"], DAYS_PER_YEAR), axis=1)
+            _jets.bs2002_greeks, (s_, k_, t_, r_, q_, v_, np.ascontiguousarray(call[early])),
+            (DAYS_PER_YEAR,), axis=1)
+    # A derivative that overflowed inside the jets (a huge (I/S)^kappa times a vanishing
+    # normal tail, at volatilities of a few percent far from the money: ~2 in 10,000 of
+    # random extreme contracts, none on the test grid): that greek's finite difference.
+    overflowed = np.isfinite(out[0]) & ~np.isfinite(out[1:]).all(axis=0)
+    if overflowed.any():
+        ref = bs2002_reference(*(a[overflowed] for a in flat))
+        for row, name in enumerate(("delta", "gamma", "theta", "vega", "rho"), start=1):
+            mine = out[row, overflowed]
+            out[row, overflowed] = np.where(np.isfinite(mine), mine, getattr(ref, name))
+    return Greeks(*(row.reshape(shape) for row in out))
+
+
+def bs1993_greeks(S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, q: ArrayLike,
+                  sigma: ArrayLike, is_call: ArrayLike) -> Greeks:
+    """Bjerksund-Stensland 1993 price and analytic greeks, floored like BS2002 (checks
+    only: QuantLib's engine gives analytic greeks of this formula; the tests compare)."""
+    arrays = _arrays(S, K, T, r, q, sigma, is_call)
+    shape = arrays[0].shape
+    s_, k_, t_, r_, q_, v_ = (np.ascontiguousarray(a.ravel()) for a in arrays[:-1])
+    call = np.ascontiguousarray(arrays[-1].ravel().astype(bool))
+    out = _jets.bs1993_greeks(s_, k_, t_, r_, q_, v_, call, DAYS_PER_YEAR)
     return Greeks(*(row.reshape(shape) for row in out))
 
 
 def bs2002_reference(S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, q: ArrayLike,
                      sigma: ArrayLike, is_call: ArrayLike) -> Greeks:
-    """:func:`bs2002` in vectorised numpy (9 scenarios in one call of
-    :func:`bs2002_price_reference`): the reference the kernel is tested against."""
+    """BS2002 price and central finite-difference greeks (bumps: :data:`AMERICAN_BUMPS`;
+    9 scenarios in one call of :func:`bs2002_price_reference`), vectorised numpy: the
+    independent reference the analytic kernel (:func:`bs2002`) is tested against, within
+    the differences' truncation error away from the price's kinks."""
     S_, K_, T_, r_, q_, v_, c_ = _arrays(S, K, T, r, q, sigma, is_call)
     n = S_.size
     with np.errstate(all="ignore"):

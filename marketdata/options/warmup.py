@@ -1,6 +1,7 @@
 """Compile (or load from numba's cache) the options kernels before the first request needs
 them, as :mod:`marketdata.indicators.warmup` does for the indicators: the first run on a
-machine compiles them in ~10 s, a fresh process loads them in well under one.
+machine compiles them in ~20 s of CPU (half of it the analytic greeks' jets), a fresh
+process loads them in about one.
 :func:`marketdata.warmup.warm_up_process` (a worker's start) and ``manage.py prepare`` call
 :func:`warm_up`."""
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
+
+from tests.conftest import UPSTREAM_DIR
 
 QL_TODAY = (2, 1, 2025)
 
@@ -42,3 +46,24 @@ def ql_option(ql, S, K, T, r, q, sigma, is_call, american: bool):
     payoff = ql.PlainVanillaPayoff(ql.Option.Call if is_call else ql.Option.Put, K)
     exercise = ql.AmericanExercise(today, expiry) if american else ql.EuropeanExercise(expiry)
     return ql.VanillaOption(payoff, exercise), process
+
+
+def recorded_chains() -> list[tuple[str, dict, dict, bool]]:
+    """Every contract of the real Yahoo chains in ../shared/upstream: (file name, the
+    chain's quote, the contract, is_call); the test skips without them."""
+    folder = UPSTREAM_DIR / "yahoo" / "v7-options"
+    if not folder.is_dir():
+        pytest.skip("../shared/upstream absent")
+    out = []
+    for path in sorted(folder.glob("*.json")):
+        result = (json.loads(path.read_text()).get("optionChain", {}).get("result") or [None])[0]
+        if not result or not result.get("options") or not result.get("quote"):
+            continue
+        quote = result["quote"]
+        for expiry in result["options"]:
+            for side, is_call in (("calls", True), ("puts", False)):
+                for c in expiry.get(side, []):
+                    out.append((path.name, quote, c, is_call))
+    if not out:
+        pytest.skip("no option chain in ../shared/upstream")
+    return out

@@ -5,7 +5,6 @@ models, and NaN outside the no-arbitrage bounds."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 
 import numpy as np
 import pytest
@@ -15,8 +14,7 @@ from hypothesis import strategies as st
 from marketdata.options import implied as I
 from marketdata.options import pricing as P
 from marketdata.options.rates import dividend_yield
-from tests.conftest import UPSTREAM_DIR
-from tests.marketdata.options.conftest import grid
+from tests.marketdata.options.conftest import grid, recorded_chains
 
 REL = 1e-6
 
@@ -61,30 +59,11 @@ def test_american_round_trip_on_the_grid():
     np.testing.assert_allclose(ours[informative], sigma[informative], rtol=REL)
 
 
-def _chains():
-    folder = UPSTREAM_DIR / "yahoo" / "v7-options"
-    if not folder.is_dir():
-        pytest.skip("../shared/upstream absent")
-    out = []
-    for path in sorted(folder.glob("*.json")):
-        result = (json.loads(path.read_text()).get("optionChain", {}).get("result") or [None])[0]
-        if not result or not result.get("options") or not result.get("quote"):
-            continue
-        quote = result["quote"]
-        for expiry in result["options"]:
-            for side, is_call in (("calls", True), ("puts", False)):
-                for c in expiry.get(side, []):
-                    out.append((path.name, quote, c, is_call))
-    if not out:
-        pytest.skip("no option chain in ../shared/upstream")
-    return out
-
-
 def test_real_chains_iv_from_mid_and_last_equals_vollib():
     """Every contract of the recorded chains (AAPL, ^VXAPL): IV from the mid where there is
     one (the recordings are from a weekend: most bids are 0) and from the last trade price,
     both under BSM, against vollib. Yahoo's impliedVolatility is only reported (printed)."""
-    contracts = _chains()
+    contracts = recorded_chains()
     report = []
     checked = 0
     for name, quote, c, is_call in contracts:

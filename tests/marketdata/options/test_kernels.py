@@ -1,6 +1,7 @@
 """The compiled kernels (marketdata.options._kernels, what the public functions run) against
-the vectorised numpy reference (``pricing.bs2002_price_reference``, ``bs2002_reference``,
-``implied.implied_volatility_reference``) on the generated grid, and the warm-up."""
+the vectorised numpy reference (``pricing.bs2002_price_reference``,
+``implied.implied_volatility_reference``) on the generated grid, and the warm-up. The
+analytic greeks' kernel (marketdata.options._jets) against ``bs2002_reference``: test_greeks."""
 
 from __future__ import annotations
 
@@ -31,28 +32,6 @@ def test_bs2002_price_kernel_equals_the_numpy_reference():
     _same_nans(ours, ref)
     ok = np.isfinite(ref)
     assert np.all(np.abs(ours - ref)[ok] <= REL * np.abs(ref[ok]) + PRICE_ABS * g["S"][ok])
-
-
-def test_bs2002_greeks_kernel_equals_the_numpy_reference():
-    """Same bumps, same finite differences: the greeks differ only by the prices' last bits
-    divided by the bump (gamma by its square), i.e. within 1e-10 relative or the rounding
-    noise of the finite difference itself (1e-14 x S per price: what the reference has)."""
-    g = grid(2000, seed=47)
-    ours, ref = P.bs2002(**g), P.bs2002_reference(**g)
-    B, S = P.AMERICAN_BUMPS, g["S"]
-    hs = B["spot"] * S * np.minimum(1.0, g["sigma"] * np.sqrt(g["T"]))
-    hv = B["sigma"] * g["sigma"]
-    ht = np.minimum(B["time"], g["T"] / 2.0)
-    per_price = {"price": 1.0, "delta": 1.0 / hs, "gamma": 4.0 / hs**2,
-                         "theta": 1.0 / ht / P.DAYS_PER_YEAR, "vega": 1.0 / hv / 100.0,
-                         "rho": 1.0 / B["rate"] / 100.0}
-    for name in NAMES:
-        a, b = getattr(ours, name), getattr(ref, name)
-        _same_nans(a, b)
-        ok = np.isfinite(b)
-        noise = PRICE_ABS * S if name == "price" else 1e-14 * S * per_price[name]
-        tol = (REL * np.abs(b) + noise)[ok]
-        assert np.all(np.abs(a - b)[ok] <= tol), name
 
 
 def test_iv_kernels_equal_the_numpy_reference():
@@ -94,7 +73,7 @@ def test_erfc_and_the_vectorised_exp_equal_numpy():
     assert np.array_equal(mine[~ok & ~np.isnan(e)] == 0, e[~ok & ~np.isnan(e)] == 0)
 
 
-@pytest.mark.slow("compiles the options kernels (~10 s) when numba's cache is empty")
+@pytest.mark.slow("compiles the options kernels (~20 s of CPU) when numba's cache is empty")
 def test_warm_up_runs_every_kernel_without_warnings():
     with warnings.catch_warnings(), np.errstate(all="raise"):
         warnings.simplefilter("error")
