@@ -110,14 +110,15 @@ class V2OptionGreeksView(V2ApiView):
     Model by exercise style: Black-Scholes-Merton for European-style index options (`^`
     symbols, SPX, NDX, RUT, VIX...), Bjerksund-Stensland 2002 for American equity and ETF
     options (its greeks the model price's exact derivatives). The volatility is solved from
-    the mid under the model, else Yahoo's where it is a real value, else none (null greeks). The rate is
-    the Treasury par curve interpolated at the time to expiry (continuous), the dividend
-    yield the quote's (continuous); time to expiry in years (ACT/365) to 16:00 New York on
-    the expiry day. Conventions: README, "Options analytics".
+    the mid under the model, else Yahoo's where it is a real value, else none (null
+    greeks). The rate is the Treasury par curve interpolated at the time to expiry
+    (continuous), the dividend yield the quote's (continuous); time to expiry in years
+    (ACT/365) to 16:00 New York on the expiry day. Conventions: README, "Options
+    analytics".
 
     `expiration` (else the nearest), `type`, `strikes` and a `moneyness` window select the
     contracts; `cursor`/`limit` page them; `format=csv` gives the contracts as a table. A
-    malformed or unknown symbol is a 404; bad parameters a 422 before any upstream call."""
+    malformed or unknown symbol is a 404; bad parameters a 400 before any upstream call."""
 
     query_serializer = V2GreeksQuery
     response_schema = GREEKS_SCHEMA
