@@ -109,6 +109,23 @@ def _sandbox_series_kept():
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _redis_version_read_once():
+    """redis-py reads its own version from the installed package's metadata (an email-format
+    file parsed anew, ~3 ms) for every connection it opens. A server opens a few per process;
+    the tests open one per event loop, and each ``asyncio.run`` of an ASGI test is a new loop
+    with new connections (the fast-path equivalence tests alone open ~2,500: 10 % of their
+    CPU). The version does not change during a run."""
+    import functools
+
+    import redis.utils
+
+    original = redis.utils.get_lib_version
+    redis.utils.get_lib_version = functools.cache(original)
+    yield
+    redis.utils.get_lib_version = original
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _middleware_built_once():
     """Django's test client builds the whole middleware chain for each new client: ~20 ms,
     mostly WhiteNoise listing every static file, for each of thousands of API tests. Here the
@@ -203,7 +220,7 @@ def server_pool(tmp_path_factory, _run_dir):
 
 
 @pytest.fixture(autouse=True)
-def _clean_state(settings):
+def _clean_state(settings, request):
     """Every test starts from :data:`TEST_BASELINE_SETTINGS`, a fresh upstream client
     (breakers closed, no cookies, no crumb) and an empty cache."""
     from django.core.cache import cache
@@ -230,23 +247,64 @@ def _clean_state(settings):
     outages.reset()
     yield
     reset_client()
-    clear_cache(cache)
+    if _redis_used or not hasattr(cache, "delete_pattern") or \
+            request.node.get_closest_marker("process") or \
+            request.node.get_closest_marker("integration"):
+        clear_cache(cache)
 
 
 # True once a test has emptied this process's cache on its way out: the next test starts
 # from an empty cache without a second SCAN of the shared Redis (~2 ms a test).
 _cache_left_clean = False
 
+# True when a Redis client of this process has sent a command since the cache was last
+# emptied (:func:`_redis_commands_noted`). A test whose process sent none has no key of its
+# own to delete, and skips the SCAN of the whole shared database (~3 ms of the Redis
+# server's CPU with a run's keys in it) that emptying costs; a test that starts processes
+# empties it whatever (they inherit this worker's CACHE_KEY_PREFIX).
+_redis_used = True
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _redis_commands_noted():
+    """Every command any Redis client of this process sends (the cache, the counters, the
+    fast path's redis.asyncio, the channel layer, a test's own client, pipelines and
+    connection hand-shakes included) passes through its connection's
+    ``send_packed_command``: each sets :data:`_redis_used`."""
+    import redis.asyncio.connection as async_connection
+    import redis.connection as sync_connection
+
+    sync_send = sync_connection.AbstractConnection.send_packed_command
+    async_send = async_connection.AbstractConnection.send_packed_command
+
+    def send_packed_command(self, *args: Any, **kwargs: Any) -> Any:
+        global _redis_used
+        _redis_used = True
+        return sync_send(self, *args, **kwargs)
+
+    async def async_send_packed_command(self, *args: Any, **kwargs: Any) -> Any:
+        global _redis_used
+        _redis_used = True
+        return await async_send(self, *args, **kwargs)
+
+    sync_connection.AbstractConnection.send_packed_command = send_packed_command
+    async_connection.AbstractConnection.send_packed_command = async_send_packed_command
+    yield
+    sync_connection.AbstractConnection.send_packed_command = sync_send
+    async_connection.AbstractConnection.send_packed_command = async_send
+
 
 def clear_cache(cache) -> None:
     """Empty this test process's cache. On Redis only this worker's key prefix: the other
     xdist worker shares the database, and ``cache.clear()`` there is FLUSHDB (it wiped a
     test's entries on the other worker in CI)."""
+    global _redis_used
     if hasattr(cache, "delete_pattern"):
         # Only this project's prefix, never FLUSHDB. SCAN walks the whole database whatever
         # the pattern: at Redis's default of 10 keys a call, a few thousand keys left by other
         # workers and runs cost hundreds of round trips per test.
         cache.delete_pattern("*", itersize=10_000)
+        _redis_used = False  # its own SCAN and DELs set it
     else:
         cache.clear()
     from marketdata import memo

@@ -8,7 +8,6 @@ values with one generated constant name, no array without ``items``."""
 from __future__ import annotations
 
 import json
-from functools import cache
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -17,15 +16,14 @@ import pytest
 
 from apps.core.schema import generated_constant, unnameable_member
 from tests.clients.examples import body_examples, example_arguments
+from tests.openapi_validation import served_document
 
 METHODS = ("get", "post")
 
 
-@cache
 def schema() -> dict:
-    from drf_spectacular.generators import SchemaGenerator
-
-    return SchemaGenerator().get_schema(request=None, public=True)
+    """The served document as a client reads it, built once per test process."""
+    return served_document()
 
 
 def operations() -> list[tuple[str, str, dict]]:

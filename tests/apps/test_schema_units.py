@@ -8,9 +8,7 @@ state its unit in its description, per operation; this walks the whole generated
 
 from __future__ import annotations
 
-import json
 import re
-from functools import cache
 from typing import Any
 
 import pytest
@@ -26,13 +24,11 @@ def says_rate(name: str) -> bool:
     return bool(RATE_WORDS.intersection(p.lower() for p in parts))
 
 
-@cache
 def openapi() -> dict[str, Any]:
-    from drf_spectacular.generators import SchemaGenerator
-    from drf_spectacular.renderers import OpenApiJsonRenderer
+    """The served document, built once per test process (tests/openapi_validation.py)."""
+    from tests.openapi_validation import served_document
 
-    schema = SchemaGenerator().get_schema(request=None, public=True)
-    return json.loads(OpenApiJsonRenderer().render(schema, renderer_context={}))
+    return served_document()
 
 
 def _members(node: Any, where: str, seen: frozenset[str] = frozenset()):

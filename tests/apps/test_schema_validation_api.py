@@ -10,9 +10,7 @@ what the endpoint answers (never after an upstream call).
 
 from __future__ import annotations
 
-import json
 import re
-from functools import cache
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -27,13 +25,11 @@ from marketdata.errors import InvalidParameters
 from marketdata.indicators.functions import ALL_PARAMS
 
 
-@cache
 def openapi() -> dict[str, Any]:
-    from drf_spectacular.generators import SchemaGenerator
-    from drf_spectacular.renderers import OpenApiJsonRenderer
+    """The served document, built once per test process (tests/openapi_validation.py)."""
+    from tests.openapi_validation import served_document
 
-    schema = SchemaGenerator().get_schema(request=None, public=True)
-    return json.loads(OpenApiJsonRenderer().render(schema, renderer_context={}))
+    return served_document()
 
 
 def operation(path: str) -> dict[str, Any]:

@@ -7,9 +7,7 @@ Also the pure helper behind it (:func:`marketdata.providers.yahoo.analysis.plain
 
 from __future__ import annotations
 
-import json
 import typing
-from functools import cache
 from typing import Any
 
 import pytest
@@ -429,13 +427,11 @@ def test_docstring_documents_every_type():
 
 
 # -- OpenAPI ------------------------------------------------------------------------------------
-@cache
 def openapi() -> dict[str, Any]:
-    from drf_spectacular.generators import SchemaGenerator
-    from drf_spectacular.renderers import OpenApiJsonRenderer
+    """The served document, built once per test process (tests/openapi_validation.py)."""
+    from tests.openapi_validation import served_document
 
-    schema = SchemaGenerator().get_schema(request=None, public=True)
-    return json.loads(OpenApiJsonRenderer().render(schema, renderer_context={}))
+    return served_document()
 
 
 def test_openapi_operation():

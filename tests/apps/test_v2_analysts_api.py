@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-from functools import cache
 from typing import Any
 
 import pytest
@@ -429,13 +428,11 @@ def test_fmp_failure_with_failing_yahoo_reports_fmp_first(api, yahoo, keyed, tem
 
 
 # -- OpenAPI ------------------------------------------------------------------------------------
-@cache
 def openapi() -> dict[str, Any]:
-    from drf_spectacular.generators import SchemaGenerator
-    from drf_spectacular.renderers import OpenApiJsonRenderer
+    """The served document, built once per test process (tests/openapi_validation.py)."""
+    from tests.openapi_validation import served_document
 
-    schema = SchemaGenerator().get_schema(request=None, public=True)
-    return json.loads(OpenApiJsonRenderer().render(schema, renderer_context={}))
+    return served_document()
 
 
 @pytest.mark.parametrize(("path", "operation", "params"), [

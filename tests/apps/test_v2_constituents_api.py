@@ -10,9 +10,7 @@ FMP bodies are hand-written in FMP's documented ``/stable/*-constituent`` row sh
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
-from functools import cache
 from typing import Any
 
 import pytest
@@ -206,13 +204,11 @@ def test_both_failing_report_fmp_without_the_key(api, yahoo, keyed):
 
 
 # -- OpenAPI ----------------------------------------------------------------------------------
-@cache
 def openapi() -> dict[str, Any]:
-    from drf_spectacular.generators import SchemaGenerator
-    from drf_spectacular.renderers import OpenApiJsonRenderer
+    """The served document, built once per test process (tests/openapi_validation.py)."""
+    from tests.openapi_validation import served_document
 
-    schema = SchemaGenerator().get_schema(request=None, public=True)
-    return json.loads(OpenApiJsonRenderer().render(schema, renderer_context={}))
+    return served_document()
 
 
 def test_openapi_operation():

@@ -12,7 +12,6 @@ Elasticsearch ``hits``).
 from __future__ import annotations
 
 import dataclasses
-import json
 from datetime import UTC, datetime
 from urllib.parse import parse_qs, urlsplit
 
@@ -331,11 +330,10 @@ def test_search_answer_without_hits_is_502(api, yahoo):
 
 # -- OpenAPI ----------------------------------------------------------------------------------
 def openapi() -> dict:
-    from drf_spectacular.generators import SchemaGenerator
-    from drf_spectacular.renderers import OpenApiJsonRenderer
+    """The served document, built once per test process (tests/openapi_validation.py)."""
+    from tests.openapi_validation import served_document
 
-    schema = SchemaGenerator().get_schema(request=None, public=True)
-    return json.loads(OpenApiJsonRenderer().render(schema, renderer_context={}))
+    return served_document()
 
 
 def test_openapi_operations():

@@ -10,9 +10,7 @@ exists; see tests/marketdata/providers/test_frankfurter.py).
 from __future__ import annotations
 
 import dataclasses
-import json
 from datetime import date
-from functools import cache
 from typing import Any
 
 import pytest
@@ -289,13 +287,11 @@ def test_an_encoded_slash_is_404(api, yahoo):
 
 
 # -- OpenAPI ------------------------------------------------------------------------------------
-@cache
 def openapi() -> dict[str, Any]:
-    from drf_spectacular.generators import SchemaGenerator
-    from drf_spectacular.renderers import OpenApiJsonRenderer
+    """The served document, built once per test process (tests/openapi_validation.py)."""
+    from tests.openapi_validation import served_document
 
-    schema = SchemaGenerator().get_schema(request=None, public=True)
-    return json.loads(OpenApiJsonRenderer().render(schema, renderer_context={}))
+    return served_document()
 
 
 def test_openapi_operation():

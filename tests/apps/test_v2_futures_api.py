@@ -6,8 +6,6 @@ operation and the in-process sandbox."""
 from __future__ import annotations
 
 import dataclasses
-import json
-from functools import cache
 from typing import Any
 
 import pytest
@@ -184,13 +182,11 @@ def test_parse_contract_answer_rejects_foreign_bodies():
 
 
 # -- OpenAPI ------------------------------------------------------------------------------------
-@cache
 def openapi() -> dict[str, Any]:
-    from drf_spectacular.generators import SchemaGenerator
-    from drf_spectacular.renderers import OpenApiJsonRenderer
+    """The served document, built once per test process (tests/openapi_validation.py)."""
+    from tests.openapi_validation import served_document
 
-    schema = SchemaGenerator().get_schema(request=None, public=True)
-    return json.loads(OpenApiJsonRenderer().render(schema, renderer_context={}))
+    return served_document()
 
 
 def test_openapi_operation():

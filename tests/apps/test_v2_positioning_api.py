@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from functools import cache
 from typing import Any
 
 import pytest
@@ -218,13 +217,11 @@ def test_neither_the_soql_nor_credentials_reach_responses_or_logs(api, socrata, 
 
 
 # -- documentation ---------------------------------------------------------------------------
-@cache
 def openapi() -> dict[str, Any]:
-    from drf_spectacular.generators import SchemaGenerator
-    from drf_spectacular.renderers import OpenApiJsonRenderer
+    """The served document, built once per test process (tests/openapi_validation.py)."""
+    from tests.openapi_validation import served_document
 
-    schema = SchemaGenerator().get_schema(request=None, public=True)
-    return json.loads(OpenApiJsonRenderer().render(schema, renderer_context={}))
+    return served_document()
 
 
 def test_openapi_operation():

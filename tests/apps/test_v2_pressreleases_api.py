@@ -12,11 +12,9 @@ accession number by `responses` callbacks. FMP bodies are hand-written in FMP's 
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import re
 from datetime import UTC, date, datetime
-from functools import cache
 from typing import Any
 
 import pytest
@@ -351,13 +349,11 @@ def test_both_failing_report_fmp_without_the_key(api, yahoo, keyed):
 
 
 # -- OpenAPI ----------------------------------------------------------------------------------
-@cache
 def openapi() -> dict[str, Any]:
-    from drf_spectacular.generators import SchemaGenerator
-    from drf_spectacular.renderers import OpenApiJsonRenderer
+    """The served document, built once per test process (tests/openapi_validation.py)."""
+    from tests.openapi_validation import served_document
 
-    schema = SchemaGenerator().get_schema(request=None, public=True)
-    return json.loads(OpenApiJsonRenderer().render(schema, renderer_context={}))
+    return served_document()
 
 
 def test_openapi_operation():

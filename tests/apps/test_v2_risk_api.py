@@ -40,6 +40,8 @@ class _Empyrical:
     it: with scipy under it, ~1 s of every test worker's collection otherwise."""
 
     def __getattr__(self, name: str):
+        if name.startswith("_"):  # pytest's collection asks for __test__, its markers...:
+            raise AttributeError(name)  # empyrical has none, and is not imported for them
         import empyrical
 
         return getattr(empyrical, name)

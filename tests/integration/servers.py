@@ -109,8 +109,12 @@ def sandbox_host_map(sandbox_url: str) -> str:
 
 # What a test run's services start with unless the test says otherwise: one worker
 # (gunicorn's default with Redis is one per core, each importing the whole application:
-# twice the CPU of every start, and two processes' background work, for tests that need one).
-TEST_SERVICE_DEFAULTS = {"WEB_CONCURRENCY": "1"}
+# twice the CPU of every start, and two processes' background work, for tests that need one),
+# and no warm-up (marketdata/warmup.py): the market calendar, the compiled kernels and every
+# region's exchange calendar are built by the first request that needs them, not by every
+# start (~2 s of CPU each of the ~60 starts of a run, most of which never need them). A test
+# that times a request beside a cold start asks for MARKETDATA_WARM_UP=eager.
+TEST_SERVICE_DEFAULTS = {"WEB_CONCURRENCY": "1", "MARKETDATA_WARM_UP": "lazy"}
 
 # The run's data folder: set by tests/conftest.py (a folder every xdist worker of the run
 # shares), prepared once by the first service start that uses it.

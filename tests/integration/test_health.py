@@ -64,7 +64,10 @@ def test_health_all_checks_succeed(server_pool):
 def test_health_answers_in_time_when_every_upstream_hangs(server_pool):
     # The sandbox answers after 30 s: longer than every upstream timeout (10 s read, with
     # retries), so only the health deadline can bound the answer.
-    service, _ = _stack(server_pool, 30000, HEALTH_CHECK_TIMEOUT_SECONDS=str(DEADLINE))
+    # Warmed up at its start, as in production: the one check that answers (Market Hours)
+    # reads the market calendar, which a lazy test server would build within the deadline.
+    service, _ = _stack(server_pool, 30000, HEALTH_CHECK_TIMEOUT_SECONDS=str(DEADLINE),
+                        MARKETDATA_WARM_UP="eager")
     started = time.monotonic()
     status, headers, raw = http("GET", f"{service.base_url}/v1/health", timeout=30)
     elapsed = time.monotonic() - started

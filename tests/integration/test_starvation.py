@@ -38,6 +38,9 @@ pytestmark = [pytest.mark.integration,
 
 DEADLINE = 4.0
 SLOW_CHART_SECONDS = 8.0  # under the default 10 s deadline: the first charts answer
+# These tests time requests on a fresh process: warmed up at its start, as in production
+# (the other test servers build what they need on first use: tests/integration/servers.py).
+WARM = {"MARKETDATA_WARM_UP": "eager"}
 
 
 def _symbol(prefix: str) -> str:
@@ -55,7 +58,7 @@ def stack(tmp_path):
     sandbox = start_sandbox(tmp_path)
     service = start_service(tmp_path, {
         "MARKETDATA_UPSTREAM": "live", "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url),
-        "WEB_CONCURRENCY": "1", "WEB_THREADS": "16",
+        "WEB_CONCURRENCY": "1", "WEB_THREADS": "16", **WARM,
         "REQUEST_DEADLINE_SECONDS": str(DEADLINE), "REQUEST_BODY_TIMEOUT_SECONDS": "2"})
     try:
         yield service, sandbox
@@ -146,7 +149,7 @@ def test_a_slow_endpoint_leaves_the_others_and_the_handshake_alone(tmp_path):
     sandbox = start_sandbox(tmp_path)
     service = start_service(tmp_path, {
         "MARKETDATA_UPSTREAM": "live", "UPSTREAM_HOST_MAP": sandbox_host_map(sandbox.base_url),
-        "WEB_CONCURRENCY": "1", "WEB_THREADS": "16", "UPSTREAM_MAX_CONCURRENCY": "4"})
+        "WEB_CONCURRENCY": "1", "WEB_THREADS": "16", "UPSTREAM_MAX_CONCURRENCY": "4", **WARM})
     try:
         # The worker's first request of all (imports, connections) is not what this
         # measures: made before the load, and on another provider (the handshake stays cold).
