@@ -18,6 +18,8 @@ What is counted, and where:
   ``marketdata.cache``;
 - rate-limit refusals by limit: the metrics middleware (a 429 that never got past the
   rate-limit middleware);
+- event-loop lag (how late the loop runs a timer due every few milliseconds):
+  ``marketdata.loop_lag``, started by the worker (``config.workers``);
 - dependency outages (Redis): calls that failed and fell back, outages started, and
   whether one is in progress: ``marketdata.outages``;
 - sampled every few seconds in each process and at every scrape: circuit-breaker states
@@ -117,6 +119,14 @@ DEPENDENCY_OUTAGES = Counter("marketdata_dependency_outages", "Outages of a depe
 DEPENDENCY_DOWN = Gauge("marketdata_dependency_down", "1 while an outage of the dependency "
                         "is in progress in at least one live process, else 0",
                         ["dependency"], multiprocess_mode="livemax")
+# A timer of the event loop due every LOOP_LAG_INTERVAL_SECONDS (marketdata.loop_lag): an
+# idle loop wakes within its millisecond resolution, a stall shows as a lag as long as itself.
+_LOOP_LAG_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0,
+                     5.0)
+LOOP_LAG = Histogram("marketdata_event_loop_lag_seconds", "How late the worker's event loop "
+                     "ran a timer due every LOOP_LAG_INTERVAL_SECONDS: the time a request "
+                     "answered on the loop (cache hits, pings, streams) waited behind other "
+                     "work", buckets=_LOOP_LAG_BUCKETS)
 STREAM_LEADING = Gauge("marketdata_stream_leading_symbols", "Symbols whose upstream polling "
                        "this instance leads (one leader per symbol across a fleet)",
                        multiprocess_mode="livesum")
@@ -146,6 +156,11 @@ def record_request(method: str, route: str, status: int, seconds: float) -> None
         REQUEST_SECONDS.labels(route, method).observe(seconds)
 
     _guard(record)
+
+
+def observe_loop_lag(seconds: float) -> None:
+    """One tick of the loop-lag monitor: how late the loop ran it."""
+    _guard(lambda: LOOP_LAG.observe(seconds))
 
 
 def record_graphql(operation: str, served: dict[str, int] | None) -> None:

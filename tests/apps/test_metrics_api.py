@@ -63,6 +63,51 @@ def test_routes_are_url_patterns_never_raw_paths(api):
     assert 'route="v2/quote/<str:symbol>"' in text
 
 
+def test_the_loop_lag_monitor_records_how_late_the_loop_runs(api):
+    """A timer due every 10 ms; a callback holding the loop for 80 ms makes the tick due
+    then run ~80 ms late: the histogram has it, and /metrics exports it."""
+    import asyncio
+    import time
+
+    from marketdata.loop_lag import LoopLagMonitor
+
+    def count(le: str) -> float:
+        return value("marketdata_event_loop_lag_seconds_bucket", le=le)
+
+    before_all, before_fast = count("+Inf"), count("0.05")
+
+    async def scenario() -> None:
+        monitor = LoopLagMonitor(0.01)
+        monitor.start(asyncio.get_running_loop())
+        await asyncio.sleep(0.1)
+        time.sleep(0.08)  # a stall: nothing else runs on the loop meanwhile
+        await asyncio.sleep(0.1)
+        monitor.stop()
+        assert not monitor.running
+
+    asyncio.run(scenario())
+    ticks = count("+Inf") - before_all
+    assert 4 <= ticks <= 30, ticks
+    assert ticks - (count("0.05") - before_fast) >= 1, "the stall was seen as a late tick"
+    text = scrape(api)
+    assert "# TYPE marketdata_event_loop_lag_seconds histogram" in text
+    assert re.search(r'marketdata_event_loop_lag_seconds_bucket\{le="0.001"\} \d', text)
+
+
+def test_the_loop_lag_monitor_is_off_at_zero():
+    import asyncio
+
+    from marketdata import loop_lag
+
+    async def scenario() -> None:
+        assert loop_lag.start(asyncio.get_running_loop(), 0) is None
+        monitor = loop_lag.start(asyncio.get_running_loop(), 0.5)
+        assert monitor is not None and monitor.running
+        monitor.stop()
+
+    asyncio.run(scenario())
+
+
 def test_record_request_bounds_the_method_label():
     before = value("marketdata_http_requests_total", route="x", method="other", status="405")
     metrics.record_request("BREW", "x", 405, 0.001)
