@@ -43,7 +43,7 @@ class MarketDataWorker(UvicornWorker):
         from django.conf import settings
 
         # Here, in the worker: imported in the master, the metrics would make its files.
-        from marketdata import loop_lag
+        from marketdata import logs, loop_lag
 
         self.config.app = self.wsgi
         # Read here, in the worker, where the application (and so the settings) is loaded.
@@ -55,6 +55,9 @@ class MarketDataWorker(UvicornWorker):
         server = StreamAwareServer(config=self.config)
         # How late this loop runs what is due, in /metrics (marketdata_event_loop_lag_seconds).
         loop_lag.start(asyncio.get_running_loop(), float(settings.LOOP_LAG_INTERVAL_SECONDS))
+        # The lines logged on this loop (an access line per cache hit) are written by a
+        # thread of their own: a slow reader of stdout never stops the loop.
+        logs.defer_loop_lines()
         self._install_sigquit_handler()
         await server.serve(sockets=self.sockets)
         if not server.started:

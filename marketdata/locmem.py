@@ -117,6 +117,21 @@ class ByteBoundedLocMemCache(LocMemCache):
                     "max_entries": self._max_entries, "evictions": self._budget.evictions,
                     "refused": self._budget.refused}
 
+    # -- reads ---------------------------------------------------------------------------------
+    def get_pickled(self, key: str, version: int | None = None) -> bytes | None:
+        """What :meth:`get` would unpickle: the stored object itself, the same one at every
+        read until the key is written again (None when missing or expired), so a reader may
+        keep what it decoded from it (the response cache's entries:
+        :class:`apps.core.response_cache.LocalEntries`). Expiry and LRU order as ``get``."""
+        key = self.make_and_validate_key(key, version=version)
+        with self._lock:
+            if self._has_expired(key):
+                self._delete(key)
+                return None
+            pickled = self._cache[key]
+            self._cache.move_to_end(key, last=False)
+        return pickled
+
     # -- writes (called with the lock held) --------------------------------------------------
     def _set(self, key: str, value: bytes, timeout: Any = DEFAULT_TIMEOUT) -> bool:
         """Store ``value`` (pickled) under ``key``; False when it is too large to store."""

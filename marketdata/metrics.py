@@ -135,15 +135,20 @@ STREAM_LEADING = Gauge("marketdata_stream_leading_symbols", "Symbols whose upstr
 _failed_once = False
 
 
+def _report_failure() -> None:
+    """Log the exception being handled, the first time one is (per process)."""
+    global _failed_once
+    if not _failed_once:
+        _failed_once = True
+        log.error("metrics recording failed (logged once per process)", exc_info=True)
+
+
 def _guard(record: Callable[[], None]) -> None:
     """Run one recording; a failure is logged the first time and never raised."""
-    global _failed_once
     try:
         record()
-    except Exception:  # metrics must never fail a request
-        if not _failed_once:
-            _failed_once = True
-            log.error("metrics recording failed (logged once per process)", exc_info=True)
+    except Exception:  # noqa: BLE001 - metrics must never fail a request (logged once)
+        _report_failure()
 
 
 def record_request(method: str, route: str, status: int, seconds: float) -> None:
@@ -161,6 +166,33 @@ def record_request(method: str, route: str, status: int, seconds: float) -> None
 def observe_loop_lag(seconds: float) -> None:
     """One tick of the loop-lag monitor: how late the loop ran it."""
     _guard(lambda: LOOP_LAG.observe(seconds))
+
+
+class RequestRecorder:
+    """:func:`record_request` for a caller that records the same few series again and
+    again (the fast path: a route, GET, 200): the labelled series of each (route, method,
+    status) are kept, so a request costs its increments only, not prometheus_client's
+    label lookup (a lock, a tuple and a dict per series). At most ``SERIES`` kept."""
+
+    SERIES = 1024
+
+    def __init__(self) -> None:
+        self._series: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
+
+    def __call__(self, method: str, route: str, status: int, seconds: float) -> None:
+        series = self._series.get((route, method, status))
+        try:
+            if series is None:
+                label = method if method in _METHODS else "other"
+                series = (REQUESTS.labels(route, label, str(status)),
+                          REQUEST_SECONDS.labels(route, label))
+                if len(self._series) >= self.SERIES:
+                    self._series.clear()
+                self._series[(route, method, status)] = series
+            series[0].inc()
+            series[1].observe(seconds)
+        except Exception:  # noqa: BLE001 - as _guard: logged once, never raised
+            _report_failure()
 
 
 def record_graphql(operation: str, served: dict[str, int] | None) -> None:

@@ -376,11 +376,11 @@ class _Metrics:
     UNMATCHED = UNMATCHED
 
     def __init__(self) -> None:
-        from marketdata.metrics import record_rate_limited, record_request
+        from marketdata.metrics import RequestRecorder, record_rate_limited
 
         self.rate_limit_name = rate_limit_name
         self.record_rate_limited = record_rate_limited
-        self.record_request = record_request
+        self.record_request = RequestRecorder()
 
 
 class FastPath:

@@ -10,9 +10,9 @@ keys and entries with the classes here, and its tests check both answer alike.
 
 from __future__ import annotations
 
+import os
 import re
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,7 +33,11 @@ _INBOUND_ID = re.compile(r"^[A-Za-z0-9._\-]{6,64}$")
 
 
 def new_correlation_id() -> str:
-    return uuid.uuid4().hex[:16]
+    """16 hex digits: the first 16 of a random UUID's (version 4: the 13th is always 4),
+    made from 8 random bytes without the UUID object (one per request: a UUID's
+    construction and formatting cost three times the random bytes)."""
+    digits = os.urandom(8).hex()
+    return f"{digits[:12]}4{digits[13:]}"
 
 
 # What the runs of one request share, in its scope (apps.core.bridge): a request parked on a

@@ -115,6 +115,32 @@ def test_record_request_bounds_the_method_label():
                  status="405") == before + 1
 
 
+def test_the_request_recorder_counts_as_record_request(monkeypatch):
+    """The fast path's recorder keeps the labelled series: the same counts and histogram
+    as record_request, and a failure is never raised."""
+    recorder = metrics.RequestRecorder()
+    before = value("marketdata_http_requests_total", route="rec", method="GET", status="200")
+    count_before = value("marketdata_http_request_duration_seconds_count", route="rec",
+                         method="GET")
+    for _ in range(3):
+        recorder("GET", "rec", 200, 0.002)
+    recorder("BREW", "rec", 200, 0.002)
+    assert value("marketdata_http_requests_total", route="rec", method="GET",
+                 status="200") == before + 3
+    assert value("marketdata_http_request_duration_seconds_count", route="rec",
+                 method="GET") == count_before + 3
+    assert value("marketdata_http_requests_total", route="rec", method="other",
+                 status="200") >= 1
+
+    class Broken:
+        def labels(self, *args):
+            raise RuntimeError("mmap full")
+
+    monkeypatch.setattr(metrics, "REQUESTS", Broken())
+    monkeypatch.setattr(metrics, "_failed_once", False)
+    recorder("GET", "new-route", 500, 0.1)  # logged, not raised
+
+
 def test_recording_never_raises(monkeypatch, caplog):
     class Broken:
         def labels(self, *args):

@@ -138,6 +138,33 @@ def test_entry_round_trip_and_garbage():
         assert decode(blob) is None
 
 
+def test_a_local_entry_is_decoded_once_per_write():
+    """The local store decodes a stored blob once: the same entry at every read until the
+    key is written again; an expired one is a miss all the same."""
+    from django.core.cache import caches
+
+    from marketdata.locmem import ByteBoundedLocMemCache
+
+    cache = caches["default"]
+    if not isinstance(cache, ByteBoundedLocMemCache):
+        pytest.skip("the response cache is Redis's")
+    store = response_cache.LocalEntries(cache)
+    key = f"{response_cache.PREFIX}/v1/test-decoded?{time.monotonic_ns()}"
+    store.set(key, Entry(b'{"a":1}', (("Content-Type", "application/json"),),
+                         time.time() + 30), 30)
+    first = store.get(key)
+    assert first is not None and first.body == b'{"a":1}'
+    assert store.get(key) is first
+    store.set(key, Entry(b'{"a":2}', (("Content-Type", "application/json"),),
+                         time.time() + 30), 30)
+    assert store.get(key).body == b'{"a":2}'
+    store.set(key, Entry(b'{"a":3}', (("Content-Type", "application/json"),),
+                         time.time() - 1), 30)
+    assert store.get(key) is None
+    cache.set(key, b"garbage", 30)
+    assert store.get(key) is None and store.get(key) is None
+
+
 def test_an_expired_entry_is_a_miss_on_both_paths(sandbox_upstream):
     _warm(QUOTES)
     key = cache_key("GET", "/v1/simple-quotes", "symbols=AAPL")
