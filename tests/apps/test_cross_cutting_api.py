@@ -81,6 +81,29 @@ def test_a_fresh_correlation_id_has_the_shape_it_always_had():
     assert {i[0] for i in ids} == set("0123456789abcdef"), "every digit comes up"
 
 
+def test_a_forked_worker_never_repeats_its_parents_ids():
+    """The random digits are drawn ahead (4 KB per thread): a child process (a gunicorn
+    worker) draws its own, never the rest of its parent's."""
+    import os
+
+    from apps.core.middleware import new_correlation_id
+
+    new_correlation_id()  # the parent's pool is drawn
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        try:
+            os.write(write, ",".join(new_correlation_id() for _ in range(5)).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        child = set(pipe.read().split(","))
+    os.waitpid(pid, 0)
+    parent = {new_correlation_id() for _ in range(5)}
+    assert len(child) == 5 and not child & parent
+
+
 @pytest.mark.parametrize("inbound", ["abc123", "req-42.trace_7", "0123456789abcdef" * 4])
 def test_sane_inbound_correlation_id_is_echoed(api, inbound):
     response = api.get("/v1/ping", HTTP_X_CORRELATION_ID=inbound)
