@@ -245,12 +245,16 @@ class ResponseCacheMiddleware:
             response["Cache-Control"] = encoding.cache_control(ttl)
             if store is not None and response_cache.storable(
                     request.META.get("HTTP_ACCEPT", ""), response["Content-Type"]):
-                self._store(store, key, response, ttl)
+                # Kept exactly as long as its data stays fresh, not whole seconds: cut to
+                # int(min_ttl) it expired up to a second before its data, and in that last
+                # fraction every request ran here (one per request, in threads) to build
+                # an answer it could not store, its data having less than a second left.
+                self._store(store, key, response, report.min_ttl)
         return response
 
     @staticmethod
     def _store(store: response_cache.EntryStore, key: str, response: HttpResponse,
-               ttl: int) -> None:
+               ttl: float) -> None:
         try:
             replayed = tuple((name, response[name])
                              for name in response_cache.REPLAYED_HEADERS

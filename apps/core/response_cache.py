@@ -231,7 +231,7 @@ class EntryStore(Protocol):
 
     async def aget(self, key: str) -> Entry | None: ...
 
-    def set(self, key: str, entry: Entry, ttl: int) -> None: ...
+    def set(self, key: str, entry: Entry, ttl: float) -> None: ...
 
 
 def _fresh(blob: Any) -> Entry | None:
@@ -279,7 +279,7 @@ class LocalEntries:
     async def aget(self, key: str) -> Entry | None:
         return self.get(key)
 
-    def set(self, key: str, entry: Entry, ttl: int) -> None:
+    def set(self, key: str, entry: Entry, ttl: float) -> None:
         self.cache.set(key, encode(entry), timeout=ttl)
 
 
@@ -303,7 +303,7 @@ class RedisEntries:
 
         return _fresh(await redis_async.get(self.cache.make_key(key)))
 
-    def set(self, key: str, entry: Entry, ttl: int) -> None:
+    def set(self, key: str, entry: Entry, ttl: float) -> None:
         self.client.set(self.cache.make_key(key), encode(entry), px=int(ttl * 1000))
 
 

@@ -138,6 +138,29 @@ def test_entry_round_trip_and_garbage():
         assert decode(blob) is None
 
 
+def test_an_entry_lives_exactly_as_long_as_its_data():
+    """Stored for the data's remaining freshness to the millisecond (its Cache-Control in
+    whole seconds): cut to whole seconds, the entry expired before its data, and until the
+    data did every request was built by Django with nothing it could store."""
+    from django.http import HttpResponse
+    from django.test import RequestFactory
+
+    from apps.core.middleware import ResponseCacheMiddleware
+    from marketdata.cache_report import HIT, note
+
+    def view(request):
+        note(HIT, 5.7)
+        return HttpResponse(b'{"fresh":true}', content_type="application/json")
+
+    target = f"/v1/simple-quotes?symbols=AAPL&exact={time.monotonic_ns()}"
+    before = time.time()
+    response = ResponseCacheMiddleware(view)(RequestFactory().get(target))
+    assert response["Cache-Control"] == "public, max-age=5"
+    entry = response_cache.get_store().get(cache_key("GET", "/v1/simple-quotes",
+                                                     target.partition("?")[2]))
+    assert before + 5.7 <= entry.expires <= time.time() + 5.7
+
+
 def test_a_local_entry_is_decoded_once_per_write():
     """The local store decodes a stored blob once: the same entry at every read until the
     key is written again; an expired one is a miss all the same."""
