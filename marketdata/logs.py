@@ -22,6 +22,7 @@ import logging
 import logging.config
 import os
 import re
+import stat
 import threading
 import time
 import weakref
@@ -520,18 +521,23 @@ def emit(logger: logging.Logger, level: int, message: str, event: dict[str, Any]
 # -- stdout -------------------------------------------------------------------------------------
 class BufferedStreamHandler(logging.StreamHandler):
     """The handler of stdout: a ``StreamHandler`` that never makes the serving event loop
-    wait for the stream.
+    wait for the stream, nor write once per line.
 
     A worker's event loop answers cache hits, and each writes an access line: written
     there, one ``write()`` and flush per line, a slow reader of stdout (a pipe to a log
     collector that falls behind, a terminal being scrolled) stopped every request of the
     process, and even a fast one cost a system call per hit. Once the worker calls
     :meth:`defer_from_current_thread` on the loop's thread, the lines logged on that
-    thread are formatted there as before (same bytes, same order) and queued, and a
-    writer thread writes them within ``FLUSH_SECONDS``, many in one write; lines from
-    other threads (Django's, which answer misses) are written at once, after the ones
-    queued before them, so the stream keeps the order lines were logged in and a line
-    logged before an answer left a thread is in the stream before the answer is out.
+    thread are formatted there as before (same bytes, same order) and queued, and written
+    ``FLUSH_SECONDS`` after the first of them, all in one write: by the loop itself when
+    the stream is a regular file (a write to a file never waits for a reader), else by a
+    writer thread, so that a pipe or a terminal that takes nothing never stops the loop.
+    (The loop decides when: a thread waking on its own every few ms to write took the GIL
+    from the loop each time, a forced switch that costs the loop a wait for that thread to
+    be scheduled, tens of ms on a busy machine.) Lines from other threads (Django's, which
+    answer misses) are written at once, after the ones queued before them, so the stream
+    keeps the order lines were logged in and a line logged before an answer left a thread
+    is in the stream before the answer is out.
 
     Nothing is lost at exit: ``logging.shutdown`` (atexit) calls :meth:`flush`, which
     writes what is queued. A stream that takes nothing for long would make the queue grow
@@ -541,7 +547,7 @@ class BufferedStreamHandler(logging.StreamHandler):
     every line is written at once, as ``StreamHandler`` writes it.
     """
 
-    FLUSH_SECONDS = 0.005
+    FLUSH_SECONDS = 0.01
     MAX_QUEUED_CHARS = 16 * 1024 * 1024
 
     def __init__(self, stream: Any = None) -> None:
@@ -557,16 +563,37 @@ class BufferedStreamHandler(logging.StreamHandler):
         self._write_lock = threading.Lock()  # held while writing, so writes keep order
         self._wake = threading.Event()
         self._deferred_thread: int | None = None
+        self._loop: Any = None  # the deferred thread's event loop, when it has one
+        self._flush_due = False
         self._writer: threading.Thread | None = None
         self._closed = False
 
     def defer_from_current_thread(self) -> None:
-        """Queue the lines logged on this thread (the event loop's) for the writer."""
+        """Queue the lines logged on this thread (the event loop's, when it runs one: then
+        the loop schedules their writes) instead of writing each at once."""
+        import asyncio
+
+        try:
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._loop = None
         self._deferred_thread = threading.get_ident()
-        if self._writer is None or not self._writer.is_alive():
+        self._ensure_writer()
+
+    def _ensure_writer(self) -> None:
+        """A writer thread, unless the loop writes itself (to a regular file)."""
+        if (self._loop is None or not self._writes_to_file()) and \
+                (self._writer is None or not self._writer.is_alive()):
             self._writer = threading.Thread(target=self._write_forever, name="log-writer",
                                             daemon=True)
             self._writer.start()
+
+    def _writes_to_file(self) -> bool:
+        """Whether the stream is a regular file (a write never waits for a reader)."""
+        try:
+            return stat.S_ISREG(os.fstat(self.stream.fileno()).st_mode)
+        except (AttributeError, OSError, ValueError):  # no descriptor: a StringIO, closed
+            return False
 
     def handle(self, record: logging.LogRecord) -> bool:
         # Without the handler's lock: a thread writing to a slow stream holds the write
@@ -598,13 +625,33 @@ class BufferedStreamHandler(logging.StreamHandler):
                 self._queued_chars += len(line)
                 first = len(self._queued) == 1
             if first:
-                self._wake.set()
+                self._schedule()
             return
         with self._write_lock:
             lines = self._take()
             lines.append(line)
             self._write(lines)
         self._report_dropped()
+
+    def _schedule(self) -> None:
+        """The first line queued since the last write: its write in ``FLUSH_SECONDS``."""
+        loop = self._loop
+        if loop is None:
+            self._wake.set()  # the writer thread waits FLUSH_SECONDS itself
+        elif loop.is_closed():  # the worker is past serving: at once
+            self.flush()
+        elif not self._flush_due:
+            self._flush_due = True
+            loop.call_later(self.FLUSH_SECONDS, self._flush_from_loop)
+
+    def _flush_from_loop(self) -> None:
+        self._flush_due = False
+        if self._writer is None:  # a regular file: written here
+            with self._write_lock:
+                self._write(self._take())
+            self._report_dropped()
+        else:
+            self._wake.set()
 
     def _take(self) -> list[str]:
         with self._queue_lock:
@@ -636,7 +683,8 @@ class BufferedStreamHandler(logging.StreamHandler):
         while not self._closed:
             self._wake.wait()
             self._wake.clear()
-            time.sleep(self.FLUSH_SECONDS)  # the lines of the next few ms in the same write
+            if self._loop is None:  # no loop batches the lines: gather them here
+                time.sleep(self.FLUSH_SECONDS)
             with self._write_lock:
                 self._write(self._take())
             self._report_dropped()
@@ -658,6 +706,8 @@ class BufferedStreamHandler(logging.StreamHandler):
             self._write(self._take())
             result = self.stream
             self.stream = stream
+        if self._deferred_thread is not None:
+            self._ensure_writer()  # a file may have become a pipe
         return result
 
     def close(self) -> None:

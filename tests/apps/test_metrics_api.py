@@ -320,6 +320,41 @@ _SCRAPER = textwrap.dedent("""
 """)
 
 
+_FORKER = textwrap.dedent("""
+    import os
+    from marketdata import metrics
+    for _ in range(2):
+        metrics.record_request("GET", "forked", 200, 0.001)
+    pid = os.fork()
+    if pid == 0:  # a worker forked by gunicorn's master: its own file, its own counts
+        for _ in range(3):
+            metrics.record_request("GET", "forked", 200, 0.001)
+        os._exit(0)
+    os.waitpid(pid, 0)
+    metrics.record_request("GET", "forked", 200, 0.001)
+    print("PIDS", os.getpid(), pid)
+""")
+
+
+@pytest.mark.process
+def test_a_forked_process_counts_in_a_file_of_its_own(tmp_path):
+    """The process id the multiprocess files are named by is read once per process (not
+    at every increment) and again after a fork: parent and child each write their own."""
+    shared = tmp_path / "prometheus"
+    shared.mkdir()
+    env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(shared), "PYTHONPATH": str(ROOT)}
+    parent, child = _run(_FORKER, env).split("PIDS ", 1)[1].split()
+    names = {p.name for p in shared.glob("counter_*.db")}
+    assert names == {f"counter_{parent}.db", f"counter_{child}.db"}, names
+    from prometheus_client import CollectorRegistry, generate_latest, multiprocess
+
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry, path=str(shared))
+    text = generate_latest(registry).decode()
+    assert _sample(text, 'marketdata_http_requests_total{method="GET",route="forked",'
+                         'status="200"}') == 6
+
+
 def _run(code: str, env: dict[str, str], *args: str) -> str:
     result = subprocess.run([sys.executable, "-c", code, *args], env=env, cwd=ROOT,
                             capture_output=True, text=True, timeout=120)

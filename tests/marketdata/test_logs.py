@@ -566,3 +566,82 @@ def test_a_stream_that_takes_nothing_costs_lines_not_the_loop(monkeypatch):
     assert written[0] == "line 0" and 5 < written.index("from a thread") < 100
     assert "log lines dropped" in reported.getvalue()
     handler.close()
+
+
+def test_the_loop_writes_its_lines_to_a_file_in_one_write(tmp_path):
+    """On a worker's loop, with stdout a regular file: the lines of the next 10 ms are
+    written by the loop in one write (no thread, no write per line)."""
+    import asyncio
+
+    path = tmp_path / "stdout.log"
+    with open(path, "w") as stream:
+        writes = []
+        write = stream.write
+
+        def counted(text):
+            writes.append(len(text))
+            return write(text)
+
+        stream.write = counted
+        handler = _stdout_handler(stream)
+        logger = logging.Logger("tests.loop-file")
+        logger.addHandler(handler)
+
+        async def main():
+            handler.defer_from_current_thread()
+            for number in range(100):
+                logger.info("line %d", number)
+            assert writes == [], "queued"
+            await asyncio.sleep(0.1)
+
+        asyncio.run(main())
+        assert handler._writer is None, "the loop wrote itself"
+        assert len(writes) == 1
+        handler.close()
+    messages = [json.loads(line)["message"] for line in path.read_text().splitlines()]
+    assert messages == [f"line {n}" for n in range(100)]
+
+
+def test_a_pipe_nobody_reads_never_stops_the_loop():
+    """On a worker's loop, with stdout a pipe: a writer thread writes, and a reader that
+    takes nothing costs the loop nothing; every line arrives once it reads."""
+    import asyncio
+    import os
+    import time
+
+    read_end, write_end = os.pipe()
+    stream = os.fdopen(write_end, "w")
+    handler = _stdout_handler(stream)
+    logger = logging.Logger("tests.loop-pipe")
+    logger.addHandler(handler)
+    padding = "x" * 200
+
+    async def main() -> float:
+        handler.defer_from_current_thread()
+        started = time.monotonic()
+        for number in range(2000):  # ~600 KB: ten times what the pipe holds
+            logger.info("line %d %s", number, padding)
+            if number % 100 == 0:
+                await asyncio.sleep(0.001)
+        spent = time.monotonic() - started
+        await asyncio.sleep(0.1)
+        return spent
+
+    spent = asyncio.run(main())
+    assert spent < 2.0, spent
+    assert handler._writer is not None and handler._writer.is_alive()
+    chunks = []
+
+    def drain():
+        with os.fdopen(read_end, "rb") as pipe:
+            while chunk := pipe.read(1 << 16):
+                chunks.append(chunk)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    handler.close()
+    stream.close()
+    reader.join(10)
+    lines = b"".join(chunks).decode().splitlines()
+    assert [json.loads(line)["message"].split()[1] for line in lines] == \
+        [str(n) for n in range(2000)]
