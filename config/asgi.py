@@ -154,7 +154,9 @@ async def http_router(scope, receive, send):
         return None
     if path in PING_PATHS:
         return await django_wsgi_ping(scope, receive, send)
-    return await django_wsgi(scope, receive, send)
+    # A response-cache miss: the same key's misses meanwhile wait for this one's answer.
+    with fast_path.leading(scope):
+        return await django_wsgi(scope, receive, send)
 
 
 # The MCP endpoint (apps.mcp): its tool calls are requests to http_router itself, in process.

@@ -37,9 +37,16 @@ import socket
 import struct
 import termios
 import time
+from functools import partial
 from typing import Any
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.http.httptools_impl import (
+    HEADER_RE,
+    HEADER_VALUE_RE,
+    STATUS_LINE,
+    HttpToolsProtocol,
+    RequestResponseCycle,
+)
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from marketdata import deadline
@@ -85,6 +92,80 @@ def drop(transport: asyncio.BaseTransport) -> None:
         except OSError:
             pass  # already gone
     transport.abort()
+
+
+# The ASGI scope extension through which the fast path (apps.core.fastpath, which names it
+# too) hands a whole answer to the protocol: status, headers and body in one call and one
+# socket write (send_whole). Given to requests under /v1/ and /v2/ (not the streams).
+SEND_WHOLE_EXTENSION = "marketdata.http.send_whole"
+_API_PREFIXES = ("/v1/", "/v2/")
+# (name, value) pairs send_whole has found valid, and the name uvicorn writes for each.
+_CHECKED_HEADERS: dict[tuple[bytes, bytes], bytes] = {}
+_CHECKED_HEADERS_MAX = 4096
+
+
+def send_whole(cycle: RequestResponseCycle, status: int, headers: list[tuple[bytes, bytes]],
+               body: bytes) -> bool:
+    """Answer ``cycle``'s request with ``status``, ``headers`` and ``body`` as uvicorn's
+    ``send`` would for an ``http.response.start`` and one final ``http.response.body``
+    (the same bytes: its status line and default headers, the headers' checks, names in
+    lower case, ``connection: close`` when the connection is not kept alive), in one
+    socket write instead of two; True when done. False, with nothing written or changed,
+    for what this does not cover, which the caller then sends the ASGI way: a response
+    already started, a client gone, a transport above its high-water mark, uvicorn's own
+    access log on, a HEAD, a body without its exact ``Content-Length`` (or chunked, or a
+    204/304), a header uvicorn would refuse (its ``send`` then raises as it does).
+
+    Why: a cache hit's two ``send`` calls (an ASGI message each, the head written, then
+    the body) checked the hit's 15 headers against two expressions each and made two
+    system calls and two TCP segments (bench/README.md, issue 47); the checks are
+    remembered per (name, value) here."""
+    if cycle.response_started or cycle.disconnected or cycle.flow.write_paused \
+            or cycle.access_log or status in (204, 304) or cycle.scope["method"] == "HEAD":
+        return False
+    content = [STATUS_LINE[status]]
+    length = None
+    close = False
+    checked = _CHECKED_HEADERS
+    for pair in (*cycle.default_headers, *headers):
+        name = checked.get(pair)
+        if name is None:
+            raw, value = pair
+            if HEADER_RE.search(raw) or HEADER_VALUE_RE.search(value):
+                return False
+            name = raw.lower()
+            if len(checked) >= _CHECKED_HEADERS_MAX:
+                checked.clear()
+            checked[pair] = name
+        value = pair[1]
+        if name == b"content-length":
+            if length is not None:
+                return False
+            length = value
+        elif name == b"transfer-encoding":
+            return False
+        elif name == b"connection":
+            close = close or b"close" in [token.lower().strip() for token in value.split(b",")]
+        content.extend((name, b": ", value, b"\r\n"))
+    if length is None or not length.isdigit() or int(length) != len(body):
+        return False
+    if not cycle.keep_alive and not close:
+        content.append(b"connection: close\r\n")
+    content.append(b"\r\n")
+    content.append(body)
+    cycle.response_started = True
+    cycle.waiting_for_100_continue = False
+    cycle.chunked_encoding = False
+    cycle.expected_content_length = 0
+    if close:
+        cycle.keep_alive = False
+    cycle.transport.write(b"".join(content))
+    cycle.response_complete = True
+    cycle.message_event.set()
+    if not cycle.keep_alive:
+        cycle.transport.close()
+    cycle.on_response()
+    return True
 
 
 # Endless responses (the SSE stream) get CONNECTION_EXTENSION in their scope: the unsent
@@ -263,10 +344,15 @@ class FrontProtocol(StalledReaderGuard, HttpToolsProtocol):
         self._cancel_head_timer()
         self.scope[deadline.ARRIVAL_KEY] = time.monotonic()  # type: ignore[literal-required]
         super().on_headers_complete()  # sets the path; the request's task has not run yet
-        if self.scope.get("path", "").startswith(STREAMED_PATHS):
+        path = self.scope.get("path", "")
+        if path.startswith(STREAMED_PATHS):
             extensions = self.scope.setdefault("extensions", {})  # type: ignore[typeddict-item]
             extensions[CONNECTION_EXTENSION] = {"unsent_bytes": self.unsent_bytes,
                                                 "drop": self.drop_client}
+        elif path.startswith(_API_PREFIXES) and self.cycle is not None \
+                and self.cycle.scope is self.scope:
+            extensions = self.scope.setdefault("extensions", {})  # type: ignore[typeddict-item]
+            extensions[SEND_WHOLE_EXTENSION] = partial(send_whole, self.cycle)
 
     def unsent_bytes(self) -> int:
         """What this connection has written that its client has not taken yet: the

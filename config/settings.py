@@ -401,6 +401,13 @@ RESPONSE_CACHE_ENABLED = env_bool("RESPONSE_CACHE", True)
 # every request goes through Django (the same answers, slower).
 FAST_PATH_ENABLED = env_bool("FAST_PATH", True)
 PERFORMANCE_THRESHOLD_MS = env_float("PERFORMANCE_THRESHOLD_MS", 2000.0)
+# How often the worker's loop-lag monitor checks how late its event loop runs a timer
+# (marketdata.loop_lag, marketdata_event_loop_lag_seconds in /metrics); 0 turns it off.
+LOOP_LAG_INTERVAL_SECONDS = env_float("LOOP_LAG_INTERVAL_SECONDS", 0.02)
+if not 0 <= LOOP_LAG_INTERVAL_SECONDS <= 60:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("LOOP_LAG_INTERVAL_SECONDS must be between 0 (off) and 60")
 # Deadline of /v1/health's 28 service checks (they run concurrently).
 HEALTH_CHECK_TIMEOUT_SECONDS = env_float("HEALTH_CHECK_TIMEOUT_SECONDS", 8.0)
 QUOTES_MAX_SYMBOLS = 50

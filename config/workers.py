@@ -8,6 +8,7 @@ backstop that cancels whatever is still running.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from types import FrameType
 
@@ -41,6 +42,9 @@ class MarketDataWorker(UvicornWorker):
     async def _serve(self) -> None:
         from django.conf import settings
 
+        # Here, in the worker: imported in the master, the metrics would make its files.
+        from marketdata import logs, loop_lag
+
         self.config.app = self.wsgi
         # Read here, in the worker, where the application (and so the settings) is loaded.
         # A client frame is inflated against the limit, never past it (close 1009).
@@ -49,6 +53,11 @@ class MarketDataWorker(UvicornWorker):
         self.config.ws_ping_interval = float(settings.WS_PING_INTERVAL_SECONDS)
         self.config.ws_ping_timeout = float(settings.WS_PING_TIMEOUT_SECONDS)
         server = StreamAwareServer(config=self.config)
+        # How late this loop runs what is due, in /metrics (marketdata_event_loop_lag_seconds).
+        loop_lag.start(asyncio.get_running_loop(), float(settings.LOOP_LAG_INTERVAL_SECONDS))
+        # The lines logged on this loop (an access line per cache hit) are written by a
+        # thread of their own: a slow reader of stdout never stops the loop.
+        logs.defer_loop_lines()
         self._install_sigquit_handler()
         await server.serve(sockets=self.sockets)
         if not server.started:

@@ -50,6 +50,8 @@ ENTRY_OVERHEAD = 256
 DEFAULT_MAX_BYTES = 128 * 1024 * 1024
 # Largest entry stored, as a fraction of the budget, unless MAX_ENTRY_BYTES says otherwise.
 DEFAULT_ENTRY_FRACTION = 16
+# Keys get_pickled remembers having made (cleared when full).
+MADE_KEYS = 1024
 
 
 @dataclass
@@ -95,6 +97,7 @@ class ByteBoundedLocMemCache(LocMemCache):
                                        "MAX_ENTRY_BYTES between 1 and MAX_BYTES")
         with _budgets_lock:
             self._budget = _budgets.setdefault(name, _Budget())
+        self._made_keys: dict[str, str] = {}  # get_pickled's keys, made and validated
 
     # -- introspection ---------------------------------------------------------------------
     @property
@@ -116,6 +119,29 @@ class ByteBoundedLocMemCache(LocMemCache):
                     "max_bytes": self._max_bytes, "max_entry_bytes": self._max_entry_bytes,
                     "max_entries": self._max_entries, "evictions": self._budget.evictions,
                     "refused": self._budget.refused}
+
+    # -- reads ---------------------------------------------------------------------------------
+    def get_pickled(self, key: str, version: int | None = None) -> bytes | None:
+        """What :meth:`get` would unpickle: the stored object itself, the same one at every
+        read until the key is written again (None when missing or expired), so a reader may
+        keep what it decoded from it (the response cache's entries:
+        :class:`apps.core.response_cache.LocalEntries`). Expiry and LRU order as ``get``."""
+        made = self._made_keys.get(key) if version is None else None
+        if made is None:
+            # Validated once per key: the check only warns (keys a memcached would refuse),
+            # and it was a tenth of a cache hit's cost, at every read.
+            made = self.make_and_validate_key(key, version=version)
+            if version is None:
+                if len(self._made_keys) >= MADE_KEYS:
+                    self._made_keys.clear()
+                self._made_keys[key] = made
+        with self._lock:
+            if self._has_expired(made):
+                self._delete(made)
+                return None
+            pickled = self._cache[made]
+            self._cache.move_to_end(made, last=False)
+        return pickled
 
     # -- writes (called with the lock held) --------------------------------------------------
     def _set(self, key: str, value: bytes, timeout: Any = DEFAULT_TIMEOUT) -> bool:

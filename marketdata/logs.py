@@ -17,10 +17,15 @@ included): see "secrets" below.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import logging.config
+import os
 import re
+import stat
+import threading
 import time
+import weakref
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote_plus
@@ -467,10 +472,19 @@ class StructuredFormatter(structlog.stdlib.ProcessorFormatter):
         event = record.__dict__.get(EVENT_ATTR)
         if event is None:
             return super().format(record)
-        line = {"asctime": _asctime(record.created), "level": record.levelname,
-                "logger": record.name, "module": record.module,
+        return self.format_event(record.created, record.levelname, record.name,
+                                 record.module, record.msg, event)
+
+    def format_event(self, created: float, level: str, logger: str, module: str,
+                     message: str, event: Mapping[str, Any]) -> str:
+        """The line of an event: what :meth:`format` renders for a record made by
+        :func:`emit` with these attributes (the access log renders its lines with this
+        directly, without a record, when nothing else would see the record:
+        :func:`direct_handler`)."""
+        line = {"asctime": _asctime(created), "level": level, "logger": logger,
+                "module": module,
                 "correlation_id": event.get("correlation_id") or SYSTEM_CORRELATION_ID,
-                "message": redact_text(record.msg)}
+                "message": redact_text(message)}
         # The caller's fields: query-shaped ones come redacted by redact_query (AccessLog's
         # params), a field named like a secret is dropped, any other text redacted (cheap
         # when clean).
@@ -504,6 +518,252 @@ def emit(logger: logging.Logger, level: int, message: str, event: dict[str, Any]
     logger.handle(record)
 
 
+# -- stdout -------------------------------------------------------------------------------------
+class BufferedStreamHandler(logging.StreamHandler):
+    """The handler of stdout: a ``StreamHandler`` that never makes the serving event loop
+    wait for the stream, nor write once per line.
+
+    A worker's event loop answers cache hits, and each writes an access line: written
+    there, one ``write()`` and flush per line, a slow reader of stdout (a pipe to a log
+    collector that falls behind, a terminal being scrolled) stopped every request of the
+    process, and even a fast one cost a system call per hit. Once the worker calls
+    :meth:`defer_from_current_thread` on the loop's thread, the lines logged on that
+    thread are formatted there as before (same bytes, same order) and queued, and written
+    ``FLUSH_SECONDS`` after the first of them, all in one write: by the loop itself when
+    the stream is a regular file (a write to a file never waits for a reader), else by a
+    writer thread, so that a pipe or a terminal that takes nothing never stops the loop.
+    (The loop decides when: a thread waking on its own every few ms to write took the GIL
+    from the loop each time, a forced switch that costs the loop a wait for that thread to
+    be scheduled, tens of ms on a busy machine.) Lines from other threads (Django's, which
+    answer misses) are written at once, after the ones queued before them, so the stream
+    keeps the order lines were logged in and a line logged before an answer left a thread
+    is in the stream before the answer is out.
+
+    Nothing is lost at exit: ``logging.shutdown`` (atexit) calls :meth:`flush`, which
+    writes what is queued. A stream that takes nothing for long would make the queue grow
+    without end: past ``MAX_QUEUED_CHARS`` lines are dropped (and counted, and a WARNING
+    says how many once the stream takes lines again) rather than stopping the loop.
+    Until :meth:`defer_from_current_thread` (management commands, tests, ``runserver``)
+    every line is written at once, as ``StreamHandler`` writes it.
+    """
+
+    FLUSH_SECONDS = 0.01
+    MAX_QUEUED_CHARS = 16 * 1024 * 1024
+
+    def __init__(self, stream: Any = None) -> None:
+        super().__init__(stream)
+        self._reset()
+        _buffered_handlers.add(self)
+
+    def _reset(self) -> None:
+        self._queued: list[str] = []
+        self._queued_chars = 0
+        self._dropped = 0
+        self._queue_lock = threading.Lock()  # held for an append or a swap, never a write
+        self._write_lock = threading.Lock()  # held while writing, so writes keep order
+        self._wake = threading.Event()
+        self._deferred_thread: int | None = None
+        self._loop: Any = None  # the deferred thread's event loop, when it has one
+        self._flush_due = False
+        self._writer: threading.Thread | None = None
+        self._closed = False
+
+    def defer_from_current_thread(self) -> None:
+        """Queue the lines logged on this thread (the event loop's, when it runs one: then
+        the loop schedules their writes) instead of writing each at once."""
+        import asyncio
+
+        try:
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._loop = None
+        self._deferred_thread = threading.get_ident()
+        self._ensure_writer()
+
+    def _ensure_writer(self) -> None:
+        """A writer thread, unless the loop writes itself (to a regular file)."""
+        if (self._loop is None or not self._writes_to_file()) and \
+                (self._writer is None or not self._writer.is_alive()):
+            self._writer = threading.Thread(target=self._write_forever, name="log-writer",
+                                            daemon=True)
+            self._writer.start()
+
+    def _writes_to_file(self) -> bool:
+        """Whether the stream is a regular file (a write never waits for a reader)."""
+        try:
+            return stat.S_ISREG(os.fstat(self.stream.fileno()).st_mode)
+        except (AttributeError, OSError, ValueError):  # no descriptor: a StringIO, closed
+            return False
+
+    def handle(self, record: logging.LogRecord) -> bool:
+        # Without the handler's lock: a thread writing to a slow stream holds the write
+        # lock only, and the loop never waits for it (emit_line).
+        if self.filter(record):
+            self.emit(record)
+            return True
+        return False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            line = self.format(record) + self.terminator
+        except RecursionError:
+            raise
+        except Exception:  # noqa: BLE001 - as StreamHandler: report it, go on
+            self.handleError(record)
+            return
+        self.emit_line(line)
+
+    def emit_line(self, line: str) -> None:
+        """Write ``line`` (formatted, with its terminator), or queue it on the deferred
+        thread."""
+        if threading.get_ident() == self._deferred_thread and not self._closed:
+            with self._queue_lock:
+                if self._queued_chars > self.MAX_QUEUED_CHARS:
+                    self._dropped += 1
+                    return
+                self._queued.append(line)
+                self._queued_chars += len(line)
+                first = len(self._queued) == 1
+            if first:
+                self._schedule()
+            return
+        with self._write_lock:
+            lines = self._take()
+            lines.append(line)
+            self._write(lines)
+        self._report_dropped()
+
+    def _schedule(self) -> None:
+        """The first line queued since the last write: its write in ``FLUSH_SECONDS``."""
+        loop = self._loop
+        if loop is None:
+            self._wake.set()  # the writer thread waits FLUSH_SECONDS itself
+        elif loop.is_closed():  # the worker is past serving: at once
+            self.flush()
+        elif not self._flush_due:
+            self._flush_due = True
+            loop.call_later(self.FLUSH_SECONDS, self._flush_from_loop)
+
+    def _flush_from_loop(self) -> None:
+        self._flush_due = False
+        if self._writer is None:  # a regular file: written here
+            with self._write_lock:
+                self._write(self._take())
+            self._report_dropped()
+        else:
+            self._wake.set()
+
+    def _take(self) -> list[str]:
+        with self._queue_lock:
+            lines, self._queued, self._queued_chars = self._queued, [], 0
+        return lines
+
+    def _write(self, lines: list[str]) -> None:
+        """Write ``lines`` in one write and flush (the write lock held)."""
+        if not lines:
+            return
+        try:
+            self.stream.write("".join(lines))
+            self.stream.flush()
+        except Exception:  # noqa: BLE001 - a closed or broken stream: count, never raise
+            with self._queue_lock:
+                self._dropped += len(lines)
+
+    def _report_dropped(self) -> None:
+        if not self._dropped:
+            return
+        with self._queue_lock:
+            dropped, self._dropped = self._dropped, 0
+        if dropped:
+            logging.getLogger("marketdata.logs").warning(
+                "log lines dropped: the log stream took nothing for too long",
+                extra={"dropped_lines": dropped})
+
+    def _write_forever(self) -> None:
+        while not self._closed:
+            self._wake.wait()
+            self._wake.clear()
+            if self._loop is None:  # no loop batches the lines: gather them here
+                time.sleep(self.FLUSH_SECONDS)
+            with self._write_lock:
+                self._write(self._take())
+            self._report_dropped()
+
+    def flush(self) -> None:
+        """Write every queued line, then flush the stream (at exit: ``logging.shutdown``)."""
+        with self._write_lock:
+            self._write(self._take())
+            if self.stream and hasattr(self.stream, "flush"):
+                with contextlib.suppress(Exception):  # a closed stream: nothing to flush
+                    self.stream.flush()
+
+    def setStream(self, stream: Any) -> Any:  # noqa: N802 - logging's name
+        """As ``StreamHandler.setStream``, the queued lines written to the old stream
+        first."""
+        if stream is self.stream:
+            return None
+        with self._write_lock:
+            self._write(self._take())
+            result = self.stream
+            self.stream = stream
+        if self._deferred_thread is not None:
+            self._ensure_writer()  # a file may have become a pipe
+        return result
+
+    def close(self) -> None:
+        self.flush()
+        self._closed = True
+        self._wake.set()
+        super().close()
+
+
+_buffered_handlers: weakref.WeakSet[BufferedStreamHandler] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    # The child has no writer thread, and the parent's queued lines are the parent's to
+    # write: each handler starts afresh (writing at once until deferred again).
+    for handler in list(_buffered_handlers):
+        handler._reset()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def defer_loop_lines() -> int:
+    """Have every :class:`BufferedStreamHandler` of the root logger queue the lines logged
+    on this thread (a worker's event loop) for its writer thread; how many do."""
+    handlers = [h for h in logging.getLogger().handlers if isinstance(h, BufferedStreamHandler)]
+    for handler in handlers:
+        handler.defer_from_current_thread()
+    return len(handlers)
+
+
+def direct_handler(logger: logging.Logger) -> BufferedStreamHandler | None:
+    """The one handler a record of ``logger`` would reach, when it is a
+    :class:`BufferedStreamHandler` with a :class:`StructuredFormatter` and no filter but
+    the secrets' redaction (the production configuration); None when anything else would
+    see the record (another handler: pytest's, a test's capture; a filter on the logger)."""
+    if logger.disabled or logger.filters:
+        return None
+    found = None
+    current: logging.Logger | None = logger
+    while current is not None:
+        handlers = current.handlers
+        if handlers:
+            if found is not None or len(handlers) != 1:
+                return None
+            found = handlers[0]
+        if not current.propagate:
+            break
+        current = current.parent
+    if type(found) is not BufferedStreamHandler or \
+            not isinstance(found.formatter, StructuredFormatter) or \
+            any(f is not _redact_secrets for f in found.filters):
+        return None
+    return found
+
+
 ACCESS_LOGGER = "apps.core.access"
 
 
@@ -518,7 +778,29 @@ class AccessLog:
     def __init__(self, source: str, threshold_ms: float) -> None:
         self.logger = logging.getLogger(ACCESS_LOGGER)
         self.source = source
+        # As a LogRecord names it from the source file (its ``module`` key).
+        self.module = os.path.splitext(os.path.basename(source))[0]
         self.threshold_ms = float(threshold_ms)
+
+    def _emit(self, level: int, message: str, event: dict[str, Any]) -> None:
+        """:func:`emit`; without a LogRecord and the logging machinery when the line goes to
+        the production handler alone (the same bytes: :meth:`StructuredFormatter.
+        format_event`). A line per request: the record and its trip through the logger
+        and handler were half of what a cache hit's line cost."""
+        logger = self.logger
+        handler = direct_handler(logger)
+        if handler is None or level < handler.level:
+            emit(logger, level, message, event, self.source)
+            return
+        formatter = handler.formatter
+        assert isinstance(formatter, StructuredFormatter)  # direct_handler checked it
+        try:
+            line = formatter.format_event(time.time(), logging.getLevelName(level),
+                                          logger.name, self.module, message, event)
+        except Exception:  # noqa: BLE001 - the logging machinery reports it
+            emit(logger, level, message, event, self.source)
+            return
+        handler.emit_line(line + handler.terminator)
 
     def __call__(self, method: str, path: str, status: int, duration_ms: float,
                  correlation_id: str | None, query: str = "", route: str | None = None,
@@ -532,15 +814,15 @@ class AccessLog:
         operation = f"{method} {path}"
         if slow:
             if logger.isEnabledFor(logging.WARNING):
-                emit(logger, logging.WARNING,
-                     f"Slow operation detected - {operation} ({duration_ms}ms)",
-                     {"correlation_id": correlation_id, "operation": operation,
-                      "duration_ms": duration_ms, "threshold_ms": self.threshold_ms,
-                      "performance": True}, self.source)
+                self._emit(logging.WARNING,
+                           f"Slow operation detected - {operation} ({duration_ms}ms)",
+                           {"correlation_id": correlation_id, "operation": operation,
+                            "duration_ms": duration_ms, "threshold_ms": self.threshold_ms,
+                            "performance": True})
         elif logger.isEnabledFor(logging.DEBUG):
-            emit(logger, logging.DEBUG, f"Operation completed - {operation} ({duration_ms}ms)",
-                 {"correlation_id": correlation_id, "operation": operation,
-                  "duration_ms": duration_ms, "performance": True}, self.source)
+            self._emit(logging.DEBUG, f"Operation completed - {operation} ({duration_ms}ms)",
+                       {"correlation_id": correlation_id, "operation": operation,
+                        "duration_ms": duration_ms, "performance": True})
         if not logger.isEnabledFor(level):
             return
         fields: dict[str, Any] = {"correlation_id": correlation_id, "api_response": True,
@@ -553,8 +835,8 @@ class AccessLog:
         if query:
             # Raw (parsing it only to log it costs more than a hit), credentials redacted.
             fields["params"] = redact_query(query)
-        emit(logger, level, f"API response sent - {operation} ({status}) [{duration_ms}ms]",
-             fields, self.source)
+        self._emit(level, f"API response sent - {operation} ({status}) [{duration_ms}ms]",
+                   fields)
 
 
 def build_logging_config(level: str, fmt: str) -> dict[str, Any]:
@@ -585,7 +867,8 @@ def build_logging_config(level: str, fmt: str) -> dict[str, Any]:
         # Secrets out of every record, at every level (see redact_record).
         "filters": {"redact_secrets": {"()": redacting_filter}},
         "handlers": {
-            "stdout": {"class": "logging.StreamHandler", "formatter": "structured",
+            "stdout": {"class": "marketdata.logs.BufferedStreamHandler",
+                       "formatter": "structured",
                        "stream": "ext://sys.stdout", "filters": ["redact_secrets"]},
         },
         "root": {"handlers": ["stdout"], "level": level},

@@ -18,6 +18,8 @@ What is counted, and where:
   ``marketdata.cache``;
 - rate-limit refusals by limit: the metrics middleware (a 429 that never got past the
   rate-limit middleware);
+- event-loop lag (how late the loop runs a timer due every few milliseconds):
+  ``marketdata.loop_lag``, started by the worker (``config.workers``);
 - dependency outages (Redis): calls that failed and fell back, outages started, and
   whether one is in progress: ``marketdata.outages``;
 - sampled every few seconds in each process and at every scrape: circuit-breaker states
@@ -46,6 +48,7 @@ from prometheus_client import (
     generate_latest,
 )
 from prometheus_client import multiprocess as _multiprocess
+from prometheus_client import values as _values
 
 from marketdata.logs import get_logger
 
@@ -56,10 +59,28 @@ def multiprocess_dir() -> str | None:
 
 
 _MULTIPROCESS_DIR = multiprocess_dir()
+_pid = os.getpid()
+
+
+def _after_fork_in_child() -> None:
+    global _pid
+    _pid = os.getpid()
+
+
+def _process_id() -> int:
+    """This process's id, as of its start or its fork (prometheus_client asked the system
+    at every increment, three to four system calls per request)."""
+    return _pid
+
+
 if _MULTIPROCESS_DIR is not None:
     # Every metric below opens its file there at once: a missing directory (a variable
     # set by hand, a var/ cleaned under a running server) must not stop the process.
     os.makedirs(_MULTIPROCESS_DIR, exist_ok=True)
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+    # Before the first metric is made (each file is its process's: two value classes in
+    # one process would write one file twice).
+    _values.ValueClass = _values.MultiProcessValue(process_identifier=_process_id)
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 SAMPLE_SECONDS = 5.0
@@ -117,6 +138,14 @@ DEPENDENCY_OUTAGES = Counter("marketdata_dependency_outages", "Outages of a depe
 DEPENDENCY_DOWN = Gauge("marketdata_dependency_down", "1 while an outage of the dependency "
                         "is in progress in at least one live process, else 0",
                         ["dependency"], multiprocess_mode="livemax")
+# A timer of the event loop due every LOOP_LAG_INTERVAL_SECONDS (marketdata.loop_lag): an
+# idle loop wakes within its millisecond resolution, a stall shows as a lag as long as itself.
+_LOOP_LAG_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0,
+                     5.0)
+LOOP_LAG = Histogram("marketdata_event_loop_lag_seconds", "How late the worker's event loop "
+                     "ran a timer due every LOOP_LAG_INTERVAL_SECONDS: the time a request "
+                     "answered on the loop (cache hits, pings, streams) waited behind other "
+                     "work", buckets=_LOOP_LAG_BUCKETS)
 STREAM_LEADING = Gauge("marketdata_stream_leading_symbols", "Symbols whose upstream polling "
                        "this instance leads (one leader per symbol across a fleet)",
                        multiprocess_mode="livesum")
@@ -125,15 +154,20 @@ STREAM_LEADING = Gauge("marketdata_stream_leading_symbols", "Symbols whose upstr
 _failed_once = False
 
 
+def _report_failure() -> None:
+    """Log the exception being handled, the first time one is (per process)."""
+    global _failed_once
+    if not _failed_once:
+        _failed_once = True
+        log.error("metrics recording failed (logged once per process)", exc_info=True)
+
+
 def _guard(record: Callable[[], None]) -> None:
     """Run one recording; a failure is logged the first time and never raised."""
-    global _failed_once
     try:
         record()
-    except Exception:  # metrics must never fail a request
-        if not _failed_once:
-            _failed_once = True
-            log.error("metrics recording failed (logged once per process)", exc_info=True)
+    except Exception:  # noqa: BLE001 - metrics must never fail a request (logged once)
+        _report_failure()
 
 
 def record_request(method: str, route: str, status: int, seconds: float) -> None:
@@ -146,6 +180,38 @@ def record_request(method: str, route: str, status: int, seconds: float) -> None
         REQUEST_SECONDS.labels(route, method).observe(seconds)
 
     _guard(record)
+
+
+def observe_loop_lag(seconds: float) -> None:
+    """One tick of the loop-lag monitor: how late the loop ran it."""
+    _guard(lambda: LOOP_LAG.observe(seconds))
+
+
+class RequestRecorder:
+    """:func:`record_request` for a caller that records the same few series again and
+    again (the fast path: a route, GET, 200): the labelled series of each (route, method,
+    status) are kept, so a request costs its increments only, not prometheus_client's
+    label lookup (a lock, a tuple and a dict per series). At most ``SERIES`` kept."""
+
+    SERIES = 1024
+
+    def __init__(self) -> None:
+        self._series: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
+
+    def __call__(self, method: str, route: str, status: int, seconds: float) -> None:
+        series = self._series.get((route, method, status))
+        try:
+            if series is None:
+                label = method if method in _METHODS else "other"
+                series = (REQUESTS.labels(route, label, str(status)),
+                          REQUEST_SECONDS.labels(route, label))
+                if len(self._series) >= self.SERIES:
+                    self._series.clear()
+                self._series[(route, method, status)] = series
+            series[0].inc()
+            series[1].observe(seconds)
+        except Exception:  # noqa: BLE001 - as _guard: logged once, never raised
+            _report_failure()
 
 
 def record_graphql(operation: str, served: dict[str, int] | None) -> None:

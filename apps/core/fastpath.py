@@ -28,6 +28,19 @@ runs their code, once per distinct input, and replays the result:
   ``patch_vary_headers``, once per distinct input;
 - the stored entry itself: :mod:`apps.core.response_cache` (the same keys and entries).
 
+**Misses of one key wait for one computation.** When an entry expires, every request for it
+misses at once (50 polling clients: 50 misses in the same millisecond), and each used to
+run Django in a thread of its own, 50 threads taking turns at the GIL with the event loop
+while every other hit waited (bench/README.md, issue 47). The first miss of a key is the
+*leader*: ``config.asgi`` runs it in Django inside :meth:`FastPath.leading`. A miss of the
+same key while the leader runs waits for it on the event loop (no thread) and then reads
+the cache again: the leader's answer, stored by the response cache, is served as the hit it
+now is. When the leader stored nothing (an error, a stale answer: not cacheable), or it is
+still running at the follower's deadline, the follower goes to Django as before, having
+spent its wait out of its stale budget (a request waits ``STALE_GRACE_SECONDS`` in all for
+an upstream it holds a stale copy of, the wait behind the leader included); and the key's
+next misses do not wait until a hit shows its answers are stored again.
+
 It relies on the middleware in front of the response cache being exactly
 :data:`EXPECTED_MIDDLEWARE`: any other layout (a new middleware could add a header) turns
 it off with a warning, and a test fails. Settings are read once and again after a
@@ -40,7 +53,8 @@ import asyncio
 import io
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -53,7 +67,7 @@ from django.http import HttpResponse
 
 from apps.core import encoding, response_cache
 from apps.core.inprocess import PREPAID_KEY
-from apps.core.middleware import correlation_id_for
+from apps.core.middleware import STALE_BUDGET_KEY, correlation_id_for
 from apps.core.routes import UNMATCHED, rate_limit_name
 from apps.core.symbols import encoded_slash_in_path
 from apps.ratelimit import limits
@@ -91,6 +105,13 @@ PING_PATH = "/v1/ping"
 # may answer 406).
 _PING_ACCEPT = (None, "*/*", "application/json")
 _MEMO_LIMIT = 1024
+# The production server's extension for a whole answer in one call and one write
+# (config.protocol.send_whole, which names it too: apps never import config).
+SEND_WHOLE_EXTENSION = "marketdata.http.send_whole"
+_NO_EXTENSIONS: dict[str, Any] = {}
+# The key of a miss the fast path saw first (no leader running): config.asgi's
+# FastPath.leading makes its Django run the leader of that key.
+MISSED_KEY = "marketdata.fastpath.missed"
 _X_CACHE_HIT = (b"x-cache", md_cache.HIT.encode())
 _NO_STORE = (b"cache-control", b"no-store")  # HttpCachingMiddleware's, on every error
 
@@ -102,6 +123,18 @@ def _raise_if_cancelled() -> None:
     task = asyncio.current_task()
     if task is not None and task.cancelling():
         raise asyncio.CancelledError
+
+
+async def _respond(scope: Scope, send: Send, status: int, headers: list[tuple[bytes, bytes]],
+                   body: bytes) -> None:
+    """Send the answer: through the server's one-call extension when it offers one
+    (:data:`SEND_WHOLE_EXTENSION`: the same bytes in one write), else as two ASGI
+    messages."""
+    whole = scope.get("extensions", _NO_EXTENSIONS).get(SEND_WHOLE_EXTENSION)
+    if whole is not None and whole(status, headers, body):
+        return
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _latin1(value: bytes | None) -> str | None:
@@ -359,11 +392,11 @@ class _Metrics:
     UNMATCHED = UNMATCHED
 
     def __init__(self) -> None:
-        from marketdata.metrics import record_rate_limited, record_request
+        from marketdata.metrics import RequestRecorder, record_rate_limited
 
         self.rate_limit_name = rate_limit_name
         self.record_rate_limited = record_rate_limited
-        self.record_request = record_request
+        self.record_request = RequestRecorder()
 
 
 class FastPath:
@@ -372,6 +405,10 @@ class FastPath:
 
     def __init__(self) -> None:
         self._setup: Setup | None = None
+        # Response-cache key -> the leader's run (done when its Django answer is out).
+        self._leaders: dict[str, asyncio.Future[None]] = {}
+        # Keys whose last leader stored nothing: their misses do not wait (until a hit).
+        self._unstored: _Memo = _Memo()
         setting_changed.connect(self._settings_changed, weak=False)
 
     def _settings_changed(self, **_kwargs: Any) -> None:
@@ -441,9 +478,68 @@ class FastPath:
             outages.succeeded("response cache get")
         _raise_if_cancelled()
         if entry is None:
-            return False
+            entry = await self._behind_leader(setup, scope, key, started)
+            if entry is None:
+                return False
+        elif self._unstored and key in self._unstored:
+            del self._unstored[key]
         await self._hit(setup, scope, send, headers, secure, path, query, entry, started)
         return True
+
+    # -- misses of one key: one leader --------------------------------------------------------
+    async def _behind_leader(self, setup: Setup, scope: Scope, key: str,
+                             started: float) -> response_cache.Entry | None:
+        """After a miss of ``key``: the entry the running leader stored, once it is done;
+        None when this request goes to Django (then, if no leader runs, it may lead)."""
+        leader = self._leaders.get(key)
+        if leader is None:
+            if key not in self._unstored:
+                scope[MISSED_KEY] = key
+            return None
+        waited_from = time.monotonic()
+        left = started + deadline.default_seconds() - deadline.ANSWER_MARGIN_SECONDS \
+            - waited_from
+        if left > 0:
+            # asyncio.wait, not await: a follower cancelled must not cancel the leader's
+            # future that other followers wait on.
+            await asyncio.wait((leader,), timeout=left)
+        _raise_if_cancelled()
+        entry = None
+        if leader.done():
+            try:
+                entry = await setup.store.aget(key)  # type: ignore[union-attr]  # serve_hits
+            except Exception as exc:  # noqa: BLE001 - as the first read: Django decides
+                outages.failed(exc, "response cache get")
+            else:
+                outages.succeeded("response cache get")
+            _raise_if_cancelled()
+            if entry is None:
+                self._unstored.remember(key, True)
+        if entry is None:
+            # Django's turn: the time spent behind the leader was spent waiting for the
+            # upstream, out of the request's one stale budget.
+            budget = deadline.StaleBudget(deadline.stale_grace_seconds())
+            budget.started = waited_from
+            scope[STALE_BUDGET_KEY] = budget
+        return entry
+
+    @contextmanager
+    def leading(self, scope: Scope) -> Iterator[None]:
+        """Around the Django run of a request the fast path passed on: when it was the
+        first miss of its key (no leader running), it leads that key until it is done, and
+        the misses meanwhile wait for it (:meth:`_behind_leader`). Entered right after the
+        fast path returned, with no await between: nothing else can have led meanwhile."""
+        key = scope.pop(MISSED_KEY, None)
+        if key is None or key in self._leaders:
+            yield
+            return
+        leader = asyncio.get_running_loop().create_future()
+        self._leaders[key] = leader
+        try:
+            yield
+        finally:
+            del self._leaders[key]
+            leader.set_result(None)
 
     # -- answers ----------------------------------------------------------------------------
     async def _hit(self, setup: Setup, scope: Scope, send: Send, headers: dict[bytes, bytes],
@@ -461,8 +557,7 @@ class FastPath:
             out += quota
         out.append((b"x-correlation-id", correlation_id.encode()))
         out.append(setup.data_source)
-        await send({"type": "http.response.start", "status": status, "headers": out})
-        await send({"type": "http.response.body", "body": body})
+        await _respond(scope, send, status, out, body)
         seconds = self._log(setup, path, status, started, correlation_id, query, None)
         setup.record(path, status, seconds, refusal is not None)
 
@@ -546,8 +641,7 @@ class FastPath:
         out = [*view_headers, *xframe, (b"content-length", str(len(body)).encode()),
                *security, *setup.cors(_latin1(headers.get(b"origin")), PING_PATH),
                (b"x-correlation-id", correlation_id.encode()), setup.data_source]
-        await send({"type": "http.response.start", "status": 200, "headers": out})
-        await send({"type": "http.response.body", "body": body})
+        await _respond(scope, send, 200, out, body)
         try:
             query = scope["query_string"].decode("ascii")
         except UnicodeDecodeError:

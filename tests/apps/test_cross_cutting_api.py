@@ -69,6 +69,41 @@ def test_correlation_ids_differ_per_request(api):
     assert len(ids) == 5
 
 
+def test_a_fresh_correlation_id_has_the_shape_it_always_had():
+    """16 hex digits, the first 16 of a version-4 UUID's (the 13th is the version, 4)."""
+    import re
+
+    from apps.core.middleware import new_correlation_id
+
+    ids = [new_correlation_id() for _ in range(2000)]
+    assert len(set(ids)) == len(ids)
+    assert all(re.fullmatch(r"[0-9a-f]{12}4[0-9a-f]{3}", i) for i in ids)
+    assert {i[0] for i in ids} == set("0123456789abcdef"), "every digit comes up"
+
+
+def test_a_forked_worker_never_repeats_its_parents_ids():
+    """The random digits are drawn ahead (4 KB per thread): a child process (a gunicorn
+    worker) draws its own, never the rest of its parent's."""
+    import os
+
+    from apps.core.middleware import new_correlation_id
+
+    new_correlation_id()  # the parent's pool is drawn
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        try:
+            os.write(write, ",".join(new_correlation_id() for _ in range(5)).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        child = set(pipe.read().split(","))
+    os.waitpid(pid, 0)
+    parent = {new_correlation_id() for _ in range(5)}
+    assert len(child) == 5 and not child & parent
+
+
 @pytest.mark.parametrize("inbound", ["abc123", "req-42.trace_7", "0123456789abcdef" * 4])
 def test_sane_inbound_correlation_id_is_echoed(api, inbound):
     response = api.get("/v1/ping", HTTP_X_CORRELATION_ID=inbound)

@@ -63,11 +63,82 @@ def test_routes_are_url_patterns_never_raw_paths(api):
     assert 'route="v2/quote/<str:symbol>"' in text
 
 
+def test_the_loop_lag_monitor_records_how_late_the_loop_runs(api):
+    """A timer due every 10 ms; a callback holding the loop for 80 ms makes the tick due
+    then run ~80 ms late: the histogram has it, and /metrics exports it."""
+    import asyncio
+    import time
+
+    from marketdata.loop_lag import LoopLagMonitor
+
+    def count(le: str) -> float:
+        return value("marketdata_event_loop_lag_seconds_bucket", le=le)
+
+    before_all, before_fast = count("+Inf"), count("0.05")
+
+    async def scenario() -> None:
+        monitor = LoopLagMonitor(0.01)
+        monitor.start(asyncio.get_running_loop())
+        await asyncio.sleep(0.1)
+        time.sleep(0.08)  # a stall: nothing else runs on the loop meanwhile
+        await asyncio.sleep(0.1)
+        monitor.stop()
+        assert not monitor.running
+
+    asyncio.run(scenario())
+    ticks = count("+Inf") - before_all
+    assert 4 <= ticks <= 30, ticks
+    assert ticks - (count("0.05") - before_fast) >= 1, "the stall was seen as a late tick"
+    text = scrape(api)
+    assert "# TYPE marketdata_event_loop_lag_seconds histogram" in text
+    assert re.search(r'marketdata_event_loop_lag_seconds_bucket\{le="0.001"\} \d', text)
+
+
+def test_the_loop_lag_monitor_is_off_at_zero():
+    import asyncio
+
+    from marketdata import loop_lag
+
+    async def scenario() -> None:
+        assert loop_lag.start(asyncio.get_running_loop(), 0) is None
+        monitor = loop_lag.start(asyncio.get_running_loop(), 0.5)
+        assert monitor is not None and monitor.running
+        monitor.stop()
+
+    asyncio.run(scenario())
+
+
 def test_record_request_bounds_the_method_label():
     before = value("marketdata_http_requests_total", route="x", method="other", status="405")
     metrics.record_request("BREW", "x", 405, 0.001)
     assert value("marketdata_http_requests_total", route="x", method="other",
                  status="405") == before + 1
+
+
+def test_the_request_recorder_counts_as_record_request(monkeypatch):
+    """The fast path's recorder keeps the labelled series: the same counts and histogram
+    as record_request, and a failure is never raised."""
+    recorder = metrics.RequestRecorder()
+    before = value("marketdata_http_requests_total", route="rec", method="GET", status="200")
+    count_before = value("marketdata_http_request_duration_seconds_count", route="rec",
+                         method="GET")
+    for _ in range(3):
+        recorder("GET", "rec", 200, 0.002)
+    recorder("BREW", "rec", 200, 0.002)
+    assert value("marketdata_http_requests_total", route="rec", method="GET",
+                 status="200") == before + 3
+    assert value("marketdata_http_request_duration_seconds_count", route="rec",
+                 method="GET") == count_before + 3
+    assert value("marketdata_http_requests_total", route="rec", method="other",
+                 status="200") >= 1
+
+    class Broken:
+        def labels(self, *args):
+            raise RuntimeError("mmap full")
+
+    monkeypatch.setattr(metrics, "REQUESTS", Broken())
+    monkeypatch.setattr(metrics, "_failed_once", False)
+    recorder("GET", "new-route", 500, 0.1)  # logged, not raised
 
 
 def test_recording_never_raises(monkeypatch, caplog):
@@ -247,6 +318,41 @@ _SCRAPER = textwrap.dedent("""
         multiprocess.mark_process_dead(int(sys.argv[1]))
     sys.stdout.write(Client().get("/metrics").content.decode())
 """)
+
+
+_FORKER = textwrap.dedent("""
+    import os
+    from marketdata import metrics
+    for _ in range(2):
+        metrics.record_request("GET", "forked", 200, 0.001)
+    pid = os.fork()
+    if pid == 0:  # a worker forked by gunicorn's master: its own file, its own counts
+        for _ in range(3):
+            metrics.record_request("GET", "forked", 200, 0.001)
+        os._exit(0)
+    os.waitpid(pid, 0)
+    metrics.record_request("GET", "forked", 200, 0.001)
+    print("PIDS", os.getpid(), pid)
+""")
+
+
+@pytest.mark.process
+def test_a_forked_process_counts_in_a_file_of_its_own(tmp_path):
+    """The process id the multiprocess files are named by is read once per process (not
+    at every increment) and again after a fork: parent and child each write their own."""
+    shared = tmp_path / "prometheus"
+    shared.mkdir()
+    env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(shared), "PYTHONPATH": str(ROOT)}
+    parent, child = _run(_FORKER, env).split("PIDS ", 1)[1].split()
+    names = {p.name for p in shared.glob("counter_*.db")}
+    assert names == {f"counter_{parent}.db", f"counter_{child}.db"}, names
+    from prometheus_client import CollectorRegistry, generate_latest, multiprocess
+
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry, path=str(shared))
+    text = generate_latest(registry).decode()
+    assert _sample(text, 'marketdata_http_requests_total{method="GET",route="forked",'
+                         'status="200"}') == 6
 
 
 def _run(code: str, env: dict[str, str], *args: str) -> str:

@@ -116,6 +116,19 @@ def fast_path(target: str, headers=None, **kwargs) -> Answer:
     return run(_call(answerer, scope(target, headers, **kwargs)))
 
 
+def front_concurrently(target: str, count: int, headers=None, **kwargs) -> list[Answer]:
+    """``count`` requests for ``target`` through the whole ASGI application at once, on one
+    loop (as ``count`` clients polling the same URL)."""
+    import config.asgi as asgi
+
+    async def main() -> list[Answer]:
+        return list(await asyncio.gather(*(_call(asgi.http_router,
+                                                 scope(target, headers, **kwargs))
+                                           for _ in range(count))))
+
+    return run(main())
+
+
 def front(target: str, headers=None, **kwargs) -> Answer:
     """The whole ASGI application (fast path first, Django behind it)."""
     import config.asgi as asgi

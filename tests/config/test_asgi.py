@@ -11,10 +11,10 @@ import pytest
 from marketdata import deadline
 
 
-def _scope(path: str) -> dict:
+def _scope(path: str, query: str = "") -> dict:
     return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
             "method": "GET", "scheme": "http", "path": path, "raw_path": path.encode(),
-            "query_string": b"", "root_path": "", "headers": [(b"host", b"testserver")],
+            "query_string": query.encode(), "root_path": "", "headers": [(b"host", b"testserver")],
             "client": ("127.0.0.1", 1234), "server": ("testserver", 80)}
 
 
@@ -48,8 +48,11 @@ def test_ping_answers_while_every_api_thread_is_busy(monkeypatch):
     monkeypatch.setattr(front, "django_wsgi", stuck)
 
     async def scenario():
-        blocked = [asyncio.create_task(front.http_router(_scope("/v1/quotes"), None, None))
-                   for _ in range(20)]
+        # 20 different URLs: misses of one URL would wait for the first on the event loop
+        # (apps.core.fastpath), holding no thread.
+        blocked = [asyncio.create_task(front.http_router(_scope("/v1/quotes",
+                                                                f"symbols=S{i}"), None, None))
+                   for i in range(20)]
         await asyncio.sleep(0.05)
         status, body = await asyncio.wait_for(_call(front.http_router, _scope("/v1/ping")), 5)
         for task in blocked:

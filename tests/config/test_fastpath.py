@@ -6,6 +6,7 @@ counters are Redis's."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -19,7 +20,14 @@ from hypothesis import strategies as st
 
 from apps.core import response_cache
 from apps.core.response_cache import Entry, cache_key, decode, encode
-from tests.config.fastpath_client import django_path, fast_path, front
+from tests.config.fastpath_client import (
+    django_path,
+    fast_path,
+    front,
+    front_concurrently,
+    run,
+    scope,
+)
 from tests.conftest import capture_logs
 
 QUOTES = "/v1/simple-quotes?symbols=AAPL"
@@ -130,6 +138,56 @@ def test_entry_round_trip_and_garbage():
         assert decode(blob) is None
 
 
+def test_an_entry_lives_exactly_as_long_as_its_data():
+    """Stored for the data's remaining freshness to the millisecond (its Cache-Control in
+    whole seconds): cut to whole seconds, the entry expired before its data, and until the
+    data did every request was built by Django with nothing it could store."""
+    from django.http import HttpResponse
+    from django.test import RequestFactory
+
+    from apps.core.middleware import ResponseCacheMiddleware
+    from marketdata.cache_report import HIT, note
+
+    def view(request):
+        note(HIT, 5.7)
+        return HttpResponse(b'{"fresh":true}', content_type="application/json")
+
+    target = f"/v1/simple-quotes?symbols=AAPL&exact={time.monotonic_ns()}"
+    before = time.time()
+    response = ResponseCacheMiddleware(view)(RequestFactory().get(target))
+    assert response["Cache-Control"] == "public, max-age=5"
+    entry = response_cache.get_store().get(cache_key("GET", "/v1/simple-quotes",
+                                                     target.partition("?")[2]))
+    assert before + 5.7 <= entry.expires <= time.time() + 5.7
+
+
+def test_a_local_entry_is_decoded_once_per_write():
+    """The local store decodes a stored blob once: the same entry at every read until the
+    key is written again; an expired one is a miss all the same."""
+    from django.core.cache import caches
+
+    from marketdata.locmem import ByteBoundedLocMemCache
+
+    cache = caches["default"]
+    if not isinstance(cache, ByteBoundedLocMemCache):
+        pytest.skip("the response cache is Redis's")
+    store = response_cache.LocalEntries(cache)
+    key = f"{response_cache.PREFIX}/v1/test-decoded?{time.monotonic_ns()}"
+    store.set(key, Entry(b'{"a":1}', (("Content-Type", "application/json"),),
+                         time.time() + 30), 30)
+    first = store.get(key)
+    assert first is not None and first.body == b'{"a":1}'
+    assert store.get(key) is first
+    store.set(key, Entry(b'{"a":2}', (("Content-Type", "application/json"),),
+                         time.time() + 30), 30)
+    assert store.get(key).body == b'{"a":2}'
+    store.set(key, Entry(b'{"a":3}', (("Content-Type", "application/json"),),
+                         time.time() - 1), 30)
+    assert store.get(key) is None
+    cache.set(key, b"garbage", 30)
+    assert store.get(key) is None and store.get(key) is None
+
+
 def test_an_expired_entry_is_a_miss_on_both_paths(sandbox_upstream):
     _warm(QUOTES)
     key = cache_key("GET", "/v1/simple-quotes", "symbols=AAPL")
@@ -141,6 +199,82 @@ def test_an_expired_entry_is_a_miss_on_both_paths(sandbox_upstream):
     django_path(QUOTES)  # recomputed (from the data cache) and stored again
     assert store.get(key).expires > time.time()
     assert fast_path(QUOTES).answered_by_fast_path
+
+
+def _expire(target: str) -> None:
+    path, _, query = target.partition("?")
+    key = cache_key("GET", path, query)
+    store = response_cache.get_store()
+    entry = store.get(key)
+    store.set(key, Entry(entry.body, entry.headers, time.time() - 1), 60)
+    assert store.get(key) is None
+
+
+def test_misses_of_one_key_wait_for_one_computation(sandbox_upstream):
+    """An entry expires under 20 clients: one request computes it in Django, the 19 others
+    wait for it on the event loop and are served the entry it stored, as hits."""
+    _warm(QUOTES)
+    _expire(QUOTES)
+    with capture_logs("apps.core.access", logging.INFO) as logs:
+        answers = front_concurrently(QUOTES, 20)
+    assert {a.status for a in answers} == {200}
+    assert len({a.body for a in answers}) == 1
+    lines = _access(logs.records(), "/v1/simple-quotes")
+    assert sorted(line["module"] for line in lines) == ["fastpath"] * 19 + ["middleware"]
+    assert sum(a.header("x-cache") == "HIT" for a in answers) >= 19
+    from apps.core.fastpath import fast_path as answerer
+
+    assert not answerer._leaders, "the leader is done"
+
+
+def test_a_leader_that_stores_nothing_sends_its_followers_to_django(sandbox_upstream,
+                                                                    monkeypatch):
+    """The leader's answer was not stored (an error, a stale answer): the request behind
+    it goes to Django, having spent its wait out of its stale budget, and the key's next
+    misses go straight to Django until a hit shows its answers are stored again."""
+    from apps.core.fastpath import MISSED_KEY
+    from apps.core.fastpath import fast_path as answerer
+    from apps.core.middleware import STALE_BUDGET_KEY
+
+    target = f"{QUOTES}&leader={time.monotonic_ns()}"  # a key nothing has stored
+
+    async def send(message):
+        raise AssertionError("nothing is answered here")
+
+    behind = answerer._behind_leader
+    arrived = []
+
+    async def counted(*args):
+        arrived.append(time.monotonic())
+        return await behind(*args)
+
+    monkeypatch.setattr(answerer, "_behind_leader", counted)
+
+    async def main():
+        leader, follower = scope(target), scope(target)
+        assert not await answerer(leader, None, send)
+        assert MISSED_KEY in leader
+        with answerer.leading(leader):
+            waiting = asyncio.ensure_future(answerer(follower, None, send))
+            while len(arrived) < 2:  # the follower's cache read (a round trip on Redis)
+                await asyncio.sleep(0.005)
+            await asyncio.sleep(0.05)
+            assert not waiting.done(), "it waits for the leader"
+        started = time.monotonic()
+        assert await waiting is False
+        budget = follower[STALE_BUDGET_KEY]
+        assert budget.started is not None and budget.started <= started - 0.04
+        assert MISSED_KEY not in follower
+        later = scope(target)
+        assert not await answerer(later, None, send)
+        assert MISSED_KEY not in later, "no leader for a key whose answers are not stored"
+
+    run(main())
+    key = cache_key("GET", "/v1/simple-quotes", target.partition("?")[2])
+    assert key in answerer._unstored
+    _warm(target)
+    assert fast_path(target).answered_by_fast_path
+    assert key not in answerer._unstored, "a hit: its misses wait for a leader again"
 
 
 def test_the_fast_path_reads_the_entries_the_django_path_writes(sandbox_upstream, settings):

@@ -204,3 +204,106 @@ def test_the_send_many_extension_is_named_alike_on_both_sides():
     from config import protocol
 
     assert sockets.SEND_MANY_EXTENSION == protocol.SEND_MANY_EXTENSION
+
+
+# -- a whole answer in one call: the send_whole extension ------------------------------------
+class CountingTransport(Transport):
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes = 0
+
+    def write(self, data: bytes) -> None:
+        self.writes += 1
+        super().write(data)
+
+
+HIT_HEADERS = [(b"content-type", b"application/json"), (b"x-cache", b"HIT"),
+               (b"cache-control", b"public, max-age=29"), (b"x-frame-options", b"DENY"),
+               (b"vary", b"origin"), (b"etag", b'"abc"'), (b"content-length", b"11"),
+               (b"x-correlation-id", b"0123456789abcdef"), (b"x-data-source", b"sandbox")]
+
+
+def _answer(connect, request: bytes, status: int, headers, body: bytes, whole: bool):
+    """What the protocol writes for ``request`` answered by an application that sends
+    through the extension (``whole``) or as two ASGI messages; and whether the extension
+    took it."""
+    _, loop = connect
+    protocol = FrontProtocol(config=Config(app=app, lifespan="off", log_config=None,
+                                           access_log=False, server_header=False,
+                                           proxy_headers=False),
+                             server_state=ServerState(), app_state={}, _loop=loop)
+    transport = CountingTransport()
+    protocol.connection_made(transport)
+    taken = []
+
+    async def answer(scope, receive, send):
+        extension = scope.get("extensions", {}).get("marketdata.http.send_whole")
+        taken.append(extension is not None and whole and extension(status, headers, body))
+        if not taken[-1]:
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+
+    protocol.app = answer
+    protocol.data_received(request)
+    loop.run_until_complete(asyncio.sleep(0.05))
+    return transport, taken[0] if taken else None
+
+
+@pytest.mark.parametrize("request_bytes", [
+    b"GET /v1/simple-quotes?symbols=AAPL HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GET /v2/quote/AAPL HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    b"GET /v1/ping HTTP/1.0\r\nHost: x\r\n\r\n",
+])
+def test_a_whole_answer_is_the_same_bytes_in_one_write(connect, request_bytes):
+    whole, taken = _answer(connect, request_bytes, 200, HIT_HEADERS, b'{"a":"one"}', True)
+    asgi, _ = _answer(connect, request_bytes, 200, HIT_HEADERS, b'{"a":"one"}', False)
+    assert taken is True
+    assert whole.written == asgi.written and whole.written.endswith(b'\r\n\r\n{"a":"one"}')
+    assert (whole.writes, asgi.writes) == (1, 2)
+    assert whole.closing == asgi.closing == (b"HTTP/1.0" in request_bytes
+                                             or b"close" in request_bytes)
+
+
+@pytest.mark.parametrize(("status", "headers", "request_bytes"), [
+    (429, [(b"content-type", b"application/json")], b"GET /v1/x HTTP/1.1\r\nHost: x\r\n\r\n"),
+    (200, [(b"content-length", b"12")], b"GET /v1/x HTTP/1.1\r\nHost: x\r\n\r\n"),
+    (200, [(b"content-length", b"11"), (b"x-bad", b"a\nb")],
+     b"GET /v1/x HTTP/1.1\r\nHost: x\r\n\r\n"),
+    (304, [(b"etag", b'"abc"')], b"GET /v1/x HTTP/1.1\r\nHost: x\r\n\r\n"),
+    (200, [(b"content-length", b"11")], b"HEAD /v1/x HTTP/1.1\r\nHost: x\r\n\r\n"),
+])
+def test_what_a_whole_answer_does_not_cover_is_left_to_send(connect, status, headers,
+                                                             request_bytes):
+    """No Content-Length (chunked), a wrong one, a header uvicorn refuses, a 304, a HEAD:
+    the extension writes nothing, and the ASGI messages give uvicorn's own answer."""
+    body = b"" if status == 304 else b'{"a":"one"}'
+    whole, taken = _answer(connect, request_bytes, status, headers, body, True)
+    asgi, _ = _answer(connect, request_bytes, status, headers, body, False)
+    assert taken is False
+    assert whole.written == asgi.written
+
+
+def test_the_extension_is_offered_to_api_paths_only(connect):
+    for target, offered in (("/v1/quotes", True), ("/v2/quote/A", True), ("/", False),
+                            ("/docs", False), ("/v1/stream/quotes?symbols=A", False)):
+        seen = []
+        make, loop = connect
+        protocol, _ = make()
+
+        async def look(scope, receive, send, seen=seen):
+            seen.append("marketdata.http.send_whole" in scope.get("extensions", {}))
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-length", b"0")]})
+            await send({"type": "http.response.body", "body": b""})
+
+        protocol.app = look
+        protocol.data_received(f"GET {target} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        loop.run_until_complete(asyncio.sleep(0.02))
+        assert seen == [offered], target
+
+
+def test_the_send_whole_extension_is_named_alike_on_both_sides():
+    from apps.core import fastpath
+    from config import protocol
+
+    assert fastpath.SEND_WHOLE_EXTENSION == protocol.SEND_WHOLE_EXTENSION

@@ -73,6 +73,11 @@ def test_two_workers_metrics_readyz_and_control_socket(tmp_path):
                              'route="v2/hours"}') == 40
         assert _metric(text, 'marketdata_http_requests_total{method="GET",route="readyz",'
                              'status="200"}') == 2  # this test's and the healthcheck's
+        # Each worker's loop-lag monitor ticks every 20 ms from its start.
+        assert "# TYPE marketdata_event_loop_lag_seconds histogram" in text
+        assert _metric(text, "marketdata_event_loop_lag_seconds_count ") > 10
+        assert _metric(text, 'marketdata_event_loop_lag_seconds_bucket{le="+Inf"}') == \
+            _metric(text, "marketdata_event_loop_lag_seconds_count ")
         # Both workers write their samples under the var directory.
         pids = {re.search(r"_(\d+)\.db$", p.name).group(1)
                 for p in (var_dir / "prometheus").glob("*.db")}

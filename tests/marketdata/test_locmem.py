@@ -137,6 +137,26 @@ def test_expired_entries_are_uncounted_when_dropped(make_cache, monkeypatch):
     assert set(cache._cache) == {cache.make_key(k) for k in ("long", "forever", "again")}
 
 
+def test_get_pickled_is_the_stored_object_as_get_reads_it(make_cache, monkeypatch):
+    """What get() would unpickle, the very object stored (the same until a write), with
+    get()'s expiry (dropped, uncounted) and LRU order."""
+    cache = make_cache()
+    cache.set("a", b"entry bytes", timeout=10)
+    cache.set("b", b"other", timeout=10)
+    first = cache.get_pickled("a")
+    assert pickle.loads(first) == cache.get("a") == b"entry bytes"
+    assert cache.get_pickled("a") is first
+    assert next(iter(cache._cache)) == cache.make_key("a"), "read: the most recent"
+    cache.set("a", b"entry bytes", timeout=10)
+    assert cache.get_pickled("a") is not first, "a write: another object"
+    assert cache.get_pickled("missing") is None
+    now = time.time()
+    monkeypatch.setattr(time, "time", lambda: now + 60)
+    assert cache.get_pickled("b") is None
+    assert cache.make_key("b") not in cache._cache
+    check(cache)
+
+
 def test_timeout_zero_stores_an_expired_entry_counted_until_dropped(make_cache):
     cache = make_cache()
     cache.set("k", "v", timeout=0)

@@ -429,3 +429,219 @@ def test_debug_logging_of_real_requests_keeps_every_canary_out(upstream, fmt):
     for message in captured:
         for canary in CANARIES.values():
             assert canary not in message
+
+
+# -- stdout: the buffered handler and the access line without a record ---------------------------
+def _stdout_handler(stream, fmt: str = "json"):
+    from marketdata.logs import BufferedStreamHandler, redacting_filter
+
+    handler = BufferedStreamHandler(stream)
+    handler.setFormatter(_formatter(fmt))
+    handler.addFilter(redacting_filter())
+    return handler
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+@pytest.mark.parametrize(("status", "threshold_ms"), [(200, 2000), (429, 2000), (200, 0),
+                                                      (503, 2000)])
+def test_the_access_line_is_the_same_bytes_without_a_record(fmt, status, threshold_ms):
+    """With the production handler alone, AccessLog renders its lines without a LogRecord;
+    the bytes are those of the record's path (which any other handler brings back)."""
+    import re
+
+    from marketdata.logs import ACCESS_LOGGER, AccessLog, direct_handler
+
+    direct, recorded = io.StringIO(), io.StringIO()
+    handler = _stdout_handler(direct, fmt)
+    logger = logging.Logger(ACCESS_LOGGER, logging.INFO)  # outside the hierarchy: no
+    logger.addHandler(handler)  # pytest handler
+    access = AccessLog("/srv/apps/core/fastpath.py", threshold_ms)
+    access.logger = logger
+    arguments = ("GET", "/v1/simple-quotes", status, 1.234, "cid-direct",
+                 "symbols=AAPL&apikey=s3cr3t", "simple-quotes", {"graphql_cost": 3})
+    assert direct_handler(logger) is handler
+    access(*arguments)
+    other = logging.StreamHandler(recorded)
+    other.setFormatter(_formatter(fmt))
+    logger.addHandler(other)
+    assert direct_handler(logger) is None, "another handler: the record's path"
+    access(*arguments)
+    handler.flush()
+    first, second = direct.getvalue(), recorded.getvalue()
+    assert second and direct.getvalue().endswith(second), "both handlers had the record"
+    first = first[:len(first) - len(second)]
+    assert "s3cr3t" not in first and "cid-direct" in first
+    assert fmt == "text" or '"module":"fastpath"' in first
+
+    def timeless(text):
+        return re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", "T", text)
+
+    assert timeless(first) == timeless(second)
+    assert len(first.splitlines()) == (2 if threshold_ms == 0 else 1)
+
+
+def test_the_direct_path_needs_the_production_handler_alone():
+    from marketdata.logs import direct_handler
+
+    handler = _stdout_handler(io.StringIO())
+    logger = logging.Logger("tests.direct")
+    logger.addHandler(handler)
+    assert direct_handler(logger) is handler
+    logger.addFilter(lambda record: True)
+    assert direct_handler(logger) is None, "a filter on the logger sees every record"
+    logger.filters.clear()
+    handler.addFilter(lambda record: True)
+    assert direct_handler(logger) is None, "a filter of the handler's own"
+    plain = logging.Logger("tests.plain")
+    plain.addHandler(logging.StreamHandler(io.StringIO()))
+    assert direct_handler(plain) is None
+
+
+class _SlowStream(io.StringIO):
+    """A stream whose writes wait until ``opened`` is set (a pipe nobody reads)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.opened = threading.Event()
+
+    def write(self, text: str) -> int:
+        self.opened.wait(10)
+        return super().write(text)
+
+
+def test_lines_of_the_loop_never_wait_for_a_slow_stream():
+    """On the deferred thread (a worker's event loop) a line is queued, never written
+    there: a stream that takes nothing does not stop it. Lines of other threads are
+    written after the ones queued before them, and flush() (at exit) writes every line."""
+    import time
+
+    stream = _SlowStream()
+    handler = _stdout_handler(stream)
+    logger = logging.Logger("tests.deferred")
+    logger.addHandler(handler)
+    handler.defer_from_current_thread()
+    started = time.monotonic()
+    for number in range(200):
+        logger.info("loop line %d", number)
+    assert time.monotonic() - started < 1.0, "the loop's thread never waited"
+    other = threading.Thread(target=logger.info, args=("thread line",))
+    other.start()
+    time.sleep(0.1)
+    assert other.is_alive(), "another thread writes itself, and waits for the stream"
+    stream.opened.set()
+    other.join(5)
+    logger.info("last loop line")
+    handler.flush()
+    messages = [json.loads(line)["message"] for line in stream.getvalue().splitlines()]
+    assert messages == [f"loop line {n}" for n in range(200)] + ["thread line",
+                                                                 "last loop line"]
+    handler.close()
+
+
+def test_a_stream_that_takes_nothing_costs_lines_not_the_loop(monkeypatch):
+    from marketdata.logs import BufferedStreamHandler
+
+    monkeypatch.setattr(BufferedStreamHandler, "MAX_QUEUED_CHARS", 2000)
+    stream = _SlowStream()
+    handler = _stdout_handler(stream)
+    logger = logging.Logger("tests.overflow")
+    logger.addHandler(handler)
+    handler.defer_from_current_thread()
+    for number in range(100):
+        logger.info("line %d", number)
+    stream.opened.set()
+    handler.flush()
+    logger.propagate = False
+    reported = io.StringIO()
+    report = logging.StreamHandler(reported)
+    logging.getLogger("marketdata.logs").addHandler(report)
+    try:
+        logger.info("after")  # from another thread's point of view: written, and reported
+        threading.Thread(target=logger.info, args=("from a thread",)).start()
+        deadline = threading.Event()
+        deadline.wait(0.5)
+    finally:
+        logging.getLogger("marketdata.logs").removeHandler(report)
+    written = [json.loads(line)["message"] for line in stream.getvalue().splitlines()]
+    assert written[0] == "line 0" and 5 < written.index("from a thread") < 100
+    assert "log lines dropped" in reported.getvalue()
+    handler.close()
+
+
+def test_the_loop_writes_its_lines_to_a_file_in_one_write(tmp_path):
+    """On a worker's loop, with stdout a regular file: the lines of the next 10 ms are
+    written by the loop in one write (no thread, no write per line)."""
+    import asyncio
+
+    path = tmp_path / "stdout.log"
+    with open(path, "w") as stream:
+        writes = []
+        write = stream.write
+
+        def counted(text):
+            writes.append(len(text))
+            return write(text)
+
+        stream.write = counted
+        handler = _stdout_handler(stream)
+        logger = logging.Logger("tests.loop-file")
+        logger.addHandler(handler)
+
+        async def main():
+            handler.defer_from_current_thread()
+            for number in range(100):
+                logger.info("line %d", number)
+            assert writes == [], "queued"
+            await asyncio.sleep(0.1)
+
+        asyncio.run(main())
+        assert handler._writer is None, "the loop wrote itself"
+        assert len(writes) == 1
+        handler.close()
+    messages = [json.loads(line)["message"] for line in path.read_text().splitlines()]
+    assert messages == [f"line {n}" for n in range(100)]
+
+
+def test_a_pipe_nobody_reads_never_stops_the_loop():
+    """On a worker's loop, with stdout a pipe: a writer thread writes, and a reader that
+    takes nothing costs the loop nothing; every line arrives once it reads."""
+    import asyncio
+    import os
+    import time
+
+    read_end, write_end = os.pipe()
+    stream = os.fdopen(write_end, "w")
+    handler = _stdout_handler(stream)
+    logger = logging.Logger("tests.loop-pipe")
+    logger.addHandler(handler)
+    padding = "x" * 200
+
+    async def main() -> float:
+        handler.defer_from_current_thread()
+        started = time.monotonic()
+        for number in range(2000):  # ~600 KB: ten times what the pipe holds
+            logger.info("line %d %s", number, padding)
+            if number % 100 == 0:
+                await asyncio.sleep(0.001)
+        spent = time.monotonic() - started
+        await asyncio.sleep(0.1)
+        return spent
+
+    spent = asyncio.run(main())
+    assert spent < 2.0, spent
+    assert handler._writer is not None and handler._writer.is_alive()
+    chunks = []
+
+    def drain():
+        with os.fdopen(read_end, "rb") as pipe:
+            while chunk := pipe.read(1 << 16):
+                chunks.append(chunk)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    handler.close()
+    stream.close()
+    reader.join(10)
+    lines = b"".join(chunks).decode().splitlines()
+    assert [json.loads(line)["message"].split()[1] for line in lines] == \
+        [str(n) for n in range(2000)]
