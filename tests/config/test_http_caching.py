@@ -251,7 +251,9 @@ def test_the_document_is_compact_cached_and_compressed(sandbox_upstream, monkeyp
         not_modified = django_path("/openapi.json", {"accept-encoding": coding,
                                                      "if-none-match": answer.header("etag")})
         assert not_modified.status == 304 and not_modified.body == b""
-    assert sizes["gzip"] < 150_000 and sizes["br"] < sizes["gzip"], sizes
+    # 161 KB gzip and 90 KB brotli with the issue-46 routes (111 operations): the bound grows
+    # with the API; a document that lost its compaction would be several times over it.
+    assert sizes["gzip"] < 200_000 and sizes["br"] < sizes["gzip"], sizes
     # application/json gets the same bytes with that media type.
     as_json = django_path("/openapi.json", {"accept": "application/json"})
     assert as_json.header("content-type") == "application/json" and as_json.body == plain.body
