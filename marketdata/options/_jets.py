@@ -28,7 +28,8 @@ sum approximates to 5e-16, so they differ from the derivatives of that sum by le
 vectorised batches, as in the price kernel.
 
 **Branches.** Where the price selects (S >= I2: exercise now; the floor at the European and
-intrinsic values; B_0 = max(K, r K / (r - b)); q_c <= 1e-12: the European price), the
+intrinsic values; B_0 = max(K, r K / (r - b)); q_c <= 1e-12 or a boundary out of reach
+(``_kernels.boundary_unreachable``): the European price), the
 greeks are the selected branch's: one-sided at the kink itself, where the price has no
 derivative (a central finite difference averages the two sides there).
 
@@ -61,6 +62,7 @@ from marketdata.options._kernels import (
     _erfc_ems_lane,
     _jit,
     _valid,
+    boundary_unreachable,
     ncdf,
 )
 
@@ -442,11 +444,12 @@ def _bs1993_call_jet(S: Jet, K: Jet, T: Jet, r: Jet, b: Jet, v: Jet) -> Jet:
 def american_jet(S: float, K: float, T: float, r: float, q: float, v: float, call: bool,
                  two_step: bool, work: np.ndarray, jets: np.ndarray) -> Jet:
     """One contract's Bjerksund-Stensland price as a jet in (S, T, sigma, r): the rules of
-    ``_kernels.bs2002_price`` (validity, put-call transformation, European price where
-    q_c <= 1e-12, the floor at the European and intrinsic values), 2002 boundary if
-    ``two_step`` else 1993's. NaN in every component where the price is undefined; a
-    derivative can be inf or NaN alone where an intermediate overflows (a huge (I/S)^kappa
-    times a vanishing normal tail: sigma of a few percent far from the money)."""
+    ``_kernels.bs2002_price`` (validity, put-call transformation, European price where q_c
+    <= 1e-12 or the boundary is out of reach, the floor at the European and intrinsic
+    values), 2002 boundary if ``two_step`` else 1993's. NaN in every component where the
+    price is undefined; a derivative can be inf or NaN alone where an intermediate overflows
+    (a huge (I/S)^kappa times a vanishing normal tail: sigma of a few percent far from the
+    money)."""
     if not _valid(S, K, T, r, q, v):
         return _NAN_JET
     if call:
@@ -462,7 +465,7 @@ def american_jet(S: float, K: float, T: float, r: float, q: float, v: float, cal
     t = (T, 0.0, 0.0, 1.0, 0.0, 0.0)
     vol = (v, 0.0, 0.0, 0.0, 1.0, 0.0)
     european = _bsm_call_jet(s_c, k_c, t, r_c, q_c, vol)
-    if q_c[0] <= 1e-12:
+    if q_c[0] <= 1e-12 or boundary_unreachable(s_c[0], k_c[0], T, r_c[0], q_c[0], v):
         out = european
     else:
         b = _jsub(r_c, q_c)

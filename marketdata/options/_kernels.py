@@ -5,8 +5,8 @@ The vectorised numpy forms in :mod:`marketdata.options.pricing` and
 kernels with them on the generated grid); these are the same formulas, written per contract:
 
 - :func:`bs2002_prices`: the Bjerksund-Stensland 2002 price (put-call transformation, the
-  European price where q_c <= 1e-12, the floor at the European and intrinsic values, NaN
-  where the numpy form gives NaN);
+  European price where q_c <= 1e-12 or the boundary is out of reach, the floor at the
+  European and intrinsic values, NaN where the numpy form gives NaN);
 - (its analytic greeks, the same expressions carried as jets, are
   :mod:`marketdata.options._jets`);
 - :func:`solve_iv`: the bracketed Newton (European) / secant (American) solver of
@@ -502,6 +502,28 @@ def _valid(S: float, K: float, T: float, r: float, q: float, v: float) -> bool:
             and v > 0)
 
 
+# A call whose exercise boundary is this many standard deviations beyond the spot (see
+# boundary_unreachable) is never exercised early, to double precision.
+UNREACHABLE_Z = 10.0
+
+
+@_jit
+def boundary_unreachable(S: float, K: float, T: float, r: float, q: float, v: float) -> bool:
+    """Whether a call (q > 0) reaches its exercise boundary before expiry with a probability
+    indistinguishable from 0. Every boundary of Bjerksund-Stensland (and the true one) lies
+    above B_0 = max(K, r K / q). The premium of early exercise is at most q T S times the
+    chance, in the share measure (drift mu <= |r - q| + sigma^2 / 2), that S rises by
+    L = log(B_0 / S) within T: below 2 Phi(-z), z = (L - mu T) / (sigma sqrt T) (the
+    reflection term included). At z >= 10 that is below 2e-23 q T S: the European price.
+    There the formula's (I/S)^kappa overflows times a vanishing normal tail (q of a few
+    1e-9, or sigma of a fraction of a percent), which this rule answers instead of NaN."""
+    b_zero = _maximum(K, r / q * K)
+    if not b_zero > 0.0:
+        return False
+    z = (math.log(b_zero / S) - (abs(r - q) + 0.5 * v * v) * T) / (v * math.sqrt(T))
+    return z >= UNREACHABLE_Z
+
+
 @_jit
 def bs2002_price(S: float, K: float, T: float, r: float, q: float, v: float, call: bool,
                  work: np.ndarray) -> float:
@@ -512,7 +534,7 @@ def bs2002_price(S: float, K: float, T: float, r: float, q: float, v: float, cal
         s_c, k_c, r_c, q_c = S, K, r, q
     else:
         s_c, k_c, r_c, q_c = K, S, q, r
-    if q_c <= 1e-12:
+    if q_c <= 1e-12 or boundary_unreachable(s_c, k_c, T, r_c, q_c, v):
         out = bsm_call(s_c, k_c, T, r_c, q_c, v)
     else:
         out = _bs2002_call(s_c, k_c, T, r_c, r_c - q_c, v, work)

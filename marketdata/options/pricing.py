@@ -42,10 +42,13 @@ Formulas, 2nd ed., 2007, pp. 104-108): the value of exercising at a two-step fla
 price, floored at the European price and at the intrinsic value (a flat boundary can be
 worth less than holding to expiry when T and sigma are large; QuantLib floors its 1993
 engine the same way). Calls with q <= 0 (b = r - q >= r) are never exercised early: the
-European price. Puts through the put-call transformation P(S, K, T, r, q, sigma) = C(K, S,
-T, r=q, q=r, sigma). At or beyond the boundary (S >= I2 for a call) the price is the
-intrinsic value. The bivariate normal is :func:`marketdata.options._normal.bvn_cdf` (Genz,
-double precision).
+European price; so are calls whose boundary (above max(K, r K / q)) lies 10 standard
+deviations of the log price beyond the spot, drift included: a premium below 2e-23 q T S,
+where the formula's (I/S)^kappa would overflow times a vanishing tail (q of a few 1e-9, sigma
+of a fraction of a percent; ``_kernels.boundary_unreachable``). Puts through the put-call
+transformation P(S, K, T, r, q, sigma) = C(K, S, T, r=q, q=r, sigma). At or beyond the
+boundary (S >= I2 for a call) the price is the intrinsic value. The bivariate normal is
+:func:`marketdata.options._normal.bvn_cdf` (Genz, double precision).
 American greeks are the **analytic derivatives of the BS2002 price** (:func:`bs2002`;
 :mod:`marketdata.options._jets`: the formula differentiated in forward mode, through
 phi, psi, the univariate and bivariate normals and the trigger prices' dependence on K, T,
@@ -291,8 +294,9 @@ def _american(call_formula, S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLi
     q_c = np.where(call, q_, r_)
     out = np.full(S_.shape, np.nan)
     # q_c below 1e-12 (a put: r below 1e-12): an early-exercise premium below 1e-12 of the
-    # price, and beta = 1 + O(q_c) rounds to 1; priced as European.
-    european = ok & (q_c <= 1e-12)
+    # price, and beta = 1 + O(q_c) rounds to 1; and a boundary out of reach before expiry
+    # (_no_early_exercise_transformed): priced as European.
+    european = ok & _no_early_exercise_transformed(s_c, k_c, T_, r_c, q_c, v_)
     early = ok & ~european
     with np.errstate(all="ignore"):
         if european.any():
@@ -315,10 +319,24 @@ def _american(call_formula, S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLi
     return out
 
 
-def _no_early_exercise(q: np.ndarray, r: np.ndarray, call: np.ndarray) -> np.ndarray:
-    """The contracts priced as European (q_c <= 1e-12: a call's q, a put's r)."""
-    with np.errstate(invalid="ignore"):
-        return np.where(call, q <= 1e-12, r <= 1e-12)
+def _no_early_exercise_transformed(s_c: np.ndarray, k_c: np.ndarray, T: np.ndarray,
+                                   r_c: np.ndarray, q_c: np.ndarray,
+                                   v: np.ndarray) -> np.ndarray:
+    """The put-call transformed calls never exercised early: q_c <= 1e-12, or a boundary
+    out of reach (``_kernels.boundary_unreachable``, the same rule in numpy: B_0 = max(K,
+    r K / q), z = (log(B_0 / S) - (|r - q| + sigma^2 / 2) T) / (sigma sqrt T) >= 10)."""
+    with np.errstate(all="ignore"):
+        b_zero = np.maximum(k_c, r_c / q_c * k_c)
+        z = (np.log(b_zero / s_c) - (np.abs(r_c - q_c) + 0.5 * v * v) * T) / (v * np.sqrt(T))
+        return (q_c <= 1e-12) | ((b_zero > 0) & (z >= _kernels.UNREACHABLE_Z))
+
+
+def _no_early_exercise(S: np.ndarray, K: np.ndarray, T: np.ndarray, r: np.ndarray,
+                       q: np.ndarray, v: np.ndarray, call: np.ndarray) -> np.ndarray:
+    """The contracts priced as European (q_c <= 1e-12: a call's q, a put's r; or a
+    boundary out of reach), by the put-call transformation."""
+    return _no_early_exercise_transformed(np.where(call, S, K), np.where(call, K, S), T,
+                                          np.where(call, r, q), np.where(call, q, r), v)
 
 
 def bs2002_price(S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, q: ArrayLike,
@@ -326,12 +344,13 @@ def bs2002_price(S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, q: Arra
                  is_call: ArrayLike) -> np.ndarray:
     """Bjerksund-Stensland 2002 price of American options (NaN where undefined): the
     compiled kernel (:func:`marketdata.options._kernels.bs2002_prices`); the contracts
-    without early exercise (q_c <= 1e-12) by the numpy BSM price, as the reference."""
+    without early exercise (q_c <= 1e-12, or a boundary out of reach) by the numpy BSM
+    price, as the reference."""
     arrays = _arrays(S, K, T, r, q, sigma, is_call)
     shape = arrays[0].shape
     flat = [a.ravel() for a in arrays]
     call = flat[-1].astype(bool)
-    european = _no_early_exercise(flat[4], flat[3], call)
+    european = _no_early_exercise(*flat[:-1], call)
     out = np.empty(call.size)
     if european.any():
         out[european] = bs2002_price_reference(*(a[european] for a in flat))
@@ -360,16 +379,16 @@ def bs2002(S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, q: ArrayLike,
     """BS2002 price and **analytic** greeks: the compiled kernel
     (:func:`marketdata.options._jets.bs2002_greeks`, the price's exact derivatives in
     forward mode), one chunk of the chain per core. The contracts without early exercise
-    (q_c <= 1e-12) are European: the price of :func:`bs2002_price` (the numpy BSM price of
-    the put-call transformed contract) and the analytic BSM greeks of :func:`bsm`. The
-    price is :func:`bs2002_price`'s, bit for bit. Where a derivative overflows inside the
-    kernel (extreme contracts, below), that greek is the finite difference of
-    :func:`bs2002_reference` (NaN where that has none either)."""
+    (q_c <= 1e-12, or a boundary out of reach) are European: the price of
+    :func:`bs2002_price` (the numpy BSM price of the put-call transformed contract) and the
+    analytic BSM greeks of :func:`bsm`. The price is :func:`bs2002_price`'s, bit for bit.
+    Where a derivative overflows inside the kernel (extreme contracts, below), that greek is
+    the finite difference of :func:`bs2002_reference` (NaN where that has none either)."""
     arrays = _arrays(S, K, T, r, q, sigma, is_call)
     shape = arrays[0].shape
     flat = [a.ravel() for a in arrays]
     call = flat[-1].astype(bool)
-    european = _no_early_exercise(flat[4], flat[3], call)
+    european = _no_early_exercise(*flat[:-1], call)
     out = np.empty((6, call.size))
     if european.any():
         lanes = [a[european] for a in flat]
@@ -384,8 +403,8 @@ def bs2002(S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, q: ArrayLike,
             _jets.bs2002_greeks, (s_, k_, t_, r_, q_, v_, np.ascontiguousarray(call[early])),
             (DAYS_PER_YEAR,), axis=1)
     # A derivative that overflowed inside the jets (a huge (I/S)^kappa times a vanishing
-    # normal tail, at volatilities of a few percent far from the money: ~2 in 10,000 of
-    # random extreme contracts, none on the test grid): that greek's finite difference.
+    # normal tail, at volatilities of about 1 % far from the money: 2 in 400,000 random
+    # extreme contracts, none on the test grid): that greek's finite difference.
     overflowed = np.isfinite(out[0]) & ~np.isfinite(out[1:]).all(axis=0)
     if overflowed.any():
         ref = bs2002_reference(*(a[overflowed] for a in flat))

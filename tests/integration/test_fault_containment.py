@@ -82,8 +82,14 @@ def test_a_hanging_upstream_never_holds_a_request_past_its_deadline(server_pool)
         "WEB_CONCURRENCY": "1", "WEB_THREADS": "16", "REQUEST_DEADLINE_SECONDS": str(DEADLINE),
         "STALE_GRACE_SECONDS": "1", "CACHE_TTL_CAP_SECONDS": "1"})
     warm = f"{service.base_url}/v1/historical?symbol={_symbol('WARM')}&range=5d&interval=1d"
-    status, _, fresh = http("GET", warm)
-    assert status == 200
+    # The worker's first request builds what a lazy test server skipped at its start; on a
+    # loaded CI machine that once took longer than the 4 s deadline (a 504, as it should
+    # be). What is tested comes after: the key cached, then the upstream hanging.
+    for _ in range(3):
+        status, _, fresh = http("GET", warm)
+        if status == 200:
+            break
+    assert status == 200, fresh
     # Every upstream answer now takes 15 s: longer than the deadline and the 10 s read
     # timeout.
     configure_sandbox(sandbox, latency_ms=15000)

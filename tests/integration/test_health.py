@@ -36,10 +36,19 @@ def _checks(body: dict) -> dict[str, dict]:
 def test_health_all_checks_succeed(server_pool):
     # A generous deadline: the sandbox builds its synthetic universe on first use.
     service, sandbox = _stack(server_pool, 5, HEALTH_CHECK_TIMEOUT_SECONDS="60")
-    status, headers, raw = http("GET", f"{service.base_url}/v1/health", timeout=90)
-    assert status == 200, raw
-    body = json.loads(raw)
-    assert body["status"] == "healthy", body
+    # A second round where the first was degraded: the first runs 28 checks at once on a
+    # cold service and a cold sandbox, and on a loaded CI machine one of them once failed
+    # (which one, the failure message below now says). The second finds both warm; a
+    # check that fails twice is a failure.
+    for _ in range(2):
+        status, headers, raw = http("GET", f"{service.base_url}/v1/health", timeout=90)
+        assert status == 200, raw
+        body = json.loads(raw)
+        if body["status"] == "healthy":
+            break
+    failed = {name: check for name, check in _checks(body).items()
+              if check["status"] != "succeeded"}
+    assert body["status"] == "healthy", failed
     assert body["upstream"] == "live"
     assert body["services"]["status"] == f"{CHECK_COUNT}/{CHECK_COUNT} succeeded", body
     assert len(_checks(body)) == CHECK_COUNT

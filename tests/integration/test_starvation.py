@@ -37,7 +37,7 @@ pytestmark = [pytest.mark.integration,
               pytest.mark.slow("a fresh service per test, saturated by hanging upstream calls")]
 
 DEADLINE = 4.0
-SLOW_CHART_SECONDS = 8.0  # under the default 10 s deadline: the first charts answer
+SLOW_CHART_SECONDS = 9.0  # under the default 10 s deadline: the first charts answer
 # These tests time requests on a fresh process: warmed up at its start, as in production
 # (the other test servers build what they need on first use: tests/integration/servers.py).
 WARM = {"MARKETDATA_WARM_UP": "eager"}
@@ -161,13 +161,13 @@ def test_a_slow_endpoint_leaves_the_others_and_the_handshake_alone(tmp_path):
             slow = [pool.submit(_timed, url) for url in slow_urls]
             time.sleep(0.5)
             # The first quote needs the cookie/crumb handshake: it runs now, under the load.
-            # Starved, it would wait behind a chart call, 7.5 s at least; 5 s leaves room for
-            # a CI machine whose two cores are busy with the other tests (4 s seen there
-            # on a cold worker).
+            # Starved, it would wait behind a chart call, 8.5 s at least; 6.5 s leaves room
+            # for a CI machine whose two cores are busy with the other tests (4 s, then
+            # 5.7 s seen there on a cold worker).
             for _ in range(3):
                 status, seconds, body = _timed(f"{service.base_url}/v2/quote/{_symbol('Q')}")
                 assert status == 200, body
-                assert seconds < SLOW_CHART_SECONDS - 3, seconds
+                assert seconds < SLOW_CHART_SECONDS - 2.5, seconds
             results = [f.result() for f in slow]
         assert sum(status == 200 for status, _, _ in results) >= 3
         assert all(status in (200, 503, 504) for status, _, _ in results)

@@ -68,10 +68,10 @@ def answered(got: list[dict]) -> bool:
 
 
 async def reply(ws) -> dict:
-    """The first frame within 3 s that is not a tick: the stream's answer to what the
+    """The first frame within 10 s that is not a tick: the stream's answer to what the
     client just sent (a tick of the still-subscribed symbols can come first, at 1 s)."""
-    answers = [frame for frame in await frames(ws, 3, until=answered) if "id" not in frame]
-    assert answers, "no answer within 3 s"
+    answers = [frame for frame in await frames(ws, 10, until=answered) if "id" not in frame]
+    assert answers, "no answer within 10 s"
     return answers[0]
 
 
@@ -95,7 +95,7 @@ def test_subscribe_receive_bad_frames_and_unsubscribe(stack):
     async def scenario():
         async with connect(ws_url(service)) as ws:
             await ws.send('{"subscribe": ["aapl", "MSFT", "BTC-USD"]}')
-            got = await frames(ws, 6, until=ticked(["AAPL", "MSFT", "BTC-USD"]))
+            got = await frames(ws, 20, until=ticked(["AAPL", "MSFT", "BTC-USD"]))
             ticks = {f["id"]: f for f in got if "id" in f}
             assert set(ticks) == {"AAPL", "MSFT", "BTC-USD"}
             assert ticks["AAPL"]["currency"] == "USD" and ticks["AAPL"]["price"] > 0
@@ -112,7 +112,7 @@ def test_subscribe_receive_bad_frames_and_unsubscribe(stack):
             assert stream_stats(service)["pollers"] == 0
             await ws.send('{"alerts": [{"symbol": "AAPL", "condition": "priceAbove", '
                           '"value": 0.01}]}')
-            alert = (await frames(ws, 6, until=bool))[0]
+            alert = (await frames(ws, 20, until=bool))[0]
             assert alert["symbol"] == "AAPL" and alert["condition"] == {"priceAbove": 0.01}
             assert alert["update"]["id"] == "AAPL"
         await asyncio.sleep(0.5)
@@ -160,7 +160,7 @@ def test_feeds_stream_refuses_an_unknown_source_and_stays_open(stack):
     async def scenario():
         async with connect(ws_url(service, "/v2/feeds/stream")) as ws:
             await ws.send('{"subscribe": ["nosuch"]}')
-            error = (await frames(ws, 4, until=bool))[0]
+            error = (await frames(ws, 10, until=bool))[0]
             assert error["status"] == 400 and "Unknown feed source" in error["error"]
             await ws.send('{"subscribe": ["sec", "hn"]}')
             assert await frames(ws, 1) == []  # the first poll only records the history
@@ -232,16 +232,16 @@ def test_ticks_come_from_the_price_streamer_and_the_pollers_take_over_when_it_fa
             await ws.send(json.dumps({"subscribe": symbols}))
             # the first poll, then the streamer's first ticks
             # (each wait ends when what it waits for came: a long bound costs nothing)
-            await frames(ws, 8, until=ticked(symbols, 2))
+            await frames(ws, 20, until=ticked(symbols, 2))
             http("POST", f"{sandbox.base_url}/__sandbox__/reset")
-            pushed = await frames(ws, 8, until=ticked(symbols, 2))
+            pushed = await frames(ws, 20, until=ticked(symbols, 2))
             during_push = quote_polls(), stream_stats(service)
             status, _, _ = http("POST", f"{sandbox.base_url}/__sandbox__/config",
                                 {"faults": [{"path_prefix": "wss://", "fail_rate": 1.0}]})
             assert status == 200
             await frames(ws, 4)  # the streamer drops; its ticks go stale within 2 s
             http("POST", f"{sandbox.base_url}/__sandbox__/reset")
-            polled = await frames(ws, 8, until=ticked(symbols, 2))
+            polled = await frames(ws, 20, until=ticked(symbols, 2))
             return pushed, during_push, polled, quote_polls(), stream_stats(service)
 
     pushed, (polls_during_push, push_stats), polled, polls_after, after_stats = \

@@ -121,6 +121,34 @@ def test_american_without_early_exercise_is_the_european_with_its_greeks():
         np.testing.assert_array_equal(getattr(am, name), getattr(eu, name))
 
 
+@pytest.mark.parametrize(("q", "sigma"), [(1e-9, 0.0547), (2e-12, 0.2), (1e-7, 0.05),
+                                           (0.01, 0.005), (0.001, 0.005)])
+def test_an_unreachable_boundary_is_the_european_price_not_nan(q, sigma):
+    """A boundary (above r K / q) tens of standard deviations beyond the spot: the formula's
+    (I/S)^kappa overflowed times a vanishing normal tail (NaN: hypothesis found q = 1e-9 at
+    sigma 5.5 %); the premium is below 2e-23 q T S, so the price and greeks are the European's,
+    in the compiled kernel, the jets and the numpy reference alike. Puts by the
+    transformation (r plays q's part)."""
+    S, K = np.array([10.0, 10.0, 10.0]), np.array([5.0, 10.0, 20.0])
+    for T in (1 / 365, 30 / 365, 1.0):
+        for call in (True, False):
+            r_, q_ = (0.0625, q) if call else (q, 0.0625)
+            args = (S, K, T, r_, q_, sigma, call)
+            eu = P.bsm(*args)
+            am = P.bs2002(*args)
+            # A put's European price is the transformed call's (the same to rounding).
+            close = {"rtol": 1e-12, "atol": 1e-13}
+            np.testing.assert_allclose(P.bs2002_price(*args), eu.price, **close)
+            np.testing.assert_array_equal(P.bs2002_price_reference(*args),
+                                          P.bs2002_price(*args))
+            np.testing.assert_array_equal(am.price, P.bs2002_price(*args))
+            for name in NAMES[1:]:
+                np.testing.assert_array_equal(getattr(am, name), getattr(eu, name))
+    # Just inside the rule's reach the formula is still used (a real boundary nearby).
+    assert not P._no_early_exercise(*(np.array([v]) for v in (10.0, 10.0, 1.0, 0.05, 0.03,
+                                                               0.3, True)))
+
+
 @pytest.mark.parametrize("bad", [
     {"S": 0.0}, {"S": -1.0}, {"K": 0.0}, {"T": 0.0}, {"T": -0.1}, {"sigma": 0.0},
     {"sigma": -0.2}, {"r": np.nan}, {"q": np.inf}, {"S": np.nan},
@@ -190,6 +218,7 @@ def test_price_increases_with_sigma(S, m, T, r, q, sigma, is_call, style):
 
 
 @example(10.0, 1.0, 1 / 365, 6.500058556015022e-142, 0.0, 1.0, False)  # beta rounds to 1
+@example(10.0, 1.0, 1 / 365, 0.0625, 1e-9, 0.0547, True)  # the boundary out of reach
 @given(spot, moneyness, years, rate, div, vol, st.booleans())
 def test_american_at_least_european(S, m, T, r, q, sigma, is_call):
     am = P.bs2002_price(S, S * m, T, r, q, sigma, is_call)
