@@ -331,10 +331,12 @@ def _no_early_exercise_transformed(s_c: np.ndarray, k_c: np.ndarray, T: np.ndarr
         return (q_c <= 1e-12) | ((b_zero > 0) & (z >= _kernels.UNREACHABLE_Z))
 
 
-def _no_early_exercise(S: np.ndarray, K: np.ndarray, T: np.ndarray, r: np.ndarray,
-                       q: np.ndarray, v: np.ndarray, call: np.ndarray) -> np.ndarray:
+def _no_early_exercise(flat: list[np.ndarray]) -> np.ndarray:
     """The contracts priced as European (q_c <= 1e-12: a call's q, a put's r; or a
-    boundary out of reach), by the put-call transformation."""
+    boundary out of reach), by the put-call transformation; ``flat``: S, K, T, r, q,
+    sigma, is_call."""
+    S, K, T, r, q, v = flat[:6]
+    call = flat[6].astype(bool)
     return _no_early_exercise_transformed(np.where(call, S, K), np.where(call, K, S), T,
                                           np.where(call, r, q), np.where(call, q, r), v)
 
@@ -350,7 +352,7 @@ def bs2002_price(S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, q: Arra
     shape = arrays[0].shape
     flat = [a.ravel() for a in arrays]
     call = flat[-1].astype(bool)
-    european = _no_early_exercise(*flat[:-1], call)
+    european = _no_early_exercise(flat)
     out = np.empty(call.size)
     if european.any():
         out[european] = bs2002_price_reference(*(a[european] for a in flat))
@@ -388,7 +390,7 @@ def bs2002(S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, q: ArrayLike,
     shape = arrays[0].shape
     flat = [a.ravel() for a in arrays]
     call = flat[-1].astype(bool)
-    european = _no_early_exercise(*flat[:-1], call)
+    european = _no_early_exercise(flat)
     out = np.empty((6, call.size))
     if european.any():
         lanes = [a[european] for a in flat]

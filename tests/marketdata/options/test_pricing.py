@@ -145,8 +145,8 @@ def test_an_unreachable_boundary_is_the_european_price_not_nan(q, sigma):
             for name in NAMES[1:]:
                 np.testing.assert_array_equal(getattr(am, name), getattr(eu, name))
     # Just inside the rule's reach the formula is still used (a real boundary nearby).
-    assert not P._no_early_exercise(*(np.array([v]) for v in (10.0, 10.0, 1.0, 0.05, 0.03,
-                                                               0.3, True)))
+    assert not P._no_early_exercise([np.array([v]) for v in (10.0, 10.0, 1.0, 0.05, 0.03,
+                                                              0.3, True)])
 
 
 @pytest.mark.parametrize("bad", [
