@@ -83,9 +83,12 @@ def run_wrk(url: str, duration: int, connections: int,
     lat = dict(re.findall(r"^\s+(50|99)%\s+([\d.]+\w+)", out, re.M))
     non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
     errors = re.search(r"Socket errors: (.*)", out)
+    # A script's done hook may print "tail NAME MICROSECONDS" lines (bench/serving_tail.py).
+    tail = {f"{name}_ms": int(us) / 1000.0
+            for name, us in re.findall(r"^tail (\S+) (\d+)$", out, re.M)}
     return {"rps": rps, "p50_ms": _ms(lat["50"]), "p99_ms": _ms(lat["99"]),
             "non_2xx": int(non2xx.group(1)) if non2xx else 0,
-            "socket_errors": errors.group(1) if errors else ""}
+            "socket_errors": errors.group(1) if errors else "", **tail}
 
 
 def _ms(text: str) -> float:
