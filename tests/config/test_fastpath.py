@@ -404,21 +404,24 @@ def test_data_source_header(sandbox_upstream):
 
 # -- rate limits -------------------------------------------------------------------------------
 @pytest.fixture
-def limited(settings, sandbox_upstream):
+def limited(settings, sandbox_upstream, monkeypatch):
+    """A quota of 6 a day, its clock stopped: each answer's reset is the seconds left in the
+    UTC day, read at one instant, so the two paths' answers compare equal (a second apart
+    they differed by one: a flake, in two tests of this file on loaded machines)."""
+    from apps.ratelimit import limits
+
     settings.USE_SECURITY = True
     settings.APP_RATE_LIMIT_PER_DAY = 6
     settings.ADMIN_API_KEY = ADMIN_KEY
     settings.TRUSTED_PROXIES = ""
+    moment = time.time()
+    monkeypatch.setattr(limits, "time", SimpleNamespace(time=lambda: moment))
     return settings
 
 
-def test_the_daily_quota_counts_both_paths_alike(limited, monkeypatch):
+def test_the_daily_quota_counts_both_paths_alike(limited):
     from apps.ratelimit import limits
 
-    # Each answer's reset is the seconds left in the UTC day: read at one instant, so the
-    # two paths' answers compare equal (a second apart they differed by one: a flake).
-    moment = time.time()
-    monkeypatch.setattr(limits, "time", SimpleNamespace(time=lambda: moment))
     _warm(QUOTES)  # two requests counted
     remaining = []
     for i in range(4):
