@@ -37,6 +37,7 @@ import socket
 import struct
 import termios
 import time
+import weakref
 from functools import partial
 from typing import Any
 
@@ -102,6 +103,13 @@ _API_PREFIXES = ("/v1/", "/v2/")
 # (name, value) pairs send_whole has found valid, and the name uvicorn writes for each.
 _CHECKED_HEADERS: dict[tuple[bytes, bytes], bytes] = {}
 _CHECKED_HEADERS_MAX = 4096
+
+
+def _send_whole_weak(cycle_ref: weakref.ref[RequestResponseCycle], status: int,
+                     headers: list[tuple[bytes, bytes]], body: bytes) -> bool:
+    """:func:`send_whole` on the cycle ``cycle_ref`` names (False once it is gone)."""
+    cycle = cycle_ref()
+    return cycle is not None and send_whole(cycle, status, headers, body)
 
 
 def send_whole(cycle: RequestResponseCycle, status: int, headers: list[tuple[bytes, bytes]],
@@ -352,7 +360,11 @@ class FrontProtocol(StalledReaderGuard, HttpToolsProtocol):
         elif path.startswith(_API_PREFIXES) and self.cycle is not None \
                 and self.cycle.scope is self.scope:
             extensions = self.scope.setdefault("extensions", {})  # type: ignore[typeddict-item]
-            extensions[SEND_WHOLE_EXTENSION] = partial(send_whole, self.cycle)
+            # Through a weak reference: the scope is the cycle's, and a strong one made each
+            # request a reference cycle (the cycle, its scope, its event, ...: ~10 objects)
+            # that only the garbage collector frees; 12,000 of them a second drove a full
+            # collection every 0.75 s, 7-8 ms with the loop stopped (bench/README.md, 47).
+            extensions[SEND_WHOLE_EXTENSION] = partial(_send_whole_weak, weakref.ref(self.cycle))
 
     def unsent_bytes(self) -> int:
         """What this connection has written that its client has not taken yet: the

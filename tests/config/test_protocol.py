@@ -307,3 +307,34 @@ def test_the_send_whole_extension_is_named_alike_on_both_sides():
     from config import protocol
 
     assert fastpath.SEND_WHOLE_EXTENSION == protocol.SEND_WHOLE_EXTENSION
+
+
+def test_an_answered_request_leaves_no_reference_cycle(connect):
+    """A request answered through the extension is freed by reference counting alone: the
+    extension holds its cycle weakly. Held strongly (the scope is the cycle's), every
+    request was a reference cycle of ~10 objects for the garbage collector: at 12,000 hits
+    a second, a full collection every 0.75 s, 7-8 ms with the loop stopped."""
+    import gc
+    import weakref
+
+    make, loop = connect
+    protocol, transport = make()
+    protocol.access_log = False  # as in production (uvicorn's own access log is off)
+    cycles = []
+
+    async def answer(scope, receive, send):
+        cycles.append(weakref.ref(protocol.cycle))
+        assert scope["extensions"]["marketdata.http.send_whole"](
+            200, [(b"content-length", b"2")], b"{}")
+
+    protocol.app = answer
+    gc.disable()
+    try:
+        for _ in range(3):
+            protocol.data_received(b"GET /v1/ping HTTP/1.1\r\nHost: x\r\n\r\n")
+            loop.run_until_complete(asyncio.sleep(0.01))
+        assert transport.written.count(b"HTTP/1.1 200 OK") == 3
+        # The connection's current cycle is the last one; the two before it are gone.
+        assert [ref() is None for ref in cycles] == [True, True, False]
+    finally:
+        gc.enable()
