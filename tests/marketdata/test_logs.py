@@ -480,6 +480,49 @@ def test_the_access_line_is_the_same_bytes_without_a_record(fmt, status, thresho
     assert len(first.splitlines()) == (2 if threshold_ms == 0 else 1)
 
 
+@pytest.mark.parametrize("fmt", ["json", "text"])
+@pytest.mark.parametrize("status", [200, 304, 429, 503])
+def test_a_templated_access_line_is_the_same_bytes_as_the_record(fmt, status):
+    """The lines of one (method, path, status, query, route) come from a template after the
+    first: each is the record path's line for the same arguments, byte for byte (time
+    aside), secrets redacted; an id that would need escaping, a duration whose digits str()
+    and JSON could write apart, or a slow request is rendered in full, the same."""
+    import re
+
+    from marketdata.logs import ACCESS_LOGGER, AccessLog
+
+    def lines(calls, record: bool) -> list[str]:
+        out = io.StringIO()
+        logger = logging.Logger(ACCESS_LOGGER, logging.INFO)
+        logger.addHandler(_stdout_handler(out, fmt) if not record else
+                          logging.StreamHandler(out))
+        if record:
+            logger.handlers[0].setFormatter(_formatter(fmt))
+            logger.addHandler(logging.StreamHandler(io.StringIO()))  # the record's path
+        access = AccessLog("/srv/apps/core/fastpath.py", 2000)
+        access.logger = logger
+        for call in calls:
+            access(*call)
+        for handler in logger.handlers:
+            handler.flush()
+        made.append(list(access._templates.values()))
+        return [re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", "T", line)
+                for line in out.getvalue().splitlines()]
+
+    made: list[list] = []
+    query = "symbols=AAPL&apikey=s3cr3t"
+    calls = [("GET", "/v1/simple-quotes", status, ms, cid, query, "simple-quotes")
+             for ms, cid in ((1.234, "cid-one"), (0.012, "0123456789abcdef"),
+                             (987.5, "a.b_c-d"), (1e-05, "cid-tiny"), (3.0, "has space"),
+                             (1.5, None), (2500.25, "cid-slow"))]
+    templated, recorded = lines(calls, False), lines(calls, True)
+    assert templated == recorded
+    assert len(templated) == len(calls) + 1  # the slow one: a WARNING line too
+    assert all("s3cr3t" not in line for line in templated)
+    assert len(made[0]) == 1 and made[0][0] is not None, "the template served"
+    assert made[1] == [], "the record's path made none"
+
+
 def test_the_direct_path_needs_the_production_handler_alone():
     from marketdata.logs import direct_handler
 
