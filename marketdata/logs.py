@@ -769,6 +769,23 @@ ACCESS_LOGGER = "apps.core.access"
 _PLAIN_ID = re.compile(r"[A-Za-z0-9._-]+")
 
 
+def _response_event(method: str, path: str, status: int, duration_ms: float,
+                    correlation_id: str | None, query: str, route: str | None,
+                    extra: Mapping[str, Any] | None) -> tuple[str, dict[str, Any]]:
+    """The message and fields of a response's access line."""
+    fields: dict[str, Any] = {"correlation_id": correlation_id, "api_response": True,
+                              "method": method, "path": path, "status_code": status,
+                              "duration_ms": duration_ms}
+    if route:
+        fields["route"] = route
+    if extra:
+        fields.update(extra)
+    if query:
+        # Raw (parsing it only to log it costs more than a hit), credentials redacted.
+        fields["params"] = redact_query(query)
+    return f"API response sent - {method} {path} ({status}) [{duration_ms}ms]", fields
+
+
 class AccessLog:
     """One line per request with status and duration; slow requests also at WARNING.
 
@@ -849,14 +866,8 @@ class AccessLog:
         """The response line as :meth:`__call__` renders it without a template."""
         formatter = handler.formatter
         assert isinstance(formatter, StructuredFormatter)  # direct_handler checked it
-        fields: dict[str, Any] = {"correlation_id": correlation_id, "api_response": True,
-                                  "method": method, "path": path, "status_code": status,
-                                  "duration_ms": duration_ms}
-        if route:
-            fields["route"] = route
-        if query:
-            fields["params"] = redact_query(query)
-        message = f"API response sent - {method} {path} ({status}) [{duration_ms}ms]"
+        message, fields = _response_event(method, path, status, duration_ms, correlation_id,
+                                          query, route, None)
         return formatter.format_event(created, logging.getLevelName(level), self.logger.name,
                                       self.module, message, fields) + handler.terminator
 
@@ -912,18 +923,8 @@ class AccessLog:
                 self._templated(level, method, path, status, duration_ms, correlation_id,
                                 query, route):
             return
-        fields: dict[str, Any] = {"correlation_id": correlation_id, "api_response": True,
-                                  "method": method, "path": path, "status_code": status,
-                                  "duration_ms": duration_ms}
-        if route:
-            fields["route"] = route
-        if extra:
-            fields.update(extra)
-        if query:
-            # Raw (parsing it only to log it costs more than a hit), credentials redacted.
-            fields["params"] = redact_query(query)
-        self._emit(level, f"API response sent - {operation} ({status}) [{duration_ms}ms]",
-                   fields)
+        self._emit(level, *_response_event(method, path, status, duration_ms, correlation_id,
+                                           query, route, extra))
 
 
 def build_logging_config(level: str, fmt: str) -> dict[str, Any]:
