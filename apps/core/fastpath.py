@@ -53,6 +53,7 @@ import asyncio
 import io
 import re
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -213,6 +214,10 @@ class Setup:
         self._cors_parts: _Memo = _Memo()
         self._entry_headers: _Memo = _Memo()
         self._vary: _Memo = _Memo()
+        # A hit's headers but the per-request ones, per (entry, coding, origin, secure): the
+        # same for every hit of an entry within a second (its max-age). The entry is held
+        # weakly: the memo keeps no body alive past its cache entry.
+        self.hit_headers: _Memo = _Memo()
         self._layers = {secure: self._django_layers(secure) for secure in (False, True)}
         self.ping = self._ping_template()
         self.metrics = _Metrics() if METRICS_MIDDLEWARE in settings.MIDDLEWARE else None
@@ -569,16 +574,26 @@ class FastPath:
         the body, the headers but the limits', the correlation id and the data source)."""
         codings = entry.codings
         coding = encoding.choose(_latin1(headers.get(b"accept-encoding")), codings)
-        current = encoding.etag(entry.etag, coding)
-        entry_out, entry_vary = setup.entry_headers(entry.headers)
-        cors_out, cors_vary = setup.cors_parts(_latin1(headers.get(b"origin")), path)
-        xframe, security = setup.layers(secure)
-        common = [_X_CACHE_HIT,
-                  (b"cache-control", encoding.cache_control(entry.max_age()).encode()),
-                  *xframe, *security, *cors_out,
-                  *setup.vary(entry_vary, cors_vary,
-                              response_cache.language_dependent(path, query), bool(codings)),
-                  (b"etag", current.encode())]
+        origin = _latin1(headers.get(b"origin"))
+        max_age = entry.max_age()
+        key = (id(entry), coding, origin, secure, path, query)
+        known = setup.hit_headers.get(key)
+        # (An id can be reused by a newer entry once the old one is gone.)
+        if known is None or known[0]() is not entry or known[1] != max_age:
+            current = encoding.etag(entry.etag, coding)
+            entry_out, entry_vary = setup.entry_headers(entry.headers)
+            cors_out, cors_vary = setup.cors_parts(origin, path)
+            xframe, security = setup.layers(secure)
+            common = (_X_CACHE_HIT,
+                      (b"cache-control", encoding.cache_control(max_age).encode()),
+                      *xframe, *security, *cors_out,
+                      *setup.vary(entry_vary, cors_vary,
+                                  response_cache.language_dependent(path, query),
+                                  bool(codings)),
+                      (b"etag", current.encode()))
+            known = setup.hit_headers.remember(
+                key, (weakref.ref(entry), max_age, current, entry_out, common))
+        _, _, current, entry_out, common = known
         condition = headers.get(b"if-none-match")
         if condition is not None and encoding.none_match(condition.decode("latin-1"),
                                                          current):

@@ -113,7 +113,7 @@ _MAGIC = b"MDR2"
 _HEAD = struct.Struct("<dI")  # expiry (epoch seconds), length of the JSON head
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class Entry:
     """A stored answer: always a 200 (``Content-Type`` is the first header).
 

@@ -592,3 +592,27 @@ def test_metrics_count_fast_path_answers(sandbox_upstream, settings):
     assert fast_path("/v1/ping").answered_by_fast_path
     assert (count("v2/quote/<str:symbol>", 200), count("v1/ping", 200)) == \
         (before[0] + 1, before[1] + 1)
+
+
+def test_a_hits_headers_are_remembered_per_second_and_hold_no_entry(sandbox_upstream,
+                                                                     monkeypatch):
+    """A hit's headers but the per-request ones are made once per (entry, coding, origin,
+    secure) and second: the next second's Cache-Control is the next second's, as Django's;
+    the memo holds its entry weakly (no body kept alive past its cache entry)."""
+    import weakref
+
+    from apps.core import fastpath
+
+    _warm(QUOTES)
+    first, second = fast_path(QUOTES), fast_path(QUOTES)
+    assert first.header("cache-control") == second.header("cache-control")
+    memo = fastpath.fast_path.setup().hit_headers
+    assert memo and all(isinstance(value[0], weakref.ref) for value in memo.values())
+    now = time.time()
+    monkeypatch.setattr(response_cache.time, "time", lambda: now + 1.0)
+    later = fast_path(QUOTES)
+    assert later.status == 200
+    _same(later, django_path(QUOTES))
+    age = int(first.header("cache-control").rsplit("=", 1)[1])
+    later_age = int(later.header("cache-control").rsplit("=", 1)[1])
+    assert later_age in (age - 1, age - 2) or age <= 1  # (a real second may pass too)
