@@ -194,14 +194,17 @@ def test_one_batch_call_per_cycle_for_every_active_symbol_whatever_the_connectio
         await asyncio.sleep(INTERVAL * 3.5)
         for subscriber in subscribers:
             await hub.disconnect(subscriber)
-        return hub.cycles_run, subscribers
+        # Both counts at one instant: a cycle counted before the disconnects can still send
+        # its batch while the loop shuts down (4 calls against 3 cycles read earlier, once,
+        # on a machine loaded 2.5x).
+        return hub.cycles_run, len(fetch.calls), subscribers
 
-    cycles, subscribers = run(scenario())
+    cycles, calls, subscribers = run(scenario())
     assert cycles >= 2
     # One upstream batch per cycle, never more; the disconnects can land after the last
     # cycle was counted and before its batch went out (nobody left: no call), so that cycle
     # may have none (a loaded machine: CI, once).
-    assert cycles - 1 <= len(fetch.calls) <= cycles, "one upstream batch per cycle"
+    assert cycles - 1 <= calls <= cycles, "one upstream batch per cycle"
     assert all(call == sorted(symbols) for call in fetch.calls)
     for subscriber in subscribers:  # each got its symbols' messages, every cycle
         by_cycle: dict[int, set[str]] = {}
