@@ -26,8 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
-import subprocess
+import shutil
 import sys
 import tempfile
 import time
@@ -35,6 +34,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
 from bench.fastpath_bench import start_asgi_floor, uptime, warm  # noqa: E402
 from bench.http_bench import run_wrk  # noqa: E402
@@ -54,16 +55,18 @@ TARGET_P99_RATIO = 5.0
 
 
 def lag_buckets(server: Process) -> dict[float, float]:
-    """The service's cumulative loop-lag histogram: upper bound (s) -> count."""
+    """The service's cumulative loop-lag histogram: upper bound (s) -> count (summed over
+    the workers' series), read with prometheus_client's own text parser."""
     status, _, body = http("GET", server.base_url + "/metrics")
     assert status == 200, body[:200]
     out: dict[float, float] = {}
-    pattern = re.compile(rf'^{LAG_METRIC}_bucket{{.*le="([^"]+)".*}} ([\d.e+-]+)$')
-    for line in body.decode().splitlines():
-        match = pattern.match(line)
-        if match:
-            bound = float("inf") if match[1] == "+Inf" else float(match[1])
-            out[bound] = out.get(bound, 0.0) + float(match[2])
+    for family in text_string_to_metric_families(body.decode()):
+        if family.name != LAG_METRIC:
+            continue
+        for sample in family.samples:
+            if sample.name == f"{LAG_METRIC}_bucket":
+                bound = float(sample.labels["le"])  # "+Inf" parses as inf
+                out[bound] = out.get(bound, 0.0) + sample.value
     return out
 
 
@@ -145,13 +148,13 @@ def main() -> None:
               f"{'met' if best_share >= TARGET_SHARE else 'NOT met'}; p99 within "
               f"{TARGET_P99_RATIO:g}x the bare app's in {within} of {len(rows)} rounds "
               f"(target: 2 of 3): {'met' if within >= 2 else 'NOT met'}")
-        errors = [line for line in service.log().splitlines()
-                  if '"level": "ERROR"' in line or "Traceback" in line]
-        print(f"service log: {len(service.log().splitlines())} lines, {len(errors)} errors")
+        lines = service.log().splitlines()
+        errors = [line for line in lines if '"level":"ERROR"' in line or "Traceback" in line]
+        print(f"service log: {len(lines)} lines, {len(errors)} errors")
     finally:
         for server in servers.values():
             server.stop()
-        subprocess.run(["rm", "-rf", str(tmp)], check=False)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

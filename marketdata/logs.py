@@ -786,6 +786,14 @@ def _response_event(method: str, path: str, status: int, duration_ms: float,
     return f"API response sent - {method} {path} ({status}) [{duration_ms}ms]", fields
 
 
+def _fill(parts: tuple[str, ...], created: float, correlation_id: str,
+          duration_ms: float) -> str:
+    """A response line from its template (:meth:`AccessLog._templated`)."""
+    duration = str(duration_ms)
+    return (f"{parts[0]}{_asctime(created)}{parts[1]}{correlation_id}{parts[2]}{duration}"
+            f"{parts[3]}{duration}{parts[4]}")
+
+
 class AccessLog:
     """One line per request with status and duration; slow requests also at WARNING.
 
@@ -855,9 +863,7 @@ class AccessLog:
             self._templates[key] = parts
         if parts is None:
             return False
-        duration = str(duration_ms)
-        handler.emit_line(f"{parts[0]}{_asctime(time.time())}{parts[1]}{correlation_id}"
-                          f"{parts[2]}{duration}{parts[3]}{duration}{parts[4]}")
+        handler.emit_line(_fill(parts, time.time(), correlation_id, duration_ms))
         return True
 
     def _line(self, handler: BufferedStreamHandler, created: float, level: int, method: str,
@@ -889,8 +895,7 @@ class AccessLog:
                 now = time.time()
                 expected = self._line(handler, now, level, method, path, status, probe_ms,
                                       probe_id, query, route)
-                if expected != (f"{parts[0]}{_asctime(now)}{parts[1]}{probe_id}{parts[2]}"
-                                f"{probe_ms}{parts[3]}{probe_ms}{parts[4]}"):
+                if expected != _fill(parts, now, probe_id, probe_ms):
                     return None
             return parts
         except Exception:  # noqa: BLE001 - no template: the line is rendered in full

@@ -29,9 +29,9 @@ vectorised batches, as in the price kernel.
 
 **Branches.** Where the price selects (S >= I2: exercise now; the floor at the European and
 intrinsic values; B_0 = max(K, r K / (r - b)); q_c <= 1e-12 or a boundary out of reach
-(``_kernels.boundary_unreachable``): the European price), the
-greeks are the selected branch's: one-sided at the kink itself, where the price has no
-derivative (a central finite difference averages the two sides there).
+(``_kernels.boundary_unreachable``): the European price), the greeks are the selected
+branch's: one-sided at the kink itself, where the price has no derivative (a central finite
+difference averages the two sides there).
 
 :func:`bs1993_greeks` is the same machinery on the 1993 one-step boundary: QuantLib's
 ``BjerksundStenslandApproximationEngine`` gives analytic greeks of that formula, which the

@@ -287,11 +287,7 @@ def _american(call_formula, S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLi
     S_, K_, T_, r_, q_, v_, c_ = _arrays(S, K, T, r, q, sigma, is_call)
     call = c_.astype(bool)
     ok = _valid(S_, K_, T_, r_, q_, v_)
-    # The put-call transformation: P(S, K, r, q) = C(K, S, r=q, q=r).
-    s_c = np.where(call, S_, K_)
-    k_c = np.where(call, K_, S_)
-    r_c = np.where(call, r_, q_)
-    q_c = np.where(call, q_, r_)
+    s_c, k_c, r_c, q_c = _as_calls(S_, K_, r_, q_, call)
     out = np.full(S_.shape, np.nan)
     # q_c below 1e-12 (a put: r below 1e-12): an early-exercise premium below 1e-12 of the
     # price, and beta = 1 + O(q_c) rounds to 1; and a boundary out of reach before expiry
@@ -319,6 +315,14 @@ def _american(call_formula, S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLi
     return out
 
 
+def _as_calls(S: np.ndarray, K: np.ndarray, r: np.ndarray, q: np.ndarray,
+              call: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(S, K, r, q) of the calls the contracts are priced as: the put-call transformation
+    P(S, K, r, q) = C(K, S, r=q, q=r)."""
+    return (np.where(call, S, K), np.where(call, K, S), np.where(call, r, q),
+            np.where(call, q, r))
+
+
 def _no_early_exercise_transformed(s_c: np.ndarray, k_c: np.ndarray, T: np.ndarray,
                                    r_c: np.ndarray, q_c: np.ndarray,
                                    v: np.ndarray) -> np.ndarray:
@@ -336,9 +340,8 @@ def _no_early_exercise(flat: list[np.ndarray]) -> np.ndarray:
     boundary out of reach), by the put-call transformation; ``flat``: S, K, T, r, q,
     sigma, is_call."""
     S, K, T, r, q, v = flat[:6]
-    call = flat[6].astype(bool)
-    return _no_early_exercise_transformed(np.where(call, S, K), np.where(call, K, S), T,
-                                          np.where(call, r, q), np.where(call, q, r), v)
+    s_c, k_c, r_c, q_c = _as_calls(S, K, r, q, flat[6].astype(bool))
+    return _no_early_exercise_transformed(s_c, k_c, T, r_c, q_c, v)
 
 
 def bs2002_price(S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, q: ArrayLike,
