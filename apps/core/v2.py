@@ -68,10 +68,12 @@ from marketdata.records.members import as_json, is_record
 from marketdata.records.quotes import present_value
 
 MAX_LIMIT = 1000
-# base64url of up to 16 decimal digits is 22 characters; up to two '=' of padding are
-# tolerated (a client that pads what it decodes), and blanks around (query values are
-# stripped, as every text parameter is).
-MAX_CURSOR_LENGTH = 24
+# base64url of up to 16 decimal digits is 22 characters, of a reversed walk's "-" and 16
+# digits 23; up to two '=' of padding are tolerated (a client that pads what it decodes,
+# as ORDERED_CURSOR_PATTERN allows), and blanks around (query values are stripped, as
+# every text parameter is). (24 refused a pattern-valid reversed cursor with two '=':
+# found by hypothesis.)
+MAX_CURSOR_LENGTH = 23 + 2
 _POSITION = re.compile(rb"0|[1-9][0-9]{0,15}")
 
 
